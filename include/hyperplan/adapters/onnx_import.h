@@ -1,0 +1,28 @@
+// ONNX import: reads a .onnx file into the core Graph.
+//
+// Parses the protobuf from a file stream (never reading external-data weight bytes, so a model
+// whose weights live in an absent 140 GB file imports in the time its graph takes to parse),
+// binds symbolic dims, runs ONNX's own shape inference plus hyperplan's rules for contrib and
+// post-1.12 operators, summarises control-flow bodies, checks that the graph is a DAG whose
+// every used value is produced, and classifies values. Every failure is an Error naming the
+// file and the node or value at fault; protobuf and ONNX exceptions never escape.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "hyperplan/graph.h"
+#include "hyperplan/hardware.h"
+
+namespace hyperplan {
+
+struct ImportOptions {
+  std::map<std::string, int64_t, std::less<>> dims;  // --dim name=value
+  std::vector<ClassRule> class_rules;                  // profile rules, then CLI rules
+};
+
+Graph ImportOnnxModel(const std::string& path, const ImportOptions& options);
+
+}  // namespace hyperplan

@@ -1,0 +1,39 @@
+// Cost model: roofline compute time per node and transfer time per link.
+//
+// A node's time is max(FLOPs / (peak(dtype) * efficiency), bytes accessed / device bandwidth)
+// plus the kernel launch overhead; FLOPs come from per-op-type rules over the concrete shapes
+// (matmuls, attention, convolutions, normalisations, elementwise). Ops without a rule count one
+// FLOP per output element, which keeps memory-bound ops memory-bound. A transfer costs its
+// link's latency plus bytes / bandwidth. All times are integer ns, rounded up.
+// Cost: O(inputs + outputs) per node.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "hyperplan/graph.h"
+#include "hyperplan/hardware.h"
+
+namespace hyperplan {
+
+struct NodeCost {
+  int64_t flops = 0;
+  int64_t bytes_accessed = 0;  // inputs read plus outputs written
+  int64_t time_ns = 0;
+};
+
+// FLOPs of one node under the per-op rules (bodies of control flow included).
+int64_t NodeFlops(const Graph& graph, const Node& node);
+
+// The element type a node computes in: its first floating-point input, else its first input.
+DType ComputeDType(const Graph& graph, const Node& node);
+
+NodeCost EstimateNodeCost(const Graph& graph, const Node& node, const HardwareProfile& profile);
+
+// One entry per node, indexed by NodeId.
+std::vector<NodeCost> EstimateCosts(const Graph& graph, const HardwareProfile& profile);
+
+// latency + ceil(bytes / bandwidth), in ns; exact for any int64 byte count.
+int64_t TransferTimeNs(const Link& link, int64_t bytes);
+
+}  // namespace hyperplan

@@ -1,0 +1,38 @@
+// Error: the one exception type the planning core and its adapters throw.
+//
+// Every failure a user can cause maps to an ErrorKind, and every ErrorKind to a documented
+// process exit code (README.md, "Exit codes"). Adapters catch third-party exceptions (protobuf,
+// yaml-cpp, ONNX) at the edge and rethrow them as Error, so the CLI prints exactly one line
+// and never a stack trace. Messages start with the file (and line, node or field) they blame.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace hyperplan {
+
+enum class ErrorKind {
+  kInternal = 1,      // a bug in hyperplan: an invariant broke
+  kUsage = 2,         // bad command-line flags or option values
+  kInputFile = 3,     // an input file is missing or unreadable
+  kModel = 4,         // the ONNX model is malformed, or cannot be sized with the bound dims
+  kProfile = 5,       // the hardware profile is malformed or inconsistent
+  kInfeasible = 6,    // no plan fits the requested budget
+  kGateFailed = 7,    // a plan exists but misses the requested overhead target
+  kPlanFile = 8,      // a plan file is malformed, foreign, or does not match the model
+  kOutputFile = 9,    // an output file could not be written
+};
+
+// The process exit code for an error kind; equal to the enum's value, named for readability.
+constexpr int ExitCode(ErrorKind kind) { return static_cast<int>(kind); }
+
+class Error : public std::runtime_error {
+ public:
+  Error(ErrorKind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
+  ErrorKind kind() const { return kind_; }
+
+ private:
+  ErrorKind kind_;
+};
+
+}  // namespace hyperplan

@@ -1,0 +1,66 @@
+// HardwareProfile: the machine a plan targets (memory tiers, links, compute peaks).
+//
+// Built by the YAML adapter from a profile file, from the embedded default, or by tests in a
+// few lines. All quantities are integers in base units (bytes, ns, bytes/s, FLOP/s) so that
+// every derived time is exact and outputs are byte-identical run to run.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "hyperplan/dtype.h"
+#include "hyperplan/graph.h"
+
+namespace hyperplan {
+
+using TierId = int32_t;
+inline constexpr TierId kNoTier = -1;
+
+struct Tier {
+  std::string name;  // "hbm", "ddr", "pool", "nvme", ...
+  int64_t capacity_bytes = 0;
+  bool is_device = false;  // exactly one tier is the device
+};
+
+// A directed transfer path. A bidirectional connection is two links.
+struct Link {
+  TierId from = kNoTier;
+  TierId to = kNoTier;
+  int64_t bandwidth_bytes_per_s = 0;  // per link, shared by its channels
+  int64_t latency_ns = 0;             // paid once per transfer
+  int32_t channels = 1;               // copy streams that may run at once on this link
+};
+
+struct ComputeSpec {
+  std::map<DType, int64_t> peak_flops_per_s;  // dense peak per element type
+  int64_t memory_bandwidth_bytes_per_s = 0;   // device memory bandwidth
+  int64_t efficiency_ppm = 1'000'000;         // fraction of peak reached, parts per million
+  int64_t kernel_launch_overhead_ns = 0;      // added to every node
+};
+
+// A user rule: values whose name matches `regex` (ECMAScript, whole name) get `value_class`.
+struct ClassRule {
+  ValueClass value_class;
+  std::string regex;
+};
+
+struct HardwareProfile {
+  std::string name;
+  std::string source;  // file path, or "embedded default (<name>)"
+  std::vector<Tier> tiers;
+  std::vector<Link> links;
+  ComputeSpec compute;
+  TierId device_tier = kNoTier;
+  TierId weight_home_tier = kNoTier;  // where weights live when offloaded; kNoTier: device
+  std::vector<ClassRule> class_rules;
+
+  TierId FindTier(const std::string& name) const;
+  // The direct link from -> to, or nullptr.
+  const Link* FindLink(TierId from, TierId to) const;
+  // Peak FLOP/s for an element type: its own entry, else float32's, else the largest entry.
+  int64_t PeakFlopsPerS(DType dtype) const;
+};
+
+}  // namespace hyperplan

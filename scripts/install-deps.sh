@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages hyperplan builds and tests with, only those missing.
+# Idempotent and quick when everything is present: it asks dpkg first, apt only if needed.
+set -euo pipefail
+packages=(g++ cmake make pkg-config libonnx-dev libprotobuf-dev protobuf-compiler libcli11-dev
+          libspdlog-dev libfmt-dev libyaml-cpp-dev catch2 libonnx-testdata nodejs npm)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "installing: ${missing[*]}" >&2
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" >/dev/null
+fi

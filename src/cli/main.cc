@@ -1,0 +1,2 @@
+// Placeholder replaced by the CLI module.
+int main() { return 0; }

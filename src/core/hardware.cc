@@ -1,0 +1,31 @@
+// HardwareProfile lookups (see hardware.h).
+#include "hyperplan/hardware.h"
+
+#include <algorithm>
+
+namespace hyperplan {
+
+TierId HardwareProfile::FindTier(const std::string& tier_name) const {
+  for (size_t i = 0; i < tiers.size(); ++i) {
+    if (tiers[i].name == tier_name) return static_cast<TierId>(i);
+  }
+  return kNoTier;
+}
+
+const Link* HardwareProfile::FindLink(TierId from, TierId to) const {
+  for (const Link& link : links) {
+    if (link.from == from && link.to == to) return &link;
+  }
+  return nullptr;
+}
+
+int64_t HardwareProfile::PeakFlopsPerS(DType dtype) const {
+  const auto& peaks = compute.peak_flops_per_s;
+  if (auto it = peaks.find(dtype); it != peaks.end()) return it->second;
+  if (auto it = peaks.find(DType::kFloat32); it != peaks.end()) return it->second;
+  int64_t best = 0;
+  for (const auto& [unused, flops_per_s] : peaks) best = std::max(best, flops_per_s);
+  return best;
+}
+
+}  // namespace hyperplan

@@ -1,0 +1,2 @@
+// generator placeholder
+int main() { return 0; }
