@@ -1,0 +1,98 @@
+// Value classification by structure, exporter naming conventions and user rules (classify.h).
+//
+// std::regex is slow (microseconds a match), and a 100k-node graph has ~300k values, so each
+// built-in convention carries a plain substring that must occur before its regex is tried.
+#include "hyperplan/classify.h"
+
+#include <regex>
+#include <string_view>
+
+#include "hyperplan/error.h"
+
+namespace hyperplan {
+namespace {
+
+struct Convention {
+  ValueClass value_class;
+  std::string_view required_substring;  // cheap filter before the regex
+  std::string_view regex;
+};
+
+// Names real exporters give to KV caches and optimizer moments:
+//  - Hugging Face Optimum / transformers.onnx: past_key_values.3.key, present.3.value
+//  - onnxruntime-genai: past_key_values.3.key, present.3.key
+//  - GPT-2 style exports: past_0 / present_0, past.0 / present.0
+//  - decoder_with_past exports: past_key_3 / present_value_3
+//  - PyTorch optimizers as exported by ORT training artifacts: <param>.exp_avg, .exp_avg_sq
+//  - ORT's legacy training graphs: Moment_1_<param>, Moment_2_<param>
+constexpr Convention kConventions[] = {
+    {ValueClass::kKvCache, "past", R"(past_key_values[._]\d+[._](key|value))"},
+    {ValueClass::kKvCache, "present", R"(present[._]\d+[._](key|value))"},
+    {ValueClass::kKvCache, "past", R"(past[._](key|value)([._]\d+)?)"},
+    {ValueClass::kKvCache, "present", R"(present[._](key|value)([._]\d+)?)"},
+    {ValueClass::kKvCache, "past", R"(past[._]\d+)"},
+    {ValueClass::kKvCache, "present", R"(present[._]\d+)"},
+    {ValueClass::kKvCache, "cache", R"(.*[._](key|value)_cache([._]\d+)?)"},
+    {ValueClass::kOptimizerState, "exp_avg", R"(.+[._]exp_avg(_sq)?)"},
+    {ValueClass::kOptimizerState, "Moment_", R"(Moment_[12]_.+)"},
+    {ValueClass::kOptimizerState, "moment", R"(.+[._]moment[._]?[12])"},
+};
+
+ValueClass StructuralClass(const Value& value) {
+  if (value.is_initializer) return ValueClass::kWeight;
+  if (value.is_graph_input) return ValueClass::kGraphInput;
+  if (value.is_graph_output) return ValueClass::kGraphOutput;
+  return ValueClass::kActivation;
+}
+
+std::regex CompileRule(const ClassRule& rule) {
+  try {
+    return std::regex(rule.regex, std::regex::ECMAScript | std::regex::optimize);
+  } catch (const std::regex_error& error) {
+    throw Error(ErrorKind::kUsage, "class rule " + std::string(ValueClassName(rule.value_class)) +
+                                       "='" + rule.regex + "': invalid regex: " + error.what());
+  }
+}
+
+}  // namespace
+
+const std::vector<ClassRule>& DefaultClassRules() {
+  static const std::vector<ClassRule> rules = [] {
+    std::vector<ClassRule> result;
+    for (const Convention& convention : kConventions) {
+      result.push_back({convention.value_class, std::string(convention.regex)});
+    }
+    return result;
+  }();
+  return rules;
+}
+
+void ClassifyValues(Graph& graph, const std::vector<ClassRule>& user_rules) {
+  static const std::vector<std::regex> convention_regexes = [] {
+    std::vector<std::regex> regexes;
+    for (const ClassRule& rule : DefaultClassRules()) regexes.push_back(CompileRule(rule));
+    return regexes;
+  }();
+  std::vector<std::regex> user_regexes;
+  user_regexes.reserve(user_rules.size());
+  for (const ClassRule& rule : user_rules) user_regexes.push_back(CompileRule(rule));
+
+  for (Value& value : graph.values) {
+    value.value_class = StructuralClass(value);
+    for (size_t i = 0; i < std::size(kConventions); ++i) {
+      if (value.name.find(kConventions[i].required_substring) == std::string::npos) continue;
+      if (std::regex_match(value.name, convention_regexes[i])) {
+        value.value_class = kConventions[i].value_class;
+        break;
+      }
+    }
+    for (size_t i = 0; i < user_rules.size(); ++i) {
+      if (std::regex_match(value.name, user_regexes[i])) {
+        value.value_class = user_rules[i].value_class;
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace hyperplan

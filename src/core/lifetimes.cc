@@ -1,0 +1,99 @@
+// Lifetime analysis and the no-offload memory timeline (see lifetimes.h).
+//
+// The timeline is built with a difference array: each value adds its bytes at def_step and
+// removes them after last_use_step, so the whole sweep is linear.
+#include "hyperplan/lifetimes.h"
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+
+#include "hyperplan/error.h"
+
+namespace hyperplan {
+
+std::vector<NodeId> ModelOrder(const Graph& graph) {
+  std::vector<NodeId> order(graph.nodes.size());
+  std::iota(order.begin(), order.end(), 0);
+  return order;
+}
+
+LifetimeAnalysis AnalyzeLifetimes(const Graph& graph, const std::vector<NodeId>& order) {
+  const auto node_count = static_cast<Step>(graph.nodes.size());
+  LifetimeAnalysis analysis;
+  analysis.order = order;
+  analysis.step_of_node.assign(graph.nodes.size(), -1);
+  if (order.size() != graph.nodes.size()) {
+    throw Error(ErrorKind::kInternal, "execution order has " + std::to_string(order.size()) +
+                                          " steps for " + std::to_string(node_count) + " nodes");
+  }
+  for (Step step = 0; step < node_count; ++step) {
+    const NodeId node = order[step];
+    if (node < 0 || node >= node_count || analysis.step_of_node[node] != -1) {
+      throw Error(ErrorKind::kInternal, "execution order is not a permutation at step " +
+                                            std::to_string(step));
+    }
+    analysis.step_of_node[node] = step;
+  }
+
+  const Step last_step = std::max<Step>(0, node_count - 1);
+  analysis.lifetimes.resize(graph.values.size());
+  for (size_t id = 0; id < graph.values.size(); ++id) {
+    const Value& value = graph.values[id];
+    Lifetime& lifetime = analysis.lifetimes[id];
+    lifetime.def_step = value.producer == kNoNode ? 0 : analysis.step_of_node[value.producer];
+    lifetime.use_steps.reserve(value.consumers.size());
+    for (NodeId consumer : value.consumers) {
+      const Step use = analysis.step_of_node[consumer];
+      if (use < lifetime.def_step) {
+        throw Error(ErrorKind::kInternal, "execution order is not topological: node '" +
+                                              graph.nodes[consumer].name + "' reads '" +
+                                              value.name + "' before it is produced");
+      }
+      lifetime.use_steps.push_back(use);
+    }
+    std::sort(lifetime.use_steps.begin(), lifetime.use_steps.end());
+    lifetime.last_use_step =
+        lifetime.use_steps.empty() ? lifetime.def_step : lifetime.use_steps.back();
+    if (value.is_graph_output) lifetime.last_use_step = last_step;
+  }
+
+  // Difference array over steps: +bytes at def, -bytes one past the last use.
+  std::vector<int64_t> delta_bytes(static_cast<size_t>(node_count) + 1, 0);
+  for (size_t id = 0; id < graph.values.size(); ++id) {
+    const int64_t bytes = graph.values[id].bytes;
+    if (bytes == 0 || node_count == 0) continue;
+    delta_bytes[analysis.lifetimes[id].def_step] += bytes;
+    delta_bytes[analysis.lifetimes[id].last_use_step + 1] -= bytes;
+  }
+  MemoryTimeline& timeline = analysis.timeline;
+  timeline.live_bytes_per_step.resize(node_count);
+  int64_t live_bytes = 0;
+  for (Step step = 0; step < node_count; ++step) {
+    live_bytes += delta_bytes[step];
+    const int64_t step_bytes = live_bytes + graph.nodes[order[step]].subgraph_peak_bytes;
+    timeline.live_bytes_per_step[step] = step_bytes;
+    if (step_bytes > timeline.peak_bytes) {
+      timeline.peak_bytes = step_bytes;
+      timeline.peak_step = step;
+    }
+  }
+  return analysis;
+}
+
+std::vector<ValueId> LiveValuesAt(const Graph& graph, const LifetimeAnalysis& analysis,
+                                  Step step) {
+  std::vector<ValueId> live;
+  for (size_t id = 0; id < graph.values.size(); ++id) {
+    const Lifetime& lifetime = analysis.lifetimes[id];
+    if (lifetime.def_step <= step && step <= lifetime.last_use_step) {
+      live.push_back(static_cast<ValueId>(id));
+    }
+  }
+  std::stable_sort(live.begin(), live.end(), [&](ValueId a, ValueId b) {
+    return graph.values[a].bytes > graph.values[b].bytes;
+  });
+  return live;
+}
+
+}  // namespace hyperplan
