@@ -12,15 +12,15 @@
 namespace hyperplan {
 
 enum class ErrorKind {
-  kInternal = 1,      // a bug in hyperplan: an invariant broke
-  kUsage = 2,         // bad command-line flags or option values
-  kInputFile = 3,     // an input file is missing or unreadable
-  kModel = 4,         // the ONNX model is malformed, or cannot be sized with the bound dims
-  kProfile = 5,       // the hardware profile is malformed or inconsistent
-  kInfeasible = 6,    // no plan fits the requested budget
-  kGateFailed = 7,    // a plan exists but misses the requested overhead target
-  kPlanFile = 8,      // a plan file is malformed, foreign, or does not match the model
-  kOutputFile = 9,    // an output file could not be written
+  kInternal = 1,    // a bug in hyperplan: an invariant broke
+  kUsage = 2,       // bad command-line flags or option values
+  kInputFile = 3,   // an input file is missing or unreadable
+  kModel = 4,       // the ONNX model is malformed, or cannot be sized with the bound dims
+  kProfile = 5,     // the hardware profile is malformed or inconsistent
+  kInfeasible = 6,  // no plan fits the requested budget
+  kGateFailed = 7,  // a plan exists but misses the requested overhead target
+  kPlanFile = 8,    // a plan file is malformed, foreign, or does not match the model
+  kOutputFile = 9,  // an output file could not be written
 };
 
 // The process exit code for an error kind; equal to the enum's value, named for readability.

@@ -58,7 +58,7 @@ struct Value {
 struct Node {
   std::string name;  // unique within the graph (importers synthesise one when absent)
   std::string op_type;
-  std::string domain;  // "" for the default ONNX domain
+  std::string domain;            // "" for the default ONNX domain
   std::vector<ValueId> inputs;   // omitted optional inputs are left out
   std::vector<ValueId> outputs;  // omitted optional outputs are left out
   // Integer attributes the cost model reads (e.g. MatMulNBits "K", "N", "bits", "block_size";
@@ -78,7 +78,7 @@ struct Graph {
   std::vector<ValueId> inputs;   // graph inputs that are not initializers, in model order
   std::vector<ValueId> outputs;  // graph outputs, in model order
   std::map<std::string, int64_t, std::less<>> bound_dims;  // symbolic dims the sizes assume
-  std::vector<std::string> warnings;                      // e.g. values of unknown size
+  std::vector<std::string> warnings;                       // e.g. values of unknown size
 
   // Linear scan; for tests and error messages, not hot paths.
   ValueId FindValue(std::string_view name) const;

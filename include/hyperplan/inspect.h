@@ -24,8 +24,8 @@ struct ClassTotal {
 
 struct LiveValueSummary {
   ValueId value = kNoValue;
-  Step def_step = 0;
-  Step last_use_step = 0;
+  Step first_step = 0;  // baseline residency, inclusive
+  Step last_step = 0;
 };
 
 struct InspectReport {

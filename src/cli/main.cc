@@ -1,2 +1,57 @@
-// Placeholder replaced by the CLI module.
-int main() { return 0; }
+// The hyperplan command line: parses flags, runs a subcommand, maps errors to exit codes.
+//
+// Thin by design: each subcommand's callback calls the pipeline; every failure arrives here
+// as a hyperplan::Error (or a CLI11 parse error) and leaves as one line on stderr plus the
+// documented exit code (README.md, "Exit codes"). Warnings go to stderr through spdlog.
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <exception>
+#include <new>
+
+#include "hyperplan/error.h"
+#include "inspect_command.h"
+
+namespace {
+
+void PrintError(const std::string& message) {
+  std::fprintf(stderr, "hyperplan: error: %s\n", message.c_str());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  auto logger = spdlog::stderr_color_mt("hyperplan");
+  logger->set_pattern("hyperplan: %l: %v");
+  spdlog::set_default_logger(logger);
+
+  CLI::App app{"hyperplan: plan ahead of time how an LLM's tensors move between memory tiers"};
+  app.set_version_flag("--version", std::string("hyperplan ") + HYPERPLAN_VERSION);
+  app.require_subcommand(1);
+  hyperplan::cli::AddInspectCommand(app);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& help) {
+    return app.exit(help);
+  } catch (const CLI::CallForAllHelp& help) {
+    return app.exit(help);
+  } catch (const CLI::CallForVersion& version) {
+    return app.exit(version);
+  } catch (const CLI::ParseError& error) {
+    PrintError(error.what());
+    return hyperplan::ExitCode(hyperplan::ErrorKind::kUsage);
+  } catch (const hyperplan::Error& error) {
+    PrintError(error.what());
+    return hyperplan::ExitCode(error.kind());
+  } catch (const std::bad_alloc&) {
+    PrintError("out of memory");
+    return hyperplan::ExitCode(hyperplan::ErrorKind::kInternal);
+  } catch (const std::exception& error) {
+    PrintError(std::string("internal error: ") + error.what());
+    return hyperplan::ExitCode(hyperplan::ErrorKind::kInternal);
+  }
+  return 0;
+}

@@ -19,9 +19,9 @@ int64_t Elements(const Value& value) {
 
 // Ops that runtimes implement as views or metadata: no arithmetic, no traffic worth counting.
 bool IsViewOp(std::string_view op_type) {
-  static constexpr std::string_view kViews[] = {"Reshape", "Squeeze", "Unsqueeze", "Flatten",
-                                                "Identity", "Shape", "Size", "Constant",
-                                                "Dropout"};
+  static constexpr std::string_view kViews[] = {"Reshape", "Squeeze",  "Unsqueeze",
+                                                "Flatten", "Identity", "Shape",
+                                                "Size",    "Constant", "Dropout"};
   return std::find(std::begin(kViews), std::end(kViews), op_type) != std::end(kViews);
 }
 
@@ -173,8 +173,9 @@ NodeCost EstimateNodeCost(const Graph& graph, const Node& node, const HardwarePr
     cost.bytes_accessed += node.subgraph_bytes_accessed;
   }
   const ComputeSpec& compute = profile.compute;
-  const __int128 attainable = static_cast<__int128>(profile.PeakFlopsPerS(ComputeDType(graph, node))) *
-                              compute.efficiency_ppm;
+  const __int128 attainable =
+      static_cast<__int128>(profile.PeakFlopsPerS(ComputeDType(graph, node))) *
+      compute.efficiency_ppm;
   const int64_t compute_ns =
       CeilDiv(static_cast<__int128>(cost.flops) * 1'000'000'000 * 1'000'000, attainable);
   const int64_t memory_ns = CeilDiv(static_cast<__int128>(cost.bytes_accessed) * 1'000'000'000,

@@ -39,7 +39,8 @@ InspectReport BuildInspectReport(const Graph& graph, const HardwareProfile& prof
     for (ValueId id : LiveValuesAt(graph, analysis, report.peak_step)) {
       if (static_cast<int>(report.largest_live_at_peak.size()) >= top_count) break;
       const Lifetime& lifetime = analysis.lifetimes[id];
-      report.largest_live_at_peak.push_back({id, lifetime.def_step, lifetime.last_use_step});
+      report.largest_live_at_peak.push_back(
+          {id, lifetime.baseline_first_step, lifetime.baseline_last_step});
     }
   }
 

@@ -1,7 +1,7 @@
 // Lifetime analysis and the no-offload memory timeline (see lifetimes.h).
 //
-// The timeline is built with a difference array: each value adds its bytes at def_step and
-// removes them after last_use_step, so the whole sweep is linear.
+// The timeline is built with a difference array: each value adds its bytes where its baseline
+// residency starts and removes them one step after it ends, so the whole sweep is linear.
 #include "hyperplan/lifetimes.h"
 
 #include <algorithm>
@@ -30,8 +30,8 @@ LifetimeAnalysis AnalyzeLifetimes(const Graph& graph, const std::vector<NodeId>&
   for (Step step = 0; step < node_count; ++step) {
     const NodeId node = order[step];
     if (node < 0 || node >= node_count || analysis.step_of_node[node] != -1) {
-      throw Error(ErrorKind::kInternal, "execution order is not a permutation at step " +
-                                            std::to_string(step));
+      throw Error(ErrorKind::kInternal,
+                  "execution order is not a permutation at step " + std::to_string(step));
     }
     analysis.step_of_node[node] = step;
   }
@@ -55,7 +55,10 @@ LifetimeAnalysis AnalyzeLifetimes(const Graph& graph, const std::vector<NodeId>&
     std::sort(lifetime.use_steps.begin(), lifetime.use_steps.end());
     lifetime.last_use_step =
         lifetime.use_steps.empty() ? lifetime.def_step : lifetime.use_steps.back();
-    if (value.is_graph_output) lifetime.last_use_step = last_step;
+    const bool owned_outside_run = value.producer == kNoNode;
+    lifetime.baseline_first_step = lifetime.def_step;
+    lifetime.baseline_last_step =
+        owned_outside_run || value.is_graph_output ? last_step : lifetime.last_use_step;
   }
 
   // Difference array over steps: +bytes at def, -bytes one past the last use.
@@ -63,8 +66,8 @@ LifetimeAnalysis AnalyzeLifetimes(const Graph& graph, const std::vector<NodeId>&
   for (size_t id = 0; id < graph.values.size(); ++id) {
     const int64_t bytes = graph.values[id].bytes;
     if (bytes == 0 || node_count == 0) continue;
-    delta_bytes[analysis.lifetimes[id].def_step] += bytes;
-    delta_bytes[analysis.lifetimes[id].last_use_step + 1] -= bytes;
+    delta_bytes[analysis.lifetimes[id].baseline_first_step] += bytes;
+    delta_bytes[analysis.lifetimes[id].baseline_last_step + 1] -= bytes;
   }
   MemoryTimeline& timeline = analysis.timeline;
   timeline.live_bytes_per_step.resize(node_count);
@@ -81,12 +84,11 @@ LifetimeAnalysis AnalyzeLifetimes(const Graph& graph, const std::vector<NodeId>&
   return analysis;
 }
 
-std::vector<ValueId> LiveValuesAt(const Graph& graph, const LifetimeAnalysis& analysis,
-                                  Step step) {
+std::vector<ValueId> LiveValuesAt(const Graph& graph, const LifetimeAnalysis& analysis, Step step) {
   std::vector<ValueId> live;
   for (size_t id = 0; id < graph.values.size(); ++id) {
     const Lifetime& lifetime = analysis.lifetimes[id];
-    if (lifetime.def_step <= step && step <= lifetime.last_use_step) {
+    if (lifetime.baseline_first_step <= step && step <= lifetime.baseline_last_step) {
       live.push_back(static_cast<ValueId>(id));
     }
   }

@@ -20,7 +20,7 @@ namespace hyperplan {
 
 struct ImportOptions {
   std::map<std::string, int64_t, std::less<>> dims;  // --dim name=value
-  std::vector<ClassRule> class_rules;                  // profile rules, then CLI rules
+  std::vector<ClassRule> class_rules;                // profile rules, then CLI rules
 };
 
 Graph ImportOnnxModel(const std::string& path, const ImportOptions& options);

@@ -1,0 +1,90 @@
+// Model inputs shared by the subcommands (see model_inputs.h).
+#include "model_inputs.h"
+
+#include <charconv>
+
+#include "hyperplan/adapters/onnx_import.h"
+#include "hyperplan/adapters/profile_yaml.h"
+#include "hyperplan/error.h"
+
+namespace hyperplan::cli {
+namespace {
+
+// "name=value" split at the first '='; both sides non-empty.
+bool SplitAssignment(const std::string& text, std::string& name, std::string& value) {
+  const size_t equals = text.find('=');
+  if (equals == std::string::npos || equals == 0 || equals + 1 == text.size()) return false;
+  name = text.substr(0, equals);
+  value = text.substr(equals + 1);
+  return true;
+}
+
+std::string ValidateDim(const std::string& text) {
+  std::string name, value;
+  if (!SplitAssignment(text, name, value)) return "expected NAME=VALUE, got '" + text + "'";
+  int64_t parsed = 0;
+  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), parsed);
+  if (error != std::errc() || end != value.data() + value.size() || parsed < 0) {
+    return "dim '" + name + "' needs a non-negative integer, got '" + value + "'";
+  }
+  return "";
+}
+
+std::string ValidateClassRule(const std::string& text) {
+  std::string name, regex;
+  if (!SplitAssignment(text, name, regex)) return "expected CLASS=REGEX, got '" + text + "'";
+  if (!ParseValueClass(name)) {
+    return "unknown class '" + name +
+           "' (weight, graph_input, graph_output, activation, kv_cache, optimizer_state)";
+  }
+  return "";
+}
+
+}  // namespace
+
+void AddModelInputFlags(CLI::App& command, ModelInputFlags& flags) {
+  command.add_option("model", flags.model_path, "ONNX model (.onnx)")->required();
+  command.add_option("--hw", flags.profile_path,
+                     "hardware profile YAML (default: the embedded configs/supernode.yaml)");
+  command
+      .add_option("--dim", flags.dim_flags,
+                  "bind a symbolic dimension, NAME=VALUE (repeatable), e.g. --dim batch=1")
+      ->check(CLI::Validator(ValidateDim, "NAME=VALUE", "dim"))
+      ->take_all()
+      ->allow_extra_args(false);
+  command
+      .add_option("--class", flags.class_flags,
+                  "assign a class to values whose whole name matches REGEX, CLASS=REGEX "
+                  "(repeatable; first match wins, before the profile's rules)")
+      ->check(CLI::Validator(ValidateClassRule, "CLASS=REGEX", "class rule"))
+      ->take_all()
+      ->allow_extra_args(false);
+}
+
+ModelInputs LoadModelInputs(const ModelInputFlags& flags) {
+  ModelInputs inputs;
+  inputs.profile =
+      flags.profile_path.empty() ? DefaultProfile() : LoadProfileFile(flags.profile_path);
+
+  ImportOptions options;
+  for (const std::string& text : flags.dim_flags) {
+    std::string name, value;
+    SplitAssignment(text, name, value);
+    const int64_t size = std::stoll(value);
+    if (auto [it, inserted] = options.dims.emplace(name, size); !inserted && it->second != size) {
+      throw Error(ErrorKind::kUsage, "--dim " + name + " is bound twice, to " +
+                                         std::to_string(it->second) + " and " + value);
+    }
+  }
+  for (const std::string& text : flags.class_flags) {
+    std::string name, regex;
+    SplitAssignment(text, name, regex);
+    options.class_rules.push_back({*ParseValueClass(name), regex});
+  }
+  options.class_rules.insert(options.class_rules.end(), inputs.profile.class_rules.begin(),
+                             inputs.profile.class_rules.end());
+  inputs.graph = ImportOnnxModel(flags.model_path, options);
+  return inputs;
+}
+
+}  // namespace hyperplan::cli

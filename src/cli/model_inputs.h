@@ -1,0 +1,37 @@
+// Model inputs shared by every subcommand that reads a model: the model path, the hardware
+// profile (--hw, or the embedded default), bound dims (--dim) and class rules (--class).
+//
+// Flag syntax is checked by CLI11 validators at parse time (exit code 2); files are opened by
+// the adapters so that a missing file reports exit code 3 with its path.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "hyperplan/graph.h"
+#include "hyperplan/hardware.h"
+
+namespace hyperplan::cli {
+
+struct ModelInputFlags {
+  std::string model_path;
+  std::string profile_path;              // empty: the embedded default profile
+  std::vector<std::string> dim_flags;    // "name=value"
+  std::vector<std::string> class_flags;  // "class=regex"
+};
+
+struct ModelInputs {
+  Graph graph;
+  HardwareProfile profile;
+};
+
+// Adds the positional model and --hw, --dim, --class to `command`.
+void AddModelInputFlags(CLI::App& command, ModelInputFlags& flags);
+
+// Loads the profile, then imports the model with its dims and class rules (command-line rules
+// first, so they win over the profile's).
+ModelInputs LoadModelInputs(const ModelInputFlags& flags);
+
+}  // namespace hyperplan::cli
