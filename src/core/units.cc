@@ -8,6 +8,7 @@
 // Limits: no signs, no thousands separators, no exponent beyond +-10000.
 #include "hyperplan/units.h"
 
+#include <algorithm>
 #include <array>
 #include <limits>
 #include <optional>

@@ -1,0 +1,88 @@
+// The `compute` section: what the device computes per second, per element type.
+//
+// Checks: at least one peak, each keyed by an element type dtype.h knows (aliases such as
+// bf16 count as the type they name, so bf16 and bfloat16 together are a repeat) and a
+// positive FLOP/s rate; memory bandwidth positive; efficiency a fraction in (0, 1] stored
+// exactly in parts per million; launch overhead a duration. Cost: linear in the entries.
+#include <fmt/format.h>
+
+#include <array>
+#include <map>
+
+#include "profile/sections.h"
+
+namespace hyperplan::profile {
+namespace {
+
+constexpr std::array<KeySpec, 4> kComputeKeys = {{
+    {"peak", true},
+    {"memory_bandwidth", true},
+    {"efficiency", false},
+    {"kernel_launch_overhead", false},
+}};
+
+constexpr int kPpmDigits = 6;  // efficiency is kept in parts per million
+constexpr int64_t kOneInPpm = 1'000'000;
+
+void ReadPeaks(const Field& field, ComputeSpec& compute, Diagnostics& diagnostics) {
+  std::optional<std::vector<Entry>> entries = ReadEntries(field, diagnostics);
+  if (!entries) return;
+  if (entries->empty()) {
+    diagnostics.Report(field.mark(), field.Blame("at least one element type's peak is required"));
+    return;
+  }
+  std::map<DType, int> first_line;
+  for (const Entry& entry : *entries) {
+    const std::optional<DType> dtype = ParseDType(entry.key);
+    const std::optional<int64_t> flops_per_s =
+        ReadQuantity(entry.field, Quantity::kFlopsPerSecond, Sign::kPositive, diagnostics);
+    if (!dtype) {
+      diagnostics.Report(entry.field.key_mark,
+                         field.Blame(fmt::format("unknown element type '{}'; expected a name "
+                                                 "such as float, float16, bfloat16, "
+                                                 "float8e4m3fn or int8",
+                                                 entry.key)));
+      continue;
+    }
+    const int line = entry.field.key_mark.line + 1;
+    if (auto [it, inserted] = first_line.emplace(*dtype, line); !inserted) {
+      diagnostics.Report(entry.field.key_mark,
+                         entry.field.Blame(fmt::format("{} already has a peak (line {})",
+                                                       DTypeName(*dtype), it->second)));
+      continue;
+    }
+    if (flops_per_s) compute.peak_flops_per_s[*dtype] = *flops_per_s;
+  }
+}
+
+}  // namespace
+
+void ReadCompute(const Field& field, ComputeSpec& compute, Diagnostics& diagnostics) {
+  std::optional<Mapping> mapping = Mapping::Read(field, kComputeKeys, diagnostics);
+  if (!mapping) return;
+  if (const Field* peak = mapping->Find("peak")) ReadPeaks(*peak, compute, diagnostics);
+  if (const Field* bandwidth = mapping->Find("memory_bandwidth")) {
+    compute.memory_bandwidth_bytes_per_s =
+        ReadQuantity(*bandwidth, Quantity::kBytesPerSecond, Sign::kPositive, diagnostics)
+            .value_or(0);
+  }
+  if (const Field* efficiency = mapping->Find("efficiency")) {
+    if (std::optional<int64_t> ppm = ReadFixedPoint(*efficiency, kPpmDigits, diagnostics)) {
+      if (*ppm <= 0 || *ppm > kOneInPpm) {
+        diagnostics.Report(efficiency->mark(),
+                           efficiency->Blame(fmt::format(
+                               "{} is out of range; expected a fraction greater than 0 and at "
+                               "most 1",
+                               efficiency->value.Scalar())));
+      } else {
+        compute.efficiency_ppm = *ppm;
+      }
+    }
+  }
+  if (const Field* overhead = mapping->Find("kernel_launch_overhead")) {
+    compute.kernel_launch_overhead_ns =
+        ReadQuantity(*overhead, Quantity::kDuration, Sign::kNonNegative, diagnostics).value_or(0);
+  }
+}
+
+}  // namespace hyperplan::profile

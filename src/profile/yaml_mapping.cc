@@ -1,0 +1,171 @@
+// Structure of the document: fields, mappings checked against a schema section, sequences
+// (see yaml_fields.h).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string>
+
+#include "profile/yaml_fields.h"
+
+namespace hyperplan::profile {
+namespace {
+
+// Levenshtein distance, for suggesting the key a typo meant. Keys are short (< 30 chars).
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      const size_t substitution = diagonal + (a[i - 1] == b[j - 1] ? 0 : 1);
+      row[j] = std::min({above + 1, row[j - 1] + 1, substitution});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// The known key within two edits of `key` ("capcity", "bandwith"), or nullptr.
+const KeySpec* NearestKey(std::string_view key, std::span<const KeySpec> keys) {
+  const KeySpec* nearest = nullptr;
+  size_t nearest_distance = 3;
+  for (const KeySpec& spec : keys) {
+    const size_t distance = EditDistance(key, spec.name);
+    if (distance < nearest_distance) {
+      nearest = &spec;
+      nearest_distance = distance;
+    }
+  }
+  return nearest;
+}
+
+std::string UnknownKeyProblem(std::string_view key, const KeySpec* nearest,
+                              std::span<const KeySpec> keys) {
+  if (nearest != nullptr) {
+    return fmt::format("unknown key '{}'; did you mean '{}'?", key, nearest->name);
+  }
+  std::string known;
+  for (const KeySpec& spec : keys) {
+    if (!known.empty()) known += ", ";
+    known += spec.name;
+  }
+  return fmt::format("unknown key '{}'; expected one of {}", key, known);
+}
+
+}  // namespace
+
+YAML::Mark Field::mark() const { return value.IsNull() ? key_mark : value.Mark(); }
+
+std::string Field::Blame(std::string_view problem) const {
+  if (path.empty()) return std::string(problem);
+  return fmt::format("{}: {}", path, problem);
+}
+
+std::string ChildPath(std::string_view parent, std::string_view key) {
+  if (parent.empty()) return std::string(key);
+  return fmt::format("{}.{}", parent, key);
+}
+
+std::string_view DescribeKind(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Map:
+      return "a mapping";
+    case YAML::NodeType::Sequence:
+      return "a sequence";
+    case YAML::NodeType::Scalar:
+      return "a scalar";
+    case YAML::NodeType::Null:
+    case YAML::NodeType::Undefined:
+      return "nothing";
+  }
+  return "nothing";
+}
+
+std::optional<std::vector<Entry>> ReadEntries(const Field& field, Diagnostics& diagnostics) {
+  if (!field.value.IsMap()) {
+    diagnostics.Report(field.mark(), field.Blame(fmt::format("expected a mapping, found {}",
+                                                             DescribeKind(field.value))));
+    return std::nullopt;
+  }
+  std::vector<Entry> entries;
+  // Copies, not references: yaml-cpp's iterator hands out a temporary pair.
+  for (const auto& pair : field.value) {
+    const YAML::Node key = pair.first;
+    const YAML::Node value = pair.second;
+    if (!key.IsScalar()) {
+      diagnostics.Report(key.Mark(), field.Blame(fmt::format("keys must be plain strings, found {}",
+                                                             DescribeKind(key))));
+      continue;
+    }
+    const std::string name = key.Scalar();
+    auto first = std::find_if(entries.begin(), entries.end(),
+                              [&](const Entry& entry) { return entry.key == name; });
+    if (first != entries.end()) {
+      diagnostics.Report(key.Mark(),
+                         field.Blame(fmt::format("key '{}' repeated (first at line {})", name,
+                                                 first->field.key_mark.line + 1)));
+      continue;
+    }
+    entries.push_back({name, Field{ChildPath(field.path, name), value, key.Mark()}});
+  }
+  return entries;
+}
+
+std::optional<Mapping> Mapping::Read(const Field& field, std::span<const KeySpec> keys,
+                                     Diagnostics& diagnostics) {
+  std::optional<std::vector<Entry>> entries = ReadEntries(field, diagnostics);
+  if (!entries) return std::nullopt;
+  Mapping mapping;
+  std::vector<std::string_view> suggested;
+  for (Entry& entry : *entries) {
+    const bool known = std::any_of(keys.begin(), keys.end(),
+                                   [&](const KeySpec& spec) { return spec.name == entry.key; });
+    if (!known) {
+      const KeySpec* nearest = NearestKey(entry.key, keys);
+      if (nearest != nullptr) suggested.push_back(nearest->name);
+      diagnostics.Report(entry.field.key_mark,
+                         field.Blame(UnknownKeyProblem(entry.key, nearest, keys)));
+      continue;
+    }
+    mapping.entries_.push_back(std::move(entry));
+  }
+  for (const KeySpec& spec : keys) {
+    // A misspelt key was reported above with this name as its fix; saying it is missing too
+    // would count one mistake twice.
+    const bool was_suggested =
+        std::find(suggested.begin(), suggested.end(), spec.name) != suggested.end();
+    if (spec.required && !was_suggested && mapping.Find(spec.name) == nullptr) {
+      diagnostics.Report(field.mark(),
+                         field.Blame(fmt::format("missing required key '{}'", spec.name)));
+    }
+  }
+  return mapping;
+}
+
+const Field* Mapping::Find(std::string_view key) const {
+  for (const Entry& entry : entries_) {
+    if (entry.key == key) return &entry.field;
+  }
+  return nullptr;
+}
+
+std::optional<std::vector<Field>> ReadSequence(const Field& field, Diagnostics& diagnostics) {
+  if (!field.value.IsSequence()) {
+    diagnostics.Report(field.mark(), field.Blame(fmt::format("expected a sequence, found {}",
+                                                             DescribeKind(field.value))));
+    return std::nullopt;
+  }
+  std::vector<Field> items;
+  size_t index = 0;
+  for (const YAML::Node& item : field.value) {
+    // An empty item's own mark is the next token's; the sequence's is the nearer guess.
+    const YAML::Mark item_mark = item.IsNull() ? field.mark() : item.Mark();
+    items.push_back(Field{fmt::format("{}[{}]", field.path, index), item, item_mark});
+    ++index;
+  }
+  return items;
+}
+
+}  // namespace hyperplan::profile
