@@ -1,2 +1,190 @@
-// generator placeholder
-int main() { return 0; }
+// hyperplan-gen: writes Llama-style decoder models (dense or mixture-of-experts) as ONNX, in a
+// prefill or decode form, with standard ai.onnx opset-17 ops or ONNX Runtime's fused contrib ops.
+// Tiny presets carry real random weights inline; real-scale presets reference a weights file
+// that is never written. This file only parses flags and reports; decoder.h builds the model.
+// Cost: see decoder.h. Limits: see model_config.h for what each preset leaves out.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include "build_options.h"
+#include "decoder.h"
+#include "model_check.h"
+#include "model_config.h"
+#include "model_writer.h"
+
+namespace {
+
+using hyperplan::gen::BuildOptions;
+using hyperplan::gen::ModelConfig;
+
+// protobuf refuses messages over 2 GiB; stay well below it with inline weights.
+constexpr int64_t kMaxInlineWeightBytes = int64_t{1} << 30;
+
+std::string PresetTable() {
+  std::string table = "Presets:\n";
+  for (const auto& name : hyperplan::gen::PresetNames()) {
+    const ModelConfig c = *hyperplan::gen::FindPreset(name);
+    table += fmt::format(
+        "  {:<12} {} layers, hidden {}, heads {}/{} kv of {}, intermediate {}, vocab {}, {}, {} "
+        "weights",
+        name, c.layers, c.hidden, c.heads, c.kv_heads, c.head_dim, c.intermediate, c.vocab,
+        hyperplan::gen::ElemTypeName(c.dtype), c.real_scale ? "external" : "inline");
+    if (c.routed_experts > 0)
+      table += fmt::format(
+          ";\n               MoE: {} routed experts (top {}) of width {} + {} shared, first {} "
+          "layers dense",
+          c.routed_experts, c.experts_per_token, c.moe_intermediate, c.shared_experts,
+          c.first_dense_layers);
+    if (!c.note.empty()) table += ";\n               NOTE: " + c.note;
+    table += "\n";
+  }
+  return table;
+}
+
+std::map<std::string, int64_t> CheckDims(const std::vector<std::string>& flags, bool decode) {
+  std::map<std::string, int64_t> dims = {{"batch", 1}, {"sequence", 4}};
+  if (decode) dims["past_sequence"] = 3;
+  for (const auto& flag : flags) {
+    const auto eq = flag.find('=');
+    if (eq == std::string::npos)
+      throw CLI::ValidationError("--dim", "expected name=N, got " + flag);
+    dims[flag.substr(0, eq)] = std::stoll(flag.substr(eq + 1));
+  }
+  if (decode && !dims.count("total_sequence"))
+    dims["total_sequence"] = dims["past_sequence"] + dims["sequence"];
+  return dims;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "hyperplan-gen: writes Llama-style decoder ONNX models (dense or MoE) for the planner's "
+      "tests"};
+  app.footer(PresetTable() +
+             "Weights are random (fixed-seed PRNG keyed by tensor name); the same flags give a "
+             "byte-identical file.");
+  std::string preset = "tiny";
+  std::string form = "prefill";
+  std::string ops = "standard";
+  std::string dtype;
+  std::string weights;
+  std::string weights_file;
+  std::string output;
+  int64_t layers = 0;
+  int64_t experts = 0;
+  int64_t kv_heads = 0;
+  uint64_t seed = 1;
+  bool fake_quant = false;
+  bool check = false;
+  std::vector<std::string> check_dims;
+  app.add_option("--preset", preset, "Model dimensions")
+      ->check(CLI::IsMember(hyperplan::gen::PresetNames()));
+  app.add_option("--form", form,
+                 "prefill: input_ids/position_ids in, logits and KV cache out; decode: adds "
+                 "past_key_values")
+      ->check(CLI::IsMember({"prefill", "decode"}));
+  app.add_option(
+         "--ops", ops,
+         "standard: ai.onnx opset 17 only; contrib: ONNX Runtime fused ops "
+         "(SimplifiedLayerNormalization, SkipSimplifiedLayerNormalization, RotaryEmbedding, "
+         "GroupQueryAttention, 4-bit MatMulNBits)")
+      ->check(CLI::IsMember({"standard", "contrib"}));
+  app.add_option("--layers", layers,
+                 "Override the layer count (MoE presets keep their dense first layers)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--kv-heads", kv_heads,
+                 "Override the KV head count (must divide the head count; equal to it gives "
+                 "multi-head attention)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--experts", experts, "Override the routed expert count (MoE presets)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--dtype", dtype, "Override the element type: float32, bf16, fp16")
+      ->check(CLI::IsMember({"float32", "fp32", "bf16", "bfloat16", "fp16", "float16"}));
+  app.add_option("--weights", weights,
+                 "inline (raw_data) or external (references to a file never written); "
+                 "default: inline for tiny presets, external for real-scale ones")
+      ->check(CLI::IsMember({"inline", "external"}));
+  app.add_option("--weights-file", weights_file,
+                 "External data location, relative to the model (default <output name>.data)");
+  app.add_option("--seed", seed, "Weight PRNG seed");
+  app.add_flag("--fake-quant", fake_quant,
+               "Standard ops: round projection weights to the 4-bit grid --ops contrib "
+               "stores, so both forms compute the same function");
+  app.add_flag("--check", check,
+               "Run the ONNX checker and shape inference on the result and report");
+  app.add_option("--dim", check_dims,
+                 "name=N binding for --check's shape inference (default batch=1 sequence=4 "
+                 "past_sequence=3 total_sequence=past+sequence)");
+  app.add_option("-o,--output", output, "Model file to write")->required();
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    ModelConfig config = *hyperplan::gen::FindPreset(preset);
+    if (layers > 0) {
+      config.layers = layers;
+      config.first_dense_layers = std::min(config.first_dense_layers, layers);
+    }
+    if (kv_heads > 0) config.kv_heads = kv_heads;
+    if (experts > 0) {
+      if (config.routed_experts == 0) throw std::invalid_argument("--experts needs an MoE preset");
+      config.routed_experts = experts;
+      config.experts_per_token = std::min(config.experts_per_token, experts);
+    }
+    if (!dtype.empty()) config.dtype = *hyperplan::gen::ParseElemType(dtype);
+    if (const std::string error = hyperplan::gen::ValidateConfig(config); !error.empty())
+      throw std::invalid_argument(error);
+
+    BuildOptions options;
+    options.form =
+        form == "decode" ? hyperplan::gen::Form::kDecode : hyperplan::gen::Form::kPrefill;
+    options.ops =
+        ops == "contrib" ? hyperplan::gen::OpSet::kContrib : hyperplan::gen::OpSet::kStandard;
+    options.seed = seed;
+    options.fake_quant = fake_quant;
+    options.external_weights = weights.empty() ? config.real_scale : weights == "external";
+    options.weights_location = weights_file.empty()
+                                   ? std::filesystem::path(output).filename().string() + ".data"
+                                   : weights_file;
+    if (fake_quant && options.ops == hyperplan::gen::OpSet::kContrib)
+      throw std::invalid_argument(
+          "--fake-quant applies to --ops standard (contrib is already 4-bit)");
+
+    const auto start = std::chrono::steady_clock::now();
+    hyperplan::gen::BuildStats stats;
+    const onnx::ModelProto model = hyperplan::gen::BuildDecoder(config, options, &stats);
+    if (!options.external_weights && stats.weight_bytes > kMaxInlineWeightBytes)
+      throw std::invalid_argument(
+          fmt::format("{} bytes of weights are too many to inline; use --weights external",
+                      stats.weight_bytes));
+    const int64_t file_bytes = hyperplan::gen::WriteModelAtomically(model, output);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    fmt::print("{}: {} nodes, {} weights ({} bytes{}), file {} bytes, {:.2f} s\n", output,
+               stats.node_count, stats.weight_count, stats.weight_bytes,
+               options.external_weights
+                   ? fmt::format(", external in {} up to byte {}, not written",
+                                 options.weights_location, stats.weights_file_bytes)
+                   : std::string(", inline"),
+               file_bytes, seconds);
+
+    if (check) {
+      const auto report = hyperplan::gen::CheckModel(
+          model, CheckDims(check_dims, options.form == hyperplan::gen::Form::kDecode));
+      for (const auto& line : report.lines) fmt::print("  {}\n", line);
+      if (!report.ok) return 2;
+    }
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "hyperplan-gen: {}\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,64 @@
+#include "attention_inputs.h"
+
+#include <onnx/onnx_pb.h>
+
+namespace hyperplan::gen {
+
+namespace {
+
+constexpr const char* kPrefix = "/model/attn_mask";
+
+// Shape(x)[begin:end] as a 1-D int64 tensor.
+std::string ShapeSlice(GraphBuilder& g, const std::string& x, int64_t begin, int64_t end,
+                       const std::string& name) {
+  return g.Op("Shape", {x}, name, {AttrInt("start", begin), AttrInt("end", end)});
+}
+
+}  // namespace
+
+void MakeAttentionInputs(DecoderContext& ctx) {
+  GraphBuilder& g = ctx.graph;
+  const std::string p = kPrefix;
+  const std::string sequence = ShapeSlice(g, ctx.input_ids, 1, 2, p + "/sequence/Shape");
+  std::string past;  // [1] int64, only in the decode form
+  std::string total = sequence;
+  if (ctx.decode()) {
+    past = ShapeSlice(g, PastName(0, "key"), 2, 3, p + "/past_sequence/Shape");
+    total = g.Op("Add", {past, sequence}, p + "/total_sequence/Add");
+  }
+
+  if (ctx.contrib()) {
+    const std::string batch = ShapeSlice(g, ctx.input_ids, 0, 1, p + "/batch/Shape");
+    const std::string last = g.Op("Sub", {total, g.Int64s({1})}, p + "/seqlens_k/Sub");
+    const std::string per_row = g.Op("Expand", {last, batch}, p + "/seqlens_k/Expand");
+    ctx.seqlens_k = g.Op("Cast", {per_row}, p + "/seqlens_k/Cast",
+                         {AttrInt("to", onnx::TensorProto_DataType_INT32)});
+    const std::string scalar = g.Op("Squeeze", {total}, p + "/total_sequence_length/Squeeze");
+    ctx.total_sequence_length = g.Op("Cast", {scalar}, p + "/total_sequence_length/Cast",
+                                     {AttrInt("to", onnx::TensorProto_DataType_INT32)});
+    return;
+  }
+
+  const std::string dims = g.Op("Concat", {sequence, total}, p + "/Concat", {AttrInt("axis", 0)});
+  onnx::TensorProto fill;
+  fill.set_data_type(onnx::TensorProto_DataType_FLOAT);
+  fill.add_dims(1);
+  fill.add_float_data(LowestFinite(g.dtype()));
+  // ConstantOfShape has no bfloat16 before opset 20: build in float32, cast after.
+  const std::string blocked =
+      g.Op("ConstantOfShape", {dims}, p + "/ConstantOfShape", {AttrTensor("value", fill)});
+  std::string diagonal;
+  if (ctx.decode()) {
+    const std::string shifted = g.Op("Add", {past, g.Int64s({1})}, p + "/diagonal/Add");
+    diagonal = g.Op("Squeeze", {shifted}, p + "/diagonal/Squeeze");
+  } else {
+    diagonal = g.Int64Scalar(1);
+  }
+  // Keeps the lowest value where key - query >= past + 1 (the future), zero elsewhere.
+  std::string mask = g.Op("Trilu", {blocked, diagonal}, p + "/Trilu", {AttrInt("upper", 1)});
+  if (g.dtype() != ElemType::kFloat32)
+    mask = g.Op("Cast", {mask}, p + "/Cast", {AttrInt("to", OnnxType(g.dtype()))});
+  ctx.causal_mask = mask;
+}
+
+}  // namespace hyperplan::gen

@@ -1,0 +1,182 @@
+#include "decoder.h"
+
+#include <fmt/format.h>
+
+#include "attention.h"
+#include "attention_inputs.h"
+#include "decoder_context.h"
+#include "graph_builder.h"
+#include "linear.h"
+#include "mlp.h"
+#include "moe.h"
+#include "norm.h"
+#include "rope.h"
+#include "weight_store.h"
+
+namespace hyperplan::gen {
+
+namespace {
+
+constexpr int64_t kIrVersion = 8;
+constexpr int64_t kOnnxOpset = 17;
+
+void DeclareInputs(DecoderContext& ctx) {
+  GraphBuilder& g = ctx.graph;
+  const ModelConfig& c = ctx.config;
+  g.Input(ctx.input_ids, onnx::TensorProto_DataType_INT64, {"batch", "sequence"});
+  g.Input(ctx.position_ids, onnx::TensorProto_DataType_INT64, {"batch", "sequence"});
+  if (!ctx.decode()) return;
+  for (int64_t layer = 0; layer < c.layers; ++layer) {
+    for (const char* kind : {"key", "value"}) {
+      g.Input(PastName(layer, kind), OnnxType(c.dtype),
+              {"batch", c.kv_heads, "past_sequence", c.head_dim});
+    }
+  }
+}
+
+void DeclareOutputs(DecoderContext& ctx) {
+  GraphBuilder& g = ctx.graph;
+  const ModelConfig& c = ctx.config;
+  g.Output("logits", OnnxType(c.dtype), {"batch", "sequence", c.vocab});
+  const char* cache_length = ctx.decode() ? "total_sequence" : "sequence";
+  for (int64_t layer = 0; layer < c.layers; ++layer) {
+    for (const char* kind : {"key", "value"}) {
+      g.Output(PresentName(layer, kind), OnnxType(c.dtype),
+               {"batch", c.kv_heads, cache_length, c.head_dim});
+    }
+  }
+}
+
+std::string Embed(DecoderContext& ctx) {
+  GraphBuilder& g = ctx.graph;
+  const ModelConfig& c = ctx.config;
+  WeightStore* store = &g.weights();
+  const std::string name = "model.embed_tokens.weight";
+  const int64_t count = c.vocab * c.hidden;
+  const std::string table =
+      g.Weight(name, {c.vocab, c.hidden}, [=] { return store->Uniform(name, count, 1.0f); });
+  return g.Op("Gather", {table, ctx.input_ids}, "/model/embed_tokens/Gather", {AttrInt("axis", 0)});
+}
+
+std::string FeedForward(DecoderContext& ctx, int64_t layer, const std::string& x) {
+  if (ctx.config.IsMoeLayer(layer)) return MoeBlock(ctx, layer, x);
+  return SwiGlu(ctx, x, ctx.config.intermediate, fmt::format("model.layers.{}.mlp", layer),
+                fmt::format("/model/layers.{}/mlp", layer));
+}
+
+// Standard ops: explicit RMSNorm and residual Adds. Returns the final norm's output.
+std::string StandardLayers(DecoderContext& ctx, std::string hidden) {
+  GraphBuilder& g = ctx.graph;
+  for (int64_t layer = 0; layer < ctx.config.layers; ++layer) {
+    const std::string p = fmt::format("/model/layers.{}", layer);
+    const std::string w = fmt::format("model.layers.{}", layer);
+    const std::string attn_in =
+        RmsNorm(ctx, hidden, w + ".input_layernorm.weight", p + "/input_layernorm");
+    hidden = g.Op("Add", {hidden, Attention(ctx, layer, attn_in)}, p + "/attn_residual/Add");
+    const std::string mlp_in = RmsNorm(ctx, hidden, w + ".post_attention_layernorm.weight",
+                                       p + "/post_attention_layernorm");
+    hidden = g.Op("Add", {hidden, FeedForward(ctx, layer, mlp_in)}, p + "/mlp_residual/Add");
+  }
+  return RmsNorm(ctx, hidden, "model.norm.weight", "/model/norm");
+}
+
+// Contrib ops: each norm after the first also adds the residual (SkipSimplifiedLayerNormalization
+// output 3 carries the running sum), as onnxruntime-genai writes Llama.
+std::string ContribLayers(DecoderContext& ctx, const std::string& embeddings) {
+  std::string residual = embeddings;
+  std::string normed =
+      SimplifiedLayerNorm(ctx, embeddings, "model.layers.0.input_layernorm.weight",
+                          "/model/layers.0/input_layernorm/SimplifiedLayerNormalization");
+  for (int64_t layer = 0; layer < ctx.config.layers; ++layer) {
+    const std::string p = fmt::format("/model/layers.{}", layer);
+    const std::string w = fmt::format("model.layers.{}", layer);
+    const std::string attn = Attention(ctx, layer, normed);
+    SkipNormResult post =
+        SkipSimplifiedLayerNorm(ctx, attn, residual, w + ".post_attention_layernorm.weight",
+                                p + "/post_attention_layernorm/SkipSimplifiedLayerNormalization");
+    const std::string mlp = FeedForward(ctx, layer, post.normed);
+    const bool last = layer + 1 == ctx.config.layers;
+    const std::string next_weight =
+        last ? std::string("model.norm.weight")
+             : fmt::format("model.layers.{}.input_layernorm.weight", layer + 1);
+    const std::string next_name =
+        last ? std::string("/model/norm/SkipSimplifiedLayerNormalization")
+             : fmt::format("/model/layers.{}/input_layernorm/SkipSimplifiedLayerNormalization",
+                           layer + 1);
+    SkipNormResult next = SkipSimplifiedLayerNorm(ctx, mlp, post.residual, next_weight, next_name);
+    normed = next.normed;
+    residual = next.residual;
+  }
+  return normed;
+}
+
+void Describe(onnx::ModelProto* model, const ModelConfig& c, const BuildOptions& o) {
+  model->set_ir_version(kIrVersion);
+  model->set_producer_name("hyperplan-gen");
+  model->set_producer_version("0.1.0");
+  auto* onnx_opset = model->add_opset_import();
+  onnx_opset->set_domain("");
+  onnx_opset->set_version(kOnnxOpset);
+  if (o.ops == OpSet::kContrib) {
+    auto* ms_opset = model->add_opset_import();
+    ms_opset->set_domain(kMsDomain);
+    ms_opset->set_version(1);
+  }
+  const std::string form = o.form == Form::kDecode ? "decode" : "prefill";
+  const std::string ops = o.ops == OpSet::kContrib ? "contrib" : "standard";
+  model->set_doc_string(fmt::format(
+      "{} {} ({} ops): {} layers, hidden {}, {} heads / {} kv heads of {}, intermediate {}, "
+      "vocab {}, {}{}{}",
+      c.preset, form, ops, c.layers, c.hidden, c.heads, c.kv_heads, c.head_dim, c.intermediate,
+      c.vocab, ElemTypeName(c.dtype),
+      c.routed_experts > 0
+          ? fmt::format(
+                ", {} routed experts (top {}) of width {} + {} shared, first {} layers dense",
+                c.routed_experts, c.experts_per_token, c.moe_intermediate, c.shared_experts,
+                c.first_dense_layers)
+          : std::string(),
+      c.note.empty() ? std::string() : ". " + c.note));
+  auto meta = [model](const std::string& key, const std::string& value) {
+    auto* entry = model->add_metadata_props();
+    entry->set_key(key);
+    entry->set_value(value);
+  };
+  meta("hyperplan.preset", c.preset);
+  meta("hyperplan.form", form);
+  meta("hyperplan.ops", ops);
+  meta("hyperplan.seed", std::to_string(o.seed));
+}
+
+}  // namespace
+
+onnx::ModelProto BuildDecoder(const ModelConfig& config, const BuildOptions& options,
+                              BuildStats* stats) {
+  onnx::ModelProto model;
+  Describe(&model, config, options);
+  onnx::GraphProto* graph = model.mutable_graph();
+  graph->set_name(config.preset);
+
+  WeightStore weights(options.external_weights, options.weights_location, options.seed);
+  GraphBuilder builder(graph, &weights, config.dtype);
+  DecoderContext ctx(config, options, builder);
+
+  DeclareInputs(ctx);
+  MakeRopeTables(ctx);
+  MakeAttentionInputs(ctx);
+  const std::string embeddings = Embed(ctx);
+  const std::string final_norm =
+      ctx.contrib() ? ContribLayers(ctx, embeddings) : StandardLayers(ctx, embeddings);
+  Linear(ctx, final_norm, config.hidden, config.vocab, "lm_head",
+         ctx.contrib() ? "/lm_head/MatMulNBits" : "/lm_head/MatMul", "logits");
+  DeclareOutputs(ctx);
+
+  if (stats != nullptr) {
+    stats->node_count = builder.node_count();
+    stats->weight_count = weights.tensor_count();
+    stats->weight_bytes = weights.total_bytes();
+    stats->weights_file_bytes = weights.external() ? weights.file_end_bytes() : 0;
+  }
+  return model;
+}
+
+}  // namespace hyperplan::gen

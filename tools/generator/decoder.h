@@ -1,0 +1,32 @@
+// Builds one whole decoder model: inputs input_ids and position_ids ([batch, sequence] int64;
+// decode adds past_key_values.{i}.key/.value [batch, kv_heads, past_sequence, head_dim]),
+// token embedding (Gather), the layers (RMSNorm, attention, residual Add, RMSNorm, SwiGLU or
+// mixture of experts, residual Add), the final norm and the LM head; outputs logits [batch,
+// sequence, vocab] and present.{i}.key/.value ([batch, kv_heads, sequence | total_sequence,
+// head_dim]). Contrib ops fold each norm and residual Add into (Skip)SimplifiedLayerNormalization
+// as onnxruntime-genai does.
+// Cost: O(nodes) time and memory plus O(elements) for inline weights; a 120k-node graph with
+// external weights builds in seconds. Limits: IR version 8, ai.onnx opset 17 (plus com.microsoft
+// opset 1 for contrib ops); untied embedding and LM head.
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <cstdint>
+
+#include "build_options.h"
+#include "model_config.h"
+
+namespace hyperplan::gen {
+
+struct BuildStats {
+  int64_t node_count = 0;
+  int64_t weight_count = 0;
+  int64_t weight_bytes = 0;
+  int64_t weights_file_bytes = 0;  // external layout end (0 for inline weights)
+};
+
+onnx::ModelProto BuildDecoder(const ModelConfig& config, const BuildOptions& options,
+                              BuildStats* stats);
+
+}  // namespace hyperplan::gen

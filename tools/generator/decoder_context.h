@@ -1,0 +1,45 @@
+// What every block of one decoder shares while it is built: the dimensions, the build options,
+// the graph builder, and the values made once per model (rotary tables, causal mask, sequence
+// lengths for GroupQueryAttention) that every layer reads.
+// Cost: none (references and names). Limits: one context per model being built.
+#pragma once
+
+#include <string>
+
+#include "build_options.h"
+#include "graph_builder.h"
+#include "model_config.h"
+
+namespace hyperplan::gen {
+
+struct DecoderContext {
+  DecoderContext(const ModelConfig& c, const BuildOptions& o, GraphBuilder& g)
+      : config(c), options(o), graph(g) {}
+
+  const ModelConfig& config;
+  const BuildOptions& options;
+  GraphBuilder& graph;
+
+  std::string input_ids = "input_ids";        // [batch, sequence] int64
+  std::string position_ids = "position_ids";  // [batch, sequence] int64
+
+  // Standard ops.
+  std::string rope_cos;     // [batch, 1, sequence, head_dim]
+  std::string rope_sin;     // [batch, 1, sequence, head_dim]
+  std::string causal_mask;  // [sequence, total_sequence], 0 or the dtype's lowest value
+
+  // Contrib ops.
+  std::string cos_cache;              // [max_positions, head_dim / 2]
+  std::string sin_cache;              // [max_positions, head_dim / 2]
+  std::string seqlens_k;              // [batch] int32: total length - 1
+  std::string total_sequence_length;  // scalar int32
+
+  bool decode() const { return options.form == Form::kDecode; }
+  bool contrib() const { return options.ops == OpSet::kContrib; }
+};
+
+// Graph input and output names of the KV cache of `layer`; `kind` is "key" or "value".
+std::string PastName(int64_t layer, const char* kind);
+std::string PresentName(int64_t layer, const char* kind);
+
+}  // namespace hyperplan::gen

@@ -1,0 +1,18 @@
+// The SwiGLU feed-forward block of Llama: down(silu(gate(x)) * up(x)), with silu(z) = z *
+// Sigmoid(z) because ai.onnx has no SiLU before opset 24.
+// Cost: six nodes and three [hidden, width] weights. Limits: no bias, no dropout.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "decoder_context.h"
+
+namespace hyperplan::gen {
+
+// `weight_base` names the block's weights ("<base>.gate_proj.weight", ...), `node_prefix` its
+// nodes; returns the down projection.
+std::string SwiGlu(DecoderContext& ctx, const std::string& x, int64_t width,
+                   const std::string& weight_base, const std::string& node_prefix);
+
+}  // namespace hyperplan::gen

@@ -1,0 +1,24 @@
+// A mixture-of-experts block: a router (MatMul -> Softmax -> TopK; the top-k probabilities
+// renormalized and scattered into a dense [batch, sequence, experts] gate tensor, zero for
+// experts a token did not pick), every routed expert as its own SwiGLU nodes and weights, each
+// output scaled by its gate column and summed by a chain of Adds, plus optional shared experts
+// that every token uses unscaled.
+// Dense dispatch: every expert computes on every token and unpicked ones are multiplied by
+// zero. This keeps every shape static (sparse dispatch needs data-dependent shapes) and gives
+// the planner each expert's weights as separate tensors with their own producer and consumers.
+// Cost: 8 nodes and 3 weights per expert, about 12 more per block; the Add chain keeps one
+// running sum live rather than every expert's output. Limits: softmax routing (DeepSeek-V3 uses
+// sigmoid scores, expert groups and a bias; those change values, not the graph's shape); the
+// router runs in float32 (Cast in and out) because TopK has no bfloat16 before opset 24.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "decoder_context.h"
+
+namespace hyperplan::gen {
+
+std::string MoeBlock(DecoderContext& ctx, int64_t layer, const std::string& x);
+
+}  // namespace hyperplan::gen
