@@ -1,0 +1,132 @@
+// Substitution of bound symbolic dims in declared value types (see dim_binding.h).
+#include "onnx/dim_binding.h"
+
+#include <fmt/format.h>
+
+#include "onnx/dim_expression.h"
+
+namespace hyperplan::onnx_import {
+
+DimBinding::DimBinding(const DimValues& dims) : dims_(dims) {
+  for (const auto& [name, value] : dims) {
+    if (name.empty()) throw Error(ErrorKind::kUsage, "--dim: the dimension name is empty");
+    if (value < 0) {
+      throw Error(ErrorKind::kUsage,
+                  fmt::format("--dim {}={}: a dimension cannot be negative", name, value));
+    }
+  }
+}
+
+std::optional<int64_t> DimBinding::Lookup(std::string_view name) {
+  auto it = dims_.find(name);
+  if (it == dims_.end()) return std::nullopt;
+  used_.emplace(it->first, it->second);
+  return it->second;
+}
+
+void DimBinding::BindType(onnx::TypeProto& type, const std::string& value_name,
+                          ImportContext& context) {
+  onnx::TensorShapeProto* shape = nullptr;
+  switch (type.value_case()) {
+    case onnx::TypeProto::kTensorType:
+      if (type.tensor_type().has_shape()) shape = type.mutable_tensor_type()->mutable_shape();
+      break;
+    case onnx::TypeProto::kSparseTensorType:
+      if (type.sparse_tensor_type().has_shape()) {
+        shape = type.mutable_sparse_tensor_type()->mutable_shape();
+      }
+      break;
+    case onnx::TypeProto::kSequenceType:
+      BindType(*type.mutable_sequence_type()->mutable_elem_type(), value_name, context);
+      return;
+    case onnx::TypeProto::kOptionalType:
+      BindType(*type.mutable_optional_type()->mutable_elem_type(), value_name, context);
+      return;
+    case onnx::TypeProto::kMapType:
+      BindType(*type.mutable_map_type()->mutable_value_type(), value_name, context);
+      return;
+    default:
+      return;
+  }
+  if (shape == nullptr) return;
+  for (int axis = 0; axis < shape->dim_size(); ++axis) {
+    onnx::TensorShapeProto::Dimension& dim = *shape->mutable_dim(axis);
+    if (dim.has_dim_value()) {
+      if (dim.dim_value() < 0) {
+        context.Fail(ErrorKind::kModel,
+                     fmt::format("value '{}' has negative dimension {} at axis {}", value_name,
+                                 dim.dim_value(), axis));
+      }
+      continue;
+    }
+    if (!dim.has_dim_param()) continue;
+    auto [cached, inserted] = evaluated_.try_emplace(dim.dim_param());
+    if (inserted) {
+      const std::string& text = dim.dim_param();
+      if (auto exact = Lookup(text)) {
+        cached->second = exact;
+      } else {
+        DimExpressionResult result =
+            EvaluateDimExpression(text, [this](std::string_view name) { return Lookup(name); });
+        if (!result.parsed) result.unbound = {text};
+        cached->second = result.value;
+        unbound_symbols_.insert(result.unbound.begin(), result.unbound.end());
+        symbols_behind_[text] = std::move(result.unbound);
+      }
+    }
+    if (!cached->second) continue;
+    if (*cached->second < 0) {
+      context.Fail(ErrorKind::kModel,
+                   fmt::format("value '{}' has negative dimension {} at axis {} ('{}' with the "
+                               "bound dims)",
+                               value_name, *cached->second, axis, dim.dim_param()));
+    }
+    dim.set_dim_value(*cached->second);
+  }
+}
+
+void DimBinding::BindValueInfos(google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>& infos,
+                                ImportContext& context) {
+  for (onnx::ValueInfoProto& info : infos) {
+    if (info.has_type()) BindType(*info.mutable_type(), info.name(), context);
+  }
+}
+
+void DimBinding::Bind(onnx::GraphProto& graph, ImportContext& context) {
+  BindValueInfos(*graph.mutable_input(), context);
+  BindValueInfos(*graph.mutable_output(), context);
+  BindValueInfos(*graph.mutable_value_info(), context);
+  for (onnx::NodeProto& node : *graph.mutable_node()) {
+    for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
+      if (attribute.has_g()) Bind(*attribute.mutable_g(), context);
+      for (onnx::GraphProto& body : *attribute.mutable_graphs()) Bind(body, context);
+    }
+  }
+}
+
+std::vector<std::string> DimBinding::Unused() const {
+  std::vector<std::string> unused;
+  for (const auto& [name, value] : dims_) {
+    if (!used_.count(name)) unused.push_back(name);
+  }
+  return unused;
+}
+
+const std::vector<std::string>& DimBinding::SymbolsBehind(const std::string& dim_param) {
+  auto [cached, inserted] = symbols_behind_.try_emplace(dim_param);
+  if (!inserted) return cached->second;
+  if (unbound_symbols_.count(dim_param)) {
+    cached->second = {dim_param};
+    return cached->second;
+  }
+  // Text composed during inference from declared symbols ("past_sequence + sequence") still
+  // depends on them; pick out the names the model declared.
+  DimExpressionResult result = EvaluateDimExpression(
+      dim_param, [](std::string_view) -> std::optional<int64_t> { return std::nullopt; });
+  for (std::string& name : result.unbound) {
+    if (unbound_symbols_.count(name)) cached->second.push_back(std::move(name));
+  }
+  return cached->second;
+}
+
+}  // namespace hyperplan::onnx_import

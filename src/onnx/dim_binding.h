@@ -1,0 +1,61 @@
+// Dim binding: substitutes --dim values for the symbolic dims a model declares.
+//
+// Walks every graph input, output and value_info, control-flow bodies included, and replaces
+// each dim_param that names a bound symbol, or is an expression over bound symbols
+// ("past_sequence + 1"), by its value. It runs before shape inference so that inference sees
+// concrete shapes, and it remembers which declared symbols stayed unbound so that one deciding
+// a value's size can later be reported by name. Negative dims, declared or bound, are errors.
+// Cost: linear in the declared dims (each distinct text is evaluated once).
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "onnx/import_context.h"
+
+namespace hyperplan::onnx_import {
+
+using DimValues = std::map<std::string, int64_t, std::less<>>;
+
+class DimBinding {
+ public:
+  // Checks the values (Error(kUsage) for a negative one or an empty name).
+  explicit DimBinding(const DimValues& dims);
+
+  // Substitutes bound dims throughout `graph` and its bodies, in place.
+  void Bind(onnx::GraphProto& graph, ImportContext& context);
+
+  // The bound dims the model actually names; what its sizes assume.
+  const DimValues& used() const { return used_; }
+  // Bound dims the model never names, for a warning (a misspelt --dim is a common mistake).
+  std::vector<std::string> Unused() const;
+
+  // The unbound declared symbols that a dim_param found after inference depends on. Empty for
+  // text the model never declared, such as a dim made up during inference: that dim is simply
+  // unknown, not something a --dim could fix.
+  const std::vector<std::string>& SymbolsBehind(const std::string& dim_param);
+
+ private:
+  std::optional<int64_t> Lookup(std::string_view name);
+  void BindType(onnx::TypeProto& type, const std::string& value_name, ImportContext& context);
+  void BindValueInfos(google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>& infos,
+                      ImportContext& context);
+
+  const DimValues& dims_;
+  DimValues used_;
+  std::unordered_set<std::string> unbound_symbols_;
+  // Evaluated dim_param text -> value (when bound), so repeated dims cost one hash lookup.
+  std::unordered_map<std::string, std::optional<int64_t>> evaluated_;
+  std::unordered_map<std::string, std::vector<std::string>> symbols_behind_;
+};
+
+}  // namespace hyperplan::onnx_import

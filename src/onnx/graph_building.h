@@ -1,0 +1,61 @@
+// Graph building: a resolved, typed scope becomes a hyperplan Graph.
+//
+// Values are numbered graph inputs first (model order), then initializers, then node outputs in
+// execution order, then values captured from enclosing graphs; nodes follow the topological
+// order, so the Graph's own order is a valid execution order. Every value is sized
+// (tensor_sizing.h). A size left unknown is listed in Graph::warnings; one that depends on a
+// declared symbol no --dim bound is collected instead, so the importer can fail naming that
+// symbol. Every int attribute of a node is copied to Node::int_attributes, with the defaults the
+// cost model relies on filled in (MatMulNBits bits, Gemm transA/transB, Conv group, attention
+// head counts). Control-flow bodies are built recursively and summarised (control_flow.h).
+// Cost: linear in values and edges.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "hyperplan/graph.h"
+#include "onnx/dim_binding.h"
+#include "onnx/graph_scope.h"
+#include "onnx/import_context.h"
+
+namespace hyperplan::onnx_import {
+
+struct BuiltGraph {
+  Graph graph;
+  std::vector<ValueId> captured;  // values standing for values of enclosing graphs
+};
+
+class GraphBuilder {
+ public:
+  GraphBuilder(ImportContext& context, DimBinding& binding);
+
+  // Builds `scope` and, recursively, its bodies.
+  BuiltGraph Build(GraphScope& scope);
+
+  // Throws Error(kModel) naming the first unbound symbol that some value's size depends on,
+  // the values (first few), and the --dim that would fix it.
+  void FailOnUnboundSymbols() const;
+
+  // Adds a summary warning for unknown-size values beyond those listed one by one.
+  void Finish();
+
+ private:
+  void SizeValue(const GraphScope& scope, const Slot& slot, Value& value);
+  void FillIntAttributes(const onnx::NodeProto& proto, const Graph& graph, Node& node) const;
+
+  struct SymbolUse {
+    std::vector<std::string> values;  // the first few, for the message
+    int64_t value_count = 0;
+  };
+
+  ImportContext& context_;
+  DimBinding& binding_;
+  std::vector<std::string> unbound_order_;  // symbols in order of discovery
+  std::unordered_map<std::string, SymbolUse> unbound_uses_;
+  int64_t unknown_sizes_ = 0;
+};
+
+}  // namespace hyperplan::onnx_import

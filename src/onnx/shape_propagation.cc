@@ -1,0 +1,424 @@
+// Per-node shape inference over dense slots (see shape_propagation.h).
+#include "onnx/shape_propagation.h"
+
+#include <google/protobuf/arena.h>
+#include <onnx/defs/schema.h>
+#include <onnx/defs/tensor_proto_util.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include "onnx/schema_registry.h"
+#include "onnx/type_merge.h"
+
+namespace hyperplan::onnx_import {
+namespace {
+
+using OuterTypes = std::unordered_map<std::string, onnx::TypeProto*>;
+
+constexpr int64_t kFailuresShownPerCategory = 20;
+
+std::string FirstLine(std::string_view text) {
+  const size_t end = text.find('\n');
+  return std::string(text.substr(0, end));
+}
+
+[[noreturn]] void OutOfBounds(const char* what, size_t index) {
+  throw onnx::InferenceError("[ShapeInferenceError] " + std::string(what) + " " +
+                             std::to_string(index) + " is out of bounds");
+}
+
+const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, const std::string& name) {
+  for (const onnx::AttributeProto& attribute : node.attribute()) {
+    if (attribute.name() == name) return &attribute;
+  }
+  return nullptr;
+}
+
+// One node's view of its scope, as ONNX's inference functions ask for it.
+class NodeInferenceContext final : public onnx::InferenceContext {
+ public:
+  NodeInferenceContext(ScopeNode& node, const SlotTable& slots, google::protobuf::Arena* arena,
+                       onnx::shape_inference::GraphInferenceContext* graph_context)
+      : node_(node), slots_(slots), graph_context_(graph_context) {
+    outputs_.reserve(node.outputs.size());
+    for (size_t i = 0; i < node.outputs.size(); ++i) {
+      outputs_.push_back(google::protobuf::Arena::CreateMessage<onnx::TypeProto>(arena));
+    }
+  }
+
+  const onnx::AttributeProto* getAttribute(const std::string& name) const override {
+    return FindAttribute(*node_.proto, name);
+  }
+  size_t getNumInputs() const override { return node_.inputs.size(); }
+  const onnx::TypeProto* getInputType(size_t index) const override {
+    const Slot* slot = InputSlot(index);
+    return slot != nullptr ? slot->type : nullptr;
+  }
+  // Contents in an external file are unknown here: they are never read.
+  const onnx::TensorProto* getInputData(size_t index) const override {
+    const Slot* slot = InputSlot(index);
+    if (slot == nullptr || slot->constant == nullptr) return nullptr;
+    return slot->constant->data_location() == onnx::TensorProto::EXTERNAL ? nullptr
+                                                                          : slot->constant;
+  }
+  const onnx::SparseTensorProto* getInputSparseData(size_t index) const override {
+    const Slot* slot = InputSlot(index);
+    return slot != nullptr ? slot->sparse_initializer : nullptr;
+  }
+  const onnx::TensorShapeProto* getSymbolicInput(size_t index) const override {
+    const Slot* slot = InputSlot(index);
+    return slot != nullptr ? slot->data : nullptr;
+  }
+  size_t getNumOutputs() const override { return outputs_.size(); }
+  onnx::TypeProto* getOutputType(size_t index) override {
+    if (index >= outputs_.size()) OutOfBounds("Output", index);
+    return outputs_[index];
+  }
+  onnx::GraphInferencer* getGraphAttributeInferencer(const std::string& name) override {
+    if (graph_context_ == nullptr) {
+      throw onnx::InferenceError("[TypeInferenceError] no graph attribute '" + name + "'");
+    }
+    auto it = inferencers_.find(name);
+    if (it != inferencers_.end()) return it->second.get();
+    for (onnx::AttributeProto& attribute : *node_.proto->mutable_attribute()) {
+      if (attribute.name() == name && attribute.has_g()) {
+        auto inferencer = std::make_unique<onnx::shape_inference::GraphInferencerImpl>(
+            *attribute.mutable_g(), *graph_context_);
+        return inferencers_.emplace(name, std::move(inferencer)).first->second.get();
+      }
+    }
+    throw onnx::InferenceError("[TypeInferenceError] attribute '" + name + "' holds no graph");
+  }
+
+  onnx::TypeProto* output(size_t index) const { return outputs_[index]; }
+
+ private:
+  const Slot* InputSlot(size_t index) const {
+    if (index >= node_.inputs.size()) OutOfBounds("Input", index);
+    const int32_t slot = node_.inputs[index];
+    return slot == kNoSlot ? nullptr : &slots_[slot];
+  }
+
+  ScopeNode& node_;
+  const SlotTable& slots_;
+  onnx::shape_inference::GraphInferenceContext* graph_context_;
+  std::vector<onnx::TypeProto*> outputs_;
+  std::unordered_map<std::string, std::unique_ptr<onnx::GraphInferencer>> inferencers_;
+};
+
+// One node's view for data propagation: the integer contents of small tensors (shapes and
+// indices), computed statically so that Reshape(x, Concat(Shape(y)[0], -1)) gets a shape.
+class NodeDataContext final : public onnx::DataPropagationContext {
+ public:
+  NodeDataContext(ScopeNode& node, SlotTable& slots, google::protobuf::Arena* arena)
+      : node_(node), slots_(slots), arena_(arena) {}
+
+  const onnx::AttributeProto* getAttribute(const std::string& name) const override {
+    return FindAttribute(*node_.proto, name);
+  }
+  size_t getNumInputs() const override { return node_.inputs.size(); }
+  const onnx::TypeProto* getInputType(size_t index) const override {
+    Slot* slot = InputSlot(index);
+    return slot != nullptr ? slot->type : nullptr;
+  }
+  size_t getNumOutputs() const override { return node_.outputs.size(); }
+  const onnx::TypeProto* getOutputType(size_t index) const override {
+    if (index >= node_.outputs.size()) OutOfBounds("Output", index);
+    const int32_t slot = node_.outputs[index];
+    return slot == kNoSlot ? nullptr : slots_[slot].type;
+  }
+  const onnx::TensorShapeProto* getInputData(size_t index) override {
+    Slot* slot = InputSlot(index);
+    if (slot == nullptr) return nullptr;
+    if (slot->data == nullptr && slot->constant != nullptr && slot->constant->dims_size() <= 1) {
+      slot->data = FromConstant(*slot->constant);
+    }
+    return slot->data;
+  }
+  void addOutputData(size_t index, onnx::TensorShapeProto&& data) override {
+    if (index >= node_.outputs.size()) OutOfBounds("Output", index);
+    const int32_t slot = node_.outputs[index];
+    if (slot == kNoSlot) return;
+    auto* stored = google::protobuf::Arena::CreateMessage<onnx::TensorShapeProto>(arena_);
+    stored->Swap(&data);
+    slots_[slot].data = stored;
+  }
+
+ private:
+  Slot* InputSlot(size_t index) const {
+    if (index >= node_.inputs.size()) OutOfBounds("Input", index);
+    const int32_t slot = node_.inputs[index];
+    return slot == kNoSlot ? nullptr : &slots_[slot];
+  }
+
+  const onnx::TensorShapeProto* FromConstant(const onnx::TensorProto& tensor) const {
+    std::vector<int64_t> values;
+    try {
+      if (tensor.data_type() == onnx::TensorProto::INT64) {
+        values = onnx::ParseData<int64_t>(&tensor);
+      } else if (tensor.data_type() == onnx::TensorProto::INT32) {
+        const std::vector<int32_t> narrow = onnx::ParseData<int32_t>(&tensor);
+        values.assign(narrow.begin(), narrow.end());
+      } else {
+        return nullptr;
+      }
+    } catch (const std::exception&) {
+      return nullptr;  // external or malformed contents: simply not known
+    }
+    auto* data = google::protobuf::Arena::CreateMessage<onnx::TensorShapeProto>(arena_);
+    for (int64_t value : values) data->add_dim()->set_dim_value(value);
+    return data;
+  }
+
+  ScopeNode& node_;
+  SlotTable& slots_;
+  google::protobuf::Arena* arena_;
+};
+
+onnx::TypeProto* InitializerType(int32_t elem_type,
+                                 const google::protobuf::RepeatedField<int64_t>& dims,
+                                 google::protobuf::Arena* arena) {
+  auto* type = google::protobuf::Arena::CreateMessage<onnx::TypeProto>(arena);
+  onnx::TypeProto_Tensor* tensor_type = type->mutable_tensor_type();
+  tensor_type->set_elem_type(elem_type);
+  onnx::TensorShapeProto* shape = tensor_type->mutable_shape();
+  for (int64_t dim : dims) shape->add_dim()->set_dim_value(dim);
+  return type;
+}
+
+std::unordered_map<std::string, int> OnnxOpsetMap(
+    const google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>& imports) {
+  std::unordered_map<std::string, int> versions;
+  for (const onnx::OperatorSetIdProto& import : imports) {
+    versions[import.domain()] = static_cast<int>(import.version());
+    // ONNX looks nodes up by their literal domain; "" and "ai.onnx" are the same one.
+    if (IsDefaultDomain(import.domain())) {
+      versions[""] = static_cast<int>(import.version());
+      versions["ai.onnx"] = static_cast<int>(import.version());
+    }
+  }
+  return versions;
+}
+
+bool SameKnownShape(const onnx::TypeProto* a, const onnx::TypeProto* b) {
+  if (a == nullptr || b == nullptr || !a->has_tensor_type() || !b->has_tensor_type()) return false;
+  if (!a->tensor_type().has_shape() || !b->tensor_type().has_shape()) return false;
+  const onnx::TensorShapeProto& left = a->tensor_type().shape();
+  const onnx::TensorShapeProto& right = b->tensor_type().shape();
+  if (left.dim_size() != right.dim_size()) return false;
+  for (int i = 0; i < left.dim_size(); ++i) {
+    if (!left.dim(i).has_dim_value() || !right.dim(i).has_dim_value() ||
+        left.dim(i).dim_value() != right.dim(i).dim_value()) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// ONNX 1.12 gives Loop's carried outputs only an element type, since a carried value may change
+// shape between iterations. When the initial value and the body's result have one and the same
+// known shape, it cannot change, and the output has it too.
+void RefineLoopCarriedShapes(const ScopeNode& node, const SlotTable& slots,
+                             NodeInferenceContext& inference) {
+  if (node.bodies.empty()) return;
+  const onnx::GraphProto& body = node.bodies.front()->graph();
+  for (size_t i = 0; i + 2 < node.inputs.size() && i < node.outputs.size(); ++i) {
+    onnx::TypeProto* output = inference.output(i);
+    if (!output->has_tensor_type() || output->tensor_type().has_shape()) continue;
+    const int32_t initial = node.inputs[i + 2];
+    if (initial == kNoSlot || static_cast<int>(i) + 1 >= body.output_size()) continue;
+    const onnx::TypeProto* result = &body.output(static_cast<int>(i) + 1).type();
+    if (SameKnownShape(slots[initial].type, result)) {
+      *output->mutable_tensor_type()->mutable_shape() = result->tensor_type().shape();
+    }
+  }
+}
+
+}  // namespace
+
+ShapePropagator::ShapePropagator(ImportContext& context) : context_(context) {
+  for (const auto& [domain, version] : context.opset_versions) onnx_opsets_[domain] = version;
+  // ONNX looks body nodes up by their literal domain; "" and "ai.onnx" are the same one.
+  if (auto it = onnx_opsets_.find(""); it != onnx_opsets_.end()) {
+    onnx_opsets_["ai.onnx"] = it->second;
+  }
+}
+
+const onnx::OpSchema* ShapePropagator::SchemaFor(const onnx::NodeProto& node) {
+  if (IsDefaultDomain(node.domain())) {
+    auto [it, inserted] = default_domain_schemas_.try_emplace(node.op_type(), nullptr);
+    if (inserted) {
+      it->second =
+          SchemaRegistry::Instance().GetSchema(node.op_type(), context_.OpsetVersion(""), "");
+    }
+    return it->second;
+  }
+  auto [it, inserted] =
+      other_domain_schemas_.try_emplace(node.domain() + '\n' + node.op_type(), nullptr);
+  if (inserted) {
+    it->second = SchemaRegistry::Instance().GetSchema(
+        node.op_type(), context_.OpsetVersion(node.domain()), node.domain());
+  }
+  return it->second;
+}
+
+void ShapePropagator::DeclareTypes(GraphScope& scope) {
+  SlotTable& slots = scope.slots();
+  const auto declare = [&](const onnx::ValueInfoProto& info) {
+    if (!info.has_type()) return;
+    const int32_t id = scope.FindLocal(info.name());
+    if (id == kNoSlot || slots[id].declared != nullptr) return;
+    if (slots[id].kind == SlotKind::kInitializer || slots[id].kind == SlotKind::kCaptured) return;
+    slots[id].declared = &info.type();
+  };
+  // Earlier declarations win: inputs, then outputs, then value_info.
+  for (const onnx::ValueInfoProto& info : scope.graph().input()) declare(info);
+  for (const onnx::ValueInfoProto& info : scope.graph().output()) declare(info);
+  for (const onnx::ValueInfoProto& info : scope.graph().value_info()) declare(info);
+  for (int32_t id : scope.initializer_slots()) {
+    Slot& slot = slots[id];
+    if (slot.initializer != nullptr) {
+      slot.declared =
+          InitializerType(slot.initializer->data_type(), slot.initializer->dims(), context_.arena);
+    } else {
+      const onnx::SparseTensorProto& sparse = *slot.sparse_initializer;
+      slot.declared = InitializerType(sparse.values().data_type(), sparse.dims(), context_.arena);
+    }
+  }
+  for (int32_t id : scope.captured_slots()) {
+    const Slot& outer = scope.parent()->slots()[slots[id].outer_slot];
+    slots[id].declared = outer.type;
+    slots[id].constant = outer.constant;
+    slots[id].data = outer.data;
+  }
+  for (Slot& slot : slots) slot.type = slot.declared;
+}
+
+void ShapePropagator::Propagate(GraphScope& scope) {
+  DeclareTypes(scope);
+  OuterTypes* outer_types = nullptr;
+  for (int32_t index : scope.order()) InferNode(scope, scope.nodes()[index], outer_types);
+  for (ScopeNode& node : scope.nodes()) {
+    for (auto& body : node.bodies) Propagate(*body);
+  }
+}
+
+void ShapePropagator::InferNode(GraphScope& scope, ScopeNode& node, OuterTypes*& outer_types) {
+  SlotTable& slots = scope.slots();
+  const onnx::NodeProto& proto = *node.proto;
+  const onnx::OpSchema* schema = SchemaFor(proto);
+  const onnx::FunctionProto* local_function = nullptr;
+  if (schema == nullptr) {
+    auto it = context_.local_functions.find(proto.domain() + ":" + proto.op_type());
+    if (it != context_.local_functions.end()) local_function = it->second;
+  }
+  if (schema == nullptr && local_function == nullptr) {
+    ++nodes_without_rule_[(IsDefaultDomain(proto.domain()) ? "" : proto.domain() + ".") +
+                          proto.op_type()];
+    return;
+  }
+  const bool has_bodies = !node.bodies.empty();
+  const bool propagates_data = schema != nullptr && schema->has_data_propagation_function();
+  bool declared_in_full = true;
+  for (int32_t output : node.outputs) {
+    if (output != kNoSlot && !IsCompleteTensorType(slots[output].declared)) {
+      declared_in_full = false;
+    }
+  }
+  // A model whose declarations already size every output has nothing to gain from inference
+  // here (runtimes that load it agree with them); skipping it is what makes annotated exports
+  // cheap. Data propagation and bodies still need the node to run.
+  if (declared_in_full && !has_bodies && !propagates_data) return;
+
+  // Bodies see every value of this scope and the enclosing ones by name, as ONNX expects.
+  if (has_bodies && outer_types == nullptr) {
+    auto& map = outer_maps_.emplace_back(std::make_unique<OuterTypes>());
+    std::vector<const GraphScope*> chain;
+    for (const GraphScope* s = &scope; s != nullptr; s = s->parent()) chain.push_back(s);
+    for (auto s = chain.rbegin(); s != chain.rend(); ++s) {
+      for (const Slot& slot : (*s)->slots()) {
+        // ONNX's interface takes mutable pointers but only reads outer values' types.
+        if (slot.type != nullptr) {
+          (*map)[std::string(slot.name)] = const_cast<onnx::TypeProto*>(slot.type);
+        }
+      }
+    }
+    outer_types = map.get();
+  }
+  std::unique_ptr<onnx::shape_inference::GraphInferenceContext> graph_context;
+  if (has_bodies) {
+    graph_context = std::make_unique<onnx::shape_inference::GraphInferenceContext>(
+        *outer_types, onnx_opsets_, nullptr, context_.local_functions, &SchemaRegistry::Instance(),
+        nullptr, static_cast<int>(context_.ir_version));
+  }
+
+  NodeInferenceContext inference(node, slots, context_.arena, graph_context.get());
+  // Function bodies are inferred without data propagation: ONNX would want a container for
+  // results that nothing here reads.
+  const onnx::ShapeInferenceOptions options(false, 0, false);
+  try {
+    if (schema != nullptr && schema->has_type_and_shape_inference_function()) {
+      schema->GetTypeAndShapeInferenceFunction()(inference);
+    } else if (schema != nullptr && schema->HasFunction()) {
+      onnx::shape_inference::InferShapeForFunctionNode(*schema->GetFunction(),
+                                                       &SchemaRegistry::Instance(), inference,
+                                                       options, context_.local_functions);
+    } else if (local_function != nullptr) {
+      onnx::shape_inference::InferShapeForFunctionNode(
+          *local_function, OnnxOpsetMap(local_function->opset_import()),
+          &SchemaRegistry::Instance(), inference, options, context_.local_functions);
+    }
+  } catch (const std::exception& error) {
+    NoteFailure("inference", scope.where() + NodeLabel(node.name, proto) +
+                                 ": shape inference failed: " + FirstLine(error.what()));
+    return;
+  }
+
+  if (IsDefaultDomain(proto.domain()) && proto.op_type() == "Loop") {
+    RefineLoopCarriedShapes(node, slots, inference);
+  }
+  for (size_t i = 0; i < node.outputs.size(); ++i) {
+    const int32_t output = node.outputs[i];
+    onnx::TypeProto* inferred = inference.output(i);
+    if (output == kNoSlot || inferred->value_case() == onnx::TypeProto::VALUE_NOT_SET) continue;
+    Slot& slot = slots[output];
+    if (slot.declared != nullptr) {
+      if (auto disagreement = MergeDeclaredIntoInferred(*slot.declared, *inferred)) {
+        NoteFailure("conflict", scope.where() + "value '" + std::string(slot.name) +
+                                    "': " + *disagreement + "; using the inferred type");
+      }
+    }
+    slot.type = inferred;
+    if (outer_types != nullptr) (*outer_types)[std::string(slot.name)] = inferred;
+  }
+  if (propagates_data) {
+    NodeDataContext data(node, slots, context_.arena);
+    try {
+      schema->GetDataPropagationFunction()(data);
+    } catch (const std::exception&) {
+      // Contents that cannot be computed statically just stay unknown.
+    }
+  }
+}
+
+void ShapePropagator::NoteFailure(const std::string& category, std::string message) {
+  if (failures_shown_[category]++ < kFailuresShownPerCategory) {
+    context_.Warn(std::move(message));
+  } else {
+    ++failures_[category];
+  }
+}
+
+void ShapePropagator::Finish() {
+  for (const auto& [op, count] : nodes_without_rule_) {
+    context_.Warn("no shape rule for operator '" + op + "' (" + std::to_string(count) +
+                  (count == 1 ? " node" : " nodes") +
+                  "): its outputs have only the sizes the model declares");
+  }
+  for (const auto& [category, count] : failures_) {
+    context_.Warn(std::to_string(count) + " more shape " +
+                  (category == "conflict" ? "disagreements" : "inference failures") +
+                  " not listed");
+  }
+}
+
+}  // namespace hyperplan::onnx_import
