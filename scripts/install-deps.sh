@@ -3,11 +3,15 @@
 # Idempotent and quick when everything is present: it asks dpkg first, apt only if needed.
 set -euo pipefail
 packages=(g++ cmake make pkg-config libonnx-dev libprotobuf-dev protobuf-compiler libcli11-dev
-          libspdlog-dev libfmt-dev libyaml-cpp-dev catch2 libonnx-testdata nodejs npm)
+          libspdlog-dev libfmt-dev libyaml-cpp-dev catch2 libonnx-testdata)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# Node.js (for the ONNX Runtime equivalence test) may come from elsewhere with npm bundled;
+# Debian's own packages only when neither command is there.
+command -v node >/dev/null || missing+=(nodejs)
+command -v npm >/dev/null || missing+=(npm)
 if ((${#missing[@]})); then
   echo "installing: ${missing[*]}" >&2
   sudo_cmd=()
