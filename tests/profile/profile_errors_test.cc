@@ -432,7 +432,7 @@ classes: {kv: ['x']}
         "graph_input, graph_output, activation, kv_cache, optimizer_state");
 }
 
-TEST_CASE("A second YAML document is a mistake; a trailing separator is not", "[profile][errors]") {
+TEST_CASE("A second YAML document is a mistake, a trailing separator is not", "[profile][errors]") {
   const std::string profile =
       "name: t\n"
       "tiers: [{name: hbm, capacity: 1GB, device: true}]\n"

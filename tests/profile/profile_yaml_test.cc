@@ -137,7 +137,7 @@ compute:
   CHECK(profile.compute.kernel_launch_overhead_ns == 1'500);
 }
 
-TEST_CASE("Class rules keep document order; one pattern or a list", "[profile][yaml]") {
+TEST_CASE("Class rules keep document order, one pattern or a list", "[profile][yaml]") {
   const HardwareProfile profile = ParseProfileYaml(R"yaml(name: t
 tiers: [{name: hbm, capacity: 1GB, device: true}]
 compute: {peak: {float: 1TFLOPS}, memory_bandwidth: 1TB/s}
@@ -157,7 +157,7 @@ classes:
   CHECK(profile.class_rules[3].value_class == ValueClass::kActivation);
 }
 
-TEST_CASE("Empty optional sections mean absent; quoted quantities are fine", "[profile][yaml]") {
+TEST_CASE("Empty optional sections mean absent, quoted quantities are fine", "[profile][yaml]") {
   const HardwareProfile profile = ParseProfileYaml(R"yaml(---
 name: "quoted name"
 description: a description is informational only
