@@ -299,7 +299,7 @@ compute: {peak: {float: 1TFLOPS}, memory_bandwidth: 1TB/s}
         "bad.yaml:9:55: links[2].channels: expected a whole number, found the string '2'");
 }
 
-TEST_CASE("Efficiency must be a fraction in (0, 1]", "[profile][errors]") {
+TEST_CASE("Efficiency must be a fraction above 0 and at most 1", "[profile][errors]") {
   // "  efficiency: " is 14 chars -> column 15 on line 6.
   auto with_efficiency = [](const std::string& value) {
     return Problems(
