@@ -13,11 +13,30 @@
 
 #include "hyperplan/error.h"
 #include "inspect_command.h"
+#include "plan_command.h"
+#include "simulate_command.h"
+#include "verify_command.h"
 
 namespace {
 
 void PrintError(const std::string& message) {
   std::fprintf(stderr, "hyperplan: error: %s\n", message.c_str());
+}
+
+// CLI11 reports a missing or mistyped command as "a subcommand is required"; say which.
+std::string DescribeParseError(const CLI::App& app, const CLI::ParseError& error, int argc,
+                               char** argv) {
+  std::string commands;
+  bool known = false;
+  for (const CLI::App* command : app.get_subcommands([](const CLI::App*) { return true; })) {
+    commands += (commands.empty() ? "" : ", ") + command->get_name();
+    known = known || (argc > 1 && command->get_name() == argv[1]);
+  }
+  if (argc == 1) return "no command given (commands: " + commands + "; see --help)";
+  if (argv[1][0] != '-' && !known) {
+    return "unknown command '" + std::string(argv[1]) + "' (commands: " + commands + ")";
+  }
+  return error.what();
 }
 
 }  // namespace
@@ -31,6 +50,9 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("hyperplan ") + HYPERPLAN_VERSION);
   app.require_subcommand(1);
   hyperplan::cli::AddInspectCommand(app);
+  hyperplan::cli::AddPlanCommand(app);
+  hyperplan::cli::AddVerifyCommand(app);
+  hyperplan::cli::AddSimulateCommand(app);
 
   try {
     app.parse(argc, argv);
@@ -41,7 +63,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& version) {
     return app.exit(version);
   } catch (const CLI::ParseError& error) {
-    PrintError(error.what());
+    PrintError(DescribeParseError(app, error, argc, argv));
     return hyperplan::ExitCode(hyperplan::ErrorKind::kUsage);
   } catch (const hyperplan::Error& error) {
     PrintError(error.what());

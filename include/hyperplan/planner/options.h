@@ -1,0 +1,28 @@
+// PlanOptions: what the caller asks of the offload planner.
+//
+// Two modes. With `budget_bytes`, the planner looks for the lowest simulated makespan whose
+// device arena fits the budget, and reports infeasibility (with the lowest peak it reached and
+// the node that blocks going lower) when none does. Without a budget, it cuts the device peak
+// as far as it can while the simulated slowdown stays within `max_overhead_ppm` of the
+// no-offload makespan; the device tier's capacity still applies (when the baseline does not
+// fit the device, the capacity becomes the budget). With `offload` off, the plan is the
+// baseline: the model's order and no cache ops (design.md invariant 6).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace hyperplan {
+
+struct PlanOptions {
+  bool offload = true;
+  std::optional<int64_t> budget_bytes;  // device arena budget; unset: no-budget mode
+  int64_t max_overhead_ppm = 10'000;    // no-budget mode: allowed slowdown, 10'000 ppm = 1%
+  bool allow_reorder = true;            // also try a memory-aware topological order
+  // Per-node compute times (indexed by NodeId) to plan with instead of the roofline cost
+  // model, e.g. measured kernel times; empty: EstimateCosts.
+  std::vector<int64_t> node_time_ns;
+};
+
+}  // namespace hyperplan

@@ -1,0 +1,64 @@
+// PlanOffload: the planning core's entry point (issue 3).
+//
+// Pipeline for one order: cost (roofline node times, transfer times per route) -> lifetimes
+// -> candidates (each value's idle gaps, ranked by bytes x gap time against transfer time,
+// ties by value id) -> refine (peak-driven greedy on a RangeMaxTree of device bytes per step:
+// at the current peak step, the best-ranked candidates covering it are placed on the link
+// channels by time: a Store as early as its producer and the link allow, a Detach at the first
+// step boundary after the Store completes, a Prefetch as late as still hides its transfer
+// before the consumer given what already occupies the channel; the least predicted stall wins,
+// and widening a gap already taken competes with new ones) -> assemble (steps, residency, tier
+// copies) -> layout -> simulate -> verify.
+// The model's order and a memory-aware topological order (when its baseline peak is lower)
+// are both planned and the better plan is kept (budget mode: fits, then makespan, then bytes
+// moved, then arena; no-budget mode: arena, then makespan); ties keep the model's order.
+// Budget mode (planner/modes.h) targets live bytes <= budget, then, while the arena's
+// fragmentation keeps it over, adds stall-free cuts and lowers the target; when the result
+// stalls or gets stuck it also tries taking the largest values first and keeps the better.
+// No-budget mode accepts predicted stalls up to the overhead allowance, then keeps the longest
+// prefix of decisions whose simulated slowdown is within it. Every returned plan has passed
+// VerifyPlan (a failure is Error(kInternal)).
+// Cost: O((n + c) log n) per refine for n steps and c candidates, plus layout and replay; a
+// 100k-node graph plans in about 1.5-3.5 s of CPU (Release; see tests/planner/perf_test.cc).
+// Limits: greedy, not optimal (the tests measure it against a brute-force oracle); one offload
+// tier per value; predicted stalls assume the stall-free timeline (the replay is the truth).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "hyperplan/graph.h"
+#include "hyperplan/hardware.h"
+#include "hyperplan/planner/options.h"
+#include "hyperplan/planner/plan.h"
+
+namespace hyperplan {
+
+enum class PlanStatus : uint8_t {
+  kPlanned,     // the plan fits (budget mode) or is the best cut within the overhead
+  kInfeasible,  // no plan fits the budget; `plan` is the lowest peak reached
+};
+
+struct Infeasibility {
+  int64_t budget_bytes = 0;
+  int64_t lowest_peak_bytes = 0;   // the live-bytes peak of the plan returned (the lowest reached)
+  int64_t lowest_arena_bytes = 0;  // the arena of that plan
+  Step blocking_step = 0;
+  NodeId blocking_node = kNoNode;  // the node at the step that cannot go lower
+  int64_t node_floor_bytes = 0;    // that node's own inputs + outputs + body scratch
+  int64_t pinned_bytes = 0;        // other bytes resident at that step that could not leave
+  std::string message;
+};
+
+struct PlanResult {
+  PlanStatus status = PlanStatus::kPlanned;
+  Plan plan;
+  Infeasibility infeasibility;  // meaningful when status == kInfeasible
+};
+
+// Throws Error(kProfile) when the profile has no device tier, Error(kUsage) for bad options,
+// Error(kInternal) when a plan fails verification (a bug).
+PlanResult PlanOffload(const Graph& graph, const HardwareProfile& profile,
+                       const PlanOptions& options = {});
+
+}  // namespace hyperplan

@@ -1,0 +1,40 @@
+// Plan inputs shared by `verify` and `simulate`: a plan file, the model it was made for and a
+// profile, loaded and matched.
+//
+// Order: read the plan (truncated, foreign or newer plans fail here, exit 8), hash the model
+// and compare with the plan's record (another model: exit 8), take the profile (--hw, or the
+// one recorded in the plan), import the model with the plan's own dims and class rules, map
+// the plan's tiers and links onto the profile by name (a missing tier: exit 5), and convert.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "hyperplan/graph.h"
+#include "hyperplan/hardware.h"
+#include "hyperplan/planner/plan.h"
+#include "schemas/plan.pb.h"
+
+namespace hyperplan::cli {
+
+struct PlanInputFlags {
+  std::string plan_path;
+  std::string model_path;
+  std::string profile_path;  // empty: the profile recorded in the plan
+};
+
+// Adds the positional plan, --model and --hw; `hw_required` for commands that need another
+// profile.
+void AddPlanInputFlags(CLI::App& command, PlanInputFlags& flags, bool hw_required);
+
+struct PlanInputs {
+  plan::v1::Plan message;
+  Graph graph;
+  HardwareProfile profile;
+  Plan plan;
+};
+
+// `fold_channels`: see planio::FromProtoOptions.
+PlanInputs LoadPlanInputs(const PlanInputFlags& flags, bool fold_channels);
+
+}  // namespace hyperplan::cli

@@ -1,0 +1,121 @@
+// `hyperplan simulate` (see simulate_command.h).
+//
+// The plan's steps, waits and streams are kept; what changes is the machine: node times come
+// from the new profile's roofline, transfers from its links (a link with fewer channels runs
+// the plan's extra channels on its own in turn). So the report answers "what if this plan ran
+// there": the makespan, the stalls where transfers no longer hide, and whether the arena and
+// off-device copies still fit.
+#include "simulate_command.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+
+#include "hyperplan/cost.h"
+#include "hyperplan/planner/simulate.h"
+#include "hyperplan/units.h"
+#include "plan_gate.h"
+#include "plan_inputs.h"
+
+namespace hyperplan::cli {
+namespace {
+
+// "+12.5%" of the no-offload time, to a tenth of a percent (rounded up).
+std::string Slowdown(int64_t makespan_ns, int64_t baseline_ns) {
+  const int64_t tenths = (OverheadPpm(makespan_ns, baseline_ns) + 999) / 1000;
+  return "+" + std::to_string(tenths / 10) + "." + std::to_string(tenths % 10) + "%";
+}
+
+std::string FoldedChannels(const PlanInputs& inputs) {
+  std::string text;
+  const auto& message = inputs.message;
+  for (int l = 0; l < message.links_size(); ++l) {
+    int32_t highest = -1;
+    for (const auto& step : message.steps()) {
+      if (step.link() == l) highest = std::max(highest, step.channel());
+    }
+    if (highest < 0) continue;
+    const auto& link = message.links(l);
+    const TierId from = inputs.profile.FindTier(message.tiers(link.from_tier()).name());
+    const TierId to = inputs.profile.FindTier(message.tiers(link.to_tier()).name());
+    const Link* here = inputs.profile.FindLink(from, to);
+    const int32_t channels = std::max<int32_t>(1, here->channels);
+    if (highest < channels) continue;
+    text += "  channels folded: the plan uses " + std::to_string(highest + 1) + " channels of " +
+            inputs.profile.tiers[from].name + "->" + inputs.profile.tiers[to].name +
+            ", which has " + std::to_string(channels) + " here; their transfers take turns\n";
+  }
+  return text;
+}
+
+void RunSimulate(const PlanInputFlags& flags) {
+  PlanInputs inputs = LoadPlanInputs(flags, /*fold_channels=*/true);
+  const HardwareProfile& profile = inputs.profile;
+  const int64_t planned_makespan_ns = inputs.message.summary().makespan_ns();
+  const int64_t planned_baseline_ns = inputs.message.summary().baseline_makespan_ns();
+  const std::vector<NodeCost> costs = EstimateCosts(inputs.graph, profile);
+  for (size_t n = 0; n < costs.size(); ++n) inputs.plan.node_time_ns[n] = costs[n].time_ns;
+  const SimulationResult replay = Simulate(inputs.graph, profile, inputs.plan);
+
+  std::string out =
+      "replay of " + flags.plan_path + " on '" + profile.name + "' [" + profile.source + "]\n";
+  out += "  planned on '" + inputs.message.provenance().profile().name() + "': makespan " +
+         FormatDuration(planned_makespan_ns) + " (" +
+         Slowdown(planned_makespan_ns, planned_baseline_ns) + " over no-offload " +
+         FormatDuration(planned_baseline_ns) + ")\n";
+  out += "  here: makespan " + FormatDuration(replay.makespan_ns) + " (" +
+         Slowdown(replay.makespan_ns, replay.baseline_makespan_ns) + " over no-offload " +
+         FormatDuration(replay.baseline_makespan_ns) + ")\n";
+  int64_t stalled_nodes = 0;
+  NodeId worst = kNoNode;
+  for (size_t n = 0; n < replay.stall_ns_per_node.size(); ++n) {
+    if (replay.stall_ns_per_node[n] <= 0) continue;
+    ++stalled_nodes;
+    if (worst == kNoNode || replay.stall_ns_per_node[n] > replay.stall_ns_per_node[worst]) {
+      worst = static_cast<NodeId>(n);
+    }
+  }
+  out += "  stall: " + FormatDuration(replay.stall_ns) + " over " + std::to_string(stalled_nodes) +
+         " nodes";
+  if (worst != kNoNode) {
+    out += " (longest: '" + inputs.graph.nodes[worst].name + "' waits " +
+           FormatDuration(replay.stall_ns_per_node[worst]) + ")";
+  }
+  out += "\n";
+  for (size_t t = 0; t < profile.tiers.size(); ++t) {
+    const int64_t peak = replay.peak_bytes_per_tier[t];
+    const int64_t capacity = profile.tiers[t].capacity_bytes;
+    if (peak == 0 && static_cast<TierId>(t) != profile.device_tier) continue;
+    out += "  " + profile.tiers[t].name + ": peak " + FormatBytes(peak);
+    if (static_cast<TierId>(t) == profile.device_tier) {
+      out += ", arena " + FormatBytes(inputs.plan.layout.arena_bytes);
+    }
+    const int64_t needed = static_cast<TierId>(t) == profile.device_tier
+                               ? std::max(peak, inputs.plan.layout.arena_bytes)
+                               : peak;
+    out += capacity <= 0 || needed <= capacity
+               ? ", fits in " + FormatBytes(capacity) + "\n"
+               : ", OVER its capacity of " + FormatBytes(capacity) + "\n";
+  }
+  for (size_t l = 0; l < profile.links.size(); ++l) {
+    if (replay.bytes_moved_per_link[l] == 0) continue;
+    const Link& link = profile.links[l];
+    out += "  " + profile.tiers[link.from].name + "->" + profile.tiers[link.to].name + ": " +
+           FormatBytes(replay.bytes_moved_per_link[l]) + " moved at " +
+           FormatBandwidth(link.bandwidth_bytes_per_s) + "\n";
+  }
+  out += FoldedChannels(inputs);
+  std::fwrite(out.data(), 1, out.size(), stdout);
+}
+
+}  // namespace
+
+void AddSimulateCommand(CLI::App& app) {
+  auto flags = std::make_shared<PlanInputFlags>();
+  CLI::App* command = app.add_subcommand(
+      "simulate", "Replay a plan file on another hardware profile: new makespan and stalls");
+  AddPlanInputFlags(*command, *flags, /*hw_required=*/true);
+  command->callback([flags] { RunSimulate(*flags); });
+}
+
+}  // namespace hyperplan::cli

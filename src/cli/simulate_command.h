@@ -1,0 +1,11 @@
+// `hyperplan simulate`: replays a plan on another hardware profile and reports the new
+// makespan and stalls (compute times re-estimated for that profile, transfers at its links').
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace hyperplan::cli {
+
+void AddSimulateCommand(CLI::App& app);
+
+}  // namespace hyperplan::cli

@@ -1,0 +1,31 @@
+// The cache operators' definitions: model-local ONNX functions in domain ai.hyperplan.
+//
+// Prefetch, Store and Detach each take one tensor and return one, with an Identity body, so
+// any runtime that knows nothing of hyperplan inlines them and computes exactly what the
+// original model computes, while a runtime that does know them sees each transfer as a node
+// with its tier, stream and plan step. Functions need IR version 8 or later.
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <cstdint>
+
+namespace hyperplan::onnx_rewrite {
+
+inline constexpr const char* kCacheDomain = "ai.hyperplan";
+inline constexpr int64_t kCacheOpsetVersion = 1;
+inline constexpr int64_t kFunctionsMinIrVersion = 8;
+
+// Attribute names: every cache node carries these (Detach has no dst_tier).
+inline constexpr const char* kSrcTierAttribute = "src_tier";
+inline constexpr const char* kDstTierAttribute = "dst_tier";
+inline constexpr const char* kStreamAttribute = "stream";
+inline constexpr const char* kStepAttribute = "step";
+inline constexpr const char* kWaitsForAttribute = "waits_for";
+inline constexpr const char* kBytesAttribute = "bytes";
+
+// Adds the three functions to `model`; `onnx_opset` is the default-domain opset their
+// Identity bodies import (the model's own, so the checker sees compatible imports).
+void AddCacheFunctions(onnx::ModelProto& model, int64_t onnx_opset);
+
+}  // namespace hyperplan::onnx_rewrite

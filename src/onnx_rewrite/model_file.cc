@@ -1,0 +1,47 @@
+// ONNX model file reading and deterministic writing (see model_file.h).
+#include "onnx_rewrite/model_file.h"
+
+#include <fcntl.h>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
+
+#include "hyperplan/error.h"
+
+namespace hyperplan::onnx_rewrite {
+
+onnx::ModelProto ReadModelFile(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw Error(ErrorKind::kInputFile, path + ": cannot read: " + std::strerror(errno));
+  onnx::ModelProto model;
+  bool parsed = false;
+  {
+    google::protobuf::io::FileInputStream file(fd);
+    google::protobuf::io::CodedInputStream coded(&file);
+    coded.SetTotalBytesLimit(INT_MAX);
+    parsed = model.ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage();
+  }
+  close(fd);
+  if (!parsed) throw Error(ErrorKind::kModel, path + ": not an ONNX model (protobuf parse failed)");
+  return model;
+}
+
+std::string SerializeModel(const onnx::ModelProto& model) {
+  std::string bytes;
+  {
+    google::protobuf::io::StringOutputStream stream(&bytes);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    if (!model.SerializeToCodedStream(&coded)) {
+      throw Error(ErrorKind::kInternal, "the rewritten model could not be serialised");
+    }
+  }
+  return bytes;
+}
+
+}  // namespace hyperplan::onnx_rewrite

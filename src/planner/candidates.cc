@@ -1,0 +1,151 @@
+// Candidate gaps and their ranking (see candidates.h).
+#include "planner/candidates.h"
+
+#include <algorithm>
+#include <string>
+
+namespace hyperplan::planner {
+namespace {
+
+bool IsHomedClass(ValueClass value_class) {
+  return value_class == ValueClass::kWeight || value_class == ValueClass::kKvCache ||
+         value_class == ValueClass::kOptimizerState;
+}
+
+Decision PinnedDecision(ValueId value, int64_t bytes, Step step_count, DecisionReason reason,
+                        std::string detail) {
+  Decision decision;
+  decision.value = value;
+  decision.gap_after_step = -1;
+  decision.gap_before_step = step_count;
+  decision.reason = reason;
+  decision.detail = std::move(detail);
+  decision.bytes = bytes;
+  return decision;
+}
+
+// Higher bytes x gap per transfer ns first; then value id, then gap start.
+bool RanksBefore(const Candidate& a, const Candidate& b) {
+  const __int128 a_benefit = static_cast<__int128>(a.bytes) * std::max<int64_t>(a.gap_ns, 1);
+  const __int128 b_benefit = static_cast<__int128>(b.bytes) * std::max<int64_t>(b.gap_ns, 1);
+  const int64_t a_cost = std::max<int64_t>(a.store_ns + a.prefetch_ns, 1);
+  const int64_t b_cost = std::max<int64_t>(b.store_ns + b.prefetch_ns, 1);
+  const __int128 lhs = a_benefit * b_cost;
+  const __int128 rhs = b_benefit * a_cost;
+  if (lhs != rhs) return lhs > rhs;
+  if (a.value != b.value) return a.value < b.value;
+  return a.after_step < b.after_step;
+}
+
+}  // namespace
+
+TierId OffloadTier(const HardwareProfile& profile, const CostAnalysis& cost, int64_t bytes) {
+  TierId best = kNoTier;
+  int64_t best_ns = 0;
+  for (size_t tier = 0; tier < profile.tiers.size(); ++tier) {
+    if (static_cast<TierId>(tier) == profile.device_tier) continue;
+    if (!cost.to_device[tier] || !cost.from_device[tier]) continue;
+    const int64_t round_trip_ns = RouteTimeNs(profile, *cost.from_device[tier], bytes) +
+                                  RouteTimeNs(profile, *cost.to_device[tier], bytes);
+    if (best == kNoTier || round_trip_ns < best_ns) {
+      best = static_cast<TierId>(tier);
+      best_ns = round_trip_ns;
+    }
+  }
+  return best;
+}
+
+CandidateSet FindCandidates(const Graph& graph, const HardwareProfile& profile,
+                            const LifetimeAnalysis& lifetimes, const CostAnalysis& cost) {
+  CandidateSet set;
+  const auto step_count = static_cast<Step>(lifetimes.order.size());
+  const std::vector<int64_t>& start_ns = cost.step_start_ns;
+  for (size_t id = 0; id < graph.values.size(); ++id) {
+    const auto value_id = static_cast<ValueId>(id);
+    const Value& value = graph.values[id];
+    if (!value.size_known) {
+      set.pinned.push_back(PinnedDecision(value_id, 0, step_count, DecisionReason::kUnknownSize,
+                                          "size unknown: it stays where the runtime puts it"));
+      continue;
+    }
+    if (value.bytes <= 0 || step_count == 0) continue;
+    const Lifetime& lifetime = lifetimes.lifetimes[id];
+    const bool produced = value.producer != kNoNode;
+
+    Candidate base;
+    base.value = value_id;
+    base.bytes = value.bytes;
+    if (!produced && value.value_class == ValueClass::kWeight) {
+      if (profile.weight_home_tier == kNoTier) {
+        set.pinned.push_back(PinnedDecision(value_id, value.bytes, step_count,
+                                            DecisionReason::kPinnedByPolicy,
+                                            "the profile keeps weights on the device"));
+        continue;
+      }
+      base.homed = true;
+      base.tier = profile.weight_home_tier;
+    } else {
+      base.homed = !produced && IsHomedClass(value.value_class);
+      base.tier = OffloadTier(profile, cost, value.bytes);
+    }
+    const bool has_to_device =
+        base.tier != kNoTier && base.tier != profile.device_tier && cost.to_device[base.tier];
+    const bool has_from_device =
+        base.tier != kNoTier && base.tier != profile.device_tier && cost.from_device[base.tier];
+    if (!has_to_device || (!base.homed && !has_from_device)) {
+      set.pinned.push_back(PinnedDecision(value_id, value.bytes, step_count,
+                                          DecisionReason::kNoRoute,
+                                          "no link route between the device and a tier for it"));
+      continue;
+    }
+    const int64_t store_ns =
+        base.homed ? 0 : RouteTimeNs(profile, *cost.from_device[base.tier], value.bytes);
+    const int64_t prefetch_ns = RouteTimeNs(profile, *cost.to_device[base.tier], value.bytes);
+
+    // Steps that need it on the device: its producer's and its consumers'.
+    std::vector<Step> required;
+    if (produced) required.push_back(lifetime.def_step);
+    for (Step use : lifetime.use_steps) {
+      if (required.empty() || required.back() != use) required.push_back(use);
+    }
+    const size_t before = set.candidates.size();
+    auto add_gap = [&](Step after, Step before_step, Step cover_first, Step cover_last) {
+      if (cover_first > cover_last) return;
+      Candidate candidate = base;
+      candidate.after_step = after;
+      candidate.before_step = before_step;
+      candidate.cover_first = cover_first;
+      candidate.cover_last = cover_last;
+      candidate.gap_ns = start_ns[before_step] - start_ns[after + 1];
+      candidate.store_ns = store_ns;
+      candidate.prefetch_ns = before_step < step_count ? prefetch_ns : 0;
+      set.candidates.push_back(candidate);
+    };
+    // A stored value that starts on the device keeps step 0 (its Store needs a moment).
+    const Step first_free = base.homed ? 0 : 1;
+    const Step baseline_last = lifetime.baseline_last_step;
+    if (required.empty()) {
+      add_gap(-1, step_count, first_free, baseline_last);
+    } else {
+      if (!produced) add_gap(-1, required.front(), first_free, required.front() - 1);
+      for (size_t i = 0; i + 1 < required.size(); ++i) {
+        add_gap(required[i], required[i + 1], required[i] + 1, required[i + 1] - 1);
+      }
+      if (baseline_last > required.back()) {
+        add_gap(required.back(), step_count, required.back() + 1, baseline_last);
+      }
+    }
+    if (set.candidates.size() == before) {
+      set.pinned.push_back(PinnedDecision(value_id, value.bytes, step_count,
+                                          DecisionReason::kNoIdleGap,
+                                          "needed at every step it is resident"));
+    }
+  }
+  std::sort(set.candidates.begin(), set.candidates.end(), RanksBefore);
+  for (size_t i = 0; i < set.candidates.size(); ++i) {
+    set.candidates[i].rank = static_cast<int32_t>(i);
+  }
+  return set;
+}
+
+}  // namespace hyperplan::planner

@@ -1,0 +1,60 @@
+// Candidates: every idle gap of every value whose device residency could be cut, ranked.
+//
+// A value must be on the device at its producer's step and at each consumer's step (its
+// "required steps"); with nothing offloaded it is resident over its baseline interval
+// (lifetimes.h). Each stretch of the baseline between two required steps, before the first
+// (values owned outside the run) or after the last (weights, graph inputs and outputs, which
+// the baseline keeps to the end) is a gap; a gap with at least one step inside is a
+// candidate. Policies by class:
+// - weights live in the profile's weight home tier (kNoTier: pinned on the device); kv cache
+//   and optimizer state that enter as graph inputs live in the best offload tier: these are
+//   "homed" (a copy exists off the device from the start: no Store, only Prefetch and Detach);
+// - everything else (activations, graph inputs and outputs, kv cache and optimizer state
+//   produced by the run) is "stored": one Store after production, shared by all its gaps;
+// - a homed value's leading gap ends with a Prefetch and nothing else; a trailing gap needs
+//   no Prefetch; an activation's gap is Store (once), Detach, Prefetch.
+// The offload tier of a stored value is the non-device tier with routes both ways that has
+// the cheapest round trip for its size (ties: lower tier id). Rank: bytes x gap time against
+// transfer time, higher first; ties by value id, then gap start ("ties broken by id").
+// Values with no candidate get one Decision saying why (pinned, unknown size, no gap, no route).
+// Cost: O(values + uses) plus a sort of the candidates.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "hyperplan/graph.h"
+#include "hyperplan/hardware.h"
+#include "hyperplan/lifetimes.h"
+#include "hyperplan/planner/plan.h"
+#include "planner/cost_analysis.h"
+
+namespace hyperplan::planner {
+
+struct Candidate {
+  ValueId value = kNoValue;
+  Step after_step = -1;  // last required step before the gap; -1: none
+  Step before_step = 0;  // next required step; n: none (no Prefetch)
+  Step cover_first = 0;  // the steps this gap could free (inclusive)
+  Step cover_last = 0;
+  bool homed = false;  // a copy already lives in `tier`: no Store
+  TierId tier = kNoTier;
+  int64_t bytes = 0;
+  int64_t gap_ns = 0;       // step_start[before] - step_start[after + 1]
+  int64_t store_ns = 0;     // 0 when homed
+  int64_t prefetch_ns = 0;  // 0 for a trailing gap
+  int32_t rank = 0;         // 0 is the best
+};
+
+struct CandidateSet {
+  std::vector<Candidate> candidates;  // sorted by rank
+  std::vector<Decision> pinned;       // one per value that has no candidate, by value id
+};
+
+CandidateSet FindCandidates(const Graph& graph, const HardwareProfile& profile,
+                            const LifetimeAnalysis& lifetimes, const CostAnalysis& cost);
+
+// The non-device tier a stored value of `bytes` goes to, or kNoTier when none has routes.
+TierId OffloadTier(const HardwareProfile& profile, const CostAnalysis& cost, int64_t bytes);
+
+}  // namespace hyperplan::planner

@@ -1,0 +1,38 @@
+// PlanContext: everything the planner derives from (graph, profile, order) before deciding.
+//
+// Lifetimes, costs and candidates for one order, plus the baseline device bytes per step
+// (the lifetimes timeline: values and control-flow scratch). Built once per order and then
+// read only by refine, assemble and the oracle tests. Cost: O(nodes + values + uses) plus the
+// candidate sort.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "hyperplan/graph.h"
+#include "hyperplan/hardware.h"
+#include "hyperplan/lifetimes.h"
+#include "planner/candidates.h"
+#include "planner/cost_analysis.h"
+
+namespace hyperplan::planner {
+
+struct PlanContext {
+  const Graph* graph = nullptr;
+  const HardwareProfile* profile = nullptr;
+  std::vector<NodeId> order;
+  bool reordered = false;
+  LifetimeAnalysis lifetimes;
+  CostAnalysis cost;
+  CandidateSet candidates;
+
+  Step step_count() const { return static_cast<Step>(order.size()); }
+  const std::vector<int64_t>& base_live_bytes() const {
+    return lifetimes.timeline.live_bytes_per_step;
+  }
+};
+
+PlanContext BuildContext(const Graph& graph, const HardwareProfile& profile,
+                         std::vector<NodeId> order, const std::vector<int64_t>& node_time_ns);
+
+}  // namespace hyperplan::planner

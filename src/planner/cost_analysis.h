@@ -1,0 +1,52 @@
+// Cost analysis for one order: node times, the stall-free step timeline, and transfer routes.
+//
+// Node times come from the roofline model (EstimateCosts) unless the caller supplies measured
+// ones. The timeline puts compute step k at [step_start_ns[k], step_start_ns[k + 1]) with no
+// stalls; placement reasons in this time axis. Routes: for every tier, the fewest-hop chain of
+// links to the device and from it (breadth-first; ties by lower link index), so a tier with
+// no direct link (NVMe behind DDR) is reached in two hops. Cost: O(n) for the timeline,
+// O(tiers * links) for the routes; lookups by time are binary searches, O(log n).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "hyperplan/graph.h"
+#include "hyperplan/hardware.h"
+#include "hyperplan/lifetimes.h"
+
+namespace hyperplan::planner {
+
+using Route = std::vector<int32_t>;  // link indices, first hop first; empty: same tier
+
+struct CostAnalysis {
+  std::vector<int64_t> node_time_ns;   // by NodeId
+  std::vector<int64_t> step_start_ns;  // by step, size n + 1; [n] is the stall-free makespan
+  std::vector<std::optional<Route>> to_device;    // by TierId
+  std::vector<std::optional<Route>> from_device;  // by TierId
+};
+
+// Throws Error(kUsage) when `node_time_override` is non-empty but not one entry per node or
+// has a negative entry.
+CostAnalysis AnalyzeCosts(const Graph& graph, const HardwareProfile& profile,
+                          const std::vector<NodeId>& order,
+                          const std::vector<int64_t>& node_time_override);
+
+// Node times alone (by NodeId): the override when given, else the roofline model.
+std::vector<int64_t> NodeTimes(const Graph& graph, const HardwareProfile& profile,
+                               const std::vector<int64_t>& node_time_override);
+
+// The fewest-hop route from -> to, or nullopt.
+std::optional<Route> FindRoute(const HardwareProfile& profile, TierId from, TierId to);
+
+// Sum of the hops' channel transfer times for `bytes`.
+int64_t RouteTimeNs(const HardwareProfile& profile, const Route& route, int64_t bytes);
+
+// The largest boundary k in [0, n] with step_start_ns[k] <= time_ns (0 for negative times).
+Step BoundaryAtOrBefore(const std::vector<int64_t>& step_start_ns, int64_t time_ns);
+
+// The smallest boundary k >= from with step_start_ns[k] >= time_ns; n + 1 when none.
+Step FirstBoundaryAtOrAfter(const std::vector<int64_t>& step_start_ns, int64_t time_ns, Step from);
+
+}  // namespace hyperplan::planner

@@ -1,0 +1,60 @@
+// LinkSchedule: what already occupies each channel of each link, in planned time.
+//
+// Each channel keeps its busy intervals merged (touching intervals become one), so a search
+// only ever crosses gaps. LatestSlot finds the latest start that ends by a deadline (a
+// Prefetch placed as late as still hides); EarliestSlot the earliest start from a lower bound
+// (a Store right after its producer, or a Prefetch that must stall); Release splits a merged
+// interval to give a reservation back (a re-placed Prefetch). Searches look at every
+// channel of the link and pick the best (ties: lower channel).
+// Cost: O(log k + g) per search for k intervals and g gaps crossed; a search gives up after
+// kMaxGapsScanned gaps (LatestSlot then reports none, EarliestSlot goes after the last busy
+// interval), which bounds the worst case on a saturated link.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "hyperplan/hardware.h"
+
+namespace hyperplan::planner {
+
+inline constexpr int kMaxGapsScanned = 512;
+
+struct Slot {
+  int32_t channel = 0;
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+};
+
+class ChannelSchedule {
+ public:
+  // Latest s >= lower_ns with [s, s + duration_ns) free and s + duration_ns <= deadline_ns.
+  std::optional<int64_t> LatestStart(int64_t lower_ns, int64_t deadline_ns,
+                                     int64_t duration_ns) const;
+  // Earliest s >= lower_ns with [s, s + duration_ns) free.
+  int64_t EarliestStart(int64_t lower_ns, int64_t duration_ns) const;
+  void Reserve(int64_t start_ns, int64_t end_ns);
+  // Frees [start, end), which must lie inside one busy interval (a past reservation).
+  void Release(int64_t start_ns, int64_t end_ns);
+
+ private:
+  std::map<int64_t, int64_t> busy_;  // start -> end; disjoint and never touching
+};
+
+class LinkSchedule {
+ public:
+  explicit LinkSchedule(const HardwareProfile& profile);
+
+  std::optional<Slot> LatestSlot(int32_t link, int64_t lower_ns, int64_t deadline_ns,
+                                 int64_t duration_ns) const;
+  Slot EarliestSlot(int32_t link, int64_t lower_ns, int64_t duration_ns) const;
+  void Reserve(int32_t link, const Slot& slot);
+  void Release(int32_t link, const Slot& slot);
+
+ private:
+  std::vector<std::vector<ChannelSchedule>> channels_;  // by link, then channel
+};
+
+}  // namespace hyperplan::planner

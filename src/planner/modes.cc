@@ -1,0 +1,159 @@
+// Budget and overhead modes (see modes.h).
+#include "planner/modes.h"
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+#include "planner/assemble.h"
+
+namespace hyperplan::planner {
+namespace {
+
+AssembleOptions Assembly(size_t placement_count, std::optional<int64_t> budget_bytes,
+                         const Baseline& baseline) {
+  AssembleOptions options;
+  options.placement_count = placement_count;
+  options.budget_bytes = budget_bytes;
+  options.baseline_peak_bytes = baseline.peak_bytes;
+  options.baseline_arena_bytes = baseline.arena_bytes;
+  return options;
+}
+
+}  // namespace
+
+namespace {
+
+// Per step: resident bytes, and the arena's top (the highest block end) in `plan`'s layout.
+void LiveAndTop(const Plan& plan, Step step_count, std::vector<int64_t>& live,
+                std::vector<int64_t>& top) {
+  live.assign(static_cast<size_t>(step_count) + 1, 0);
+  top.assign(static_cast<size_t>(step_count), 0);
+  std::vector<std::vector<size_t>> starting(static_cast<size_t>(step_count));
+  for (size_t r = 0; r < plan.residency.size(); ++r) {
+    const ResidentInterval& interval = plan.residency[r];
+    if (interval.bytes <= 0) continue;
+    live[interval.first_step] += interval.bytes;
+    live[interval.last_step + 1] -= interval.bytes;
+    starting[interval.first_step].push_back(r);
+  }
+  for (Step k = 1; k < step_count; ++k) live[k] += live[k - 1];
+  live.pop_back();
+  // Sweep: the live block ends, as (last step, end offset), highest end on top.
+  std::multiset<int64_t> ends;
+  std::vector<std::vector<int64_t>> ending(static_cast<size_t>(step_count));
+  for (Step k = 0; k < step_count; ++k) {
+    for (size_t r : starting[k]) {
+      const int64_t end = plan.layout.offset_bytes[r] + plan.residency[r].bytes;
+      ends.insert(end);
+      ending[plan.residency[r].last_step].push_back(end);
+    }
+    top[k] = ends.empty() ? 0 : *ends.rbegin();
+    for (int64_t end : ending[k]) ends.erase(ends.find(end));
+  }
+}
+
+Outcome BudgetRounds(const PlanContext& context, int64_t budget_bytes, const Baseline& baseline,
+                     const std::vector<uint8_t>* allowed, Choice choice) {
+  const Step step_count = context.step_count();
+  std::vector<int64_t> targets(static_cast<size_t>(step_count), budget_bytes);
+  Outcome outcome;
+  for (int round = 0; round < kBudgetRounds; ++round) {
+    RefineRequest request;
+    request.choice = choice;
+    request.step_targets = &targets;
+    request.free_cuts_after_target = round > 0;
+    request.allowed = allowed;
+    outcome.selection = Refine(context, request);
+    outcome.plan =
+        AssemblePlan(context, outcome.selection,
+                     Assembly(outcome.selection.placements.size(), budget_bytes, baseline));
+    outcome.feasible = outcome.selection.reached_target && outcome.plan.fits;
+    if (outcome.feasible || !outcome.selection.reached_target) break;
+    if (round == 0) continue;  // round 1 only adds stall-free cuts
+    // Where the arena's top overshoots the budget, that step must shed the overshoot.
+    std::vector<int64_t> live;
+    std::vector<int64_t> top;
+    LiveAndTop(outcome.plan, step_count, live, top);
+    for (Step k = 0; k < step_count; ++k) {
+      if (top[k] > budget_bytes) {
+        targets[k] = std::min(targets[k], live[k] - (top[k] - budget_bytes));
+      }
+    }
+  }
+  return outcome;
+}
+
+}  // namespace
+
+Outcome PlanToBudget(const PlanContext& context, int64_t budget_bytes, const Baseline& baseline,
+                     const std::vector<uint8_t>* allowed) {
+  Outcome least_stall = BudgetRounds(context, budget_bytes, baseline, allowed, Choice::kLeastStall);
+  if (least_stall.feasible &&
+      (least_stall.plan.timeline.makespan_ns == least_stall.plan.timeline.compute_ns ||
+       context.step_count() > kSecondChoiceLimit)) {
+    return least_stall;  // fits with no slowdown (or too large to plan twice)
+  }
+  // Stuck or slowed down: taking the largest values first may leave room (links, tiers, the
+  // arena) that the least-stall choice used up.
+  Outcome most_bytes = BudgetRounds(context, budget_bytes, baseline, allowed, Choice::kMostBytes);
+  if (least_stall.feasible != most_bytes.feasible) {
+    return most_bytes.feasible ? std::move(most_bytes) : std::move(least_stall);
+  }
+  const bool take_most_bytes =
+      least_stall.feasible
+          ? most_bytes.plan.timeline.makespan_ns < least_stall.plan.timeline.makespan_ns
+          : most_bytes.selection.live_peak_bytes < least_stall.selection.live_peak_bytes;
+  return take_most_bytes ? std::move(most_bytes) : std::move(least_stall);
+}
+
+Outcome PlanWithinOverhead(const PlanContext& context, int64_t allowance_ns,
+                           const Baseline& baseline) {
+  RefineRequest request;
+  request.stall_allowance_ns = allowance_ns;
+  Outcome outcome;
+  outcome.selection = Refine(context, request);
+  const size_t count = outcome.selection.placements.size();
+  auto assemble = [&](size_t prefix) {
+    return AssemblePlan(context, outcome.selection, Assembly(prefix, std::nullopt, baseline));
+  };
+  auto within = [&](const Plan& plan) {
+    return plan.timeline.makespan_ns - plan.timeline.baseline_makespan_ns <= allowance_ns;
+  };
+  outcome.plan = assemble(count);
+  if (!within(outcome.plan)) {
+    // Predicted stalls assume the stall-free timeline; the replay decides.
+    size_t good = 0;
+    size_t bad = count;
+    Plan good_plan = assemble(0);
+    while (bad - good > 1) {
+      const size_t mid = good + (bad - good) / 2;
+      Plan plan = assemble(mid);
+      if (within(plan)) {
+        good = mid;
+        good_plan = std::move(plan);
+      } else {
+        bad = mid;
+      }
+    }
+    outcome.plan = std::move(good_plan);
+  }
+  outcome.feasible = true;
+  return outcome;
+}
+
+Outcome PlanNothing(const PlanContext& context, std::optional<int64_t> budget_bytes,
+                    const Baseline& baseline) {
+  Outcome outcome;
+  Selection& selection = outcome.selection;
+  selection.reason.assign(context.candidates.candidates.size(), DecisionReason::kNotNeeded);
+  selection.detail.assign(context.candidates.candidates.size(), std::string());
+  selection.live_peak_bytes = context.lifetimes.timeline.peak_bytes;
+  selection.peak_step = context.lifetimes.timeline.peak_step;
+  selection.reached_target = !budget_bytes || selection.live_peak_bytes <= *budget_bytes;
+  outcome.plan = AssemblePlan(context, selection, Assembly(0, budget_bytes, baseline));
+  outcome.feasible = outcome.plan.fits;
+  return outcome;
+}
+
+}  // namespace hyperplan::planner

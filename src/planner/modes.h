@@ -1,0 +1,50 @@
+// The two planning modes for one order, shared by PlanOffload and the oracle tests.
+//
+// ToBudget: round 0 meets the budget in live bytes at every step; when the arena's
+// fragmentation pushes it over, round 1 adds every stall-free cut it can, and later rounds give
+// each step where the arena's top overshoots the budget a target lower by the overshoot,
+// accepting stalls (kBudgetRounds in all). Unless that fits with no slowdown (or fits and the
+// graph is large), the same rounds run again choosing the largest value at each step instead
+// of the least stall, and the better plan is kept (fits, then makespan; else the lower peak).
+// WithinOverhead: refine with the stall allowance, then keep the longest prefix of decisions
+// whose replay stays within it (binary search; the empty prefix always does).
+// Cost: a refine and an assembly (layout and replay) per round or probe.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "hyperplan/planner/plan.h"
+#include "planner/context.h"
+#include "planner/refine.h"
+
+namespace hyperplan::planner {
+
+inline constexpr int kBudgetRounds = 6;
+// Above this many steps a plan that fits with stalls is kept without trying the second choice
+// (it would double the planning time of the largest graphs for a small gain).
+inline constexpr Step kSecondChoiceLimit = 20'000;
+
+struct Baseline {
+  int64_t peak_bytes = 0;   // model order, nothing offloaded: live bytes
+  int64_t arena_bytes = 0;  // ... and its arena
+};
+
+struct Outcome {
+  Plan plan;
+  Selection selection;
+  bool feasible = true;
+};
+
+// `allowed` (per candidate, may be null) restricts the candidates, as the oracle does.
+Outcome PlanToBudget(const PlanContext& context, int64_t budget_bytes, const Baseline& baseline,
+                     const std::vector<uint8_t>* allowed = nullptr);
+
+Outcome PlanWithinOverhead(const PlanContext& context, int64_t allowance_ns,
+                           const Baseline& baseline);
+
+// The plan with nothing offloaded, for this context's order.
+Outcome PlanNothing(const PlanContext& context, std::optional<int64_t> budget_bytes,
+                    const Baseline& baseline);
+
+}  // namespace hyperplan::planner

@@ -1,0 +1,188 @@
+// PlanOffload: orders, modes and the choice between plans (see planner.h).
+#include "hyperplan/planner/planner.h"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hyperplan/error.h"
+#include "hyperplan/planner/verify.h"
+#include "hyperplan/units.h"
+#include "planner/context.h"
+#include "planner/modes.h"
+#include "planner/order.h"
+
+namespace hyperplan {
+namespace {
+
+using planner::Baseline;
+using planner::Outcome;
+using planner::PlanContext;
+
+int64_t TotalBytesMoved(const Plan& plan) {
+  int64_t total = 0;
+  for (int64_t bytes : plan.timeline.bytes_moved_per_link) total += bytes;
+  return total;
+}
+
+// Whether `a` beats `b` (strictly); ties keep the earlier (the model's order).
+bool Beats(const Outcome& a, const Outcome& b, bool budget_mode) {
+  if (budget_mode) {
+    if (a.feasible != b.feasible) return a.feasible;
+    if (!a.feasible) {
+      if (a.selection.live_peak_bytes != b.selection.live_peak_bytes) {
+        return a.selection.live_peak_bytes < b.selection.live_peak_bytes;
+      }
+      return a.plan.layout.arena_bytes < b.plan.layout.arena_bytes;
+    }
+    if (a.plan.timeline.makespan_ns != b.plan.timeline.makespan_ns) {
+      return a.plan.timeline.makespan_ns < b.plan.timeline.makespan_ns;
+    }
+    if (TotalBytesMoved(a.plan) != TotalBytesMoved(b.plan)) {
+      return TotalBytesMoved(a.plan) < TotalBytesMoved(b.plan);
+    }
+    return a.plan.layout.arena_bytes < b.plan.layout.arena_bytes;
+  }
+  if (a.plan.layout.arena_bytes != b.plan.layout.arena_bytes) {
+    return a.plan.layout.arena_bytes < b.plan.layout.arena_bytes;
+  }
+  return a.plan.timeline.makespan_ns < b.plan.timeline.makespan_ns;
+}
+
+int64_t NodeFloorBytes(const Graph& graph, NodeId node_id) {
+  const Node& node = graph.nodes[node_id];
+  std::vector<ValueId> values = node.inputs;
+  values.insert(values.end(), node.outputs.begin(), node.outputs.end());
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  int64_t bytes = node.subgraph_peak_bytes;
+  for (ValueId value : values) bytes += graph.values[value].bytes;
+  return bytes;
+}
+
+Infeasibility Explain(const Graph& graph, const Outcome& outcome, int64_t budget_bytes) {
+  Infeasibility why;
+  const Plan& plan = outcome.plan;
+  why.budget_bytes = budget_bytes;
+  why.lowest_arena_bytes = plan.layout.arena_bytes;
+  if (plan.order.empty()) {
+    why.message = "no plan fits the budget of " + FormatBytes(budget_bytes);
+    return why;
+  }
+  const bool stuck = !outcome.selection.reached_target;
+  why.lowest_peak_bytes = plan.layout.live_peak_bytes;
+  why.blocking_step = stuck && outcome.selection.stuck_step >= 0 ? outcome.selection.stuck_step
+                                                                 : plan.layout.live_peak_step;
+  why.blocking_node = plan.order[why.blocking_step];
+  why.node_floor_bytes = NodeFloorBytes(graph, why.blocking_node);
+  int64_t resident_bytes = 0;  // at the blocking step, in the plan reached
+  for (const ResidentInterval& interval : plan.residency) {
+    if (interval.first_step <= why.blocking_step && why.blocking_step <= interval.last_step) {
+      resident_bytes += interval.bytes;
+    }
+  }
+  why.pinned_bytes = std::max<int64_t>(0, resident_bytes - why.node_floor_bytes);
+  const std::string node = "step " + std::to_string(why.blocking_step) + " (node '" +
+                           graph.nodes[why.blocking_node].name + "')";
+  if (stuck) {
+    why.message = "no plan fits the budget of " + FormatBytes(budget_bytes) + ": " + node +
+                  " needs " + FormatBytes(resident_bytes) +
+                  " resident: its own inputs and outputs take " +
+                  FormatBytes(why.node_floor_bytes) + " and " + FormatBytes(why.pinned_bytes) +
+                  " more cannot leave the device then";
+  } else {
+    why.message = "no plan fits the budget of " + FormatBytes(budget_bytes) +
+                  ": live bytes fit but the arena needs " + FormatBytes(why.lowest_arena_bytes) +
+                  " after layout (peak at " + node + ")";
+  }
+  return why;
+}
+
+void CheckInputs(const HardwareProfile& profile, const PlanOptions& options) {
+  if (profile.device_tier < 0 || static_cast<size_t>(profile.device_tier) >= profile.tiers.size()) {
+    throw Error(ErrorKind::kProfile, "profile '" + profile.name + "': no device tier");
+  }
+  if (options.budget_bytes && *options.budget_bytes < 0) {
+    throw Error(ErrorKind::kUsage, "budget must not be negative");
+  }
+  if (options.max_overhead_ppm < 0) {
+    throw Error(ErrorKind::kUsage, "max overhead must not be negative");
+  }
+}
+
+}  // namespace
+
+PlanResult PlanOffload(const Graph& graph, const HardwareProfile& profile,
+                       const PlanOptions& options) {
+  CheckInputs(profile, options);
+  std::vector<PlanContext> contexts;
+  contexts.reserve(2);  // `model` below must stay valid when the reordered context joins
+  contexts.push_back(
+      planner::BuildContext(graph, profile, ModelOrder(graph), options.node_time_ns));
+  const PlanContext& model = contexts.front();
+
+  Baseline baseline;
+  baseline.peak_bytes = model.lifetimes.timeline.peak_bytes;
+  baseline.arena_bytes =
+      planner::PlanNothing(model, std::nullopt, baseline).plan.layout.arena_bytes;
+
+  const int64_t capacity = profile.tiers[profile.device_tier].capacity_bytes;
+  std::optional<int64_t> budget = options.budget_bytes;
+  if (budget && capacity > 0) budget = std::min(*budget, capacity);
+
+  PlanResult result;
+  Outcome chosen;
+  bool budget_mode = budget.has_value();
+  if (!options.offload) {
+    chosen = planner::PlanNothing(model, budget, baseline);
+    for (Decision& decision : chosen.plan.decisions) {
+      if (decision.reason == DecisionReason::kNotNeeded) decision.detail = "offloading is off";
+    }
+    chosen.plan.offload_enabled = false;
+  } else {
+    if (options.allow_reorder) {
+      std::vector<NodeId> order = planner::MemoryAwareOrder(graph);
+      if (order.size() == graph.nodes.size() && order != model.order &&
+          AnalyzeLifetimes(graph, order).timeline.peak_bytes < baseline.peak_bytes) {
+        contexts.push_back(
+            planner::BuildContext(graph, profile, std::move(order), options.node_time_ns));
+      }
+    }
+    const int64_t allowance_ns =
+        static_cast<int64_t>(static_cast<__int128>(model.cost.step_start_ns.back()) *
+                             options.max_overhead_ppm / 1'000'000);
+    bool have = false;
+    for (const PlanContext& context : contexts) {
+      Outcome outcome;
+      if (budget) {
+        outcome = planner::PlanToBudget(context, *budget, baseline);
+      } else {
+        outcome = planner::PlanWithinOverhead(context, allowance_ns, baseline);
+        if (capacity > 0 && outcome.plan.layout.arena_bytes > capacity) {
+          budget_mode = true;
+          budget = capacity;
+          outcome = planner::PlanToBudget(context, capacity, baseline);
+        }
+      }
+      if (!have || Beats(outcome, chosen, budget_mode)) {
+        chosen = std::move(outcome);
+        have = true;
+      }
+    }
+  }
+
+  const VerifyResult verdict = VerifyPlan(graph, profile, chosen.plan);
+  if (!verdict.ok) {
+    throw Error(ErrorKind::kInternal, "plan failed verification: " + verdict.message);
+  }
+  result.status = chosen.feasible ? PlanStatus::kPlanned : PlanStatus::kInfeasible;
+  if (!chosen.feasible) {
+    result.infeasibility = Explain(graph, chosen, budget.value_or(capacity));
+  }
+  result.plan = std::move(chosen.plan);
+  return result;
+}
+
+}  // namespace hyperplan

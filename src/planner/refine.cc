@@ -1,0 +1,472 @@
+// The peak-driven greedy and time-based placement (see refine.h).
+#include "planner/refine.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <utility>
+
+#include "hyperplan/planner/segment_tree.h"
+#include "hyperplan/planner/simulate.h"
+#include "planner/candidate_index.h"
+
+namespace hyperplan::planner {
+namespace {
+
+constexpr int kMaxPopsPerRound = 256;
+constexpr int64_t kNoTime = std::numeric_limits<int64_t>::min();
+constexpr int64_t kSetAside = int64_t{1} << 60;  // far below any byte count
+
+struct StoreState {
+  bool stored = false;
+  int64_t end_ns = 0;
+  Step last_boundary = 0;
+};
+
+class Refiner {
+ public:
+  Refiner(const PlanContext& context, const RefineRequest& request)
+      : context_(context),
+        request_(request),
+        graph_(*context.graph),
+        profile_(*context.profile),
+        start_ns_(context.cost.step_start_ns),
+        candidates_(context.candidates.candidates),
+        step_count_(context.step_count()),
+        device_(context.base_live_bytes()),
+        links_(profile_),
+        stores_(graph_.values.size()),
+        home_counted_(graph_.values.size(), 0),
+        committed_(context.step_count(), {}, {}) {
+    const std::vector<int64_t> zeros(static_cast<size_t>(step_count_), 0);
+    for (size_t tier = 0; tier < profile_.tiers.size(); ++tier) tiers_.emplace_back(zeros);
+    alive_.assign(candidates_.size(), 1);
+    if (request_.allowed != nullptr) {
+      for (size_t c = 0; c < candidates_.size(); ++c) alive_[c] = (*request_.allowed)[c];
+    }
+    if (request_.step_targets != nullptr || request_.target_live_bytes) {
+      has_target_ = true;
+      std::vector<int64_t> excess = context.base_live_bytes();
+      for (size_t k = 0; k < excess.size(); ++k) {
+        excess[k] -= request_.step_targets != nullptr ? (*request_.step_targets)[k]
+                                                      : *request_.target_live_bytes;
+      }
+      excess_ = RangeMaxTree(excess);
+    }
+    placement_of_.assign(candidates_.size(), -1);
+    repairable_.assign(candidates_.size(), 0);
+    selection_.reason.assign(candidates_.size(), DecisionReason::kNotNeeded);
+    selection_.detail.assign(candidates_.size(), std::string());
+  }
+
+  Selection Run() {
+    if (step_count_ == 0) {
+      selection_.reached_target = true;
+      return std::move(selection_);
+    }
+    CandidateIndex index(step_count_, candidates_, alive_);
+    int64_t stall_left_ns = request_.stall_allowance_ns;
+    bool cutting_free = false;
+    // Free cuts go beyond the peak: a step no stall-free cut can lower is set aside in
+    // `search`, and the next highest step is tried, until every step has been.
+    RangeMaxTree search;
+    while (true) {
+      const RangeMaxTree::Peak live_peak = device_.MaxAt(0, step_count_ - 1);
+      selection_.live_peak_bytes = live_peak.value;
+      selection_.peak_step = live_peak.index;
+      RangeMaxTree::Peak peak = live_peak;
+      if (cutting_free) {
+        peak = search.MaxAt(0, step_count_ - 1);
+      } else if (has_target_) {
+        peak = excess_.MaxAt(0, step_count_ - 1);  // bytes over each step's target
+      }
+      if (cutting_free && peak.value < 0) break;
+      if (!cutting_free && has_target_ && peak.value <= 0) {
+        selection_.reached_target = true;
+        if (!request_.free_cuts_after_target) break;
+        cutting_free = true;
+        stall_left_ns = 0;
+        search = device_;
+        search_ = &search;
+        continue;
+      }
+      const Step step = peak.index;
+      std::vector<std::pair<CandidateIndex::Entry, Placement>> valid;
+      std::vector<CandidateIndex::Entry> retry;  // rejected at this step only
+      int popped = 0;
+      bool exhausted = false;
+      while (static_cast<int>(valid.size()) < kEvaluatedPerRound && popped < kMaxPopsPerRound) {
+        const CandidateIndex::Entry entry = index.PopBest(step, alive_);
+        if (entry.candidate < 0) {
+          exhausted = true;
+          break;
+        }
+        ++popped;
+        Attempt attempt = Place(entry.candidate, step);
+        if (!attempt.ok) {
+          selection_.reason[entry.candidate] = attempt.reason;
+          selection_.detail[entry.candidate] = std::move(attempt.detail);
+          if (attempt.reason == DecisionReason::kStoreTooLate) {
+            retry.push_back(entry);
+          } else {
+            alive_[entry.candidate] = 0;
+          }
+          continue;
+        }
+        const bool stall_free = attempt.placement.stall_ns == 0;
+        valid.emplace_back(entry, std::move(attempt.placement));
+        if (stall_free && request_.choice == Choice::kLeastStall) break;
+      }
+      if (valid.empty() && !exhausted) continue;  // all popped were rejected; pop more
+      // Popped in rank order, so the first minimum is the best-ranked least-stall placement.
+      size_t best = 0;
+      for (size_t i = 1; i < valid.size(); ++i) {
+        const Placement& a = valid[i].second;
+        const Placement& b = valid[best].second;
+        const int64_t a_bytes = candidates_[a.candidate].bytes;
+        const int64_t b_bytes = candidates_[b.candidate].bytes;
+        const bool better =
+            request_.choice == Choice::kMostBytes
+                ? a_bytes > b_bytes || (a_bytes == b_bytes && a.stall_ns < b.stall_ns)
+                : a.stall_ns < b.stall_ns;
+        if (better) best = i;
+      }
+      // With a target, widening a gap already taken competes with the new candidates.
+      if (has_target_ && !cutting_free && (valid.empty() || valid[best].second.stall_ns > 0)) {
+        std::optional<RepairOption> repair = BestRepair(step);
+        const bool repair_wins =
+            repair && (valid.empty() || (request_.choice == Choice::kLeastStall &&
+                                         repair->extra_stall_ns < valid[best].second.stall_ns));
+        if (repair_wins) {
+          ApplyRepair(*repair);
+          for (auto& [entry, placement] : valid) index.PushBack(entry);
+          for (const auto& entry : retry) {
+            if (alive_[entry.candidate]) index.PushBack(entry);
+          }
+          continue;
+        }
+      }
+      if (valid.empty()) {
+        if (cutting_free) {
+          search.Add(step, step, -kSetAside);
+          continue;
+        }
+        selection_.stuck_step = step;
+        break;  // nothing can free the peak step
+      }
+      if (valid[best].second.stall_ns > stall_left_ns) {
+        if (cutting_free) {  // the target was met; only free cuts are wanted
+          for (auto& [entry, placement] : valid) index.PushBack(entry);
+          search.Add(step, step, -kSetAside);
+          continue;
+        }
+        for (auto& [entry, placement] : valid) {
+          selection_.reason[entry.candidate] = DecisionReason::kStallOverLimit;
+          selection_.detail[entry.candidate] =
+              "predicted stall " + std::to_string(placement.stall_ns) + " ns exceeds the " +
+              std::to_string(stall_left_ns) + " ns of overhead left";
+        }
+        break;
+      }
+      stall_left_ns -= valid[best].second.stall_ns;
+      Commit(valid[best].second);
+      for (size_t i = 0; i < valid.size(); ++i) {
+        if (i != best) index.PushBack(valid[i].first);
+      }
+      for (const auto& entry : retry) {
+        if (alive_[entry.candidate]) index.PushBack(entry);
+      }
+    }
+    return std::move(selection_);
+  }
+
+ private:
+  struct Attempt {
+    bool ok = false;
+    Placement placement;
+    DecisionReason reason = DecisionReason::kNotNeeded;
+    std::string detail;
+  };
+
+  static Attempt Reject(DecisionReason reason, std::string detail) {
+    Attempt attempt;
+    attempt.reason = reason;
+    attempt.detail = std::move(detail);
+    return attempt;
+  }
+
+  Step Boundary(int64_t time_ns) const {
+    return std::min(BoundaryAtOrBefore(start_ns_, time_ns), step_count_);
+  }
+
+  HopPlacement Hop(int32_t link, const Slot& slot) const {
+    HopPlacement hop;
+    hop.link = link;
+    hop.slot = slot;
+    hop.src_tier = profile_.links[link].from;
+    hop.dst_tier = profile_.links[link].to;
+    hop.boundary = Boundary(slot.start_ns);
+    return hop;
+  }
+
+  // Places a candidate so that it frees `step`. A re-placement passes the steps it already
+  // frees as `keep_first..keep_last` and never frees fewer, so re-placements only grow.
+  Attempt Place(int32_t candidate_index, Step step, Step keep_first = -1,
+                Step keep_last = -1) const {
+    const Candidate& candidate = candidates_[candidate_index];
+    const Value& value = graph_.values[candidate.value];
+    const int64_t bytes = candidate.bytes;
+    Placement placement;
+    placement.candidate = candidate_index;
+
+    // Store: once per value, as early as the producer and the links allow.
+    int64_t store_end = kNoTime;
+    Step store_last_boundary = -1;
+    if (!candidate.homed) {
+      const StoreState& state = stores_[candidate.value];
+      if (state.stored) {
+        store_end = state.end_ns;
+        store_last_boundary = state.last_boundary;
+      } else {
+        int64_t lower = value.producer != kNoNode
+                            ? start_ns_[context_.lifetimes.lifetimes[candidate.value].def_step + 1]
+                            : 0;
+        for (int32_t link : *context_.cost.from_device[candidate.tier]) {
+          const int64_t duration = ChannelTransferTimeNs(profile_.links[link], bytes);
+          placement.store_hops.push_back(Hop(link, links_.EarliestSlot(link, lower, duration)));
+          lower = placement.store_hops.back().slot.end_ns;
+        }
+        store_end = lower;
+        store_last_boundary = placement.store_hops.back().boundary;
+      }
+    }
+
+    // Detach: at the first boundary after the Store completes; pulled to `step` if need be.
+    Step detach = candidate.cover_first;
+    int64_t detach_stall = 0;
+    if (!(candidate.homed && candidate.after_step < 0)) {
+      if (!candidate.homed) {
+        detach = std::max(detach, FirstBoundaryAtOrAfter(start_ns_, store_end, detach));
+      }
+      const Step latest = keep_first >= 0 ? std::min(step, keep_first) : step;
+      if (detach > latest) {
+        if (store_last_boundary > latest) {
+          return Reject(DecisionReason::kStoreTooLate,
+                        "its Store cannot start before step " + std::to_string(step) +
+                            " begins (link busy or producer too late)");
+        }
+        detach_stall = store_end - start_ns_[latest];
+        detach = latest;
+      }
+      placement.detach_boundary = detach;
+      placement.detach_start_ns = std::max(start_ns_[detach], store_end);
+    }
+
+    // Prefetch: as late as still hides, issued after `step`.
+    Step fetch = step_count_;
+    int64_t prefetch_stall = 0;
+    if (candidate.before_step < step_count_) {
+      const Step consumer = candidate.before_step;
+      const int64_t deadline = start_ns_[consumer];
+      const Route& route = *context_.cost.to_device[candidate.tier];
+      const int64_t source_ready = candidate.homed ? 0 : store_end;
+      const Step after = keep_last >= 0 ? std::max(step, keep_last) : step;
+      const int64_t device_lower = std::max(start_ns_[after + 1], source_ready);
+      std::vector<HopPlacement> hops(route.size());
+      bool hidden = true;
+      int64_t end_limit = deadline;
+      for (size_t h = route.size(); h-- > 0;) {
+        const int64_t duration = ChannelTransferTimeNs(profile_.links[route[h]], bytes);
+        const int64_t lower = h + 1 == route.size() ? device_lower : source_ready;
+        const auto slot = links_.LatestSlot(route[h], lower, end_limit, duration);
+        if (!slot) {
+          hidden = false;
+          break;
+        }
+        hops[h] = Hop(route[h], *slot);
+        end_limit = slot->start_ns;
+      }
+      if (!hidden) {
+        int64_t lower = device_lower;
+        for (size_t h = 0; h < route.size(); ++h) {
+          const int64_t duration = ChannelTransferTimeNs(profile_.links[route[h]], bytes);
+          hops[h] = Hop(route[h], links_.EarliestSlot(route[h], lower, duration));
+          lower = hops[h].slot.end_ns;
+        }
+        prefetch_stall = std::max<int64_t>(0, hops.back().slot.end_ns - deadline);
+      }
+      fetch = std::min(hops.back().boundary, consumer);
+      for (HopPlacement& hop : hops) hop.boundary = std::min(hop.boundary, fetch);
+      placement.prefetch_hops = std::move(hops);
+    }
+    placement.freed_first = detach;
+    placement.freed_last = fetch - 1;
+    placement.stall_ns = detach_stall + prefetch_stall;
+
+    // Off-device copies: home, stored and staging, each over the steps it may exist.
+    const Step last_step = step_count_ - 1;
+    auto reserve = [&](TierId tier, Step first, Step last) {
+      first = std::min(first, last_step);
+      last = std::min(last, last_step);
+      if (first <= last) placement.tier_reservations.push_back({tier, first, last, bytes});
+    };
+    if (candidate.homed && !home_counted_[candidate.value]) reserve(candidate.tier, 0, last_step);
+    for (size_t h = 0; h < placement.store_hops.size(); ++h) {
+      const HopPlacement& hop = placement.store_hops[h];
+      const Step last = h + 1 < placement.store_hops.size()
+                            ? Boundary(placement.store_hops[h + 1].slot.end_ns)
+                            : last_step;
+      reserve(hop.dst_tier, hop.boundary, last);
+    }
+    for (size_t h = 0; h + 1 < placement.prefetch_hops.size(); ++h) {
+      reserve(placement.prefetch_hops[h].dst_tier, placement.prefetch_hops[h].boundary,
+              candidate.before_step);
+      placement.tier_reservations.back().prefetch_staging = true;
+    }
+    std::map<TierId, int64_t> bytes_per_tier;
+    for (const TierReservation& r : placement.tier_reservations) bytes_per_tier[r.tier] += r.bytes;
+    for (const TierReservation& r : placement.tier_reservations) {
+      const int64_t capacity = profile_.tiers[r.tier].capacity_bytes;
+      if (capacity <= 0) continue;
+      if (tiers_[r.tier].Max(r.first, r.last) + bytes_per_tier[r.tier] > capacity) {
+        return Reject(DecisionReason::kTierFull, "tier '" + profile_.tiers[r.tier].name +
+                                                     "' has no room for " + std::to_string(bytes) +
+                                                     " bytes at steps " + std::to_string(r.first) +
+                                                     ".." + std::to_string(r.last));
+      }
+    }
+    Attempt attempt;
+    attempt.ok = true;
+    attempt.placement = std::move(placement);
+    return attempt;
+  }
+
+  // Applies (sign +1) or takes back (-1) a placement's Prefetch side: its channel slots, the
+  // device steps it frees and its staging copies. Store and home copies stay as they are.
+  void ApplyPrefetchSide(const Placement& placement, int sign) {
+    const int64_t bytes = candidates_[placement.candidate].bytes;
+    for (const HopPlacement& hop : placement.prefetch_hops) {
+      if (sign > 0) {
+        links_.Reserve(hop.link, hop.slot);
+      } else {
+        links_.Release(hop.link, hop.slot);
+      }
+    }
+    AddFreed(placement.freed_first, placement.freed_last, -sign * bytes);
+    for (const TierReservation& r : placement.tier_reservations) {
+      if (r.prefetch_staging) tiers_[r.tier].Add(r.first, r.last, sign * r.bytes);
+    }
+  }
+
+  struct RepairOption {
+    CandidateIndex::Entry entry;
+    Placement placement;     // the new placement, freeing `step`
+    int64_t extra_stall_ns;  // its predicted stall minus the old one's
+  };
+
+  // The cheapest re-placement of a taken gap that covers `step` without freeing it (its
+  // Prefetch squeezed early by link traffic, or its Detach late), so that it does. Looks at
+  // up to kEvaluatedPerRound of them, best-ranked first; the state is left as it was.
+  std::optional<RepairOption> BestRepair(Step step) {
+    std::optional<RepairOption> best;
+    std::vector<CandidateIndex::Entry> seen;
+    while (static_cast<int>(seen.size()) < kEvaluatedPerRound) {
+      const CandidateIndex::Entry entry = committed_.PopBest(step, repairable_);
+      if (entry.candidate < 0) break;
+      const Placement& current = selection_.placements[placement_of_[entry.candidate]];
+      if (current.freed_first <= step && step <= current.freed_last) continue;  // done here
+      seen.push_back(entry);
+      ApplyPrefetchSide(current, -1);
+      Attempt attempt = Place(entry.candidate, step, current.freed_first, current.freed_last);
+      ApplyPrefetchSide(current, +1);
+      if (!attempt.ok || attempt.placement.freed_first > step ||
+          attempt.placement.freed_last < step) {
+        continue;
+      }
+      const int64_t extra = attempt.placement.stall_ns - current.stall_ns;
+      if (!best || extra < best->extra_stall_ns) {
+        best = RepairOption{entry, std::move(attempt.placement), extra};
+      }
+    }
+    for (const CandidateIndex::Entry& entry : seen) {
+      if (!best || entry.candidate != best->entry.candidate) committed_.PushBack(entry);
+    }
+    return best;
+  }
+
+  void ApplyRepair(RepairOption& repair) {
+    Placement& current = selection_.placements[placement_of_[repair.entry.candidate]];
+    ApplyPrefetchSide(current, -1);
+    Placement& replaced = repair.placement;
+    ApplyPrefetchSide(replaced, +1);
+    replaced.store_hops = current.store_hops;
+    for (const TierReservation& r : current.tier_reservations) {
+      if (!r.prefetch_staging) replaced.tier_reservations.push_back(r);
+    }
+    selection_.predicted_stall_ns += repair.extra_stall_ns;
+    current = std::move(replaced);
+  }
+
+  // Device bytes change over [first, last]: the profile and the trees that track it.
+  void AddFreed(Step first, Step last, int64_t delta) {
+    device_.Add(first, last, delta);
+    if (has_target_) excess_.Add(first, last, delta);
+    if (search_ != nullptr) search_->Add(first, last, delta);
+  }
+
+  void Commit(const Placement& placement) {
+    const Candidate& candidate = candidates_[placement.candidate];
+    for (const HopPlacement& hop : placement.store_hops) links_.Reserve(hop.link, hop.slot);
+    for (const HopPlacement& hop : placement.prefetch_hops) links_.Reserve(hop.link, hop.slot);
+    AddFreed(placement.freed_first, placement.freed_last, -candidate.bytes);
+    for (const TierReservation& r : placement.tier_reservations) {
+      tiers_[r.tier].Add(r.first, r.last, r.bytes);
+    }
+    if (candidate.homed) home_counted_[candidate.value] = 1;
+    if (!placement.store_hops.empty()) {
+      StoreState& state = stores_[candidate.value];
+      state.stored = true;
+      state.end_ns = placement.store_hops.back().slot.end_ns;
+      state.last_boundary = placement.store_hops.back().boundary;
+    }
+    alive_[placement.candidate] = 0;
+    if (has_target_) {
+      placement_of_[placement.candidate] = static_cast<int32_t>(selection_.placements.size());
+      repairable_[placement.candidate] = 1;
+      committed_.Add(placement.candidate, candidate);
+    }
+    selection_.reason[placement.candidate] = DecisionReason::kOffloaded;
+    selection_.detail[placement.candidate].clear();
+    selection_.predicted_stall_ns += placement.stall_ns;
+    selection_.placements.push_back(placement);
+  }
+
+  const PlanContext& context_;
+  const RefineRequest& request_;
+  const Graph& graph_;
+  const HardwareProfile& profile_;
+  const std::vector<int64_t>& start_ns_;
+  const std::vector<Candidate>& candidates_;
+  const Step step_count_;
+  RangeMaxTree device_;
+  RangeMaxTree* search_ = nullptr;  // set while making free cuts
+  bool has_target_ = false;
+  RangeMaxTree excess_;  // with a target: device bytes minus each step's target
+  std::vector<RangeMaxTree> tiers_;
+  LinkSchedule links_;
+  std::vector<StoreState> stores_;
+  std::vector<uint8_t> home_counted_;
+  std::vector<uint8_t> alive_;
+  CandidateIndex committed_;           // taken gaps, for re-placement
+  std::vector<int32_t> placement_of_;  // candidate -> index into selection_.placements
+  std::vector<uint8_t> repairable_;
+  Selection selection_;
+};
+
+}  // namespace
+
+Selection Refine(const PlanContext& context, const RefineRequest& request) {
+  return Refiner(context, request).Run();
+}
+
+}  // namespace hyperplan::planner

@@ -1,0 +1,106 @@
+// Refine: choose which candidates leave the device and place their transfers in time.
+//
+// Peak-driven greedy. The device bytes per step live in a RangeMaxTree; each round takes the
+// current peak step p (the first, on ties) and pops candidates covering p in rank order. Each
+// is placed by time against the stall-free timeline and what already occupies the links:
+// - Store (stored values, once per value): every hop at the earliest free channel slot after
+//   the producer ends (time 0 for a graph input).
+// - Detach: at the first step boundary, not before the gap, at or after the Store completes.
+//   If that is after p, the Detach is pulled to p and the compute stream waits for the Store
+//   (a predicted stall), unless the Store could not even start before step p (rejected).
+// - Prefetch: hops chained backwards, each in the latest free slot ending before the next hop
+//   starts (the last one ending by the consumer's start), so it starts as late as still hides
+//   its transfer given the link's occupancy; the last hop must start at or after the boundary
+//   after p, or the gap would not free p. When no such chain exists the hops go in the earliest
+//   slots after that boundary and the consumer stalls by the overrun.
+// - Off-device tiers must have room (conservatively, per step) for home, stored and staging
+//   copies; a tier without room rejects the candidate.
+// Among the first kEvaluatedPerRound valid placements (stopping early at a stall-free one)
+// the least predicted stall wins, ties by rank (or, with Choice::kMostBytes, the largest
+// value); the others go back to the index. With a target, re-placing a gap already taken that
+// covers p but leaves the value resident there (its Prefetch squeezed early by link traffic,
+// or its Detach late) competes too, at the stall it adds. The winner subtracts its bytes over
+// the steps it frees [Detach boundary, Prefetch boundary). The loop stops when the peak is at
+// or below the target, when nothing can free the peak step, or (no target) when the cheapest
+// stall would exceed the remaining allowance. With free_cuts_after_target it then goes on
+// with stall-free placements only, at every step in turn, highest first.
+// Cost: O((c + r * k) log n) for c candidates, r rounds and k evaluations per round, plus link
+// searches (bounded, see link_schedule.h).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hyperplan/planner/plan.h"
+#include "planner/context.h"
+#include "planner/link_schedule.h"
+
+namespace hyperplan::planner {
+
+inline constexpr int kEvaluatedPerRound = 16;
+
+struct HopPlacement {
+  int32_t link = -1;
+  Slot slot;
+  TierId src_tier = kNoTier;
+  TierId dst_tier = kNoTier;
+  Step boundary = 0;  // issued before this compute step
+};
+
+// Bytes a placement adds on an off-device tier over steps [first, last].
+struct TierReservation {
+  TierId tier = kNoTier;
+  Step first = 0;
+  Step last = 0;
+  int64_t bytes = 0;
+  bool prefetch_staging = false;  // between two Prefetch hops (given back on re-placement)
+};
+
+struct Placement {
+  int32_t candidate = -1;
+  std::vector<HopPlacement> store_hops;     // set on the decision that creates the value's Store
+  Step detach_boundary = -1;                // -1: no Detach (a homed value's leading gap)
+  std::vector<HopPlacement> prefetch_hops;  // empty for a trailing gap
+  Step freed_first = 0;                     // inclusive
+  Step freed_last = -1;
+  int64_t detach_start_ns = 0;  // planned: max(boundary start, Store end)
+  int64_t stall_ns = 0;         // predicted: Detach wait plus Prefetch overrun
+  std::vector<TierReservation> tier_reservations;
+};
+
+// How a round picks among the placements that free the peak step.
+enum class Choice : uint8_t {
+  kLeastStall,  // least predicted stall, ties by rank (the default)
+  kMostBytes,   // most bytes, ties by stall then rank (a fallback when the default gets stuck)
+};
+
+struct RefineRequest {
+  Choice choice = Choice::kLeastStall;
+  std::optional<int64_t> target_live_bytes;  // stop once the peak is at or below it
+  // Per-step targets instead (one per step; overrides target_live_bytes): stop once every
+  // step is at or below its own, cutting where the excess over the target is largest.
+  const std::vector<int64_t>* step_targets = nullptr;
+  int64_t stall_allowance_ns = std::numeric_limits<int64_t>::max();
+  const std::vector<uint8_t>* allowed = nullptr;  // per candidate; null: all (oracle hook)
+  // Once the target is met, keep cutting the peak with stall-free placements only: room for
+  // the arena's fragmentation at no predicted cost.
+  bool free_cuts_after_target = false;
+};
+
+struct Selection {
+  std::vector<Placement> placements;   // commit order
+  std::vector<DecisionReason> reason;  // per candidate
+  std::vector<std::string> detail;     // per candidate, set for rejections
+  int64_t live_peak_bytes = 0;         // after the placements
+  Step peak_step = 0;
+  Step stuck_step = -1;  // with a target not reached: the step nothing more could free
+  bool reached_target = false;
+  int64_t predicted_stall_ns = 0;
+};
+
+Selection Refine(const PlanContext& context, const RefineRequest& request);
+
+}  // namespace hyperplan::planner

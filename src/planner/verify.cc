@@ -1,0 +1,622 @@
+// The plan verifier: design.md invariants 1-6 (see verify.h).
+#include "hyperplan/planner/verify.h"
+
+#include <algorithm>
+#include <map>
+#include <queue>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "hyperplan/error.h"
+#include "hyperplan/lifetimes.h"
+#include "hyperplan/planner/simulate.h"
+
+namespace hyperplan {
+namespace {
+
+class Verifier {
+ public:
+  Verifier(const Graph& graph, const HardwareProfile& profile, const Plan& plan)
+      : graph_(graph), profile_(profile), plan_(plan) {}
+
+  VerifyResult Run() {
+    if (!CheckStructure()) return result_;
+    try {
+      sim_ = Simulate(graph_, profile_, plan_);
+    } catch (const Error& error) {
+      Fail(4, -1, error.what());
+      return result_;
+    }
+    ComputeTimes();
+    if (!CheckStoredTimeline() || !CheckInvariant4() || !CheckInvariant1() || !CheckInvariant2() ||
+        !CheckInvariant3() || !CheckInvariant5() || !CheckInvariant6()) {
+      return result_;
+    }
+    return result_;
+  }
+
+ private:
+  bool Fail(int invariant, int32_t step, const std::string& message) {
+    result_.ok = false;
+    result_.invariant = invariant;
+    result_.step = step;
+    result_.message = "invariant " + std::to_string(invariant) + ": ";
+    if (step >= 0) result_.message += Describe(step) + ": ";
+    result_.message += message;
+    return false;
+  }
+
+  std::string ValueName(ValueId value) const {
+    if (value < 0 || static_cast<size_t>(value) >= graph_.values.size()) return "?";
+    return "'" + graph_.values[value].name + "'";
+  }
+
+  std::string TierName(TierId tier) const {
+    if (tier < 0 || static_cast<size_t>(tier) >= profile_.tiers.size()) return "?";
+    return profile_.tiers[tier].name;
+  }
+
+  std::string Describe(int32_t index) const {
+    const PlanStep& step = plan_.steps[index];
+    std::string text =
+        "step " + std::to_string(index) + " (" + std::string(StepKindName(step.kind)) + " ";
+    if (step.kind == StepKind::kCompute) {
+      const bool valid = step.node >= 0 && static_cast<size_t>(step.node) < graph_.nodes.size();
+      text += valid ? "'" + graph_.nodes[step.node].name + "'" : "?";
+    } else {
+      text += ValueName(step.value);
+      if (step.kind != StepKind::kDetach) {
+        text += " " + TierName(step.src_tier) + "->" + TierName(step.dst_tier);
+      }
+    }
+    return text + ")";
+  }
+
+  std::string IntervalName(size_t index) const {
+    const ResidentInterval& interval = plan_.residency[index];
+    std::string owner = interval.value != kNoValue
+                            ? ValueName(interval.value)
+                            : "scratch of node " + std::to_string(interval.scratch_node);
+    return "residency " + std::to_string(index) + " (" + owner + ", steps " +
+           std::to_string(interval.first_step) + ".." + std::to_string(interval.last_step) + ")";
+  }
+
+  bool IsTransfer(const PlanStep& step) const {
+    return step.kind == StepKind::kPrefetch || step.kind == StepKind::kStore;
+  }
+
+  bool ValidStepIndex(int32_t index) const {
+    return index >= 0 && static_cast<size_t>(index) < plan_.steps.size();
+  }
+
+  // Indices, kinds, links, the order's shape and topology (invariant 4 for the order).
+  bool CheckStructure() {
+    const size_t node_count = graph_.nodes.size();
+    const TierId device = profile_.device_tier;
+    if (device < 0 || static_cast<size_t>(device) >= profile_.tiers.size()) {
+      return Fail(0, -1, "the profile has no device tier");
+    }
+    if (plan_.order.size() != node_count) {
+      return Fail(4, -1,
+                  "the order has " + std::to_string(plan_.order.size()) + " steps for " +
+                      std::to_string(node_count) + " nodes");
+    }
+    if (plan_.node_time_ns.size() != node_count) {
+      return Fail(0, -1, "node times do not cover every node");
+    }
+    step_of_node_.assign(node_count, -1);
+    for (size_t k = 0; k < node_count; ++k) {
+      const NodeId node = plan_.order[k];
+      if (node < 0 || static_cast<size_t>(node) >= node_count || step_of_node_[node] >= 0) {
+        return Fail(4, -1, "the order is not a permutation at step " + std::to_string(k));
+      }
+      step_of_node_[node] = static_cast<Step>(k);
+    }
+    for (size_t k = 0; k < node_count; ++k) {
+      const Node& node = graph_.nodes[plan_.order[k]];
+      for (ValueId input : node.inputs) {
+        const NodeId producer = graph_.values[input].producer;
+        if (producer != kNoNode && step_of_node_[producer] >= static_cast<Step>(k)) {
+          return Fail(4, -1,
+                      "the order is not topological: node '" + node.name + "' at step " +
+                          std::to_string(k) + " reads " + ValueName(input) + " produced at step " +
+                          std::to_string(step_of_node_[producer]));
+        }
+      }
+    }
+    compute_index_.assign(node_count, -1);
+    size_t computes = 0;
+    for (size_t i = 0; i < plan_.steps.size(); ++i) {
+      const PlanStep& step = plan_.steps[i];
+      const auto index = static_cast<int32_t>(i);
+      for (int32_t wait : step.waits_for) {
+        if (wait < 0 || wait >= index) {
+          return Fail(4, index,
+                      "waits for step " + std::to_string(wait) + ", which does not come before it");
+        }
+      }
+      if (step.kind == StepKind::kCompute) {
+        if (computes >= node_count || step.node != plan_.order[computes] ||
+            step.boundary != static_cast<Step>(computes)) {
+          return Fail(4, index,
+                      "compute steps do not follow the order (expected step " +
+                          std::to_string(computes) + ")");
+        }
+        compute_index_[computes++] = index;
+        continue;
+      }
+      if (step.value < 0 || static_cast<size_t>(step.value) >= graph_.values.size()) {
+        return Fail(0, index, "names no valid value");
+      }
+      if (step.bytes != graph_.values[step.value].bytes) {
+        return Fail(0, index,
+                    "moves " + std::to_string(step.bytes) + " bytes of a " +
+                        std::to_string(graph_.values[step.value].bytes) + "-byte value");
+      }
+      if (step.kind == StepKind::kDetach) {
+        if (step.src_tier != device) return Fail(0, index, "a Detach must drop the device copy");
+        continue;
+      }
+      if (step.link < 0 || static_cast<size_t>(step.link) >= profile_.links.size()) {
+        return Fail(0, index, "names no valid link");
+      }
+      const Link& link = profile_.links[step.link];
+      if (step.channel < 0 || step.channel >= std::max(1, link.channels)) {
+        return Fail(0, index, "names no valid channel of its link");
+      }
+      if (link.from != step.src_tier || link.to != step.dst_tier) {
+        return Fail(0, index, "its tiers do not match its link");
+      }
+      if (step.kind == StepKind::kPrefetch && step.src_tier == device) {
+        return Fail(0, index, "a Prefetch must move towards the device");
+      }
+      if (step.kind == StepKind::kStore && step.dst_tier == device) {
+        return Fail(0, index, "a Store must move away from the device");
+      }
+    }
+    if (computes != node_count) return Fail(4, -1, "not every node has a compute step");
+    if (plan_.layout.offset_bytes.size() != plan_.residency.size()) {
+      return Fail(3, -1, "the layout does not give every residency an offset");
+    }
+    const auto step_count = static_cast<Step>(node_count);
+    for (size_t r = 0; r < plan_.residency.size(); ++r) {
+      const ResidentInterval& interval = plan_.residency[r];
+      const bool has_value =
+          interval.value >= 0 && static_cast<size_t>(interval.value) < graph_.values.size();
+      const bool has_node =
+          interval.scratch_node >= 0 && static_cast<size_t>(interval.scratch_node) < node_count;
+      if (has_value == has_node || interval.first_step < 0 || interval.last_step >= step_count ||
+          interval.first_step > interval.last_step ||
+          (interval.opened_by >= 0 && !ValidStepIndex(interval.opened_by)) ||
+          (interval.closed_by >= 0 && !ValidStepIndex(interval.closed_by))) {
+        return Fail(0, -1, IntervalName(r) + " is malformed");
+      }
+    }
+    for (size_t c = 0; c < plan_.tier_copies.size(); ++c) {
+      const TierCopy& copy = plan_.tier_copies[c];
+      if (copy.value < 0 || static_cast<size_t>(copy.value) >= graph_.values.size() ||
+          copy.tier < 0 || static_cast<size_t>(copy.tier) >= profile_.tiers.size() ||
+          copy.tier == device || (copy.opened_by >= 0 && !ValidStepIndex(copy.opened_by)) ||
+          (copy.closed_by >= 0 && !ValidStepIndex(copy.closed_by))) {
+        return Fail(0, -1, "tier copy " + std::to_string(c) + " is malformed");
+      }
+    }
+    return true;
+  }
+
+  void ComputeTimes() {
+    alloc_ns_.resize(plan_.residency.size());
+    free_ns_.resize(plan_.residency.size());
+    for (size_t r = 0; r < plan_.residency.size(); ++r) {
+      const ResidentInterval& interval = plan_.residency[r];
+      alloc_ns_[r] = interval.opened_by < 0 ? 0 : sim_.steps[interval.opened_by].start_ns;
+      free_ns_[r] =
+          interval.closed_by < 0 ? sim_.makespan_ns : sim_.steps[interval.closed_by].end_ns;
+      if (interval.value != kNoValue) intervals_of_[interval.value].push_back(r);
+    }
+    for (auto& [value, list] : intervals_of_) {
+      std::sort(list.begin(), list.end(), [&](size_t a, size_t b) {
+        return plan_.residency[a].first_step < plan_.residency[b].first_step;
+      });
+    }
+  }
+
+  bool CheckStoredTimeline() {
+    if (plan_.timeline.makespan_ns != sim_.makespan_ns ||
+        plan_.timeline.steps.size() != sim_.steps.size()) {
+      return Fail(5, -1,
+                  "the plan's timeline (makespan " + std::to_string(plan_.timeline.makespan_ns) +
+                      " ns) is not what its steps replay to (" + std::to_string(sim_.makespan_ns) +
+                      " ns)");
+    }
+    for (size_t i = 0; i < sim_.steps.size(); ++i) {
+      if (plan_.timeline.steps[i].start_ns != sim_.steps[i].start_ns ||
+          plan_.timeline.steps[i].end_ns != sim_.steps[i].end_ns) {
+        return Fail(5, static_cast<int32_t>(i), "its stored times differ from the replay");
+      }
+    }
+    return true;
+  }
+
+  int64_t Start(int32_t step) const { return sim_.steps[step].start_ns; }
+  int64_t End(int32_t step) const { return sim_.steps[step].end_ns; }
+
+  // A transfer reads a copy that is complete when it starts and still there when it ends.
+  bool CopyAvailable(ValueId value, TierId tier, int64_t start_ns, int64_t end_ns,
+                     int32_t reader) const {
+    if (tier == profile_.device_tier) {
+      auto it = intervals_of_.find(value);
+      if (it == intervals_of_.end()) return false;
+      for (size_t r : it->second) {
+        const ResidentInterval& interval = plan_.residency[r];
+        const int64_t ready_ns = interval.opened_by < 0 ? 0 : sim_.steps[interval.opened_by].end_ns;
+        if (ready_ns <= start_ns && free_ns_[r] >= end_ns) return true;
+      }
+      return false;
+    }
+    auto copies = copies_of_.find(value);
+    if (copies == copies_of_.end()) return false;
+    for (size_t c : copies->second) {
+      const TierCopy& copy = plan_.tier_copies[c];
+      if (copy.tier != tier) continue;
+      const int64_t ready_ns = copy.opened_by < 0 ? 0 : End(copy.opened_by);
+      const int64_t gone_ns = copy.closed_by < 0 ? sim_.makespan_ns : End(copy.closed_by);
+      if (copy.opened_by != reader && ready_ns <= start_ns && gone_ns >= end_ns) return true;
+    }
+    return false;
+  }
+
+  // Data movement: producers before Stores, copies before the transfers that read them, and
+  // every off-device copy written by a transfer is accounted.
+  bool CheckInvariant4() {
+    for (size_t c = 0; c < plan_.tier_copies.size(); ++c) {
+      copies_by_opener_.emplace(plan_.tier_copies[c].opened_by, c);
+      copies_of_[plan_.tier_copies[c].value].push_back(c);
+    }
+    for (size_t i = 0; i < plan_.steps.size(); ++i) {
+      const PlanStep& step = plan_.steps[i];
+      if (!IsTransfer(step)) continue;
+      const auto index = static_cast<int32_t>(i);
+      const NodeId producer = graph_.values[step.value].producer;
+      if (step.src_tier == profile_.device_tier && producer != kNoNode &&
+          Start(index) < End(compute_index_[step_of_node_[producer]])) {
+        return Fail(4, index,
+                    "starts before its producer '" + graph_.nodes[producer].name + "' ends");
+      }
+      if (!CopyAvailable(step.value, step.src_tier, Start(index), End(index), index)) {
+        return Fail(4, index,
+                    "no complete copy of " + ValueName(step.value) + " on " +
+                        TierName(step.src_tier) + " when it starts at " +
+                        std::to_string(Start(index)) + " ns (e.g. its Store has not completed)");
+      }
+      if (step.dst_tier != profile_.device_tier) {
+        bool accounted = false;
+        const auto range = copies_by_opener_.equal_range(index);
+        for (auto it = range.first; it != range.second; ++it) {
+          const TierCopy& copy = plan_.tier_copies[it->second];
+          accounted |= copy.value == step.value && copy.tier == step.dst_tier;
+        }
+        if (!accounted) return Fail(2, index, "writes a copy no tier accounts for");
+      }
+    }
+    return true;
+  }
+
+  bool CheckInvariant1() {
+    const TierId device = profile_.device_tier;
+    const auto step_count = static_cast<Step>(plan_.order.size());
+    std::vector<uint8_t> opens(plan_.steps.size(), 0);
+    std::vector<uint8_t> closes(plan_.steps.size(), 0);
+    for (const auto& [value, list] : intervals_of_) {
+      for (size_t k = 1; k < list.size(); ++k) {
+        if (plan_.residency[list[k]].first_step <= plan_.residency[list[k - 1]].last_step) {
+          return Fail(1, -1, IntervalName(list[k]) + " overlaps " + IntervalName(list[k - 1]));
+        }
+      }
+    }
+    for (size_t r = 0; r < plan_.residency.size(); ++r) {
+      const ResidentInterval& interval = plan_.residency[r];
+      const std::string name = IntervalName(r);
+      if (interval.value == kNoValue) {
+        const int32_t compute = compute_index_[step_of_node_[interval.scratch_node]];
+        if (interval.opened_by != compute || interval.closed_by != compute) {
+          return Fail(1, -1, name + " must live exactly during its node");
+        }
+        continue;
+      }
+      const Value& value = graph_.values[interval.value];
+      // Opening.
+      if (interval.opened_by < 0) {
+        if (value.producer != kNoNode || interval.first_step != 0) {
+          return Fail(1, -1, name + " is resident from the run's start but is not an input");
+        }
+      } else {
+        const PlanStep& opener = plan_.steps[interval.opened_by];
+        if (opener.kind == StepKind::kCompute) {
+          if (opener.node != value.producer || opener.boundary != interval.first_step) {
+            return Fail(1, interval.opened_by, name + " is not opened by its producer");
+          }
+        } else if (opener.kind == StepKind::kPrefetch) {
+          if (opener.value != interval.value || opener.dst_tier != device ||
+              opener.boundary != interval.first_step) {
+            return Fail(1, interval.opened_by,
+                        name + " must be opened by a Prefetch to the device issued before step " +
+                            std::to_string(interval.first_step));
+          }
+          if (interval.first_step > 0 &&
+              Start(interval.opened_by) < End(compute_index_[interval.first_step - 1])) {
+            return Fail(1, interval.opened_by,
+                        "allocates before step " + std::to_string(interval.first_step - 1) +
+                            " ends, outside " + name);
+          }
+          opens[interval.opened_by] = 1;
+        } else {
+          return Fail(1, interval.opened_by, name + " cannot be opened by this step");
+        }
+      }
+      // Closing.
+      if (interval.closed_by < 0) {
+        if (interval.last_step != step_count - 1) {
+          return Fail(1, -1, name + " ends before the last step but is not closed");
+        }
+      } else {
+        const PlanStep& closer = plan_.steps[interval.closed_by];
+        if (closer.kind == StepKind::kCompute) {
+          if (closer.boundary != interval.last_step) {
+            return Fail(1, interval.closed_by, name + " is not closed by its last step");
+          }
+        } else if (closer.kind == StepKind::kDetach) {
+          if (closer.value != interval.value || closer.boundary != interval.last_step + 1) {
+            return Fail(1, interval.closed_by,
+                        name + " must be closed by a Detach right after step " +
+                            std::to_string(interval.last_step));
+          }
+          const int32_t detach = interval.closed_by;
+          if (Start(detach) < End(compute_index_[interval.last_step])) {
+            return Fail(
+                1, detach,
+                "drops the copy before step " + std::to_string(interval.last_step) + " ends");
+          }
+          if (!HasOtherCopy(interval.value, Start(detach))) {
+            return Fail(1, detach,
+                        "drops the only copy of " + ValueName(interval.value) +
+                            " (no home copy, no completed Store)");
+          }
+          closes[detach] = 1;
+        } else {
+          return Fail(1, interval.closed_by, name + " cannot be closed by this step");
+        }
+      }
+    }
+    for (size_t i = 0; i < plan_.steps.size(); ++i) {
+      const PlanStep& step = plan_.steps[i];
+      if (step.kind == StepKind::kPrefetch && step.dst_tier == device && !opens[i]) {
+        return Fail(1, static_cast<int32_t>(i),
+                    "brings a value to the device that no residency accounts for");
+      }
+      if (step.kind == StepKind::kDetach && !closes[i]) {
+        return Fail(1, static_cast<int32_t>(i), "drops a copy that no residency ends with");
+      }
+    }
+    // Every node finds its inputs (and its outputs) on the device when it starts.
+    for (Step k = 0; k < step_count; ++k) {
+      const int32_t compute = compute_index_[k];
+      const Node& node = graph_.nodes[plan_.order[k]];
+      for (ValueId input : node.inputs) {
+        if (!graph_.values[input].size_known || graph_.values[input].bytes <= 0) continue;
+        const size_t* covering = Covering(input, k);
+        if (covering == nullptr) {
+          return Fail(1, compute,
+                      "reads " + ValueName(input) +
+                          ", which is not resident on the device then (Detached and "
+                          "not re-fetched, or never fetched)");
+        }
+        const int32_t opener = plan_.residency[*covering].opened_by;
+        if (opener >= 0 && plan_.steps[opener].kind == StepKind::kPrefetch &&
+            End(opener) > Start(compute)) {
+          return Fail(1, compute,
+                      "starts at " + std::to_string(Start(compute)) +
+                          " ns before the Prefetch of " + ValueName(input) + " (step " +
+                          std::to_string(opener) + ") completes at " + std::to_string(End(opener)) +
+                          " ns");
+        }
+      }
+      for (ValueId output : node.outputs) {
+        if (!graph_.values[output].size_known || graph_.values[output].bytes <= 0) continue;
+        const size_t* covering = Covering(output, k);
+        if (covering == nullptr || plan_.residency[*covering].first_step != k) {
+          return Fail(1, compute, "writes " + ValueName(output) + " with no residency from it");
+        }
+      }
+    }
+    return true;
+  }
+
+  const size_t* Covering(ValueId value, Step step) const {
+    auto it = intervals_of_.find(value);
+    if (it == intervals_of_.end()) return nullptr;
+    for (const size_t& r : it->second) {
+      if (plan_.residency[r].first_step <= step && step <= plan_.residency[r].last_step) {
+        return &r;
+      }
+    }
+    return nullptr;
+  }
+
+  bool HasOtherCopy(ValueId value, int64_t at_ns) const {
+    auto copies = copies_of_.find(value);
+    if (copies == copies_of_.end()) return false;
+    for (size_t c : copies->second) {
+      const TierCopy& copy = plan_.tier_copies[c];
+      if (copy.opened_by < 0) return true;
+      const PlanStep& writer = plan_.steps[copy.opened_by];
+      if (writer.kind == StepKind::kStore && End(copy.opened_by) <= at_ns) return true;
+    }
+    return false;
+  }
+
+  bool CheckInvariant2() {
+    const TierId device = profile_.device_tier;
+    for (size_t tier = 0; tier < profile_.tiers.size(); ++tier) {
+      const int64_t capacity = profile_.tiers[tier].capacity_bytes;
+      if (capacity <= 0 || static_cast<TierId>(tier) == device) continue;
+      if (sim_.peak_bytes_per_tier[tier] > capacity) {
+        return Fail(2, -1,
+                    "tier '" + profile_.tiers[tier].name + "' holds " +
+                        std::to_string(sim_.peak_bytes_per_tier[tier]) +
+                        " bytes, over its capacity of " + std::to_string(capacity));
+      }
+    }
+    const int64_t device_capacity = profile_.tiers[device].capacity_bytes;
+    if (plan_.fits) {
+      if (device_capacity > 0 && (sim_.peak_bytes_per_tier[device] > device_capacity ||
+                                  plan_.layout.arena_bytes > device_capacity)) {
+        return Fail(2, -1,
+                    "the device arena (" + std::to_string(plan_.layout.arena_bytes) +
+                        " bytes) exceeds the device capacity of " +
+                        std::to_string(device_capacity));
+      }
+      if (plan_.budget_bytes && plan_.layout.arena_bytes > *plan_.budget_bytes) {
+        return Fail(2, -1,
+                    "the arena (" + std::to_string(plan_.layout.arena_bytes) +
+                        " bytes) exceeds the budget of " + std::to_string(*plan_.budget_bytes));
+      }
+    }
+    int64_t curve_max = 0;
+    for (const TierUsagePoint& point : sim_.bytes_per_tier[device]) {
+      curve_max = std::max(curve_max, point.bytes);
+    }
+    if (plan_.summary.peak_bytes != sim_.peak_bytes_per_tier[device] ||
+        curve_max != sim_.peak_bytes_per_tier[device]) {
+      return Fail(2, -1,
+                  "the reported peak (" + std::to_string(plan_.summary.peak_bytes) +
+                      " bytes) is not the maximum of the timeline (" + std::to_string(curve_max) +
+                      " bytes)");
+    }
+    return true;
+  }
+
+  bool CheckInvariant3() {
+    const int64_t arena = plan_.layout.arena_bytes;
+    std::vector<size_t> by_start;
+    for (size_t r = 0; r < plan_.residency.size(); ++r) {
+      const int64_t offset = plan_.layout.offset_bytes[r];
+      const int64_t bytes = plan_.residency[r].bytes;
+      if (bytes <= 0) continue;
+      if (offset < 0 || offset + bytes > arena) {
+        return Fail(3, -1,
+                    IntervalName(r) + " at offset " + std::to_string(offset) +
+                        " lies outside the arena of " + std::to_string(arena) + " bytes");
+      }
+      by_start.push_back(r);
+    }
+    std::sort(by_start.begin(), by_start.end(), [&](size_t a, size_t b) {
+      return std::tie(plan_.residency[a].first_step, a) <
+             std::tie(plan_.residency[b].first_step, b);
+    });
+    using Ending = std::pair<Step, size_t>;  // (last step, interval)
+    std::priority_queue<Ending, std::vector<Ending>, std::greater<Ending>> live_until;
+    std::map<int64_t, size_t> live;  // offset -> interval
+    for (size_t r : by_start) {
+      const ResidentInterval& interval = plan_.residency[r];
+      while (!live_until.empty() && live_until.top().first < interval.first_step) {
+        live.erase(plan_.layout.offset_bytes[live_until.top().second]);
+        live_until.pop();
+      }
+      const int64_t offset = plan_.layout.offset_bytes[r];
+      const int64_t end = offset + interval.bytes;
+      auto next = live.lower_bound(offset);
+      if (next != live.end() && next->first < end) {
+        return Fail(3, -1,
+                    IntervalName(r) + " overlaps " + IntervalName(next->second) + " in the arena");
+      }
+      if (next != live.begin()) {
+        const size_t previous = std::prev(next)->second;
+        if (plan_.layout.offset_bytes[previous] + plan_.residency[previous].bytes > offset) {
+          return Fail(3, -1,
+                      IntervalName(r) + " overlaps " + IntervalName(previous) + " in the arena");
+        }
+      }
+      live.emplace(offset, r);
+      live_until.emplace(interval.last_step, r);
+    }
+    // The arena covers every simulated instant only if the replay stays within the per-step
+    // accounting it was laid out for.
+    const int64_t device_peak = sim_.peak_bytes_per_tier[profile_.device_tier];
+    if (device_peak > plan_.layout.live_peak_bytes) {
+      return Fail(3, -1,
+                  "the replay holds " + std::to_string(device_peak) +
+                      " bytes on the device, more than the " +
+                      std::to_string(plan_.layout.live_peak_bytes) +
+                      " bytes the arena was laid out for");
+    }
+    return true;
+  }
+
+  bool CheckInvariant5() {
+    int64_t compute_ns = 0;
+    for (NodeId node : plan_.order) compute_ns += plan_.node_time_ns[node];
+    if (sim_.makespan_ns < compute_ns) {
+      return Fail(5, -1,
+                  "makespan " + std::to_string(sim_.makespan_ns) +
+                      " ns is below the compute total of " + std::to_string(compute_ns));
+    }
+    for (size_t l = 0; l < profile_.links.size(); ++l) {
+      const __int128 moved = static_cast<__int128>(sim_.bytes_moved_per_link[l]) * 1'000'000'000;
+      const __int128 capacity =
+          static_cast<__int128>(sim_.makespan_ns) * profile_.links[l].bandwidth_bytes_per_s;
+      if (moved > capacity) {
+        return Fail(5, -1,
+                    "link " + std::to_string(l) + " moves " +
+                        std::to_string(sim_.bytes_moved_per_link[l]) +
+                        " bytes, more than its bandwidth allows in the makespan");
+      }
+    }
+    return true;
+  }
+
+  bool CheckInvariant6() {
+    if (plan_.offload_enabled) return true;
+    for (size_t i = 0; i < plan_.steps.size(); ++i) {
+      if (plan_.steps[i].kind != StepKind::kCompute) {
+        return Fail(6, static_cast<int32_t>(i), "offloading is off but the plan has a cache op");
+      }
+    }
+    if (plan_.order != ModelOrder(graph_)) {
+      return Fail(6, -1, "offloading is off but the order is not the model's");
+    }
+    if (sim_.makespan_ns != sim_.compute_ns) {
+      return Fail(6, -1, "offloading is off but the makespan differs from the compute total");
+    }
+    const int64_t baseline_peak = AnalyzeLifetimes(graph_, plan_.order).timeline.peak_bytes;
+    if (plan_.layout.live_peak_bytes != baseline_peak) {
+      return Fail(
+          6, -1,
+          "offloading is off but the peak (" + std::to_string(plan_.layout.live_peak_bytes) +
+              " bytes) differs from the baseline (" + std::to_string(baseline_peak) + " bytes)");
+    }
+    return true;
+  }
+
+  const Graph& graph_;
+  const HardwareProfile& profile_;
+  const Plan& plan_;
+  VerifyResult result_;
+  SimulationResult sim_;
+  std::vector<Step> step_of_node_;
+  std::vector<int32_t> compute_index_;  // by step
+  std::vector<int64_t> alloc_ns_;
+  std::vector<int64_t> free_ns_;
+  std::map<ValueId, std::vector<size_t>> intervals_of_;
+  std::multimap<int32_t, size_t> copies_by_opener_;
+  std::map<ValueId, std::vector<size_t>> copies_of_;
+};
+
+}  // namespace
+
+VerifyResult VerifyPlan(const Graph& graph, const HardwareProfile& profile, const Plan& plan) {
+  return Verifier(graph, profile, plan).Run();
+}
+
+}  // namespace hyperplan

@@ -1,0 +1,54 @@
+// The report page (see html_report.h): computes what several sections share, then writes the
+// sections in reading order.
+#include "report/html_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <sstream>
+
+#include "hyperplan/lifetimes.h"
+#include "report/markup.h"
+#include "report/sections.h"
+#include "report/svg_frame.h"
+
+namespace hyperplan::report {
+
+void WriteHtmlReport(std::ostream& out, const Graph& graph, const HardwareProfile& profile,
+                     const Plan& plan, const ReportProvenance& provenance) {
+  const LifetimeAnalysis model_order = AnalyzeLifetimes(graph, ModelOrder(graph));
+  BaselineMemory baseline = DescribeBaseline(graph, plan, model_order);
+  const int64_t end_ns = std::max(plan.timeline.makespan_ns, baseline.makespan_ns);
+  const ReportInput input{graph,
+                          profile,
+                          plan,
+                          provenance,
+                          std::move(baseline),
+                          DescribePlanPeak(profile, plan),
+                          ChartColumns(end_ns)};
+
+  out << "<!DOCTYPE html>\n"
+      << "<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n"
+      << "<meta charset=\"utf-8\"/>\n"
+      << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
+      << "<meta name=\"generator\" content=\"" << EscapeMarkup(provenance.tool_version) << "\"/>\n"
+      << "<title>" << EscapeMarkup(fmt::format("hyperplan plan: {}", graph.name)) << "</title>\n"
+      << "<style>" << ReportStyleSheet() << "</style>\n</head>\n<body>\n<main>\n";
+  out << HeaderSection(input) << "\n";
+  out << MemorySection(input) << "\n";
+  out << StreamsSection(input) << "\n";
+  out << TiersSection(input) << "\n";
+  out << DecisionsSection(input) << "\n";
+  out << SummarySection(input) << "\n";
+  out << ProvenanceSection(input) << "\n";
+  out << "</main>\n</body>\n</html>\n";
+}
+
+std::string HtmlReport(const Graph& graph, const HardwareProfile& profile, const Plan& plan,
+                       const ReportProvenance& provenance) {
+  std::ostringstream out;
+  WriteHtmlReport(out, graph, profile, plan, provenance);
+  return out.str();
+}
+
+}  // namespace hyperplan::report

@@ -1,0 +1,198 @@
+// Device memory over time, before and after, with the budget and capacity, each peak marked
+// and broken down into the blocks resident then.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "hyperplan/units.h"
+#include "report/axis_ticks.h"
+#include "report/markup.h"
+#include "report/memory_chart.h"
+#include "report/names.h"
+#include "report/sections.h"
+
+namespace hyperplan::report {
+namespace {
+
+constexpr size_t kSharesShown = 10;
+constexpr size_t kNameChars = 56;
+constexpr int kDeviceChartHeightPx = 320;
+
+// Draw a capacity line only when it is near the data; a far-away capacity would flatten the
+// chart and is printed in words instead.
+bool CapacityWorthDrawing(int64_t capacity_bytes, int64_t data_max_bytes) {
+  return capacity_bytes > 0 && capacity_bytes <= data_max_bytes + data_max_bytes / 2;
+}
+
+std::string NodeWords(const Graph& graph, NodeId node) {
+  if (node == kNoNode) return "";
+  return fmt::format("'{}' ({})", Abbreviate(NodeName(graph, node), 40), NodeOpType(graph, node));
+}
+
+// "weight 5.86 MiB (2999), activation 40.0 KiB (41)": bytes and blocks per class, largest
+// first, for peaks made of many small blocks.
+std::string ByClass(const Graph& graph, const PeakComposition& peak) {
+  std::map<std::string, std::pair<int64_t, int64_t>> totals;  // class -> bytes, blocks
+  for (const PeakShare& share : peak.shares) {
+    auto& total = totals[share.value == kNoValue ? "scratch" : ValueClassText(graph, share.value)];
+    total.first += share.bytes;
+    ++total.second;
+  }
+  std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>> ordered(totals.begin(),
+                                                                           totals.end());
+  std::stable_sort(ordered.begin(), ordered.end(),
+                   [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
+  std::string text;
+  for (const auto& [name, total] : ordered) {
+    text += fmt::format("{}{} {} ({})", text.empty() ? "" : ", ", name, FormatBytes(total.first),
+                        total.second);
+  }
+  return text.empty() ? "nothing resident" : text;
+}
+
+std::string SharesTable(const ReportInput& input, const PeakComposition& peak,
+                        const std::string& id, const std::string& heading) {
+  std::string html = fmt::format("<div class=\"peak\" id=\"{}\">\n<h3>{}</h3>\n", id, heading);
+  html +=
+      "<table class=\"compact\"><thead><tr><th>resident block</th><th>class</th>"
+      "<th class=\"num\">bytes</th><th class=\"num\">share</th></tr></thead><tbody>\n";
+  const size_t shown = std::min(kSharesShown, peak.shares.size());
+  for (size_t i = 0; i < shown; ++i) {
+    const PeakShare& share = peak.shares[i];
+    const std::string name = BlockName(input.graph, share.value, share.scratch_node);
+    html += fmt::format(
+        "<tr><td class=\"value\" title=\"{}\">{}</td><td>{}</td><td class=\"num\">{}</td>"
+        "<td class=\"num\">{}</td></tr>\n",
+        EscapeMarkup(name), EscapeMarkup(Abbreviate(name, kNameChars)),
+        share.value == kNoValue ? "scratch"
+                                : EscapeMarkup(ValueClassText(input.graph, share.value)),
+        EscapeMarkup(FormatBytes(share.bytes)), PercentOf(share.bytes, peak.bytes));
+  }
+  if (peak.shares.size() > shown) {
+    int64_t rest_bytes = 0;
+    for (size_t i = shown; i < peak.shares.size(); ++i) rest_bytes += peak.shares[i].bytes;
+    html += fmt::format(
+        "<tr class=\"muted\"><td>{} more</td><td></td><td class=\"num\">{}</td>"
+        "<td class=\"num\">{}</td></tr>\n",
+        peak.shares.size() - shown, EscapeMarkup(FormatBytes(rest_bytes)),
+        PercentOf(rest_bytes, peak.bytes));
+  }
+  html += fmt::format(
+      "<tr class=\"total\"><td>{} blocks</td><td></td><td class=\"num\">{}</td><td></td></tr>\n",
+      peak.shares.size(), EscapeMarkup(FormatBytes(peak.shares_bytes)));
+  html += "</tbody></table>\n";
+  html += "<p class=\"note-text\">by class: " + EscapeMarkup(ByClass(input.graph, peak)) + "</p>\n";
+  html += "</div>\n";
+  return html;
+}
+
+std::string Legend(const ReportInput& input, bool capacity_rule) {
+  std::string html = "<div class=\"legend\">";
+  html += "<span><i class=\"key plan\"></i>after: the plan, simulated</span>";
+  html += "<span><i class=\"key baseline\"></i>before: model order, nothing offloaded</span>";
+  if (input.plan.budget_bytes) html += "<span><i class=\"key budget\"></i>budget</span>";
+  if (capacity_rule) html += "<span><i class=\"key capacity\"></i>device capacity</span>";
+  html += "<span class=\"muted\">each pixel shows the highest level in its time slice</span>";
+  html += "</div>\n";
+  return html;
+}
+
+}  // namespace
+
+std::string MemorySection(const ReportInput& input) {
+  const Plan& plan = input.plan;
+  const HardwareProfile& profile = input.profile;
+  const TierId device = profile.device_tier;
+  const bool has_device = device >= 0 && static_cast<size_t>(device) < profile.tiers.size();
+  const std::string device_name = has_device ? profile.tiers[device].name : "device";
+  const int64_t capacity_bytes = has_device ? profile.tiers[device].capacity_bytes : 0;
+
+  MemoryChart chart;
+  chart.height_px = kDeviceChartHeightPx;
+  chart.label = "device bytes over simulated time, before and after the plan";
+  MemorySeries before;
+  before.columns = BucketStepCurve(input.baseline.curve, input.columns);
+  before.end_ns = input.baseline.makespan_ns;
+  before.css_class = "baseline";
+  chart.series.push_back(std::move(before));
+  if (has_device && static_cast<size_t>(device) < plan.timeline.bytes_per_tier.size()) {
+    MemorySeries after;
+    after.columns = BucketStepCurve(plan.timeline.bytes_per_tier[device], input.columns);
+    after.end_ns = plan.timeline.makespan_ns;
+    after.css_class = "plan";
+    chart.series.push_back(std::move(after));
+  }
+  int64_t data_max_bytes = std::max(input.baseline.peak.bytes, input.plan_peak.bytes);
+  if (plan.budget_bytes) data_max_bytes = std::max(data_max_bytes, *plan.budget_bytes);
+  const bool capacity_drawn = CapacityWorthDrawing(capacity_bytes, data_max_bytes);
+  const std::string capacity_words =
+      device_name + " capacity " + TrimTrailingZeros(FormatBytes(capacity_bytes));
+  // Without --budget the capacity is the budget: one line, one label.
+  const bool budget_is_capacity = plan.budget_bytes && *plan.budget_bytes == capacity_bytes;
+  if (plan.budget_bytes) {
+    chart.rules.push_back({*plan.budget_bytes, "budget",
+                           budget_is_capacity
+                               ? "budget = " + capacity_words
+                               : "budget " + TrimTrailingZeros(FormatBytes(*plan.budget_bytes)),
+                           false});
+  }
+  const bool capacity_rule = capacity_drawn && !budget_is_capacity;
+  if (capacity_rule) chart.rules.push_back({capacity_bytes, "capacity", capacity_words, true});
+
+  const PeakComposition& before_peak = input.baseline.peak;
+  const PeakComposition& after_peak = input.plan_peak;
+  const bool same_peak =
+      before_peak.bytes == after_peak.bytes && before_peak.time_ns == after_peak.time_ns;
+  const std::string before_title =
+      fmt::format("before: peak {} at step {}", FormatBytes(before_peak.bytes), before_peak.step);
+  const std::string after_title = fmt::format("after: peak {} at {}", FormatBytes(after_peak.bytes),
+                                              FormatDuration(after_peak.time_ns));
+  if (!same_peak) {
+    chart.markers.push_back({before_peak.time_ns,
+                             before_peak.bytes,
+                             "baseline",
+                             {before_title, NodeWords(input.graph, before_peak.node)},
+                             false});
+  }
+  chart.markers.push_back(
+      {after_peak.time_ns,
+       after_peak.bytes,
+       "plan",
+       {same_peak ? "peak unchanged: " + FormatBytes(after_peak.bytes) : after_title,
+        NodeWords(input.graph, after_peak.node)},
+       !same_peak});
+
+  std::string html = "<section id=\"memory\">\n";
+  html +=
+      fmt::format("<h2>Device memory ({}) over simulated time</h2>\n", EscapeMarkup(device_name));
+  html += Legend(input, capacity_rule);
+  html += "<figure>" + RenderMemoryChart(chart, input.columns) + "</figure>\n";
+  if (!capacity_drawn && capacity_bytes > 0) {
+    html += fmt::format(
+        "<p class=\"note-text\">{} capacity {} is far above the curves ({} of it "
+        "used at the peak after the plan).</p>\n",
+        EscapeMarkup(device_name), EscapeMarkup(FormatBytes(capacity_bytes)),
+        PercentOf(after_peak.bytes, capacity_bytes));
+  }
+  html += "<div class=\"peaks\">\n";
+  html += SharesTable(input, before_peak, "peak-before-blocks",
+                      EscapeMarkup(fmt::format("What makes the peak before: {} at step {}",
+                                               FormatBytes(before_peak.bytes), before_peak.step)) +
+                          (before_peak.node == kNoNode
+                               ? ""
+                               : ", " + EscapeMarkup(NodeWords(input.graph, before_peak.node))));
+  html += SharesTable(
+      input, after_peak, "peak-after-blocks",
+      EscapeMarkup(fmt::format("What makes the peak after: {} at {}", FormatBytes(after_peak.bytes),
+                               FormatDuration(after_peak.time_ns))) +
+          (after_peak.node == kNoNode
+               ? ""
+               : ", " + EscapeMarkup("during " + NodeWords(input.graph, after_peak.node))));
+  html += "</div>\n</section>";
+  return html;
+}
+
+}  // namespace hyperplan::report

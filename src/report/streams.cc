@@ -1,0 +1,95 @@
+// Steps per stream (see streams.h).
+#include "report/streams.h"
+
+#include <algorithm>
+
+namespace hyperplan::report {
+namespace {
+
+std::string TierName(const HardwareProfile& profile, TierId tier) {
+  if (tier < 0 || static_cast<size_t>(tier) >= profile.tiers.size()) return "?";
+  return profile.tiers[tier].name;
+}
+
+}  // namespace
+
+std::string LinkName(const HardwareProfile& profile, int32_t link) {
+  if (link < 0 || static_cast<size_t>(link) >= profile.links.size()) return "?";
+  return TierName(profile, profile.links[link].from) + "\u2192" +
+         TierName(profile, profile.links[link].to);
+}
+
+PlanStreams CollectStreams(const HardwareProfile& profile, const Plan& plan) {
+  PlanStreams streams;
+  // Dense per-link channel tables, so the streams come out by link then channel.
+  std::vector<std::vector<std::vector<int32_t>>> per_channel(profile.links.size());
+  for (size_t l = 0; l < profile.links.size(); ++l) {
+    per_channel[l].resize(static_cast<size_t>(std::max(1, profile.links[l].channels)));
+  }
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const PlanStep& step = plan.steps[i];
+    const auto index = static_cast<int32_t>(i);
+    switch (step.kind) {
+      case StepKind::kCompute:
+        streams.compute_steps.push_back(index);
+        break;
+      case StepKind::kDetach:
+        streams.detach_steps.push_back(index);
+        break;
+      case StepKind::kPrefetch:
+      case StepKind::kStore: {
+        // A transfer naming no valid channel is the verifier's to report; it is left out here.
+        if (step.link < 0 || static_cast<size_t>(step.link) >= per_channel.size()) break;
+        auto& channels = per_channel[step.link];
+        if (step.channel < 0 || static_cast<size_t>(step.channel) >= channels.size()) break;
+        channels[step.channel].push_back(index);
+        break;
+      }
+    }
+  }
+  for (size_t l = 0; l < per_channel.size(); ++l) {
+    for (size_t c = 0; c < per_channel[l].size(); ++c) {
+      if (per_channel[l][c].empty()) {
+        ++streams.idle_copy_streams;
+        continue;
+      }
+      CopyStream stream;
+      stream.link = static_cast<int32_t>(l);
+      stream.channel = static_cast<int32_t>(c);
+      stream.name = LinkName(profile, stream.link) + " ch " + std::to_string(c);
+      stream.steps = std::move(per_channel[l][c]);
+      streams.copy_streams.push_back(std::move(stream));
+    }
+  }
+  return streams;
+}
+
+std::vector<TimeInterval> StepIntervals(const Plan& plan, const std::vector<int32_t>& steps) {
+  std::vector<TimeInterval> intervals;
+  intervals.reserve(steps.size());
+  for (int32_t step : steps) {
+    if (static_cast<size_t>(step) >= plan.timeline.steps.size()) continue;
+    const StepTiming& timing = plan.timeline.steps[step];
+    intervals.push_back({timing.start_ns, timing.end_ns});
+  }
+  return intervals;
+}
+
+Stalls CollectStalls(const Plan& plan, const std::vector<int32_t>& compute_steps) {
+  Stalls stalls;
+  for (int32_t step : compute_steps) {
+    const NodeId node = plan.steps[step].node;
+    if (static_cast<size_t>(step) >= plan.timeline.steps.size() || node < 0 ||
+        static_cast<size_t>(node) >= plan.timeline.stall_ns_per_node.size()) {
+      continue;
+    }
+    const int64_t stall_ns = plan.timeline.stall_ns_per_node[node];
+    if (stall_ns <= 0) continue;
+    const int64_t start_ns = plan.timeline.steps[step].start_ns;
+    stalls.steps.push_back(step);
+    stalls.intervals.push_back({start_ns - stall_ns, start_ns});
+  }
+  return stalls;
+}
+
+}  // namespace hyperplan::report

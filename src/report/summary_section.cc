@@ -1,0 +1,94 @@
+// Every summary number before and after the plan, one row each. Each number cell carries its
+// exact integer (data-bytes / data-ns / data-count) and an id, so tools and tests can read the
+// page back without parsing the human form.
+#include <fmt/format.h>
+
+#include "hyperplan/units.h"
+#include "report/markup.h"
+#include "report/sections.h"
+#include "report/streams.h"
+
+namespace hyperplan::report {
+namespace {
+
+enum class Unit { kBytes, kNs, kCount };
+
+std::string Cell(const std::string& id, Unit unit, int64_t value) {
+  const char* attribute = unit == Unit::kBytes ? "data-bytes"
+                          : unit == Unit::kNs  ? "data-ns"
+                                               : "data-count";
+  const std::string text = unit == Unit::kBytes ? FormatBytes(value)
+                           : unit == Unit::kNs  ? FormatDuration(value)
+                                                : std::to_string(value);
+  return fmt::format("<td class=\"num\" id=\"{}\" {}=\"{}\">{}</td>", EscapeMarkup(id), attribute,
+                     value, EscapeMarkup(text));
+}
+
+std::string Empty() { return "<td class=\"num muted\">&#8212;</td>"; }
+
+// metric | before | after | change
+std::string BeforeAfterRow(const std::string& id, const std::string& metric, Unit unit,
+                           int64_t before, int64_t after) {
+  return fmt::format(
+      "<tr><th scope=\"row\">{}</th>{}{}<td class=\"num\" id=\"{}-change\">{}</td></tr>\n",
+      EscapeMarkup(metric), Cell(id + "-before", unit, before), Cell(id + "-after", unit, after),
+      EscapeMarkup(id), PercentChange(after - before, before));
+}
+
+std::string AfterRow(const std::string& id, const std::string& metric, Unit unit, int64_t after,
+                     const std::string& note = "") {
+  return fmt::format("<tr><th scope=\"row\">{}</th>{}{}<td class=\"muted\">{}</td></tr>\n",
+                     EscapeMarkup(metric), Empty(), Cell(id, unit, after), EscapeMarkup(note));
+}
+
+}  // namespace
+
+std::string SummarySection(const ReportInput& input) {
+  const Plan& plan = input.plan;
+  const PlanSummary& s = plan.summary;
+  auto ops = [&](StepKind kind) { return s.steps_per_kind[static_cast<size_t>(kind)]; };
+  std::string html = "<section id=\"summary\">\n<h2>Summary</h2>\n";
+  html +=
+      "<table class=\"summary\">\n<thead><tr><th></th><th class=\"num\">before (no offload)"
+      "</th><th class=\"num\">after (plan)</th><th class=\"num\">change</th></tr></thead>\n"
+      "<tbody>\n";
+  html += BeforeAfterRow("peak", "device peak (simulated)", Unit::kBytes, s.baseline_peak_bytes,
+                         s.peak_bytes);
+  html +=
+      BeforeAfterRow("arena", "device arena", Unit::kBytes, s.baseline_arena_bytes, s.arena_bytes);
+  html += AfterRow("live-bound", "arena lower bound (live bytes)", Unit::kBytes,
+                   s.live_lower_bound_bytes, plan.layout.algorithm);
+  html += BeforeAfterRow("makespan", "makespan (simulated)", Unit::kNs, s.baseline_makespan_ns,
+                         s.makespan_ns);
+  html += AfterRow("stall", "compute stalled", Unit::kNs, s.stall_ns,
+                   PercentOf(s.stall_ns, s.makespan_ns) + " of the makespan");
+  html += AfterRow("compute", "compute time", Unit::kNs, plan.timeline.compute_ns);
+  for (size_t l = 0; l < s.bytes_moved_per_link.size(); ++l) {
+    if (s.bytes_moved_per_link[l] == 0) continue;
+    const auto link = static_cast<int32_t>(l);
+    std::string note;
+    if (l < input.profile.links.size() && input.profile.links[l].bandwidth_bytes_per_s > 0) {
+      // Busy time at full link bandwidth: what the link needs at the least, latency aside.
+      const __int128 busy_ns = static_cast<__int128>(s.bytes_moved_per_link[l]) * 1'000'000'000 /
+                               input.profile.links[l].bandwidth_bytes_per_s;
+      note = fmt::format("{} at {}", FormatDuration(static_cast<int64_t>(busy_ns)),
+                         FormatBandwidth(input.profile.links[l].bandwidth_bytes_per_s));
+    }
+    html += AfterRow(fmt::format("moved-{}", l), "moved " + LinkName(input.profile, link),
+                     Unit::kBytes, s.bytes_moved_per_link[l], note);
+  }
+  html += AfterRow("ops-prefetch", "prefetch steps", Unit::kCount, ops(StepKind::kPrefetch));
+  html += AfterRow("ops-store", "store steps", Unit::kCount, ops(StepKind::kStore));
+  html += AfterRow("ops-detach", "detach steps", Unit::kCount, ops(StepKind::kDetach));
+  html += AfterRow("offloaded-values", "values offloaded", Unit::kCount, s.offloaded_values);
+  for (size_t t = 0; t < plan.timeline.peak_bytes_per_tier.size(); ++t) {
+    if (static_cast<TierId>(t) == input.profile.device_tier) continue;
+    const std::string name = t < input.profile.tiers.size() ? input.profile.tiers[t].name : "?";
+    html += AfterRow(fmt::format("tier-peak-{}", t), "peak on " + name, Unit::kBytes,
+                     plan.timeline.peak_bytes_per_tier[t]);
+  }
+  html += "</tbody>\n</table>\n</section>";
+  return html;
+}
+
+}  // namespace hyperplan::report

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# ONNX Runtime equivalence of rewritten models.
+#
+# Each bundled model (models/*.onnx) is planned twice, with a budget of half its no-offload
+# peak and in the default no-budget mode, and rewritten with --emit-onnx. Stock ONNX Runtime
+# (onnxruntime-node, CPU; tools/ort/run_model.mjs) then runs the original and the rewritten
+# model on the same seeded inputs, and every output must be bit-identical (same SHA-256). A
+# run without cache ops proves nothing, so each plan must have some. The expected outputs are
+# ONNX Runtime's on the original model: an oracle independent of hyperplan.
+#
+# Usage (from anywhere): tests/ort/ort_equivalence.sh path/to/hyperplan
+# Installs onnxruntime-node into tools/ort/node_modules when it is missing (npm ci against
+# the lock file, GPU binaries skipped), under a lock so parallel runs install it once.
+set -euo pipefail
+hyperplan=$(realpath "$1")
+cd "$(dirname "$0")/../.."
+
+if [ ! -f tools/ort/node_modules/onnxruntime-node/package.json ]; then
+  (
+    flock 9
+    if [ ! -f tools/ort/node_modules/onnxruntime-node/package.json ]; then
+      (cd tools/ort && npm ci --onnxruntime-node-install=skip --no-audit --no-fund) >&2
+    fi
+  ) 9>"${TMPDIR:-/tmp}/hyperplan-ort-npm.lock"
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# A top-level field of a JSON object (protobuf prints int64 as strings; both read as numbers).
+json_field() { node -e 'const o = JSON.parse(process.argv[1]); console.log(o[process.argv[2]] ?? "")' "$1" "$2"; }
+
+failures=0
+for model in models/*.onnx; do
+  name=$(basename "$model" .onnx)
+  case "$name" in
+    *decode*) dims=(--dim batch=1 --dim sequence=1 --dim past_sequence=16) ;;
+    *) dims=(--dim batch=1 --dim sequence=8) ;;
+  esac
+  peak=$(json_field "$("$hyperplan" inspect "$model" "${dims[@]}" --json)" peak_bytes)
+  for mode in budget default; do
+    flags=()
+    [ "$mode" = budget ] && flags=(--budget "$((peak / 2))B")
+    out="$work/$name-$mode.onnx"
+    summary=$("$hyperplan" plan "$model" "${dims[@]}" "${flags[@]}" -o "$work/$name-$mode.pb" \
+      --emit-onnx "$out" --summary-json)
+    cache_ops=$(($(json_field "$summary" prefetch_steps) + $(json_field "$summary" store_steps) + \
+      $(json_field "$summary" detach_steps)))
+    if [ "$cache_ops" -eq 0 ]; then
+      echo "FAIL $name ($mode): the plan has no cache ops, so the comparison proves nothing" >&2
+      failures=$((failures + 1))
+      continue
+    fi
+    report=$(node tools/ort/run_model.mjs "$model" "${dims[@]}" --seed 1 --json --compare "$out")
+    verdict=$(node -e '
+      const r = JSON.parse(process.argv[1]);
+      const bad = r.compare.outputs.filter(o => !o.identical).map(o => o.name);
+      const count = r.compare.outputs.length;
+      console.log(bad.length === 0 && count === r.outputs.length && count > 0
+                  ? `ok: ${count} outputs identical` : `DIFFER: ${bad.join(", ") || "no outputs"}`);' \
+      "$report")
+    echo "$name ($mode, $cache_ops cache ops): $verdict"
+    [[ "$verdict" == ok:* ]] || failures=$((failures + 1))
+  done
+done
+exit $((failures > 0))

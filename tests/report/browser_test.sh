@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Browser test: renders HTML reports in headless Chromium and checks what comes out.
+#   1. `hyperplan plan ... --report` on a bundled model (the README's "See the plan" command),
+#      plus the sample reports the report tests write (a small plan with a stall, a 3000-node
+#      plan whose lanes are density bands);
+#   2. each page is well-formed XML (xmllint), and Chromium's HTML parser builds the same
+#      elements from it (element count of --dump-dom against the XML parse), so the polyglot
+#      markup reads the same in both;
+#   3. each screenshot is not blank (tests/report/png_check.js: distinct colours, pixels off
+#      the background, the compute and transfer fills present).
+# Installs chromium and libxml2-utils when missing (Debian packages; idempotent).
+# Usage: browser_test.sh HYPERPLAN_CLI REPORT_TESTS_EXECUTABLE   (run from the source root)
+set -euo pipefail
+cli=$1
+report_tests=$2
+
+install_missing() {
+  local missing=()
+  for package in "$@"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
+      missing+=("$package")
+  done
+  ((${#missing[@]})) || return 0
+  echo "installing: ${missing[*]}" >&2
+  local sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq \
+    --no-install-recommends "${missing[@]}" >/dev/null
+}
+[ -x /usr/bin/chromium ] || install_missing chromium
+command -v xmllint >/dev/null || install_missing libxml2-utils
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+chromium_headless() {
+  # Debian's wrapper prints harmless noise on stderr; the exit code and outputs decide.
+  timeout 120 /usr/bin/chromium --headless --no-sandbox --disable-gpu \
+    --disable-background-networking --disable-component-update --disable-sync --no-first-run \
+    --user-data-dir="$(mktemp -d -p "$work")" "$@" 2>/dev/null
+}
+
+"$cli" plan models/llama-tiny-decode.onnx --dim batch=1 --dim sequence=1 \
+  --dim past_sequence=256 --budget 1MiB --report "$work/plan.html" --trace "$work/plan.json" \
+  --quiet >/dev/null
+HYPERPLAN_REPORT_OUT="$work" "$report_tests" "[.browser]" >/dev/null
+
+# page and the fills its screenshot must show (compute indigo, prefetch green, stall red)
+check_page() {
+  local page=$1
+  shift
+  xmllint --noout "$work/$page.html"
+  local xml_elements dom_elements
+  xml_elements=$(xmllint --xpath 'count(//*)' "$work/$page.html")
+  chromium_headless --dump-dom "file://$work/$page.html" >"$work/$page.dom"
+  # Text and attribute values are escaped in the serialised DOM, so '<' + letter starts a tag.
+  dom_elements=$(grep -o '<[a-zA-Z]' "$work/$page.dom" | wc -l)
+  if [ "$xml_elements" != "$dom_elements" ]; then
+    echo "$page.html: $xml_elements elements as XML, $dom_elements as parsed by Chromium" >&2
+    return 1
+  fi
+  chromium_headless --screenshot="$work/$page.png" --window-size=1400,2000 \
+    "file://$work/$page.html" >/dev/null
+  node tests/report/png_check.js "$work/$page.png" "$@"
+}
+
+check_page plan 6366f1 059669
+check_page tiny 6366f1 059669 dc2626
+check_page chain 6366f1 059669 dc2626
+echo "browser test: every report rendered"

@@ -1,0 +1,157 @@
+// The Chrome trace (src/report/chrome_trace.h): valid JSON (read back by the test's strict
+// reader and by Node's JSON.parse), one complete event per plan step at its simulated time,
+// threads named per stream, one counter track per tier.
+#include "report/chrome_trace.h"
+
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "report/json_reader.h"
+#include "report/sample_plans.h"
+#include "support/run_command.h"
+
+using namespace hyperplan;
+using hyperplan::testing::JsonValue;
+using hyperplan::testing::MicrosecondsTextToNs;
+using hyperplan::testing::ParseJson;
+using hyperplan::testing::SamplePlan;
+
+namespace {
+
+std::string Trace(const SamplePlan& sample) {
+  std::ostringstream out;
+  report::WriteChromeTrace(out, sample.graph, sample.profile, sample.plan,
+                           {sample.model_path, "hyperplan test"});
+  return out.str();
+}
+
+std::string TierName(const HardwareProfile& profile, TierId tier) {
+  return profile.tiers.at(tier).name;
+}
+
+// Checks every event of the trace against the plan.
+void CheckTraceMatchesPlan(const SamplePlan& sample, const std::string& text) {
+  const Plan& plan = sample.plan;
+  const HardwareProfile& profile = sample.profile;
+  const JsonValue root = ParseJson(text);
+  REQUIRE(root.kind == JsonValue::Kind::kObject);
+  const JsonValue& events = root.At("traceEvents");
+  REQUIRE(events.kind == JsonValue::Kind::kArray);
+  CHECK(root.At("displayTimeUnit").text == "ns");
+
+  std::map<int64_t, std::string> thread_names;  // tid -> name
+  std::map<std::string, int64_t> x_per_kind;
+  std::vector<int> seen(plan.steps.size(), 0);
+  std::map<std::string, std::vector<int64_t>> counters;  // name -> bytes in order
+  int64_t previous_step = -1;
+  for (const JsonValue& event : events.items) {
+    const std::string ph = event.At("ph").text;
+    if (ph == "M" && event.At("name").text == "thread_name") {
+      thread_names[std::stoll(event.At("tid").text)] = event.At("args").At("name").text;
+    } else if (ph == "X") {
+      const int64_t index = std::stoll(event.At("args").At("step").text);
+      REQUIRE(index >= 0);
+      REQUIRE(static_cast<size_t>(index) < plan.steps.size());
+      CHECK(index > previous_step);  // step order
+      previous_step = index;
+      ++seen[index];
+      const PlanStep& step = plan.steps[index];
+      const StepTiming& timing = plan.timeline.steps[index];
+      ++x_per_kind[event.At("cat").text];
+      CHECK(event.At("cat").text == std::string(StepKindName(step.kind)));
+      CHECK(MicrosecondsTextToNs(event.At("ts").text) == timing.start_ns);
+      CHECK(MicrosecondsTextToNs(event.At("dur").text) == timing.end_ns - timing.start_ns);
+      // The thread is the step's stream, named independently here from the profile.
+      const std::string& thread = thread_names.at(std::stoll(event.At("tid").text));
+      if (step.kind == StepKind::kCompute || step.kind == StepKind::kDetach) {
+        CHECK(thread == "compute");
+      } else {
+        const Link& link = profile.links.at(step.link);
+        CHECK(thread == "copy " + TierName(profile, link.from) + "\u2192" +
+                            TierName(profile, link.to) + " ch " + std::to_string(step.channel));
+      }
+      if (step.kind == StepKind::kCompute) {
+        CHECK(event.At("name").text == sample.graph.nodes.at(step.node).name);
+      } else {
+        CHECK(event.At("args").At("bytes").text == std::to_string(step.bytes));
+      }
+    } else if (ph == "C") {
+      counters[event.At("name").text].push_back(std::stoll(event.At("args").At("bytes").text));
+    }
+  }
+  // One event per step, and as many per kind as the plan has steps of that kind.
+  CHECK(std::count(seen.begin(), seen.end(), 1) == static_cast<long>(plan.steps.size()));
+  std::map<std::string, int64_t> steps_per_kind;
+  for (const PlanStep& step : plan.steps) ++steps_per_kind[std::string(StepKindName(step.kind))];
+  CHECK(x_per_kind == steps_per_kind);
+  // One counter track per tier, carrying the simulated curve point by point.
+  for (size_t t = 0; t < profile.tiers.size(); ++t) {
+    std::vector<int64_t> expected;
+    for (const TierUsagePoint& point : plan.timeline.bytes_per_tier.at(t)) {
+      expected.push_back(point.bytes);
+    }
+    CHECK(counters[profile.tiers[t].name] == expected);
+  }
+}
+
+// Node's own JSON parser accepts the file.
+void CheckNodeParses(const std::string& text) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("hyperplan-trace-" + std::to_string(getpid()) + ".json");
+  std::ofstream(path, std::ios::binary) << text;
+  const auto result = testing::RunCommand(
+      {"/usr/bin/node", "-e",
+       "const t = JSON.parse(require('fs').readFileSync(process.argv[1], 'utf8'));"
+       "if (!Array.isArray(t.traceEvents)) process.exit(3);",
+       path.string()});
+  std::filesystem::remove(path);
+  INFO(result.stderr_text);
+  CHECK(result.exit_code == 0);
+}
+
+}  // namespace
+
+TEST_CASE("the tiny plan's trace has one event per step at its simulated time") {
+  const SamplePlan sample = testing::TinyOffloadSample();
+  REQUIRE(sample.plan.summary.steps_per_kind[static_cast<size_t>(StepKind::kPrefetch)] >= 1);
+  const std::string text = Trace(sample);
+  CheckTraceMatchesPlan(sample, text);
+  CheckNodeParses(text);
+  CHECK(text == Trace(sample));  // deterministic
+  // The markup-hostile graph name survives JSON escaping.
+  CHECK(ParseJson(text).At("otherData").At("graph").text == "tiny <offload> & \"friends\"");
+}
+
+TEST_CASE("a bundled model's trace matches its plan and parses in Node") {
+  const SamplePlan sample = testing::BundledSample(
+      "llama-tiny-decode.onnx", {{"batch", 1}, {"sequence", 1}, {"past_sequence", 64}}, 60);
+  const std::string text = Trace(sample);
+  CheckTraceMatchesPlan(sample, text);
+  CheckNodeParses(text);
+}
+
+TEST_CASE("names with control characters and invalid UTF-8 still make valid JSON") {
+  SamplePlan sample = testing::TinyOffloadSample();
+  sample.graph.nodes[0].name =
+      "pro\x01"
+      "duce\n\"q\"\\ \xFF";
+  const std::string text = Trace(sample);
+  const JsonValue root = ParseJson(text);
+  bool found = false;
+  for (const JsonValue& event : root.At("traceEvents").items) {
+    if (event.At("ph").text == "X" && event.At("cat").text == "compute" &&
+        event.At("args").At("step").text == "1") {
+      CHECK(event.At("name").text ==
+            "pro\x01"
+            "duce\n\"q\"\\ \xEF\xBF\xBD");
+      found = true;
+    }
+  }
+  CHECK(found);
+  CheckNodeParses(text);
+}

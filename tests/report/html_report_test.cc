@@ -1,0 +1,202 @@
+// The HTML report (src/report/html_report.h): well-formed, self-contained, carrying the plan's
+// numbers (computed here from the plan's own fields), bounded in size for big plans.
+#include "report/html_report.h"
+
+#include <catch2/catch.hpp>
+
+#include "hyperplan/units.h"
+#include "report/device_memory.h"
+#include "report/html_checker.h"
+#include "report/plan_facts.h"
+#include "report/sample_plans.h"
+
+using namespace hyperplan;
+using hyperplan::report::ReportProvenance;
+using hyperplan::testing::CheckHtml;
+using hyperplan::testing::ComputeFacts;
+using hyperplan::testing::ExpectedPercentChange;
+using hyperplan::testing::HtmlDocument;
+using hyperplan::testing::PlanFacts;
+using hyperplan::testing::SamplePlan;
+
+namespace {
+
+ReportProvenance Provenance(const SamplePlan& sample) {
+  ReportProvenance provenance;
+  provenance.model_path = sample.model_path.empty() ? "in-memory/tiny.onnx" : sample.model_path;
+  provenance.tool_version = "hyperplan 9.8.7-test";
+  provenance.options = sample.options;
+  provenance.command_line = "hyperplan plan model.onnx --report out.html";
+  return provenance;
+}
+
+std::string Render(const SamplePlan& sample) {
+  return report::HtmlReport(sample.graph, sample.profile, sample.plan, Provenance(sample));
+}
+
+// The cell `id` shows `text` and carries `value` exactly in `attribute`.
+void CheckCell(const HtmlDocument& doc, const std::string& id, const std::string& attribute,
+               int64_t value, const std::string& text) {
+  INFO("cell " << id);
+  REQUIRE(doc.by_id.count(id) == 1);
+  const auto& cell = doc.by_id.at(id);
+  CHECK(cell.text == text);
+  REQUIRE(cell.attributes.count(attribute) == 1);
+  CHECK(cell.attributes.at(attribute) == std::to_string(value));
+}
+
+void CheckBytes(const HtmlDocument& doc, const std::string& id, int64_t bytes) {
+  CheckCell(doc, id, "data-bytes", bytes, FormatBytes(bytes));
+}
+
+void CheckNs(const HtmlDocument& doc, const std::string& id, int64_t ns) {
+  CheckCell(doc, id, "data-ns", ns, FormatDuration(ns));
+}
+
+void CheckCount(const HtmlDocument& doc, const std::string& id, int64_t count) {
+  CheckCell(doc, id, "data-count", count, std::to_string(count));
+}
+
+// Every summary number the report prints, against the facts computed from the plan.
+void CheckSummaryNumbers(const SamplePlan& sample, const HtmlDocument& doc) {
+  const PlanFacts facts = ComputeFacts(sample.graph, sample.profile, sample.plan);
+  CheckBytes(doc, "peak-before", facts.baseline_peak_bytes);
+  CheckBytes(doc, "peak-after", facts.peak_bytes);
+  CHECK(doc.by_id.at("peak-change").text ==
+        ExpectedPercentChange(facts.peak_bytes - facts.baseline_peak_bytes,
+                              facts.baseline_peak_bytes));
+  CheckBytes(doc, "arena-after", sample.plan.layout.arena_bytes);
+  CheckBytes(doc, "live-bound", sample.plan.layout.live_peak_bytes);
+  CheckNs(doc, "makespan-before", facts.baseline_makespan_ns);
+  CheckNs(doc, "makespan-after", facts.makespan_ns);
+  CHECK(doc.by_id.at("makespan-change").text ==
+        ExpectedPercentChange(facts.makespan_ns - facts.baseline_makespan_ns,
+                              facts.baseline_makespan_ns));
+  CheckNs(doc, "stall", facts.stall_ns);
+  CheckNs(doc, "compute", facts.compute_ns);
+  for (size_t l = 0; l < facts.moved_per_link.size(); ++l) {
+    const std::string id = "moved-" + std::to_string(l);
+    if (facts.moved_per_link[l] == 0) {
+      CHECK(doc.by_id.count(id) == 0);
+    } else {
+      CheckBytes(doc, id, facts.moved_per_link[l]);
+    }
+  }
+  CheckCount(doc, "ops-prefetch", facts.prefetches);
+  CheckCount(doc, "ops-store", facts.stores);
+  CheckCount(doc, "ops-detach", facts.detaches);
+  CheckCount(doc, "offloaded-values", facts.offloaded_values);
+  for (size_t t = 0; t < facts.tier_peaks.size(); ++t) {
+    if (static_cast<TierId>(t) == sample.profile.device_tier) continue;
+    CheckBytes(doc, "tier-peak-" + std::to_string(t), facts.tier_peaks[t]);
+  }
+}
+
+void CheckProvenance(const SamplePlan& sample, const HtmlDocument& doc) {
+  REQUIRE(doc.by_id.count("provenance") == 1);
+  const std::string& text = doc.by_id.at("provenance").text;
+  CHECK_THAT(text, Catch::Contains(Provenance(sample).model_path));
+  CHECK_THAT(text, Catch::Contains(sample.profile.name));
+  CHECK_THAT(text, Catch::Contains(sample.profile.source));
+  CHECK_THAT(text, Catch::Contains("hyperplan 9.8.7-test"));
+  CHECK_THAT(text, Catch::Contains("hyperplan plan model.onnx --report out.html"));
+  for (const auto& [name, size] : sample.graph.bound_dims) {
+    CHECK_THAT(text, Catch::Contains(name + "=" + std::to_string(size)));
+  }
+  if (sample.options.budget_bytes) {
+    CHECK_THAT(text, Catch::Contains("device budget " + FormatBytes(*sample.options.budget_bytes)));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("the tiny plan's report is well-formed and shows its numbers") {
+  const SamplePlan sample = testing::TinyOffloadSample();
+  const Plan& plan = sample.plan;
+  // The sample does what it was built for: "big" leaves the device and the budget is met.
+  REQUIRE(plan.fits);
+  REQUIRE(plan.summary.steps_per_kind[static_cast<size_t>(StepKind::kStore)] >= 1);
+  REQUIRE(plan.summary.steps_per_kind[static_cast<size_t>(StepKind::kPrefetch)] >= 1);
+
+  const std::string html = Render(sample);
+  const HtmlDocument doc = CheckHtml(html);
+  CheckSummaryNumbers(sample, doc);
+  CheckProvenance(sample, doc);
+  // By hand: with nothing offloaded step 2 holds big 4096 + small0 512 + small1 512 + the input
+  // 8 (graph inputs stay all run) = 5128 bytes; the nodes run back to back for
+  // 100 + 4 x 5000 + 100 = 20200 ns.
+  CheckBytes(doc, "peak-before", 5128);
+  CheckNs(doc, "makespan-before", 20'200);
+  // The graph's name is markup-hostile; it comes back intact, escaped.
+  CHECK_THAT(doc.text, Catch::Contains("tiny <offload> & \"friends\""));
+  // The biggest decision names the value offloaded and its reason.
+  REQUIRE(doc.by_id.count("offloads") == 1);
+  CHECK_THAT(doc.by_id.at("offloads").text, Catch::Contains("big"));
+  // Small lanes draw one bar per step, each with a tooltip.
+  CHECK(doc.element_counts.at("rect") >= static_cast<int>(plan.steps.size()));
+  CHECK(doc.element_counts.at("title") >= static_cast<int>(plan.steps.size()));
+}
+
+TEST_CASE("the report is self-contained and byte-identical run to run") {
+  const SamplePlan sample = testing::TinyOffloadSample();
+  const std::string html = Render(sample);
+  CHECK(html == Render(sample));
+  // CheckHtml rejects <script>, src=, external href, url( and @import.
+  CHECK_NOTHROW(CheckHtml(html));
+  CHECK(html.find("http://") == html.find("http://www.w3.org/"));  // namespaces only
+  CHECK(html.find("https://") == std::string::npos);
+}
+
+TEST_CASE("the plan's peak breakdown adds up to the simulated peak") {
+  const SamplePlan sample = testing::TinyOffloadSample();
+  const report::PeakComposition peak = report::DescribePlanPeak(sample.profile, sample.plan);
+  const PlanFacts facts = ComputeFacts(sample.graph, sample.profile, sample.plan);
+  CHECK(peak.bytes == facts.peak_bytes);
+  CHECK(peak.shares_bytes == facts.peak_bytes);
+  // Before: the peak is step 2 (work1) with big, small0, small1 and in, largest first.
+  const report::BaselineMemory before = report::DescribeBaseline(
+      sample.graph, sample.plan, AnalyzeLifetimes(sample.graph, ModelOrder(sample.graph)));
+  CHECK(before.peak.step == 2);
+  CHECK(before.peak.node == sample.graph.FindNode("work1"));
+  REQUIRE(before.peak.shares.size() == 4);
+  CHECK(before.peak.shares[0].value == sample.graph.FindValue("big"));
+  CHECK(before.peak.shares_bytes == 5128);
+  // The nodes before it took 100 + 5000 ns.
+  CHECK(before.peak.time_ns == 5100);
+}
+
+TEST_CASE("a bundled model's report is well-formed and shows its numbers") {
+  const SamplePlan sample = testing::BundledSample(
+      "llama-tiny-decode.onnx", {{"batch", 1}, {"sequence", 1}, {"past_sequence", 64}}, 60);
+  const HtmlDocument doc = CheckHtml(Render(sample));
+  CheckSummaryNumbers(sample, doc);
+  CheckProvenance(sample, doc);
+  const report::PeakComposition peak = report::DescribePlanPeak(sample.profile, sample.plan);
+  CHECK(peak.shares_bytes == peak.bytes);
+}
+
+TEST_CASE("a baseline plan's report says offloading is off and has no copy lanes") {
+  SamplePlan sample = testing::TinyOffloadSample();
+  sample.options.offload = false;
+  sample.options.budget_bytes.reset();
+  sample.plan = PlanOffload(sample.graph, sample.profile, sample.options).plan;
+  const HtmlDocument doc = CheckHtml(Render(sample));
+  CheckSummaryNumbers(sample, doc);
+  CHECK_THAT(doc.text, Catch::Contains("offloading off"));
+  CHECK(doc.text.find("\u2192ddr ch") == std::string::npos);
+  CheckCount(doc, "ops-prefetch", 0);
+}
+
+TEST_CASE("a big plan's report stays small: aggregated, not one element per step") {
+  // 6000 layers, each activation read again 50 layers later, planned to 40% of its peak.
+  const SamplePlan sample = testing::ChainSample(6'000, 50, 40);
+  const Plan& plan = sample.plan;
+  const PlanFacts facts = ComputeFacts(sample.graph, sample.profile, plan);
+  REQUIRE(facts.prefetches > 1000);  // enough transfers that lanes must turn into density
+  const std::string html = Render(sample);
+  const HtmlDocument doc = CheckHtml(html);
+  CheckSummaryNumbers(sample, doc);
+  INFO("html bytes " << html.size() << ", elements " << doc.element_total);
+  CHECK(html.size() < 1'000'000);
+  CHECK(doc.element_total < 5'000);  // against 6000 compute steps and thousands of transfers
+}
