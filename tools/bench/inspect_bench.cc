@@ -6,8 +6,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <regex>
 
+#include "json_fields.h"
+#include "model_cache.h"
 #include "process_stats.h"
 #include "workloads.h"
 
@@ -33,24 +34,6 @@ Measurement MeasureBest(const std::vector<std::string>& argv, int repeat) {
     measurement.stdout_text = std::move(stats.stdout_text);
   }
   return measurement;
-}
-
-std::string EnsureModel(const Workload& workload, const std::string& models_dir) {
-  std::string file = workload.preset + "-" + workload.form;
-  if (workload.layers > 0) file += "-l" + std::to_string(workload.layers);
-  const std::string path = models_dir + "/" + file + ".onnx";
-  if (!std::filesystem::exists(path)) {
-    std::filesystem::create_directories(models_dir);
-    const ProcessStats stats = RunMeasured(GeneratorArgs(HYPERPLAN_GEN_PATH, workload, path));
-    if (stats.exit_code != 0) throw std::runtime_error("generating " + path + " failed");
-  }
-  return path;
-}
-
-int64_t JsonInteger(const std::string& json, const std::string& key) {
-  const std::regex pattern("\"" + key + "\": \"?(\\d+)");
-  std::smatch match;
-  return std::regex_search(json, match, pattern) ? std::stoll(match[1]) : -1;
 }
 
 double Seconds(int64_t ns) { return static_cast<double>(ns) / 1e9; }

@@ -28,6 +28,40 @@ std::vector<Workload> ScaleSeriesWorkloads() {
   return series;
 }
 
+std::vector<Workload> CompareWorkloads(bool quick) {
+  const std::vector<std::string> decode_1 = {"batch=1", "sequence=1", "past_sequence=32768"};
+  const std::vector<std::string> decode_16 = {"batch=16", "sequence=1", "past_sequence=32768"};
+  std::vector<Workload> workloads = {
+      {"Llama-3-8B prefill 8k", "llama3-8b", "prefill", 0, {"batch=1", "sequence=8192"}},
+      {"Llama-3-70B decode, 32k KV, batch 1", "llama3-70b", "decode", 0, decode_1},
+  };
+  if (quick) return workloads;
+  // Eager attention materialises [heads, 32k, 32k] scores (64 GiB a tensor at bf16), more
+  // than any device holds, so 32k prefill runs in the fused-attention (contrib) form, as
+  // onnxruntime-genai exports it: GroupQueryAttention and 4-bit MatMulNBits weights.
+  workloads.push_back({"Llama-3-8B prefill 32k (fused attention, 4-bit weights)",
+                       "llama3-8b",
+                       "prefill",
+                       0,
+                       {"batch=1", "sequence=32768"},
+                       "contrib"});
+  workloads.push_back(
+      {"Llama-3-70B decode, 32k KV, batch 16", "llama3-70b", "decode", 0, decode_16});
+  workloads.push_back(
+      {"Llama-3-405B prefill 8k", "llama3-405b", "prefill", 0, {"batch=1", "sequence=8192"}});
+  workloads.push_back({"DeepSeek-V3-sized MoE decode, 4k KV",
+                       "deepseek-v3",
+                       "decode",
+                       0,
+                       {"batch=1", "sequence=1", "past_sequence=4096"}});
+  workloads.push_back({"Llama-3-8B training step, 4k tokens",
+                       "llama3-8b",
+                       "train",
+                       0,
+                       {"batch=1", "sequence=4096"}});
+  return workloads;
+}
+
 std::vector<std::string> GeneratorArgs(const std::string& generator_path, const Workload& workload,
                                        const std::string& path) {
   std::vector<std::string> args = {
@@ -36,7 +70,18 @@ std::vector<std::string> GeneratorArgs(const std::string& generator_path, const 
     args.push_back("--layers");
     args.push_back(std::to_string(workload.layers));
   }
+  if (workload.ops != "standard") {
+    args.push_back("--ops");
+    args.push_back(workload.ops);
+  }
   return args;
+}
+
+std::string ModelFileName(const Workload& workload) {
+  std::string file = workload.preset + "-" + workload.form;
+  if (workload.layers > 0) file += "-l" + std::to_string(workload.layers);
+  if (workload.ops != "standard") file += "-" + workload.ops;
+  return file + ".onnx";
 }
 
 }  // namespace hyperplan::bench

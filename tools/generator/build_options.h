@@ -8,7 +8,7 @@
 
 namespace hyperplan::gen {
 
-enum class Form { kPrefill, kDecode };
+enum class Form { kPrefill, kDecode, kTrain };
 enum class OpSet { kStandard, kContrib };
 
 struct BuildOptions {

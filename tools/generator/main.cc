@@ -19,6 +19,7 @@
 #include "model_check.h"
 #include "model_config.h"
 #include "model_writer.h"
+#include "train_step.h"
 
 namespace {
 
@@ -90,8 +91,9 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember(hyperplan::gen::PresetNames()));
   app.add_option("--form", form,
                  "prefill: input_ids/position_ids in, logits and KV cache out; decode: adds "
-                 "past_key_values")
-      ->check(CLI::IsMember({"prefill", "decode"}));
+                 "past_key_values; train: one training step (forward, cross-entropy, backward, "
+                 "Adam), dense presets only")
+      ->check(CLI::IsMember({"prefill", "decode", "train"}));
   app.add_option(
          "--ops", ops,
          "standard: ai.onnx opset 17 only; contrib: ONNX Runtime fused ops "
@@ -144,8 +146,9 @@ int main(int argc, char** argv) {
       throw std::invalid_argument(error);
 
     BuildOptions options;
-    options.form =
-        form == "decode" ? hyperplan::gen::Form::kDecode : hyperplan::gen::Form::kPrefill;
+    options.form = form == "decode"  ? hyperplan::gen::Form::kDecode
+                   : form == "train" ? hyperplan::gen::Form::kTrain
+                                     : hyperplan::gen::Form::kPrefill;
     options.ops =
         ops == "contrib" ? hyperplan::gen::OpSet::kContrib : hyperplan::gen::OpSet::kStandard;
     options.seed = seed;
@@ -160,7 +163,9 @@ int main(int argc, char** argv) {
 
     const auto start = std::chrono::steady_clock::now();
     hyperplan::gen::BuildStats stats;
-    const onnx::ModelProto model = hyperplan::gen::BuildDecoder(config, options, &stats);
+    const onnx::ModelProto model = options.form == hyperplan::gen::Form::kTrain
+                                       ? hyperplan::gen::BuildTrainStep(config, options, &stats)
+                                       : hyperplan::gen::BuildDecoder(config, options, &stats);
     if (!options.external_weights && stats.weight_bytes > kMaxInlineWeightBytes)
       throw std::invalid_argument(
           fmt::format("{} bytes of weights are too many to inline; use --weights external",

@@ -1,0 +1,43 @@
+// Layer streaming with a fixed lookahead: DeepSpeed ZeRO-Inference's weight streaming and
+// Accelerate's offload hooks (device_map with CPU/disk offload).
+//
+// Weights are grouped by layer (layer_rule.h). A "visit" is a maximal run of steps reading one
+// layer's weights (a forward pass visits each layer once; a training step twice, forward and
+// backward). The weights a visit reads are fetched when the visit `lookahead` visits earlier
+// begins (lookahead 0: when the visit itself begins, so compute waits for the whole fetch, as
+// Accelerate's pre-forward hook does; lookahead k >= 1: k layers in flight, as ZeRO-Inference
+// prefetches) and dropped (Detach; a home copy exists) when the visit ends. Fetches of one
+// weight whose windows touch merge into one residency. As Accelerate's device_map="auto",
+// the first `resident_layers` layers (in order of first use) stay on the device for the whole
+// run, and so do weights of no layer; activations and KV caches never move. With a budget,
+// resident_layers is the largest count whose arena fits (binary search; it never fits when
+// streaming every layer does not). Transfers are asynchronous on the copy streams.
+// Cost: O(steps + uses) per plan, times log(layers) plans for the budget search.
+// Limits: weights only; a layer's weights move together per visit, not per tensor use.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "baselines/context.h"
+#include "hyperplan/planner/plan.h"
+
+namespace hyperplan::baselines {
+
+struct LayerStreamingOptions {
+  int lookahead_layers = 1;
+  // Leading layers kept on the device; unset: the most that fit the budget (see above).
+  std::optional<int> resident_layers;
+};
+
+struct LayerStreamingResult {
+  Plan plan;
+  int layer_count = 0;      // layers found by name
+  int resident_layers = 0;  // kept on the device
+};
+
+LayerStreamingResult LayerStreamingPlan(const BaselineContext& context,
+                                        std::optional<int64_t> budget_bytes,
+                                        const LayerStreamingOptions& options);
+
+}  // namespace hyperplan::baselines

@@ -1,0 +1,55 @@
+// Lower bounds: what no plan in a given order can beat at a given device budget.
+//
+// Peak: a node's inputs, outputs and scratch must be resident together while it runs, and
+// values that cannot leave the device (no home tier, no route) are resident whenever they are
+// live; the largest such floor over the steps bounds every plan's live peak, whatever the
+// budget (peak_floor_bytes).
+// Makespan: compute alone (the sum of node times), and the bytes that cannot stay resident
+// divided by link bandwidth. For a step s with budget B, let U(s) be the values that exist
+// before s, are read after s and are not read by s. At most B - floor(s) bytes of them can be
+// resident during s; each one that is not must come back to the device by a Prefetch after
+// s, and distinct values need distinct Prefetches. So bytes into the device >=
+// max over s of bytes(U(s)) - (B - floor(s)); and, since a value comes back along its route
+// from its home (or store) tier, the same holds on every link for the values whose route
+// uses it (NVMe behind DDR: the NVMe hop bounds weight streaming). Likewise, values produced
+// before s that are read after s or returned as outputs, and are not resident during s, each
+// needed a Store along their store route. Transfers overlap compute, so the makespan bound is
+// the largest of compute and every link's forced bytes / its bandwidth (and the device's
+// total in and out over the summed bandwidth of its links).
+// Valid for any plan in `order` whose live bytes stay within B at every step (the
+// simulator's per-step accounting), that delivers every output, and whose transfers start
+// from a value's home or store tier (as the planner and every baseline do: staging copies
+// between hops last one hop).
+// Cost: O(nodes + values * route length + uses + steps * links). Limits: one step at a time
+// (transfers forced at different steps are not added up), so streaming workloads get the
+// step-0 term (every weight not resident at the start comes in once) but not repeated
+// fetches; latency and channel splits are ignored.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "hyperplan/graph.h"
+#include "hyperplan/hardware.h"
+#include "hyperplan/lifetimes.h"
+
+namespace hyperplan::baselines {
+
+struct LowerBounds {
+  int64_t peak_floor_bytes = 0;                   // no plan's live peak is below this
+  int64_t compute_ns = 0;                         // sum of node times
+  int64_t must_fetch_bytes = 0;                   // into the device, at budget B
+  int64_t must_store_bytes = 0;                   // out of the device, at budget B
+  std::vector<int64_t> must_move_bytes_per_link;  // by link index, at budget B
+  int64_t transfer_ns = 0;                        // the largest forced bytes / bandwidth
+  int32_t bottleneck_link = -1;     // the link giving transfer_ns (-1: the device's totals)
+  int64_t makespan_ns = 0;          // max(compute_ns, transfer_ns)
+  bool budget_below_floor = false;  // B < peak_floor_bytes: no plan fits at all
+};
+
+// `order` must be a topological order of `graph` (the plan's); `node_time_ns` by NodeId.
+LowerBounds ComputeLowerBounds(const Graph& graph, const HardwareProfile& profile,
+                               const std::vector<NodeId>& order,
+                               const std::vector<int64_t>& node_time_ns, int64_t budget_bytes);
+
+}  // namespace hyperplan::baselines

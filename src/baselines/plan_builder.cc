@@ -1,0 +1,269 @@
+// Plan construction for baselines (see plan_builder.h).
+#include "baselines/plan_builder.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "hyperplan/error.h"
+#include "hyperplan/planner/layout.h"
+#include "hyperplan/planner/simulate.h"
+#include "hyperplan/planner/summary.h"
+
+namespace hyperplan::baselines {
+namespace {
+
+void Normalise(std::vector<int32_t>& waits) {
+  waits.erase(std::remove(waits.begin(), waits.end(), -1), waits.end());
+  std::sort(waits.begin(), waits.end());
+  waits.erase(std::unique(waits.begin(), waits.end()), waits.end());
+}
+
+bool Sized(const Value& value) { return value.size_known && value.bytes > 0; }
+
+}  // namespace
+
+PlanBuilder::PlanBuilder(const BaselineContext& context) : context_(context) {
+  const size_t value_count = context.graph->values.size();
+  compute_index_.assign(static_cast<size_t>(context.step_count()), -1);
+  open_interval_.assign(value_count, -1);
+  store_step_.assign(value_count, -1);
+  stored_copy_.assign(value_count, -1);
+  last_reader_.assign(value_count, -1);
+  home_used_.assign(value_count, 0);
+  next_channel_.assign(context.profile->links.size(), 0);
+  plan_.order = context.order;
+  plan_.node_time_ns = context.node_time_ns;
+}
+
+int32_t PlanBuilder::Append(PlanStep step, std::vector<int32_t> waits) {
+  Normalise(waits);
+  step.waits_for = std::move(waits);
+  plan_.steps.push_back(std::move(step));
+  return last_step();
+}
+
+void PlanBuilder::Open(ValueId value, Step first_step, int32_t opened_by) {
+  if (open_interval_[value] >= 0) {
+    throw Error(ErrorKind::kInternal, "baseline: '" + context_.graph->values[value].name +
+                                          "' is already resident at step " +
+                                          std::to_string(first_step));
+  }
+  ResidentInterval interval;
+  interval.value = value;
+  interval.first_step = first_step;
+  interval.last_step = first_step;
+  interval.bytes = context_.graph->values[value].bytes;
+  interval.opened_by = opened_by;
+  open_interval_[value] = static_cast<int32_t>(plan_.residency.size());
+  plan_.residency.push_back(interval);
+}
+
+void PlanBuilder::Close(ValueId value, Step last_step, int32_t closed_by) {
+  const int32_t open = open_interval_[value];
+  if (open < 0 || plan_.residency[open].first_step > last_step) {
+    throw Error(ErrorKind::kInternal, "baseline: '" + context_.graph->values[value].name +
+                                          "' cannot leave the device after step " +
+                                          std::to_string(last_step));
+  }
+  plan_.residency[open].last_step = last_step;
+  plan_.residency[open].closed_by = closed_by;
+  open_interval_[value] = -1;
+}
+
+void PlanBuilder::OpenAtStart(ValueId value) {
+  if (Sized(context_.graph->values[value])) Open(value, 0, -1);
+}
+
+void PlanBuilder::CloseAfterCompute(ValueId value, Step last_step) {
+  Close(value, last_step, compute_index_[last_step]);
+}
+
+bool PlanBuilder::HasOffCopy(ValueId value) const {
+  return context_.homes.Homed(value) || store_step_[value] >= 0;
+}
+
+int32_t PlanBuilder::Opener(ValueId value) const {
+  const int32_t open = open_interval_[value];
+  return open < 0 ? -1 : plan_.residency[open].opened_by;
+}
+
+int32_t PlanBuilder::Compute(Step k, std::vector<int32_t> waits) {
+  if (k != next_compute_) {
+    throw Error(ErrorKind::kInternal, "baseline: compute step " + std::to_string(k) +
+                                          " out of order (expected " +
+                                          std::to_string(next_compute_) + ")");
+  }
+  const Graph& graph = *context_.graph;
+  const Node& node = graph.nodes[context_.order[k]];
+  for (ValueId input : node.inputs) {
+    if (!Sized(graph.values[input])) continue;
+    if (open_interval_[input] < 0) {
+      throw Error(ErrorKind::kInternal, "baseline: node '" + node.name + "' reads '" +
+                                            graph.values[input].name +
+                                            "', which is not on the device");
+    }
+    const int32_t opener = Opener(input);
+    if (opener >= 0 && plan_.steps[opener].kind == StepKind::kPrefetch) waits.push_back(opener);
+  }
+  PlanStep step;
+  step.kind = StepKind::kCompute;
+  step.node = context_.order[k];
+  step.boundary = k;
+  const int32_t index = Append(std::move(step), std::move(waits));
+  compute_index_[k] = index;
+  last_stream_ = index;
+  ++next_compute_;
+  for (ValueId output : node.outputs) {
+    if (Sized(graph.values[output])) Open(output, k, index);
+  }
+  return index;
+}
+
+int32_t PlanBuilder::Detach(ValueId value, Step boundary, std::vector<int32_t> waits) {
+  if (!HasOffCopy(value)) {
+    throw Error(ErrorKind::kInternal, "baseline: Detach of '" + context_.graph->values[value].name +
+                                          "', which has no copy off the device");
+  }
+  waits.push_back(store_step_[value]);
+  PlanStep step;
+  step.kind = StepKind::kDetach;
+  step.value = value;
+  step.src_tier = context_.profile->device_tier;
+  step.bytes = context_.graph->values[value].bytes;
+  step.boundary = boundary;
+  const int32_t index = Append(std::move(step), std::move(waits));
+  last_stream_ = index;
+  if (context_.homes.Homed(value)) home_used_[value] = 1;
+  Close(value, boundary - 1, index);
+  return index;
+}
+
+int32_t PlanBuilder::Transfer(StepKind kind, ValueId value, int32_t link, Step boundary,
+                              std::vector<int32_t> waits) {
+  const Link& spec = context_.profile->links[link];
+  PlanStep step;
+  step.kind = kind;
+  step.value = value;
+  step.src_tier = spec.from;
+  step.dst_tier = spec.to;
+  step.link = link;
+  step.channel = next_channel_[link];
+  next_channel_[link] = (next_channel_[link] + 1) % std::max(1, spec.channels);
+  step.bytes = context_.graph->values[value].bytes;
+  step.boundary = boundary;
+  return Append(std::move(step), std::move(waits));
+}
+
+int32_t PlanBuilder::Fetch(ValueId value, Step boundary, std::vector<int32_t> waits) {
+  const ValueHomes& homes = context_.homes;
+  const TierId source = homes.OffTier(value);
+  if (source == kNoTier || !HasOffCopy(value) || !context_.routes.to_device[source]) {
+    throw Error(ErrorKind::kInternal,
+                "baseline: no copy of '" + context_.graph->values[value].name + "' to fetch");
+  }
+  const Route& route = *context_.routes.to_device[source];
+  const int64_t bytes = context_.graph->values[value].bytes;
+  waits.push_back(store_step_[value]);
+  int32_t previous = -1;
+  for (size_t h = 0; h < route.size(); ++h) {
+    std::vector<int32_t> hop_waits = h == 0 ? std::move(waits) : std::vector<int32_t>{previous};
+    // Every hop is issued at the boundary: it waits for the compute stream to reach it. For the
+    // device hop that is the format's rule (it never allocates before the frees accounted
+    // before that step); for an earlier hop it keeps the staging copy from running ahead.
+    if (h == 0 || h + 1 == route.size()) hop_waits.push_back(last_stream_);
+    const int32_t hop = Transfer(StepKind::kPrefetch, value, route[h], boundary, hop_waits);
+    if (h == 0) {
+      if (homes.Homed(value)) {
+        home_used_[value] = 1;
+      } else {
+        last_reader_[value] = hop;
+      }
+    }
+    if (previous >= 0) {
+      // The staging copy the previous hop wrote lives until this hop has read it.
+      plan_.tier_copies.push_back(
+          {value, context_.profile->links[route[h - 1]].to, bytes, previous, hop});
+    }
+    previous = hop;
+  }
+  Open(value, boundary, previous);
+  return previous;
+}
+
+int32_t PlanBuilder::Store(ValueId value, Step boundary, std::vector<int32_t> waits) {
+  const TierId target = context_.homes.store_tier[value];
+  if (target == kNoTier || store_step_[value] >= 0 || !context_.routes.from_device[target]) {
+    throw Error(ErrorKind::kInternal,
+                "baseline: '" + context_.graph->values[value].name + "' cannot be stored");
+  }
+  const Route& route = *context_.routes.from_device[target];
+  const Value& info = context_.graph->values[value];
+  if (info.producer != kNoNode) {
+    waits.push_back(compute_index_[context_.lifetimes.step_of_node[info.producer]]);
+  }
+  int32_t previous = -1;
+  for (size_t h = 0; h < route.size(); ++h) {
+    std::vector<int32_t> hop_waits = h == 0 ? std::move(waits) : std::vector<int32_t>{previous};
+    const int32_t hop = Transfer(StepKind::kStore, value, route[h], boundary, hop_waits);
+    if (previous >= 0) {
+      plan_.tier_copies.push_back(
+          {value, context_.profile->links[route[h - 1]].to, info.bytes, previous, hop});
+    }
+    previous = hop;
+  }
+  store_step_[value] = previous;
+  stored_copy_[value] = static_cast<int32_t>(plan_.tier_copies.size());
+  plan_.tier_copies.push_back({value, target, info.bytes, previous, -1});
+  return previous;
+}
+
+Plan PlanBuilder::Finish(const FinishOptions& options) {
+  const Graph& graph = *context_.graph;
+  const HardwareProfile& profile = *context_.profile;
+  const Step step_count = context_.step_count();
+  if (next_compute_ != step_count) {
+    throw Error(ErrorKind::kInternal, "baseline: not every node has a compute step");
+  }
+  for (size_t id = 0; id < graph.values.size(); ++id) {
+    if (open_interval_[id] >= 0) Close(static_cast<ValueId>(id), step_count - 1, -1);
+    if (home_used_[id]) {
+      plan_.tier_copies.push_back(
+          {static_cast<ValueId>(id), context_.homes.home_tier[id], graph.values[id].bytes, -1, -1});
+    }
+    // A stored copy lives until its last reader, or to the run's end for an output (the
+    // caller reads it there) and for one nobody fetched back.
+    const int32_t copy = stored_copy_[id];
+    if (copy >= 0 && !graph.values[id].is_graph_output && last_reader_[id] >= 0) {
+      plan_.tier_copies[copy].closed_by = last_reader_[id];
+    }
+  }
+  for (Step k = 0; k < step_count; ++k) {
+    const Node& node = graph.nodes[context_.order[k]];
+    if (node.subgraph_peak_bytes <= 0) continue;
+    ResidentInterval scratch;
+    scratch.scratch_node = context_.order[k];
+    scratch.first_step = k;
+    scratch.last_step = k;
+    scratch.bytes = node.subgraph_peak_bytes;
+    scratch.opened_by = compute_index_[k];
+    scratch.closed_by = compute_index_[k];
+    plan_.residency.push_back(scratch);
+  }
+  plan_.offload_enabled = options.offload_enabled;
+  plan_.budget_bytes = options.budget_bytes;
+  if (step_count > 0) plan_.layout = LayoutArena(plan_.residency, step_count);
+  plan_.timeline = Simulate(graph, profile, plan_);
+  for (size_t i = 0; i < plan_.steps.size(); ++i) {
+    plan_.steps[i].planned_start_ns = plan_.timeline.steps[i].start_ns;
+    plan_.steps[i].planned_end_ns = plan_.timeline.steps[i].end_ns;
+  }
+  const int64_t capacity = context_.device_capacity_bytes();
+  plan_.fits = (!options.budget_bytes || plan_.layout.arena_bytes <= *options.budget_bytes) &&
+               (capacity <= 0 || plan_.layout.arena_bytes <= capacity);
+  plan_.summary =
+      SummarizePlan(profile, plan_, context_.baseline_peak_bytes, context_.baseline_arena_bytes);
+  return std::move(plan_);
+}
+
+}  // namespace hyperplan::baselines

@@ -1,0 +1,86 @@
+// PlanBuilder: turns a baseline's decisions, made step by step in sequence order, into a Plan
+// that Simulate and VerifyPlan accept (plan.h's execution semantics).
+//
+// A policy appends steps in the order a runtime would issue them: at each boundary k its
+// Stores, Detaches and Prefetches, then compute step k. The builder keeps the bookkeeping the
+// plan format needs and a policy should not repeat: device residency intervals (opened by a
+// producer, a Prefetch or the run start; closed by a compute step, a Detach or the run end),
+// off-device copies (home copies, stored copies, staging copies between hops), and the waits
+// the format requires: a compute step waits for the Prefetches that brought its inputs, a
+// Prefetch's first and device hops for the compute stream to reach its boundary, a Store for
+// its producer, a Detach for the Store it relies on. Policies add waits of their own (a reactive
+// runtime chains every transfer to the step before it). Channels are taken round robin per
+// link. Finish lays out the arena, replays the plan and summarises it.
+// Cost: O(1) amortized per step and residency change, O(k log k) layout for k intervals (the
+// greedy layouts only below kGreedyLayoutLimit), one simulation.
+// Limits: every hop of one transfer is issued at the same boundary; decisions stay empty
+// (baselines do not explain themselves).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "baselines/context.h"
+#include "hyperplan/planner/plan.h"
+
+namespace hyperplan::baselines {
+
+class PlanBuilder {
+ public:
+  explicit PlanBuilder(const BaselineContext& context);
+
+  Step step_count() const { return context_.step_count(); }
+  // Index of the last step appended, -1 when none.
+  int32_t last_step() const { return static_cast<int32_t>(plan_.steps.size()) - 1; }
+
+  // Compute step `k` (the next one in the order). Opens its outputs' residency.
+  int32_t Compute(Step k, std::vector<int32_t> waits = {});
+  // Drops the device copy at boundary `boundary`: the open interval ends at boundary - 1.
+  int32_t Detach(ValueId value, Step boundary, std::vector<int32_t> waits = {});
+  // Brings `value` from its off-device copy to the device, every hop issued at `boundary`;
+  // the first hop also waits for `waits`. Opens its residency at `boundary`. Returns the hop
+  // that reaches the device.
+  int32_t Fetch(ValueId value, Step boundary, std::vector<int32_t> waits = {});
+  // Copies `value` to its store tier, every hop issued at `boundary`; returns the last hop.
+  int32_t Store(ValueId value, Step boundary, std::vector<int32_t> waits = {});
+
+  // Residency from the run's start (inputs, weights and state owned outside the run).
+  void OpenAtStart(ValueId value);
+  // Ends the open interval at `last_step`, freed by the end of compute step `last_step`.
+  void CloseAfterCompute(ValueId value, Step last_step);
+
+  bool Resident(ValueId value) const { return open_interval_[value] >= 0; }
+  // A copy off the device exists, or will once its Store ends (homed, or stored).
+  bool HasOffCopy(ValueId value) const;
+  // The step that opened the value's open interval (-1: the run start, or not resident).
+  int32_t Opener(ValueId value) const;
+
+  struct FinishOptions {
+    std::optional<int64_t> budget_bytes;
+    bool offload_enabled = true;
+  };
+  // Closes what is still open at the run end and returns the laid-out, replayed plan.
+  Plan Finish(const FinishOptions& options);
+
+ private:
+  int32_t Append(PlanStep step, std::vector<int32_t> waits);
+  int32_t Transfer(StepKind kind, ValueId value, int32_t link, Step boundary,
+                   std::vector<int32_t> waits);
+  void Open(ValueId value, Step first_step, int32_t opened_by);
+  void Close(ValueId value, Step last_step, int32_t closed_by);
+
+  const BaselineContext& context_;
+  Plan plan_;
+  std::vector<int32_t> compute_index_;  // by step
+  std::vector<int32_t> open_interval_;  // by value: index into plan_.residency, -1: none
+  std::vector<int32_t> store_step_;     // by value: last hop of its Store, -1: none
+  std::vector<int32_t> stored_copy_;    // by value: index into plan_.tier_copies, -1: none
+  std::vector<int32_t> last_reader_;    // by value: last Prefetch reading its stored copy
+  std::vector<uint8_t> home_used_;      // by value: its home copy is relied on
+  std::vector<int32_t> next_channel_;   // by link
+  int32_t last_stream_ = -1;            // last compute or Detach
+  Step next_compute_ = 0;
+};
+
+}  // namespace hyperplan::baselines

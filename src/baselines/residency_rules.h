@@ -1,0 +1,29 @@
+// Residency rules every baseline shares: which values the run starts with on the device, and
+// when a value produced by the run is dead.
+//
+// Owned values (weights, graph inputs, state fed in) exist before step 0; a policy says which
+// of them start on the device. A produced value that is no graph output dies after its last
+// use (or after its producer when nothing reads it), exactly as in the lifetimes baseline; a
+// runtime frees it then whatever its policy, so every baseline frees it the same way.
+// Cost: O(values) to open, O(outputs and inputs of step k) per release.
+#pragma once
+
+#include <functional>
+
+#include "baselines/context.h"
+#include "baselines/plan_builder.h"
+
+namespace hyperplan::baselines {
+
+// Opens, at the run's start, every sized owned value for which `starts_resident` holds.
+void OpenOwnedAtStart(const BaselineContext& context, PlanBuilder& builder,
+                      const std::function<bool(ValueId)>& starts_resident);
+
+// Whether `value` is produced by the run, is no graph output and dies after step `k`.
+bool DiesAfter(const BaselineContext& context, ValueId value, Step k);
+
+// Closes, after compute step `k`, every resident value that dies there (`k`'s own inputs and
+// outputs are the only candidates).
+void ReleaseAfterLastUse(const BaselineContext& context, PlanBuilder& builder, Step k);
+
+}  // namespace hyperplan::baselines

@@ -1,0 +1,112 @@
+// Value homes and routes (see value_homes.h).
+#include "baselines/value_homes.h"
+
+#include <deque>
+
+#include "hyperplan/planner/simulate.h"
+
+namespace hyperplan::baselines {
+namespace {
+
+bool HomedClass(ValueClass value_class) {
+  return value_class == ValueClass::kWeight || value_class == ValueClass::kKvCache ||
+         value_class == ValueClass::kOptimizerState;
+}
+
+// The non-device tier with routes both ways and the cheapest round trip for `bytes`.
+TierId OffloadTier(const HardwareProfile& profile, const Routes& routes, int64_t bytes) {
+  TierId best = kNoTier;
+  int64_t best_ns = 0;
+  for (size_t tier = 0; tier < profile.tiers.size(); ++tier) {
+    if (static_cast<TierId>(tier) == profile.device_tier) continue;
+    if (!routes.to_device[tier] || !routes.from_device[tier]) continue;
+    const int64_t round_trip_ns = RouteTimeNs(profile, *routes.from_device[tier], bytes) +
+                                  RouteTimeNs(profile, *routes.to_device[tier], bytes);
+    if (best == kNoTier || round_trip_ns < best_ns) {
+      best = static_cast<TierId>(tier);
+      best_ns = round_trip_ns;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+std::optional<Route> FindRoute(const HardwareProfile& profile, TierId from, TierId to) {
+  const size_t tier_count = profile.tiers.size();
+  if (from < 0 || to < 0 || static_cast<size_t>(from) >= tier_count ||
+      static_cast<size_t>(to) >= tier_count) {
+    return std::nullopt;
+  }
+  if (from == to) return Route{};
+  std::vector<int32_t> via_link(tier_count, -1);
+  std::vector<bool> seen(tier_count, false);
+  std::deque<TierId> queue{from};
+  seen[from] = true;
+  while (!queue.empty()) {
+    const TierId tier = queue.front();
+    queue.pop_front();
+    for (size_t i = 0; i < profile.links.size(); ++i) {
+      const Link& link = profile.links[i];
+      if (link.from != tier || link.to < 0 || static_cast<size_t>(link.to) >= tier_count ||
+          seen[link.to] || link.bandwidth_bytes_per_s <= 0 || link.channels <= 0) {
+        continue;
+      }
+      seen[link.to] = true;
+      via_link[link.to] = static_cast<int32_t>(i);
+      queue.push_back(link.to);
+    }
+  }
+  if (!seen[to]) return std::nullopt;
+  Route route;
+  for (TierId tier = to; tier != from; tier = profile.links[via_link[tier]].from) {
+    route.insert(route.begin(), via_link[tier]);
+  }
+  return route;
+}
+
+Routes FindRoutes(const HardwareProfile& profile) {
+  Routes routes;
+  routes.to_device.resize(profile.tiers.size());
+  routes.from_device.resize(profile.tiers.size());
+  for (size_t tier = 0; tier < profile.tiers.size(); ++tier) {
+    if (static_cast<TierId>(tier) == profile.device_tier) continue;
+    routes.to_device[tier] = FindRoute(profile, static_cast<TierId>(tier), profile.device_tier);
+    routes.from_device[tier] = FindRoute(profile, profile.device_tier, static_cast<TierId>(tier));
+  }
+  return routes;
+}
+
+int64_t RouteTimeNs(const HardwareProfile& profile, const Route& route, int64_t bytes) {
+  int64_t total_ns = 0;
+  for (int32_t link : route) total_ns += ChannelTransferTimeNs(profile.links[link], bytes);
+  return total_ns;
+}
+
+ValueHomes DecideHomes(const Graph& graph, const HardwareProfile& profile, const Routes& routes) {
+  ValueHomes homes;
+  homes.home_tier.assign(graph.values.size(), kNoTier);
+  homes.store_tier.assign(graph.values.size(), kNoTier);
+  for (size_t id = 0; id < graph.values.size(); ++id) {
+    const Value& value = graph.values[id];
+    if (!value.size_known || value.bytes <= 0) continue;
+    const bool produced = value.producer != kNoNode;
+    if (!produced && value.value_class == ValueClass::kWeight) {
+      const TierId home = profile.weight_home_tier;
+      if (home != kNoTier && home != profile.device_tier && routes.to_device[home]) {
+        homes.home_tier[id] = home;
+      }
+      continue;
+    }
+    const TierId tier = OffloadTier(profile, routes, value.bytes);
+    if (tier == kNoTier) continue;
+    if (!produced && HomedClass(value.value_class)) {
+      homes.home_tier[id] = tier;
+    } else {
+      homes.store_tier[id] = tier;
+    }
+  }
+  return homes;
+}
+
+}  // namespace hyperplan::baselines

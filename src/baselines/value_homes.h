@@ -1,0 +1,57 @@
+// Value homes: where each value's copies off the device live, under the same policy the
+// planner uses, so that every baseline moves the same bytes over the same routes.
+//
+// Weights live in the profile's weight home tier (kNoTier there: pinned on the device). KV
+// cache and optimizer state that enter as graph inputs are "homed" in the offload tier: a copy
+// exists off the device from the start, so leaving the device is a Detach alone. Every other
+// value (activations, graph inputs and outputs, state the run produces) is "stored": leaving
+// the device takes a Store to the offload tier first. The offload tier of a value is the
+// non-device tier with routes both ways whose round trip for its size is cheapest (ties: lower
+// tier id). Routes are fewest-hop chains of links (breadth-first, ties by lower link index),
+// so NVMe behind DDR is two hops.
+// Cost: O(tiers * links) for routes, O(values * tiers * hops) for homes.
+// Limits: one home per value; no link is ever chosen for being less busy.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "hyperplan/graph.h"
+#include "hyperplan/hardware.h"
+
+namespace hyperplan::baselines {
+
+using Route = std::vector<int32_t>;  // link indices, first hop first
+
+struct Routes {
+  std::vector<std::optional<Route>> to_device;    // by TierId
+  std::vector<std::optional<Route>> from_device;  // by TierId
+};
+
+// The fewest-hop route between two tiers, or nullopt (empty route: same tier).
+std::optional<Route> FindRoute(const HardwareProfile& profile, TierId from, TierId to);
+Routes FindRoutes(const HardwareProfile& profile);
+
+// Time of `bytes` over every hop of `route`, each at one channel's share of its link.
+int64_t RouteTimeNs(const HardwareProfile& profile, const Route& route, int64_t bytes);
+
+struct ValueHomes {
+  // By ValueId. home_tier: a copy lives there from the run's start (kNoTier: none).
+  // store_tier: where a Store sends it (kNoTier: it cannot leave the device, or it is homed).
+  std::vector<TierId> home_tier;
+  std::vector<TierId> store_tier;
+
+  bool Homed(ValueId value) const { return home_tier[value] != kNoTier; }
+  bool CanLeave(ValueId value) const {
+    return home_tier[value] != kNoTier || store_tier[value] != kNoTier;
+  }
+  // The tier a copy is fetched back from.
+  TierId OffTier(ValueId value) const {
+    return home_tier[value] != kNoTier ? home_tier[value] : store_tier[value];
+  }
+};
+
+ValueHomes DecideHomes(const Graph& graph, const HardwareProfile& profile, const Routes& routes);
+
+}  // namespace hyperplan::baselines

@@ -1,0 +1,115 @@
+// Running one contender (see contenders.h).
+#include "contenders.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <exception>
+
+#include "baselines/layer_streaming.h"
+#include "baselines/no_offload.h"
+#include "baselines/op_distance.h"
+#include "baselines/reactive_lru.h"
+#include "format.h"
+#include "hyperplan/planner/planner.h"
+#include "hyperplan/planner/verify.h"
+
+namespace hyperplan::bench {
+
+namespace {
+
+// A tier off the device whose simulated peak exceeds its capacity, or kNoTier.
+TierId OverfullHostTier(const HardwareProfile& profile, const Plan& plan) {
+  const auto& peaks = plan.timeline.peak_bytes_per_tier;
+  for (size_t tier = 0; tier < profile.tiers.size() && tier < peaks.size(); ++tier) {
+    const int64_t capacity = profile.tiers[tier].capacity_bytes;
+    if (static_cast<TierId>(tier) != profile.device_tier && capacity > 0 &&
+        peaks[tier] > capacity) {
+      return static_cast<TierId>(tier);
+    }
+  }
+  return kNoTier;
+}
+
+}  // namespace
+
+std::vector<Contender> BudgetContenders() {
+  return {
+      {"reactive LRU", ContenderKind::kReactive, 0},
+      {"layer streaming k=0", ContenderKind::kStreaming, 0},
+      {"layer streaming k=1", ContenderKind::kStreaming, 1},
+      {"layer streaming k=2", ContenderKind::kStreaming, 2},
+      {"op distance 4", ContenderKind::kOpDistance, 4},
+      {"op distance 32", ContenderKind::kOpDistance, 32},
+      {"**hyperplan**", ContenderKind::kHyperplan, 0},
+  };
+}
+
+Outcome RunContender(const Contender& contender, const baselines::BaselineContext& context,
+                     std::optional<int64_t> budget, int64_t max_overhead_ppm) {
+  const Graph& graph = *context.graph;
+  const HardwareProfile& profile = *context.profile;
+  Outcome outcome;
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    switch (contender.kind) {
+      case ContenderKind::kNoOffload:
+        outcome.plan = baselines::NoOffloadPlan(context);
+        break;
+      case ContenderKind::kReactive:
+        outcome.plan = baselines::ReactiveLruPlan(context, budget);
+        break;
+      case ContenderKind::kStreaming: {
+        baselines::LayerStreamingOptions options;
+        options.lookahead_layers = contender.parameter;
+        auto result = baselines::LayerStreamingPlan(context, budget, options);
+        outcome.note =
+            fmt::format("{}/{} layers resident", result.resident_layers, result.layer_count);
+        outcome.plan = std::move(result.plan);
+        break;
+      }
+      case ContenderKind::kOpDistance: {
+        baselines::OpDistanceOptions options;
+        options.prefetch_distance_ops = contender.parameter;
+        outcome.plan = baselines::OpDistancePlan(context, budget, options);
+        break;
+      }
+      case ContenderKind::kHyperplan: {
+        PlanOptions options;
+        options.budget_bytes = budget;
+        options.max_overhead_ppm = max_overhead_ppm;
+        options.node_time_ns = context.node_time_ns;
+        PlanResult result = PlanOffload(graph, profile, options);
+        if (result.status == PlanStatus::kInfeasible) {
+          outcome.note = result.infeasibility.message;
+        } else if (result.plan.reordered) {
+          outcome.note = "reordered";
+        }
+        outcome.plan = std::move(result.plan);
+        break;
+      }
+    }
+  } catch (const std::exception& error) {
+    outcome.note = std::string("error: ") + error.what();
+    return outcome;
+  }
+  outcome.wall_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
+          .count();
+  const VerifyResult verdict = VerifyPlan(graph, profile, outcome.plan);
+  const TierId full = OverfullHostTier(profile, outcome.plan);
+  if (!verdict.ok && !(verdict.invariant == 2 && full != kNoTier)) {
+    outcome.note = "INVALID: " + verdict.message;
+    return outcome;
+  }
+  outcome.ok = true;
+  outcome.fits = outcome.plan.fits && full == kNoTier;
+  if (full != kNoTier) {
+    if (!outcome.note.empty()) outcome.note += "; ";
+    outcome.note += fmt::format("{} over capacity: {}", profile.tiers[full].name,
+                                Gigabytes(outcome.plan.timeline.peak_bytes_per_tier[full]));
+  }
+  return outcome;
+}
+
+}  // namespace hyperplan::bench

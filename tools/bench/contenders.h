@@ -1,0 +1,51 @@
+// The contenders of the comparison: every baseline (src/baselines) and hyperplan's planner,
+// each producing a Plan for the same graph, profile and budget, each plan checked by
+// VerifyPlan before its numbers are used.
+// Cost: one plan each (the budget searches inside the baselines included) plus a verification.
+// Limits: the planner runs with its defaults (reordering allowed); the baselines keep the
+// model's order.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "baselines/context.h"
+#include "hyperplan/graph.h"
+#include "hyperplan/hardware.h"
+#include "hyperplan/planner/plan.h"
+
+namespace hyperplan::bench {
+
+enum class ContenderKind {
+  kNoOffload,
+  kReactive,
+  kStreaming,   // parameter: lookahead layers
+  kOpDistance,  // parameter: prefetch distance in ops
+  kHyperplan,
+};
+
+struct Contender {
+  std::string name;
+  ContenderKind kind;
+  int parameter = 0;
+};
+
+// Reactive, streaming k = 0, 1, 2, op distance 4 and 32, hyperplan (no offloading is the
+// reference each table starts with, not a row per budget).
+std::vector<Contender> BudgetContenders();
+
+struct Outcome {
+  Plan plan;
+  bool ok = false;    // produced and verified
+  bool fits = false;  // arena within the budget and the device
+  std::string note;   // e.g. "12/32 layers resident", the planner's infeasibility, an error
+  int64_t wall_ns = 0;
+};
+
+// `budget` unset: the no-budget mode (the planner's overhead mode; baselines use capacity).
+Outcome RunContender(const Contender& contender, const baselines::BaselineContext& context,
+                     std::optional<int64_t> budget, int64_t max_overhead_ppm = 10'000);
+
+}  // namespace hyperplan::bench

@@ -1,0 +1,48 @@
+// The training step's forward pass: the same Llama layer as the prefill form (RMSNorm,
+// grouped-query attention with RoPE and an eager causal softmax, SwiGLU, residual Adds, on
+// standard ops), built so that every tensor the backward pass reads is named in a "stash".
+// Those stashed activations are what a training step keeps alive from forward to backward:
+// the large offload candidates (the [heads, sequence, sequence] attention probabilities above
+// all).
+// Cost: about 45 nodes per layer. Limits: no dropout, no activation checkpointing (every
+// stashed tensor is kept), no fused attention.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "train_context.h"
+
+namespace hyperplan::gen {
+
+struct NormStash {
+  std::string x, normalized, rms, weight, out;
+};
+
+struct AttentionStash {
+  std::string x;  // the normed input the projections read
+  std::string q_rotated, keys_t, values_r, probs, merged;
+  std::string wq, wk, wv, wo;
+};
+
+struct MlpStash {
+  std::string x;  // the normed input
+  std::string gate, up, sigmoid, silu, gated;
+  std::string w_gate, w_up, w_down;
+};
+
+struct LayerStash {
+  NormStash input_norm;
+  AttentionStash attention;
+  NormStash post_norm;
+  MlpStash mlp;
+};
+
+NormStash TrainRmsNorm(TrainContext& t, const std::string& x, const std::string& weight_name,
+                       const std::string& p);
+
+// One layer over `hidden` ([batch, sequence, hidden]); returns the layer's output.
+std::string TrainLayerForward(TrainContext& t, int64_t layer, const std::string& hidden,
+                              LayerStash* stash);
+
+}  // namespace hyperplan::gen
