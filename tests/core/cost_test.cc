@@ -53,7 +53,7 @@ TEST_CASE("batched matmul and gemm FLOPs") {
 
 TEST_CASE("attention FLOPs use the full key length from present_key") {
   Graph graph;
-  const ValueId q = Tensor(graph, "q", {1, 8, 64}, DType::kFloat16);       // 512 elements
+  const ValueId q = Tensor(graph, "q", {1, 8, 64}, DType::kFloat16);  // 512 elements
   const ValueId k = Tensor(graph, "k", {1, 8, 32}, DType::kFloat16);
   const ValueId v = Tensor(graph, "v", {1, 8, 32}, DType::kFloat16);
   const ValueId out = Tensor(graph, "out", {1, 8, 64}, DType::kFloat16);
