@@ -1,9 +1,6 @@
 // Value homes and routes (see value_homes.h).
 #include "baselines/value_homes.h"
 
-#include <deque>
-
-#include "hyperplan/planner/simulate.h"
 
 namespace hyperplan::baselines {
 namespace {
@@ -32,39 +29,6 @@ TierId OffloadTier(const HardwareProfile& profile, const Routes& routes, int64_t
 
 }  // namespace
 
-std::optional<Route> FindRoute(const HardwareProfile& profile, TierId from, TierId to) {
-  const size_t tier_count = profile.tiers.size();
-  if (from < 0 || to < 0 || static_cast<size_t>(from) >= tier_count ||
-      static_cast<size_t>(to) >= tier_count) {
-    return std::nullopt;
-  }
-  if (from == to) return Route{};
-  std::vector<int32_t> via_link(tier_count, -1);
-  std::vector<bool> seen(tier_count, false);
-  std::deque<TierId> queue{from};
-  seen[from] = true;
-  while (!queue.empty()) {
-    const TierId tier = queue.front();
-    queue.pop_front();
-    for (size_t i = 0; i < profile.links.size(); ++i) {
-      const Link& link = profile.links[i];
-      if (link.from != tier || link.to < 0 || static_cast<size_t>(link.to) >= tier_count ||
-          seen[link.to] || link.bandwidth_bytes_per_s <= 0 || link.channels <= 0) {
-        continue;
-      }
-      seen[link.to] = true;
-      via_link[link.to] = static_cast<int32_t>(i);
-      queue.push_back(link.to);
-    }
-  }
-  if (!seen[to]) return std::nullopt;
-  Route route;
-  for (TierId tier = to; tier != from; tier = profile.links[via_link[tier]].from) {
-    route.insert(route.begin(), via_link[tier]);
-  }
-  return route;
-}
-
 Routes FindRoutes(const HardwareProfile& profile) {
   Routes routes;
   routes.to_device.resize(profile.tiers.size());
@@ -75,12 +39,6 @@ Routes FindRoutes(const HardwareProfile& profile) {
     routes.from_device[tier] = FindRoute(profile, profile.device_tier, static_cast<TierId>(tier));
   }
   return routes;
-}
-
-int64_t RouteTimeNs(const HardwareProfile& profile, const Route& route, int64_t bytes) {
-  int64_t total_ns = 0;
-  for (int32_t link : route) total_ns += ChannelTransferTimeNs(profile.links[link], bytes);
-  return total_ns;
 }
 
 ValueHomes DecideHomes(const Graph& graph, const HardwareProfile& profile, const Routes& routes) {

@@ -19,22 +19,17 @@
 
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
+#include "hyperplan/planner/routes.h"
 
 namespace hyperplan::baselines {
-
-using Route = std::vector<int32_t>;  // link indices, first hop first
 
 struct Routes {
   std::vector<std::optional<Route>> to_device;    // by TierId
   std::vector<std::optional<Route>> from_device;  // by TierId
 };
 
-// The fewest-hop route between two tiers, or nullopt (empty route: same tier).
-std::optional<Route> FindRoute(const HardwareProfile& profile, TierId from, TierId to);
+// Routes between the device and every other tier (hyperplan/planner/routes.h).
 Routes FindRoutes(const HardwareProfile& profile);
-
-// Time of `bytes` over every hop of `route`, each at one channel's share of its link.
-int64_t RouteTimeNs(const HardwareProfile& profile, const Route& route, int64_t bytes);
 
 struct ValueHomes {
   // By ValueId. home_tier: a copy lives there from the run's start (kNoTier: none).

@@ -2,12 +2,10 @@
 #include "planner/cost_analysis.h"
 
 #include <algorithm>
-#include <deque>
 #include <string>
 
 #include "hyperplan/cost.h"
 #include "hyperplan/error.h"
-#include "hyperplan/planner/simulate.h"
 
 namespace hyperplan::planner {
 
@@ -31,47 +29,6 @@ std::vector<int64_t> NodeTimes(const Graph& graph, const HardwareProfile& profil
   times.reserve(graph.nodes.size());
   for (const NodeCost& cost : EstimateCosts(graph, profile)) times.push_back(cost.time_ns);
   return times;
-}
-
-std::optional<Route> FindRoute(const HardwareProfile& profile, TierId from, TierId to) {
-  if (from == to) return Route{};
-  const size_t tier_count = profile.tiers.size();
-  if (from < 0 || to < 0 || static_cast<size_t>(from) >= tier_count ||
-      static_cast<size_t>(to) >= tier_count) {
-    return std::nullopt;
-  }
-  // Breadth-first over tiers; links scanned in index order so ties resolve the same way.
-  std::vector<int32_t> via_link(tier_count, -1);
-  std::vector<bool> seen(tier_count, false);
-  std::deque<TierId> queue{from};
-  seen[from] = true;
-  while (!queue.empty()) {
-    const TierId tier = queue.front();
-    queue.pop_front();
-    for (size_t i = 0; i < profile.links.size(); ++i) {
-      const Link& link = profile.links[i];
-      if (link.from != tier || link.to < 0 || static_cast<size_t>(link.to) >= tier_count ||
-          seen[link.to] || link.bandwidth_bytes_per_s <= 0 || link.channels <= 0) {
-        continue;
-      }
-      seen[link.to] = true;
-      via_link[link.to] = static_cast<int32_t>(i);
-      queue.push_back(link.to);
-    }
-  }
-  if (!seen[to]) return std::nullopt;
-  Route route;
-  for (TierId tier = to; tier != from; tier = profile.links[via_link[tier]].from) {
-    route.push_back(via_link[tier]);
-  }
-  std::reverse(route.begin(), route.end());
-  return route;
-}
-
-int64_t RouteTimeNs(const HardwareProfile& profile, const Route& route, int64_t bytes) {
-  int64_t total_ns = 0;
-  for (int32_t link : route) total_ns += ChannelTransferTimeNs(profile.links[link], bytes);
-  return total_ns;
 }
 
 CostAnalysis AnalyzeCosts(const Graph& graph, const HardwareProfile& profile,

@@ -15,10 +15,9 @@
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
 #include "hyperplan/lifetimes.h"
+#include "hyperplan/planner/routes.h"
 
 namespace hyperplan::planner {
-
-using Route = std::vector<int32_t>;  // link indices, first hop first; empty: same tier
 
 struct CostAnalysis {
   std::vector<int64_t> node_time_ns;   // by NodeId
@@ -36,12 +35,6 @@ CostAnalysis AnalyzeCosts(const Graph& graph, const HardwareProfile& profile,
 // Node times alone (by NodeId): the override when given, else the roofline model.
 std::vector<int64_t> NodeTimes(const Graph& graph, const HardwareProfile& profile,
                                const std::vector<int64_t>& node_time_override);
-
-// The fewest-hop route from -> to, or nullopt.
-std::optional<Route> FindRoute(const HardwareProfile& profile, TierId from, TierId to);
-
-// Sum of the hops' channel transfer times for `bytes`.
-int64_t RouteTimeNs(const HardwareProfile& profile, const Route& route, int64_t bytes);
 
 // The largest boundary k in [0, n] with step_start_ns[k] <= time_ns (0 for negative times).
 Step BoundaryAtOrBefore(const std::vector<int64_t>& step_start_ns, int64_t time_ns);

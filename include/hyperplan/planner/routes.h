@@ -1,0 +1,25 @@
+// Routes: fewest-hop chains of links between two tiers, and their transfer time.
+//
+// Shared by the planner and the baselines so that every contender moves bytes over the same
+// routes (NVMe behind DDR is two hops). Breadth-first over tiers with links scanned in index
+// order, so ties resolve the same way every run. Links with no bandwidth or no channel are
+// never used. Cost: O(tiers + links) per route.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "hyperplan/hardware.h"
+
+namespace hyperplan {
+
+using Route = std::vector<int32_t>;  // link indices, first hop first; empty: same tier
+
+// The fewest-hop route from -> to, or nullopt when there is none.
+std::optional<Route> FindRoute(const HardwareProfile& profile, TierId from, TierId to);
+
+// Sum of the hops' transfer times for `bytes`, each at one channel's share of its link.
+int64_t RouteTimeNs(const HardwareProfile& profile, const Route& route, int64_t bytes);
+
+}  // namespace hyperplan
