@@ -53,6 +53,10 @@ struct Value {
   bool is_external_data = false;  // an initializer whose bytes live in an external file
   NodeId producer = kNoNode;      // kNoNode for initializers and graph inputs
   std::vector<NodeId> consumers;  // each consuming node once, in node order
+  // Loop graphs (loop.h) only: the node that updates this input in place each iteration, and
+  // the bytes that update changes (what a Store must write back to the home copy).
+  NodeId written_by = kNoNode;
+  int64_t written_bytes = 0;
 };
 
 struct Node {

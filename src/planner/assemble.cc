@@ -98,7 +98,7 @@ Plan AssemblePlan(const PlanContext& context, const Selection& selection,
     const Placement& placement = selection.placements[j];
     const Candidate& candidate = candidates[placement.candidate];
     for (size_t h = 0; h < placement.store_hops.size(); ++h) {
-      pending.push_back({TransferStep(StepKind::kStore, candidate.value, candidate.bytes,
+      pending.push_back({TransferStep(StepKind::kStore, candidate.value, candidate.store_bytes,
                                       placement.store_hops[h]),
                          kStoreGroup, static_cast<int32_t>(j), static_cast<int32_t>(h)});
     }
@@ -246,6 +246,7 @@ Plan AssemblePlan(const PlanContext& context, const Selection& selection,
       const Placement& placement = selection.placements[j];
       for (size_t h = 0; h < placement.store_hops.size(); ++h) {
         const bool final_hop = h + 1 == placement.store_hops.size();
+        if (final_hop && any.homed) break;  // an in-place write goes back into the home copy
         const int32_t closed_by =
             !final_hop ? store_index[j][h + 1] : (kept_to_end ? -1 : last_read);
         plan.tier_copies.push_back(
@@ -293,9 +294,10 @@ Plan AssemblePlan(const PlanContext& context, const Selection& selection,
       }
       case kStoreGroup: {
         if (p.hop == 0) {
-          const NodeId producer = graph.values[step.value].producer;
-          if (producer != kNoNode) {
-            AddWait(step.waits_for, compute_index[lifetimes.step_of_node[producer]]);
+          const Value& stored = graph.values[step.value];
+          const NodeId writer = stored.producer != kNoNode ? stored.producer : stored.written_by;
+          if (writer != kNoNode) {
+            AddWait(step.waits_for, compute_index[lifetimes.step_of_node[writer]]);
           }
           AddWait(step.waits_for, last_compute);
         } else {

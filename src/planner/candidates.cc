@@ -55,9 +55,58 @@ TierId OffloadTier(const HardwareProfile& profile, const CostAnalysis& cost, int
   return best;
 }
 
+namespace {
+
+// Which of a value's gaps a candidate is, to tie the wrap-around ones together after sorting.
+enum class GapKind : uint8_t { kLeading, kInner, kTrailing };
+
+// Ties each persistent value's leading and trailing gaps into one decision and makes its inner
+// gaps take that decision too (see candidates.h). Runs after ranking: bundles hold indices.
+// A persistent value keeps its candidates only with both wrap halves (one alone would leave the
+// iteration ending elsewhere than it began), and only if something frees a step: two empty
+// halves (used at the first and the last step) with no inner gap free nothing.
+void DropUselessWrap(std::vector<Candidate>& candidates, std::vector<GapKind>& kinds,
+                     size_t first_of_value) {
+  bool has_leading = false;
+  bool has_trailing = false;
+  bool frees_a_step = false;
+  for (size_t c = first_of_value; c < candidates.size(); ++c) {
+    has_leading = has_leading || kinds[c] == GapKind::kLeading;
+    has_trailing = has_trailing || kinds[c] == GapKind::kTrailing;
+    frees_a_step = frees_a_step || candidates[c].cover_first <= candidates[c].cover_last;
+  }
+  if (has_leading && has_trailing && frees_a_step) return;
+  candidates.resize(first_of_value);
+  kinds.resize(first_of_value);
+}
+
+void BundleWrapAround(std::vector<Candidate>& candidates, const std::vector<GapKind>& kinds,
+                      const std::vector<uint8_t>& persistent) {
+  std::vector<int32_t> leading(persistent.size(), -1);
+  std::vector<int32_t> trailing(persistent.size(), -1);
+  for (size_t c = 0; c < candidates.size(); ++c) {
+    const ValueId value = candidates[c].value;
+    if (!persistent[value]) continue;
+    if (kinds[c] == GapKind::kLeading) leading[value] = static_cast<int32_t>(c);
+    if (kinds[c] == GapKind::kTrailing) trailing[value] = static_cast<int32_t>(c);
+  }
+  for (size_t c = 0; c < candidates.size(); ++c) {
+    const ValueId value = candidates[c].value;
+    if (!persistent[value]) continue;
+    for (int32_t other : {leading[value], trailing[value]}) {
+      if (other >= 0 && other != static_cast<int32_t>(c)) candidates[c].bundle.push_back(other);
+    }
+  }
+}
+
+}  // namespace
+
 CandidateSet FindCandidates(const Graph& graph, const HardwareProfile& profile,
-                            const LifetimeAnalysis& lifetimes, const CostAnalysis& cost) {
+                            const LifetimeAnalysis& lifetimes, const CostAnalysis& cost,
+                            const std::vector<uint8_t>& persistent) {
   CandidateSet set;
+  std::vector<GapKind> kinds;
+  const bool loop = !persistent.empty();
   const auto step_count = static_cast<Step>(lifetimes.order.size());
   const std::vector<int64_t>& start_ns = cost.step_start_ns;
   for (size_t id = 0; id < graph.values.size(); ++id) {
@@ -71,6 +120,7 @@ CandidateSet FindCandidates(const Graph& graph, const HardwareProfile& profile,
     if (value.bytes <= 0 || step_count == 0) continue;
     const Lifetime& lifetime = lifetimes.lifetimes[id];
     const bool produced = value.producer != kNoNode;
+    const bool wraps = loop && persistent[id];
 
     Candidate base;
     base.value = value_id;
@@ -85,7 +135,7 @@ CandidateSet FindCandidates(const Graph& graph, const HardwareProfile& profile,
       base.homed = true;
       base.tier = profile.weight_home_tier;
     } else {
-      base.homed = !produced && IsHomedClass(value.value_class);
+      base.homed = !produced && (IsHomedClass(value.value_class) || wraps);
       base.tier = OffloadTier(profile, cost, value.bytes);
     }
     const bool has_to_device =
@@ -98,9 +148,11 @@ CandidateSet FindCandidates(const Graph& graph, const HardwareProfile& profile,
                                           "no link route between the device and a tier for it"));
       continue;
     }
-    const int64_t store_ns =
-        base.homed ? 0 : RouteTimeNs(profile, *cost.from_device[base.tier], value.bytes);
     const int64_t prefetch_ns = RouteTimeNs(profile, *cost.to_device[base.tier], value.bytes);
+    // An in-place write leaves the home copy stale: gaps after it write the change back.
+    const Step written_step =
+        value.written_by != kNoNode ? lifetimes.step_of_node[value.written_by] : step_count;
+    const bool can_write_back = has_from_device;
 
     // Steps that need it on the device: its producer's and its consumers'.
     std::vector<Step> required;
@@ -109,42 +161,71 @@ CandidateSet FindCandidates(const Graph& graph, const HardwareProfile& profile,
       if (required.empty() || required.back() != use) required.push_back(use);
     }
     const size_t before = set.candidates.size();
-    auto add_gap = [&](Step after, Step before_step, Step cover_first, Step cover_last) {
-      if (cover_first > cover_last) return;
+    auto add_gap = [&](GapKind kind, Step after, Step before_step, Step cover_first,
+                       Step cover_last) {
+      // A wrap-around half may be empty (used at the first or last step): it still carries
+      // the Prefetch or the Detach that keeps the iteration periodic.
+      const bool wrap_half = wraps && kind != GapKind::kInner;
+      if (cover_first > cover_last && !wrap_half) return;
       Candidate candidate = base;
       candidate.after_step = after;
       candidate.before_step = before_step;
       candidate.cover_first = cover_first;
       candidate.cover_last = cover_last;
-      candidate.gap_ns = start_ns[before_step] - start_ns[after + 1];
-      candidate.store_ns = store_ns;
+      candidate.gap_ns = start_ns[std::max(before_step, after + 1)] - start_ns[after + 1];
+      candidate.needs_store = !base.homed || (after >= written_step && can_write_back);
+      if (base.homed && after >= written_step && !can_write_back) return;
+      candidate.store_bytes = base.homed ? value.written_bytes : value.bytes;
+      candidate.store_ns =
+          candidate.needs_store
+              ? RouteTimeNs(profile, *cost.from_device[base.tier], candidate.store_bytes)
+              : 0;
       candidate.prefetch_ns = before_step < step_count ? prefetch_ns : 0;
       set.candidates.push_back(candidate);
+      kinds.push_back(kind);
     };
     // A stored value that starts on the device keeps step 0 (its Store needs a moment).
     const Step first_free = base.homed ? 0 : 1;
     const Step baseline_last = lifetime.baseline_last_step;
     if (required.empty()) {
-      add_gap(-1, step_count, first_free, baseline_last);
+      if (!wraps) add_gap(GapKind::kInner, -1, step_count, first_free, baseline_last);
     } else {
-      if (!produced) add_gap(-1, required.front(), first_free, required.front() - 1);
-      for (size_t i = 0; i + 1 < required.size(); ++i) {
-        add_gap(required[i], required[i + 1], required[i] + 1, required[i + 1] - 1);
+      if (!produced) {
+        add_gap(GapKind::kLeading, -1, required.front(), first_free, required.front() - 1);
       }
-      if (baseline_last > required.back()) {
-        add_gap(required.back(), step_count, required.back() + 1, baseline_last);
+      for (size_t i = 0; i + 1 < required.size(); ++i) {
+        add_gap(GapKind::kInner, required[i], required[i + 1], required[i] + 1,
+                required[i + 1] - 1);
+      }
+      if (baseline_last > required.back() || wraps) {
+        add_gap(GapKind::kTrailing, required.back(), step_count, required.back() + 1,
+                baseline_last);
       }
     }
+    if (wraps) DropUselessWrap(set.candidates, kinds, before);
     if (set.candidates.size() == before) {
       set.pinned.push_back(PinnedDecision(value_id, value.bytes, step_count,
                                           DecisionReason::kNoIdleGap,
                                           "needed at every step it is resident"));
     }
   }
-  std::sort(set.candidates.begin(), set.candidates.end(), RanksBefore);
+  std::vector<size_t> by_rank(set.candidates.size());
+  for (size_t i = 0; i < by_rank.size(); ++i) by_rank[i] = i;
+  std::sort(by_rank.begin(), by_rank.end(), [&](size_t a, size_t b) {
+    return RanksBefore(set.candidates[a], set.candidates[b]);
+  });
+  std::vector<Candidate> ranked;
+  std::vector<GapKind> ranked_kinds;
+  ranked.reserve(by_rank.size());
+  for (size_t i : by_rank) {
+    ranked.push_back(std::move(set.candidates[i]));
+    ranked_kinds.push_back(kinds[i]);
+  }
+  set.candidates = std::move(ranked);
   for (size_t i = 0; i < set.candidates.size(); ++i) {
     set.candidates[i].rank = static_cast<int32_t>(i);
   }
+  if (loop) BundleWrapAround(set.candidates, ranked_kinds, persistent);
   return set;
 }
 

@@ -17,6 +17,15 @@
 // the cheapest round trip for its size (ties: lower tier id). Rank: bytes x gap time against
 // transfer time, higher first; ties by value id, then gap start ("ties broken by id").
 // Values with no candidate get one Decision saying why (pinned, unknown size, no gap, no route).
+// Loops (a non-empty `persistent`): a value that persists across iterations (a weight, an
+// aliased input) must end the iteration where it began, so its leading gap (Prefetch before
+// the first use) and trailing gap (Detach after the last) are one decision, the wrap-around
+// gap: each names the other in `bundle`, and either is created with an empty cover when the
+// value is used at the first or last step. Its inner gaps bundle the wrap-around gap too: a
+// value kept on the device across the iteration boundary stays for the whole iteration, so
+// its arena offset at the end is the one it began at (one block; see README's limits).
+// A value written in place (Value::written_by) has a stale home copy after the write: a gap
+// after it needs a Store of the changed bytes (`store_bytes`) before the Detach.
 // Cost: O(values + uses) plus a sort of the candidates.
 #pragma once
 
@@ -37,13 +46,17 @@ struct Candidate {
   Step before_step = 0;  // next required step; n: none (no Prefetch)
   Step cover_first = 0;  // the steps this gap could free (inclusive)
   Step cover_last = 0;
-  bool homed = false;  // a copy already lives in `tier`: no Store
+  bool homed = false;  // a copy already lives in `tier` from the run's start
+  bool needs_store = false;  // a Store must write the device copy to `tier` before the Detach
+  int64_t store_bytes = 0;   // bytes that Store moves (all, or what an in-place write changed)
   TierId tier = kNoTier;
   int64_t bytes = 0;
   int64_t gap_ns = 0;       // step_start[before] - step_start[after + 1]
   int64_t store_ns = 0;     // 0 when homed
   int64_t prefetch_ns = 0;  // 0 for a trailing gap
   int32_t rank = 0;         // 0 is the best
+  // Candidates (indices into CandidateSet::candidates) that must be taken with this one.
+  std::vector<int32_t> bundle;
 };
 
 struct CandidateSet {
@@ -51,8 +64,10 @@ struct CandidateSet {
   std::vector<Decision> pinned;       // one per value that has no candidate, by value id
 };
 
+// `persistent` (by ValueId, loop.h PersistentValues) is empty for a one-shot plan.
 CandidateSet FindCandidates(const Graph& graph, const HardwareProfile& profile,
-                            const LifetimeAnalysis& lifetimes, const CostAnalysis& cost);
+                            const LifetimeAnalysis& lifetimes, const CostAnalysis& cost,
+                            const std::vector<uint8_t>& persistent);
 
 // The non-device tier a stored value of `bytes` goes to, or kNoTier when none has routes.
 TierId OffloadTier(const HardwareProfile& profile, const CostAnalysis& cost, int64_t bytes);

@@ -6,7 +6,8 @@
 namespace hyperplan::planner {
 
 PlanContext BuildContext(const Graph& graph, const HardwareProfile& profile,
-                         std::vector<NodeId> order, const std::vector<int64_t>& node_time_ns) {
+                         std::vector<NodeId> order, const std::vector<int64_t>& node_time_ns,
+                         std::vector<uint8_t> persistent) {
   PlanContext context;
   context.graph = &graph;
   context.profile = &profile;
@@ -14,7 +15,9 @@ PlanContext BuildContext(const Graph& graph, const HardwareProfile& profile,
   context.cost = AnalyzeCosts(graph, profile, order, node_time_ns);
   context.reordered = order != ModelOrder(graph);
   context.order = std::move(order);
-  context.candidates = FindCandidates(graph, profile, context.lifetimes, context.cost);
+  context.persistent = std::move(persistent);
+  context.candidates =
+      FindCandidates(graph, profile, context.lifetimes, context.cost, context.persistent);
   return context;
 }
 

@@ -25,6 +25,7 @@ struct PlanContext {
   LifetimeAnalysis lifetimes;
   CostAnalysis cost;
   CandidateSet candidates;
+  std::vector<uint8_t> persistent;  // by ValueId; empty: a one-shot plan (loop.h)
 
   Step step_count() const { return static_cast<Step>(order.size()); }
   const std::vector<int64_t>& base_live_bytes() const {
@@ -32,7 +33,10 @@ struct PlanContext {
   }
 };
 
+// `graph` is the loop graph for a periodic plan (loop.h), with `persistent` its persistent
+// values; `persistent` empty plans one run.
 PlanContext BuildContext(const Graph& graph, const HardwareProfile& profile,
-                         std::vector<NodeId> order, const std::vector<int64_t>& node_time_ns);
+                         std::vector<NodeId> order, const std::vector<int64_t>& node_time_ns,
+                         std::vector<uint8_t> persistent);
 
 }  // namespace hyperplan::planner

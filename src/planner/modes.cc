@@ -122,13 +122,17 @@ Outcome PlanWithinOverhead(const PlanContext& context, int64_t allowance_ns,
   };
   outcome.plan = assemble(count);
   if (!within(outcome.plan)) {
-    // Predicted stalls assume the stall-free timeline; the replay decides.
+    // Predicted stalls assume the stall-free timeline; the replay decides. Only prefixes that
+    // keep every bundled decision whole are plans (a wrap-around half alone is not periodic).
+    std::vector<size_t> prefixes = {0};
+    prefixes.insert(prefixes.end(), outcome.selection.decision_ends.begin(),
+                    outcome.selection.decision_ends.end());
     size_t good = 0;
-    size_t bad = count;
+    size_t bad = prefixes.size() - 1;
     Plan good_plan = assemble(0);
     while (bad - good > 1) {
       const size_t mid = good + (bad - good) / 2;
-      Plan plan = assemble(mid);
+      Plan plan = assemble(prefixes[mid]);
       if (within(plan)) {
         good = mid;
         good_plan = std::move(plan);

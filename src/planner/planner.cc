@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "hyperplan/error.h"
+#include "hyperplan/planner/cold_start.h"
 #include "hyperplan/planner/verify.h"
 #include "hyperplan/units.h"
 #include "planner/context.h"
@@ -112,15 +113,52 @@ void CheckInputs(const HardwareProfile& profile, const PlanOptions& options) {
   }
 }
 
+// Whether every alias stays legal in `order`: nothing reads an input after its in-place writer.
+bool AliasesHoldIn(const Graph& model, const std::vector<ValueAlias>& aliases,
+                   const std::vector<NodeId>& order) {
+  std::vector<Step> step_of(order.size());
+  for (size_t k = 0; k < order.size(); ++k) step_of[order[k]] = static_cast<Step>(k);
+  for (const ValueAlias& alias : aliases) {
+    const Step writer = step_of[model.values[alias.out_value].producer];
+    for (NodeId reader : model.values[alias.in_value].consumers) {
+      if (step_of[reader] > writer) return false;
+    }
+  }
+  return true;
+}
+
+// The graph the planner works on: the loop graph of a periodic plan, or the model itself.
+struct LoopView {
+  bool periodic = false;
+  std::vector<ValueAlias> aliases;
+  Graph loop_graph;  // set when periodic
+  std::vector<uint8_t> persistent;
+  const Graph& graph(const Graph& model) const { return periodic ? loop_graph : model; }
+};
+
+LoopView MakeLoopView(const Graph& model, const PlanOptions& options) {
+  LoopView view;
+  view.periodic = !options.single_run;
+  if (!view.periodic) return view;
+  view.aliases = options.aliases;
+  view.loop_graph = LoopGraph(model, view.aliases);
+  view.persistent = PersistentValues(view.loop_graph, view.aliases);
+  return view;
+}
+
 }  // namespace
 
 PlanResult PlanOffload(const Graph& graph, const HardwareProfile& profile,
                        const PlanOptions& options) {
   CheckInputs(profile, options);
+  const LoopView loop = MakeLoopView(graph, options);
+  const Graph& planned = loop.graph(graph);
+  // Node times of the model itself: the loop graph's in-place rewrite must not change them.
+  const std::vector<int64_t> node_time_ns = planner::NodeTimes(graph, profile, options.node_time_ns);
   std::vector<PlanContext> contexts;
   contexts.reserve(2);  // `model` below must stay valid when the reordered context joins
-  contexts.push_back(
-      planner::BuildContext(graph, profile, ModelOrder(graph), options.node_time_ns));
+  contexts.push_back(planner::BuildContext(planned, profile, ModelOrder(planned), node_time_ns,
+                                           loop.persistent));
   const PlanContext& model = contexts.front();
 
   Baseline baseline;
@@ -145,9 +183,10 @@ PlanResult PlanOffload(const Graph& graph, const HardwareProfile& profile,
     if (options.allow_reorder) {
       std::vector<NodeId> order = planner::MemoryAwareOrder(graph);
       if (order.size() == graph.nodes.size() && order != model.order &&
-          AnalyzeLifetimes(graph, order).timeline.peak_bytes < baseline.peak_bytes) {
-        contexts.push_back(
-            planner::BuildContext(graph, profile, std::move(order), options.node_time_ns));
+          AliasesHoldIn(graph, loop.aliases, order) &&
+          AnalyzeLifetimes(planned, order).timeline.peak_bytes < baseline.peak_bytes) {
+        contexts.push_back(planner::BuildContext(planned, profile, std::move(order), node_time_ns,
+                                                 loop.persistent));
       }
     }
     const int64_t allowance_ns =
@@ -173,13 +212,16 @@ PlanResult PlanOffload(const Graph& graph, const HardwareProfile& profile,
     }
   }
 
+  chosen.plan.periodic = loop.periodic;
+  chosen.plan.aliases = loop.aliases;
+  chosen.plan.cold_start = ComputeColdStart(planned, profile, chosen.plan);
   const VerifyResult verdict = VerifyPlan(graph, profile, chosen.plan);
   if (!verdict.ok) {
     throw Error(ErrorKind::kInternal, "plan failed verification: " + verdict.message);
   }
   result.status = chosen.feasible ? PlanStatus::kPlanned : PlanStatus::kInfeasible;
   if (!chosen.feasible) {
-    result.infeasibility = Explain(graph, chosen, budget.value_or(capacity));
+    result.infeasibility = Explain(planned, chosen, budget.value_or(capacity));
   }
   result.plan = std::move(chosen.plan);
   return result;

@@ -102,7 +102,7 @@ class Refiner {
           break;
         }
         ++popped;
-        Attempt attempt = Place(entry.candidate, step);
+        Attempt attempt = PlaceBundle(entry.candidate, step);
         if (!attempt.ok) {
           selection_.reason[entry.candidate] = attempt.reason;
           selection_.detail[entry.candidate] = std::move(attempt.detail);
@@ -113,7 +113,7 @@ class Refiner {
           }
           continue;
         }
-        const bool stall_free = attempt.placement.stall_ns == 0;
+        const bool stall_free = TotalStall(attempt.placement) == 0;
         valid.emplace_back(entry, std::move(attempt.placement));
         if (stall_free && request_.choice == Choice::kLeastStall) break;
       }
@@ -127,16 +127,18 @@ class Refiner {
         const int64_t b_bytes = candidates_[b.candidate].bytes;
         const bool better =
             request_.choice == Choice::kMostBytes
-                ? a_bytes > b_bytes || (a_bytes == b_bytes && a.stall_ns < b.stall_ns)
-                : a.stall_ns < b.stall_ns;
+                ? a_bytes > b_bytes || (a_bytes == b_bytes && TotalStall(a) < TotalStall(b))
+                : TotalStall(a) < TotalStall(b);
         if (better) best = i;
       }
       // With a target, widening a gap already taken competes with the new candidates.
-      if (has_target_ && !cutting_free && (valid.empty() || valid[best].second.stall_ns > 0)) {
+      if (has_target_ && !cutting_free &&
+          (valid.empty() || TotalStall(valid[best].second) > 0)) {
         std::optional<RepairOption> repair = BestRepair(step);
         const bool repair_wins =
-            repair && (valid.empty() || (request_.choice == Choice::kLeastStall &&
-                                         repair->extra_stall_ns < valid[best].second.stall_ns));
+            repair && (valid.empty() ||
+                       (request_.choice == Choice::kLeastStall &&
+                        repair->extra_stall_ns < TotalStall(valid[best].second)));
         if (repair_wins) {
           ApplyRepair(*repair);
           for (auto& [entry, placement] : valid) index.PushBack(entry);
@@ -154,7 +156,7 @@ class Refiner {
         selection_.stuck_step = step;
         break;  // nothing can free the peak step
       }
-      if (valid[best].second.stall_ns > stall_left_ns) {
+      if (TotalStall(valid[best].second) > stall_left_ns) {
         if (cutting_free) {  // the target was met; only free cuts are wanted
           for (auto& [entry, placement] : valid) index.PushBack(entry);
           search.Add(step, step, -kSetAside);
@@ -163,13 +165,13 @@ class Refiner {
         for (auto& [entry, placement] : valid) {
           selection_.reason[entry.candidate] = DecisionReason::kStallOverLimit;
           selection_.detail[entry.candidate] =
-              "predicted stall " + std::to_string(placement.stall_ns) + " ns exceeds the " +
+              "predicted stall " + std::to_string(TotalStall(placement)) + " ns exceeds the " +
               std::to_string(stall_left_ns) + " ns of overhead left";
         }
         break;
       }
-      stall_left_ns -= valid[best].second.stall_ns;
-      Commit(valid[best].second);
+      stall_left_ns -= TotalStall(valid[best].second);
+      CommitBundle(valid[best].second);
       for (size_t i = 0; i < valid.size(); ++i) {
         if (i != best) index.PushBack(valid[i].first);
       }
@@ -219,20 +221,24 @@ class Refiner {
     Placement placement;
     placement.candidate = candidate_index;
 
-    // Store: once per value, as early as the producer and the links allow.
+    // Store: once per value, as early as the producer (or in-place writer) and links allow.
     int64_t store_end = kNoTime;
     Step store_last_boundary = -1;
-    if (!candidate.homed) {
+    if (candidate.needs_store) {
       const StoreState& state = stores_[candidate.value];
       if (state.stored) {
         store_end = state.end_ns;
         store_last_boundary = state.last_boundary;
       } else {
-        int64_t lower = value.producer != kNoNode
-                            ? start_ns_[context_.lifetimes.lifetimes[candidate.value].def_step + 1]
-                            : 0;
+        int64_t lower = 0;
+        if (value.producer != kNoNode) {
+          lower = start_ns_[context_.lifetimes.lifetimes[candidate.value].def_step + 1];
+        } else if (value.written_by != kNoNode) {
+          lower = start_ns_[context_.lifetimes.step_of_node[value.written_by] + 1];
+        }
         for (int32_t link : *context_.cost.from_device[candidate.tier]) {
-          const int64_t duration = ChannelTransferTimeNs(profile_.links[link], bytes);
+          const int64_t duration =
+              ChannelTransferTimeNs(profile_.links[link], candidate.store_bytes);
           placement.store_hops.push_back(Hop(link, links_.EarliestSlot(link, lower, duration)));
           lower = placement.store_hops.back().slot.end_ns;
         }
@@ -245,7 +251,7 @@ class Refiner {
     Step detach = candidate.cover_first;
     int64_t detach_stall = 0;
     if (!(candidate.homed && candidate.after_step < 0)) {
-      if (!candidate.homed) {
+      if (candidate.needs_store) {
         detach = std::max(detach, FirstBoundaryAtOrAfter(start_ns_, store_end, detach));
       }
       const Step latest = keep_first >= 0 ? std::min(step, keep_first) : step;
@@ -269,7 +275,7 @@ class Refiner {
       const Step consumer = candidate.before_step;
       const int64_t deadline = start_ns_[consumer];
       const Route& route = *context_.cost.to_device[candidate.tier];
-      const int64_t source_ready = candidate.homed ? 0 : store_end;
+      const int64_t source_ready = candidate.needs_store ? store_end : 0;
       const Step after = keep_last >= 0 ? std::max(step, keep_last) : step;
       const int64_t device_lower = std::max(start_ns_[after + 1], source_ready);
       std::vector<HopPlacement> hops(route.size());
@@ -313,9 +319,9 @@ class Refiner {
     if (candidate.homed && !home_counted_[candidate.value]) reserve(candidate.tier, 0, last_step);
     for (size_t h = 0; h < placement.store_hops.size(); ++h) {
       const HopPlacement& hop = placement.store_hops[h];
-      const Step last = h + 1 < placement.store_hops.size()
-                            ? Boundary(placement.store_hops[h + 1].slot.end_ns)
-                            : last_step;
+      const bool final_hop = h + 1 == placement.store_hops.size();
+      if (final_hop && candidate.homed) break;  // written back into the home copy
+      const Step last = !final_hop ? Boundary(placement.store_hops[h + 1].slot.end_ns) : last_step;
       reserve(hop.dst_tier, hop.boundary, last);
     }
     for (size_t h = 0; h + 1 < placement.prefetch_hops.size(); ++h) {
@@ -339,6 +345,80 @@ class Refiner {
     attempt.ok = true;
     attempt.placement = std::move(placement);
     return attempt;
+  }
+
+  static int64_t TotalStall(const Placement& placement) {
+    int64_t stall_ns = placement.stall_ns;
+    for (const Placement& partner : placement.partners) stall_ns += partner.stall_ns;
+    return stall_ns;
+  }
+
+  // Holds (sign +1) or gives back (-1) a placement's channel slots.
+  void HoldLinks(const Placement& placement, int sign) {
+    for (const auto* hops : {&placement.store_hops, &placement.prefetch_hops}) {
+      for (const HopPlacement& hop : *hops) {
+        if (sign > 0) {
+          links_.Reserve(hop.link, hop.slot);
+        } else {
+          links_.Release(hop.link, hop.slot);
+        }
+      }
+    }
+  }
+
+  // Places a candidate and the candidates bundled with it that are not taken yet (the other
+  // half of a wrap-around gap: see candidates.h), each against the links the others hold. The
+  // partners free what they can: the leading half's Prefetch is issued as late as it hides, the
+  // trailing half's Detach goes right after the last use (or its write-back Store).
+  Attempt PlaceBundle(int32_t candidate_index, Step step) {
+    Attempt attempt = Place(candidate_index, step);
+    if (!attempt.ok || candidates_[candidate_index].bundle.empty()) return attempt;
+    const Candidate& candidate = candidates_[candidate_index];
+    const uint8_t home_was_counted = home_counted_[candidate.value];
+    const StoreState store_before = stores_[candidate.value];
+    if (candidate.homed) home_counted_[candidate.value] = 1;
+    NoteStore(attempt.placement);
+    HoldLinks(attempt.placement, +1);
+    bool ok = true;
+    for (int32_t partner : candidate.bundle) {
+      if (selection_.reason[partner] == DecisionReason::kOffloaded && !alive_[partner]) continue;
+      const Candidate& other = candidates_[partner];
+      const Step partner_step = other.after_step < 0 ? Step{-1}
+                                                     : std::max(other.cover_first, other.cover_last);
+      Attempt placed = Place(partner, partner_step);
+      if (!placed.ok) {
+        attempt = Reject(placed.reason, "with its wrap-around half: " + placed.detail);
+        ok = false;
+        break;
+      }
+      NoteStore(placed.placement);
+      HoldLinks(placed.placement, +1);
+      attempt.placement.partners.push_back(std::move(placed.placement));
+    }
+    // Give the slots back: Commit takes them again if this bundle wins.
+    HoldLinks(attempt.placement, -1);
+    for (const Placement& partner : attempt.placement.partners) HoldLinks(partner, -1);
+    home_counted_[candidate.value] = home_was_counted;
+    stores_[candidate.value] = store_before;
+    if (!ok) attempt.placement.partners.clear();
+    return attempt;
+  }
+
+  // Records a placement's Store, so later gaps of the value (and its partners) reuse it.
+  void NoteStore(const Placement& placement) {
+    if (placement.store_hops.empty()) return;
+    StoreState& state = stores_[candidates_[placement.candidate].value];
+    state.stored = true;
+    state.end_ns = placement.store_hops.back().slot.end_ns;
+    state.last_boundary = placement.store_hops.back().boundary;
+  }
+
+  void CommitBundle(Placement& placement) {
+    std::vector<Placement> partners = std::move(placement.partners);
+    placement.partners.clear();
+    Commit(placement);
+    for (const Placement& partner : partners) Commit(partner);
+    selection_.decision_ends.push_back(selection_.placements.size());
   }
 
   // Applies (sign +1) or takes back (-1) a placement's Prefetch side: its channel slots, the
@@ -423,12 +503,7 @@ class Refiner {
       tiers_[r.tier].Add(r.first, r.last, r.bytes);
     }
     if (candidate.homed) home_counted_[candidate.value] = 1;
-    if (!placement.store_hops.empty()) {
-      StoreState& state = stores_[candidate.value];
-      state.stored = true;
-      state.end_ns = placement.store_hops.back().slot.end_ns;
-      state.last_boundary = placement.store_hops.back().boundary;
-    }
+    NoteStore(placement);
     alive_[placement.candidate] = 0;
     if (has_target_) {
       placement_of_[placement.candidate] = static_cast<int32_t>(selection_.placements.size());

@@ -69,6 +69,9 @@ struct Placement {
   int64_t detach_start_ns = 0;  // planned: max(boundary start, Store end)
   int64_t stall_ns = 0;         // predicted: Detach wait plus Prefetch overrun
   std::vector<TierReservation> tier_reservations;
+  // While evaluating a bundle (candidates.h): the bundled candidates' placements, committed
+  // with this one. Empty once committed.
+  std::vector<Placement> partners;
 };
 
 // How a round picks among the placements that free the peak step.
@@ -92,6 +95,9 @@ struct RefineRequest {
 
 struct Selection {
   std::vector<Placement> placements;   // commit order
+  // Placement counts after each decision (a bundle is one decision): the prefixes that keep
+  // every bundle whole, ascending.
+  std::vector<size_t> decision_ends;
   std::vector<DecisionReason> reason;  // per candidate
   std::vector<std::string> detail;     // per candidate, set for rejections
   int64_t live_peak_bytes = 0;         // after the placements

@@ -30,7 +30,7 @@ class Verifier {
     }
     ComputeTimes();
     if (!CheckStoredTimeline() || !CheckInvariant4() || !CheckInvariant1() || !CheckInvariant2() ||
-        !CheckInvariant3() || !CheckInvariant5() || !CheckInvariant6()) {
+        !CheckInvariant3() || !CheckInvariant5() || !CheckInvariant6() || !CheckLoopClosed()) {
       return result_;
     }
     return result_;
@@ -149,10 +149,16 @@ class Verifier {
       if (step.value < 0 || static_cast<size_t>(step.value) >= graph_.values.size()) {
         return Fail(0, index, "names no valid value");
       }
-      if (step.bytes != graph_.values[step.value].bytes) {
+      const Value& moved = graph_.values[step.value];
+      const bool write_back = step.kind == StepKind::kStore && moved.written_by != kNoNode;
+      const int64_t expected_bytes = write_back ? moved.written_bytes : moved.bytes;
+      if (step.bytes != expected_bytes) {
         return Fail(0, index,
                     "moves " + std::to_string(step.bytes) + " bytes of a " +
-                        std::to_string(graph_.values[step.value].bytes) + "-byte value");
+                        std::to_string(moved.bytes) + "-byte value" +
+                        (write_back ? " whose in-place update changes " +
+                                          std::to_string(moved.written_bytes)
+                                    : std::string()));
       }
       if (step.kind == StepKind::kDetach) {
         if (step.src_tier != device) return Fail(0, index, "a Detach must drop the device copy");
@@ -260,9 +266,36 @@ class Verifier {
     for (size_t c : copies->second) {
       const TierCopy& copy = plan_.tier_copies[c];
       if (copy.tier != tier) continue;
+      if (copy.opened_by < 0 && !HomeCopyCurrent(value, tier, start_ns)) continue;
       const int64_t ready_ns = copy.opened_by < 0 ? 0 : End(copy.opened_by);
       const int64_t gone_ns = copy.closed_by < 0 ? sim_.makespan_ns : End(copy.closed_by);
       if (copy.opened_by != reader && ready_ns <= start_ns && gone_ns >= end_ns) return true;
+    }
+    return false;
+  }
+
+  bool HomeCopyOn(ValueId value, TierId tier) const {
+    auto copies = copies_of_.find(value);
+    if (copies == copies_of_.end()) return false;
+    for (size_t c : copies->second) {
+      const TierCopy& copy = plan_.tier_copies[c];
+      if (copy.tier == tier && copy.opened_by < 0) return true;
+    }
+    return false;
+  }
+
+  // A home copy holds the value's bytes, except after an in-place update on the device and
+  // before a Store has written that update back to it.
+  bool HomeCopyCurrent(ValueId value, TierId tier, int64_t at_ns) const {
+    const NodeId writer = graph_.values[value].written_by;
+    if (writer == kNoNode) return true;
+    const int32_t write = compute_index_[step_of_node_[writer]];
+    if (at_ns <= Start(write)) return true;
+    auto stores = stores_of_.find(value);
+    if (stores == stores_of_.end()) return false;
+    for (int32_t index : stores->second) {
+      const PlanStep& step = plan_.steps[index];
+      if (step.dst_tier == tier && Start(index) >= End(write) && End(index) <= at_ns) return true;
     }
     return false;
   }
@@ -275,10 +308,16 @@ class Verifier {
       copies_of_[plan_.tier_copies[c].value].push_back(c);
     }
     for (size_t i = 0; i < plan_.steps.size(); ++i) {
+      if (plan_.steps[i].kind == StepKind::kStore) {
+        stores_of_[plan_.steps[i].value].push_back(static_cast<int32_t>(i));
+      }
+    }
+    for (size_t i = 0; i < plan_.steps.size(); ++i) {
       const PlanStep& step = plan_.steps[i];
       if (!IsTransfer(step)) continue;
       const auto index = static_cast<int32_t>(i);
-      const NodeId producer = graph_.values[step.value].producer;
+      const Value& moved = graph_.values[step.value];
+      const NodeId producer = moved.producer != kNoNode ? moved.producer : moved.written_by;
       if (step.src_tier == profile_.device_tier && producer != kNoNode &&
           Start(index) < End(compute_index_[step_of_node_[producer]])) {
         return Fail(4, index,
@@ -297,6 +336,9 @@ class Verifier {
           const TierCopy& copy = plan_.tier_copies[it->second];
           accounted |= copy.value == step.value && copy.tier == step.dst_tier;
         }
+        // An in-place update is written back into the value's home copy.
+        accounted |= step.kind == StepKind::kStore && moved.written_by != kNoNode &&
+                     HomeCopyOn(step.value, step.dst_tier);
         if (!accounted) return Fail(2, index, "writes a copy no tier accounts for");
       }
     }
@@ -449,7 +491,10 @@ class Verifier {
     if (copies == copies_of_.end()) return false;
     for (size_t c : copies->second) {
       const TierCopy& copy = plan_.tier_copies[c];
-      if (copy.opened_by < 0) return true;
+      if (copy.opened_by < 0) {
+        if (HomeCopyCurrent(value, copy.tier, at_ns)) return true;
+        continue;
+      }
       const PlanStep& writer = plan_.steps[copy.opened_by];
       if (writer.kind == StepKind::kStore && End(copy.opened_by) <= at_ns) return true;
     }
@@ -599,6 +644,56 @@ class Verifier {
     return true;
   }
 
+  // Invariant 8: a periodic plan ends as it began. Every persistent value (a weight, an aliased
+  // input) is resident at the end exactly when it was at the start, at the same arena offset,
+  // and has its copies on the same off-device tiers.
+  bool CheckLoopClosed() {
+    if (!plan_.periodic) return true;
+    const std::vector<uint8_t> persistent = PersistentValues(graph_, plan_.aliases);
+    std::map<ValueId, int64_t> start_offset;
+    std::map<ValueId, int64_t> end_offset;
+    for (size_t r = 0; r < plan_.residency.size(); ++r) {
+      const ResidentInterval& interval = plan_.residency[r];
+      if (interval.value == kNoValue || !persistent[interval.value]) continue;
+      if (interval.opened_by < 0) start_offset[interval.value] = plan_.layout.offset_bytes[r];
+      if (interval.closed_by < 0) end_offset[interval.value] = plan_.layout.offset_bytes[r];
+    }
+    for (size_t id = 0; id < persistent.size(); ++id) {
+      if (!persistent[id]) continue;
+      const auto value = static_cast<ValueId>(id);
+      const auto start = start_offset.find(value);
+      const auto end = end_offset.find(value);
+      const bool at_start = start != start_offset.end();
+      const bool at_end = end != end_offset.end();
+      if (at_start != at_end) {
+        return Fail(8, -1,
+                    ValueName(value) + " is on the device at the iteration's " +
+                        (at_start ? "start but not at its end" : "end but not at its start"));
+      }
+      if (at_start && start->second != end->second) {
+        return Fail(8, -1,
+                    ValueName(value) + " starts the iteration at arena offset " +
+                        std::to_string(start->second) + " but ends it at " +
+                        std::to_string(end->second));
+      }
+    }
+    std::map<std::pair<ValueId, TierId>, int> copies_balance;  // start copies minus end copies
+    for (const TierCopy& copy : plan_.tier_copies) {
+      if (!persistent[copy.value]) continue;
+      if (copy.opened_by < 0) ++copies_balance[{copy.value, copy.tier}];
+      if (copy.closed_by < 0) --copies_balance[{copy.value, copy.tier}];
+    }
+    for (const auto& [key, balance] : copies_balance) {
+      if (balance != 0) {
+        return Fail(8, -1,
+                    ValueName(key.first) + " has " + (balance > 0 ? "fewer" : "more") +
+                        " copies on " + TierName(key.second) + " at the iteration's end than at "
+                        "its start");
+      }
+    }
+    return true;
+  }
+
   const Graph& graph_;
   const HardwareProfile& profile_;
   const Plan& plan_;
@@ -611,12 +706,33 @@ class Verifier {
   std::map<ValueId, std::vector<size_t>> intervals_of_;
   std::multimap<int32_t, size_t> copies_by_opener_;
   std::map<ValueId, std::vector<size_t>> copies_of_;
+  std::map<ValueId, std::vector<int32_t>> stores_of_;
 };
 
 }  // namespace
 
 VerifyResult VerifyPlan(const Graph& graph, const HardwareProfile& profile, const Plan& plan) {
-  return Verifier(graph, profile, plan).Run();
+  if (!plan.periodic) {
+    if (!plan.aliases.empty()) {
+      VerifyResult result;
+      result.ok = false;
+      result.invariant = 8;
+      result.message = "invariant 8: a one-shot plan has no aliases";
+      return result;
+    }
+    return Verifier(graph, profile, plan).Run();
+  }
+  Graph loop_graph;
+  try {
+    loop_graph = LoopGraph(graph, plan.aliases);
+  } catch (const Error& error) {
+    VerifyResult result;
+    result.ok = false;
+    result.invariant = 8;
+    result.message = std::string("invariant 8: ") + error.what();
+    return result;
+  }
+  return Verifier(loop_graph, profile, plan).Run();
 }
 
 }  // namespace hyperplan

@@ -27,7 +27,7 @@ struct Oracle {
 };
 
 Oracle BruteForce(const Graph& graph, const HardwareProfile& profile, int64_t budget_bytes) {
-  const PlanContext context = BuildContext(graph, profile, ModelOrder(graph), {});
+  const PlanContext context = BuildContext(graph, profile, ModelOrder(graph), {}, {});
   Oracle oracle;
   oracle.candidates = context.candidates.candidates.size();
   REQUIRE(oracle.candidates <= kMaxOracleCandidates);
@@ -139,7 +139,7 @@ TEST_CASE("oracle: random small graphs stay within the stated ratio") {
   double sum = 0.0;
   for (uint32_t seed = 1; seed <= 40; ++seed) {
     const Graph graph = RandomDag(seed, shape);
-    const PlanContext context = BuildContext(graph, profile, ModelOrder(graph), {});
+    const PlanContext context = BuildContext(graph, profile, ModelOrder(graph), {}, {});
     const size_t candidates = context.candidates.candidates.size();
     if (candidates == 0 || candidates > kMaxOracleCandidates) continue;
     const int64_t peak = context.lifetimes.timeline.peak_bytes;

@@ -13,6 +13,8 @@
 #include <optional>
 #include <vector>
 
+#include "hyperplan/loop.h"
+
 namespace hyperplan {
 
 struct PlanOptions {
@@ -23,6 +25,10 @@ struct PlanOptions {
   // Per-node compute times (indexed by NodeId) to plan with instead of the roofline cost
   // model, e.g. measured kernel times; empty: EstimateCosts.
   std::vector<int64_t> node_time_ns;
+  // By default a plan is one iteration of a loop (plan.h Plan::periodic) whose outputs feed
+  // back through `aliases` (loop.h FindAliases); single_run plans one run from a free preload.
+  bool single_run = false;
+  std::vector<ValueAlias> aliases;
 };
 
 }  // namespace hyperplan

@@ -34,6 +34,7 @@
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
 #include "hyperplan/lifetimes.h"
+#include "hyperplan/loop.h"
 
 namespace hyperplan {
 
@@ -161,7 +162,22 @@ struct PlanSummary {
   int64_t offloaded_values = 0;
 };
 
+// What must be in place before the first iteration of a periodic plan: every persistent value
+// (weights, aliased state) where the iteration starts it. Never part of the per-iteration time.
+struct ColdStart {
+  std::vector<int64_t> bytes_per_tier;  // by TierId
+  // Bringing the device's share from each value's home over its route (links in parallel, each
+  // at full bandwidth); off-device homes are assumed loaded (from the model's files).
+  int64_t time_ns = 0;
+};
+
 struct Plan {
+  // One iteration of a loop (design.md invariant 8): every persistent value ends the iteration
+  // on the tiers, and on the device at the arena offset, where it began, and `aliases` say
+  // which outputs are next iteration's inputs. False: one run from a free preload.
+  bool periodic = false;
+  std::vector<ValueAlias> aliases;  // periodic plans only; ascending by out_value
+  ColdStart cold_start;             // periodic plans only
   std::vector<NodeId> order;  // step -> node
   bool reordered = false;     // order differs from the model's own
   bool offload_enabled = true;

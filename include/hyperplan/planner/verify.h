@@ -1,4 +1,4 @@
-// VerifyPlan: checks design.md's invariants 1-6 on a plan, replaying it with Simulate.
+// VerifyPlan: checks design.md's invariants 1-6 and 8 on a plan, replaying it with Simulate.
 //
 // 1. Every node finds each input resident on the device when it starts (a ResidentInterval
 //    covers its step and, when a Prefetch opened it, that Prefetch ended first); outputs are
@@ -15,6 +15,10 @@
 //    starts before that Store completes); no Store starts before its producer ends.
 // 5. makespan >= sum of compute; makespan >= bytes moved on each link / its bandwidth.
 // 6. With offloading off: no cache ops, the model's order, makespan = compute, peak = baseline.
+// 8. A periodic plan (Plan::periodic) is checked on the loop graph of its aliases (loop.h):
+//    every persistent value is on the device at the iteration's end exactly when it was at its
+//    start, at the same arena offset, with the same off-device copies; a home copy updated in
+//    place on the device is read or relied on only after a Store has written the update back.
 // Also checks that the plan's stored timeline is the one its steps replay to.
 // The first failure is returned, naming the invariant, the step and the rule.
 // Cost: one simulation plus O(steps + residencies log residencies + uses).
