@@ -308,6 +308,23 @@ ImportOptions ImportOptionsFromProto(const pb::Plan& plan, const std::string& pl
   return options;
 }
 
+void ConvertLoop(const pb::Plan& in, const Resolver& resolve, const HardwareProfile& profile,
+                 Plan& plan) {
+  plan.periodic = in.periodic();
+  for (int i = 0; i < in.aliases_size(); ++i) {
+    const std::string field = "aliases[" + std::to_string(i) + "]";
+    plan.aliases.push_back({resolve.Value(in.aliases(i).out_value(), field + ".out_value"),
+                            resolve.Value(in.aliases(i).in_value(), field + ".in_value")});
+  }
+  plan.cold_start.bytes_per_tier.assign(profile.tiers.size(), 0);
+  for (int i = 0; i < in.cold_start().tiers_size(); ++i) {
+    const pb::TierBytes& entry = in.cold_start().tiers(i);
+    const TierId tier = resolve.NamedTier(entry.tier());  // a replay profile may lack it
+    if (tier != kNoTier) plan.cold_start.bytes_per_tier[tier] = entry.bytes();
+  }
+  plan.cold_start.time_ns = in.cold_start().time_ns();
+}
+
 Plan PlanFromProto(const pb::Plan& in, const std::string& plan_path, const Graph& graph,
                    const HardwareProfile& profile, const ProfileMapping& mapping,
                    const FromProtoOptions& options) {
@@ -329,6 +346,7 @@ Plan PlanFromProto(const pb::Plan& in, const std::string& plan_path, const Graph
   ConvertDecisions(in, resolve, plan);
   ConvertTimeline(in, resolve, graph, profile, mapping, plan);
   ConvertSummary(in, plan);
+  ConvertLoop(in, resolve, profile, plan);
   return plan;
 }
 

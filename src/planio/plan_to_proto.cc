@@ -195,6 +195,25 @@ void MarkUsed(const HardwareProfile& profile, const Plan& plan, pb::Plan& out) {
   }
 }
 
+void AddLoop(const HardwareProfile& profile, const Plan& plan, pb::Plan& out) {
+  out.set_periodic(plan.periodic);
+  if (!plan.periodic) return;
+  for (const ValueAlias& alias : plan.aliases) {
+    pb::Alias* entry = out.add_aliases();
+    entry->set_out_value(alias.out_value);
+    entry->set_in_value(alias.in_value);
+  }
+  pb::ColdStart* cold = out.mutable_cold_start();
+  for (size_t tier = 0; tier < profile.tiers.size(); ++tier) {
+    pb::TierBytes* entry = cold->add_tiers();
+    entry->set_tier(static_cast<int32_t>(tier));
+    entry->set_bytes(tier < plan.cold_start.bytes_per_tier.size()
+                         ? plan.cold_start.bytes_per_tier[tier]
+                         : 0);
+  }
+  cold->set_time_ns(plan.cold_start.time_ns);
+}
+
 }  // namespace
 
 pb::Plan PlanToProto(const Graph& graph, const HardwareProfile& profile, const PlanResult& result,
@@ -219,6 +238,7 @@ pb::Plan PlanToProto(const Graph& graph, const HardwareProfile& profile, const P
   AddMemory(plan, out);
   AddSummary(profile, plan, out);
   AddDecisions(plan, out);
+  AddLoop(profile, plan, out);
   MarkUsed(profile, plan, out);
   for (const std::string& warning : graph.warnings) out.add_warnings(warning);
   if (result.status == PlanStatus::kInfeasible) out.add_warnings(result.infeasibility.message);

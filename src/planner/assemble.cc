@@ -268,6 +268,11 @@ Plan AssemblePlan(const PlanContext& context, const Selection& selection,
   }
 
   // 4. Waits.
+  // A gap relies on the value's Store unless its copy elsewhere is a home copy that is current
+  // (a weight, or state before its in-place update).
+  auto reads_store = [&](const Pending& p) {
+    return candidates[selection.placements[p.placement].candidate].needs_store;
+  };
   int32_t last_compute = -1;
   int32_t last_stream = -1;  // compute or Detach
   for (size_t i = 0; i < pending.size(); ++i) {
@@ -306,13 +311,13 @@ Plan AssemblePlan(const PlanContext& context, const Selection& selection,
         break;
       }
       case kDetachGroup:
-        AddWait(step.waits_for, final_store[step.value]);
+        if (reads_store(p)) AddWait(step.waits_for, final_store[step.value]);
         last_stream = index;
         break;
       default:
         AddWait(step.waits_for, last_stream);
         if (p.hop == 0) {
-          AddWait(step.waits_for, final_store[step.value]);
+          if (reads_store(p)) AddWait(step.waits_for, final_store[step.value]);
         } else {
           AddWait(step.waits_for, prefetch_index[p.placement][p.hop - 1]);
         }

@@ -17,6 +17,8 @@
 // back for n3. The Prefetch may allocate only once n2 has ended (W back during step 2 would
 // need 1510), so its 1000 bytes at 1 byte/ns delay n3 by 1000 ns:
 //   makespan = 4 x 1000 + 1000 = 5000 ns, baseline 4000 ns, stall 1000 ns; live peak 1020.
+// The plan is one-shot (PlanOptions::single_run): W is resident at the start, loaded with the
+// model; tests/planio/plan_loop_test.cc covers the periodic form.
 #pragma once
 
 #include <string>
@@ -49,6 +51,7 @@ struct ChainFixture {
     MarkOutput(graph, out);
     options.budget_bytes = 1100;
     options.node_time_ns = {1000, 1000, 1000, 1000};
+    options.single_run = true;
   }
 
   PlanResult Plan() const { return PlanOffload(graph, profile, options); }

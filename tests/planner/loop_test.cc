@@ -1,0 +1,218 @@
+// Loops: a plan is one iteration (design.md invariant 8), state updated in place through alias
+// pairs, and the cold start reported apart. Unit rates (planner_support.h): every number is
+// worked out beside its assertion.
+#include <catch2/catch.hpp>
+
+#include "hyperplan/loop.h"
+#include "hyperplan/planner/planner.h"
+#include "hyperplan/planner/simulate.h"
+#include "hyperplan/planner/verify.h"
+#include "planner_support.h"
+
+using namespace hyperplan;
+using namespace hyperplan::planner_test;
+
+namespace {
+
+// w (50 B weight, home ddr) is read at steps 0 and 3; steps 1 and 4 need 200 B of scratch.
+//   n0 w -> a      10 ns       T = [0, 10, 110, 210, 220, 230]
+//   n1 a -> b     100 ns, 200 B scratch
+//   n2 b -> c     100 ns
+//   n3 c, w -> d   10 ns
+//   n4 d -> y      10 ns, 200 B scratch
+// Peak 50 + 1 + 1 + 200 = 252 at steps 1 and 4.
+struct TwiceRead {
+  Graph graph;
+  ValueId w;
+  TwiceRead() {
+    w = Weight(graph, "w", 50);
+    const ValueId a = Work(graph, "n0", {w}, "a", 1, 10);
+    const ValueId b = Work(graph, "n1", {a}, "b", 1, 100, 200);
+    const ValueId c = Work(graph, "n2", {b}, "c", 1, 100);
+    const ValueId d = Work(graph, "n3", {c, w}, "d", 1, 10);
+    MarkOutput(graph, Work(graph, "n4", {d}, "y", 1, 10, 200));
+  }
+};
+
+// A decode-like step with an in-place KV append. past (100 B) is a graph input, present
+// (110 B: one more token) a graph output named by the exporter convention, so they alias.
+//   n0 () -> a            100 ns       T = [0, 100, 110, 120, 220]
+//   n1 past, a -> present  10 ns       (the append: writes 110 - 100 = 10 new bytes)
+//   n2 present -> y        10 ns
+//   n3 y -> z (output)    100 ns, 300 B scratch
+// In the loop graph past is one 110 B buffer owned outside the run, read at steps 1 and 2.
+// Resident per step: 110 + 1 = 111, 111, 110 + 1 = 111, 110 + 1 + 1 + 300 = 412.
+struct KvAppend {
+  Graph graph;
+  ValueId past, present;
+  KvAppend() {
+    past = Input(graph, "past_key_values.0.key", 100);
+    const ValueId a = Work(graph, "n0", {}, "a", 1, 100);
+    present = Work(graph, "n1", {past, a}, "present.0.key", 110, 10);
+    MarkOutput(graph, present);
+    const ValueId y = Work(graph, "n2", {present}, "y", 1, 10);
+    MarkOutput(graph, Work(graph, "n3", {y}, "z", 1, 100, 300));
+  }
+  PlanOptions Options(int64_t budget_bytes) const {
+    PlanOptions options = Budget(budget_bytes);
+    options.aliases = FindAliases(graph, {});
+    return options;
+  }
+};
+
+// Removes step `index` from a plan and renumbers what points at later steps.
+void EraseStep(Plan& plan, int32_t index) {
+  auto renumber = [&](int32_t& step) {
+    if (step > index) --step;
+  };
+  plan.steps.erase(plan.steps.begin() + index);
+  for (PlanStep& step : plan.steps) {
+    std::erase(step.waits_for, index);
+    for (int32_t& wait : step.waits_for) renumber(wait);
+  }
+  for (ResidentInterval& interval : plan.residency) {
+    renumber(interval.opened_by);
+    renumber(interval.closed_by);
+  }
+  for (TierCopy& copy : plan.tier_copies) {
+    renumber(copy.opened_by);
+    renumber(copy.closed_by);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("loop: a weight read twice is fetched for step 0 too, and leaves before the end") {
+  const TwiceRead g;
+  // Budget 210: w must be off the device at steps 1 and 4. It may not end the iteration off
+  // the device unless it also starts it there, so the iteration fetches it for step 0 too.
+  const PlanResult result = PlanAndVerify(g.graph, UnitProfile(), Budget(210));
+  REQUIRE(result.status == PlanStatus::kPlanned);
+  const Plan& plan = result.plan;
+  CHECK(plan.periodic);
+  const auto fetches = StepsOf(plan, StepKind::kPrefetch, g.w);
+  const auto detaches = StepsOf(plan, StepKind::kDetach, g.w);
+  REQUIRE(fetches.size() == 2);
+  REQUIRE(detaches.size() == 2);
+  // The first fetch cannot hide: n0 needs w at T = 0, so [0, 50) at 1 B/ns, a 50 ns stall.
+  CHECK(plan.steps[fetches[0]].boundary == 0);
+  CHECK(plan.timeline.steps[fetches[0]].end_ns == 50);
+  CHECK(plan.steps[detaches[0]].boundary == 1);  // after its first use
+  CHECK(plan.steps[fetches[1]].boundary == 2);   // hidden during n2, as the one-shot plan
+  CHECK(plan.steps[detaches[1]].boundary == 4);  // after its second use
+  // n0 [50, 60), n1 [60, 160), n2 [160, 260), n3 [260, 270), n4 [270, 280).
+  CHECK(plan.summary.stall_ns == 50);
+  CHECK(plan.summary.makespan_ns == 280);
+  // Nothing of w is on the device when the iteration starts: the cold start places only its
+  // home copy (50 B in ddr, tier 1), which takes no link time.
+  CHECK(plan.cold_start.bytes_per_tier[0] == 0);
+  CHECK(plan.cold_start.bytes_per_tier[1] == 50);
+  CHECK(plan.cold_start.time_ns == 0);
+}
+
+TEST_CASE("loop: a weight that stays is in the cold start, timed over its route") {
+  const TwiceRead g;
+  // Budget 300 >= the 252 B peak: nothing moves, w stays all iteration. Before the first
+  // iteration its 50 B come from ddr over the 1 B/ns link: 50 ns, outside the 230 ns makespan.
+  const PlanResult result = PlanAndVerify(g.graph, UnitProfile(), Budget(300));
+  const Plan& plan = result.plan;
+  CHECK(StepsOf(plan, StepKind::kPrefetch).empty());
+  CHECK(plan.summary.makespan_ns == 230);
+  CHECK(plan.cold_start.bytes_per_tier[0] == 50);
+  CHECK(plan.cold_start.time_ns == 50);
+}
+
+TEST_CASE("loop: the verifier rejects a one-shot plan presented as an iteration") {
+  const TwiceRead g;
+  PlanOptions options = Budget(210);
+  options.single_run = true;
+  PlanResult result = PlanAndVerify(g.graph, UnitProfile(), options);
+  // The one-shot plan keeps w from the free preload for step 0 and drops it after step 3.
+  result.plan.periodic = true;
+  const VerifyResult verdict = VerifyPlan(g.graph, UnitProfile(), result.plan);
+  CHECK_FALSE(verdict.ok);
+  CHECK(verdict.invariant == 8);
+  CHECK(verdict.message ==
+        "invariant 8: 'w' is on the device at the iteration's start but not at its end");
+}
+
+TEST_CASE("loop: exporter conventions pair present with past, and --alias rules too") {
+  const KvAppend g;
+  const std::vector<ValueAlias> found = FindAliases(g.graph, {});
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].out_value == g.present);
+  CHECK(found[0].in_value == g.past);
+  // A rule wins over conventions and may name any input; one naming a missing input is an
+  // error, not a silent no-op.
+  const std::vector<ValueAlias> ruled =
+      FindAliases(g.graph, {ParseAliasRule(R"(present\.(\d+)\.key=past_key_values.\1.key)")});
+  REQUIRE(ruled.size() == 1);
+  CHECK(ruled[0].in_value == g.past);
+  CHECK_THROWS_WITH(FindAliases(g.graph, {ParseAliasRule(R"(present\.(\d+)\.key=cache.\1)")}),
+                    "--alias: output 'present.0.key' names input 'cache.0', which the model "
+                    "does not have");
+  CHECK_THROWS_WITH(ParseAliasRule("present"),
+                    "--alias 'present': expected OUT=IN (an output regex and an input name)");
+}
+
+TEST_CASE("loop: an in-place KV append is one buffer: the baseline counts it once") {
+  const KvAppend g;
+  // Budget 500 >= the loop graph's 412 B peak: no offloading. Without the alias the one-shot
+  // baseline would hold past (100, all run) and present (110, from step 1): 100 + 110 + 302.
+  const PlanResult result = PlanAndVerify(g.graph, UnitProfile(), g.Options(500));
+  CHECK(result.plan.summary.baseline_peak_bytes == 412);
+  CHECK(result.plan.layout.live_peak_bytes == 412);
+  PlanOptions one_shot = Budget(600);
+  one_shot.single_run = true;
+  CHECK(PlanAndVerify(g.graph, UnitProfile(), one_shot).plan.layout.live_peak_bytes == 512);
+}
+
+TEST_CASE("loop: an offloaded KV pair stores only the appended bytes") {
+  const KvAppend g;
+  // Budget 350: the 110 B buffer must be off the device at step 3 (412 - 110 = 302 fits), so
+  // it is off at the iteration's end, hence at its start: the wrap-around gap.
+  //  - Prefetch of past, 110 B, due by T1 = 100: cannot hide, runs [0, 110): stall 10.
+  //  - n1 [110, 120) appends; the Store writes back the 10 new bytes: [120, 130).
+  //  - n2 [120, 130); the Detach waits for the Store (130): n3 [130, 230).
+  const PlanResult result = PlanAndVerify(g.graph, UnitProfile(), g.Options(350));
+  REQUIRE(result.status == PlanStatus::kPlanned);
+  const Plan& plan = result.plan;
+  REQUIRE(plan.aliases.size() == 1);
+  const auto fetches = StepsOf(plan, StepKind::kPrefetch, g.past);
+  const auto stores = StepsOf(plan, StepKind::kStore, g.past);
+  const auto detaches = StepsOf(plan, StepKind::kDetach, g.past);
+  REQUIRE(fetches.size() == 1);
+  REQUIRE(stores.size() == 1);
+  REQUIRE(detaches.size() == 1);
+  CHECK(plan.steps[fetches[0]].bytes == 110);
+  CHECK(plan.steps[stores[0]].bytes == 10);  // 110 - 100: only the append moves back
+  CHECK(plan.timeline.steps[fetches[0]].end_ns == 110);
+  CHECK(plan.timeline.steps[stores[0]].start_ns == 120);
+  CHECK(plan.timeline.steps[stores[0]].end_ns == 130);
+  CHECK(plan.steps[detaches[0]].boundary == 3);
+  CHECK(plan.summary.stall_ns == 10);
+  CHECK(plan.summary.makespan_ns == 230);
+  CHECK(plan.layout.live_peak_bytes == 302);  // step 3: y + z + 300
+  // The store writes into the home copy: one copy in ddr, there before and after.
+  REQUIRE(plan.tier_copies.size() == 1);
+  CHECK(plan.tier_copies[0].opened_by == -1);
+  CHECK(plan.tier_copies[0].closed_by == -1);
+  CHECK(plan.cold_start.bytes_per_tier[0] == 0);
+  CHECK(plan.cold_start.bytes_per_tier[1] == 110);
+}
+
+TEST_CASE("loop: a Detach of an appended buffer with no write-back is rejected") {
+  const KvAppend g;
+  PlanResult result = PlanAndVerify(g.graph, UnitProfile(), g.Options(350));
+  Plan& plan = result.plan;
+  const auto stores = StepsOf(plan, StepKind::kStore, g.past);
+  REQUIRE(stores.size() == 1);
+  // Without the Store, ddr still holds the 100 bytes from before the append when the Detach
+  // drops the device's 110: the appended token would be lost.
+  EraseStep(plan, stores[0]);
+  plan.timeline = Simulate(g.graph, UnitProfile(), plan);
+  const VerifyResult verdict = VerifyPlan(g.graph, UnitProfile(), plan);
+  CHECK_FALSE(verdict.ok);
+  CHECK(verdict.invariant == 1);
+  CHECK_THAT(verdict.message, Catch::Contains("drops the only copy of 'past_key_values.0.key'"));
+}
