@@ -22,6 +22,7 @@
 #include "plan_gate.h"
 #include "planio/plan_file.h"
 #include "planio/plan_to_proto.h"
+#include "hyperplan/loop.h"
 #include "planio/sha256.h"
 #include "progress.h"
 #include "report/chrome_trace.h"
@@ -38,8 +39,10 @@ struct PlanFlags {
   std::string onnx_path;     // --emit-onnx out.onnx
   std::string report_path;   // --report plan.html
   std::string trace_path;    // --trace plan.json (Chrome trace)
+  std::vector<std::string> alias_flags;  // --alias OUT=IN
   bool summary_json = false;
   bool no_offload = false;
+  bool single_run = false;
   bool quiet = false;  // no progress line on stderr
 };
 
@@ -61,6 +64,15 @@ std::string ValidateOverhead(const std::string& text) {
   }
 }
 
+std::string ValidateAlias(const std::string& text) {
+  try {
+    ParseAliasRule(text);
+    return "";
+  } catch (const Error& error) {
+    return error.what();
+  }
+}
+
 // Every flag of the command, in one place.
 void AddPlanFlags(CLI::App& command, PlanFlags& flags) {
   AddModelInputFlags(command, flags.inputs);
@@ -78,6 +90,14 @@ void AddPlanFlags(CLI::App& command, PlanFlags& flags) {
                    "print one JSON line (schemas/plan.proto RunSummary) instead of the summary");
   command.add_flag("--no-offload", flags.no_offload,
                    "plan nothing: the model's order and no cache ops (the baseline)");
+  command.add_flag("--single-run", flags.single_run,
+                   "plan one run from a free preload instead of one iteration of a loop");
+  command
+      .add_option("--alias", flags.alias_flags,
+                  "OUT=IN: outputs matching the RE2 regex OUT are next iteration's input IN "
+                  "(\\1.. from OUT's groups), updated in place (repeatable; added to the "
+                  "exporter conventions present.N -> past_key_values.N, X.updated -> X)")
+      ->check(CLI::Validator(ValidateAlias, "OUT=IN", "alias"));
   command.add_option("--report", flags.report_path,
                      "write a self-contained HTML report: memory over time, streams, decisions");
   command.add_option("--trace", flags.trace_path,
@@ -139,7 +159,17 @@ planio::PlanProvenance MakeProvenance(const PlanFlags& flags) {
   }
   provenance.max_overhead_given = !flags.max_overhead.empty();
   provenance.cli_class_rules = CommandLineClassRules(flags.inputs);
+  provenance.options.single_run = flags.single_run;
+  provenance.alias_rules = flags.alias_flags;
   return provenance;
+}
+
+// The loop's alias pairs: the user's rules, then the exporter conventions (loop.h).
+void AddLoopOptions(const PlanFlags& flags, const Graph& graph, PlanOptions& options) {
+  if (options.single_run) return;
+  std::vector<AliasRule> rules;
+  for (const std::string& text : flags.alias_flags) rules.push_back(ParseAliasRule(text));
+  options.aliases = FindAliases(graph, rules);
 }
 
 // Every output's bytes, made before any is written: a failure leaves no file half-updated.
@@ -204,7 +234,8 @@ void RunPlan(const PlanFlags& flags) {
   Progress progress(stderr, Progress::WantedOnStderr(flags.quiet), 4);
   progress.Stage("importing model");
   const ModelInputs inputs = LoadModelInputs(flags.inputs);
-  const planio::PlanProvenance provenance = MakeProvenance(flags);
+  planio::PlanProvenance provenance = MakeProvenance(flags);
+  AddLoopOptions(flags, inputs.graph, provenance.options);
   progress.Stage("planning");
   const PlanResult result = PlanOffload(inputs.graph, inputs.profile, provenance.options);
   progress.Stage("encoding outputs");

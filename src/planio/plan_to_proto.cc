@@ -28,6 +28,8 @@ void AddProvenance(const Graph& graph, const PlanProvenance& in, pb::Provenance&
   options->set_max_overhead_ppm(in.options.max_overhead_ppm);
   options->set_max_overhead_given(in.max_overhead_given);
   options->set_allow_reorder(in.options.allow_reorder);
+  options->set_single_run(in.options.single_run);
+  for (const std::string& rule : in.alias_rules) options->add_alias_rules(rule);
   for (const ClassRule& rule : in.cli_class_rules) {
     pb::ClassRule* entry = options->add_class_rules();
     entry->set_value_class(ToProto(rule.value_class));

@@ -61,6 +61,28 @@ PlanSummary SummarizePlan(const HardwareProfile& profile, const Plan& plan,
   return summary;
 }
 
+namespace {
+
+// "  loop: ..., cold start ... on hbm + ... on ddr, ... before the first iteration"
+std::string FormatColdStart(const HardwareProfile& profile, const Plan& plan) {
+  std::ostringstream out;
+  out << "  loop: one iteration, ends as it began (" << plan.aliases.size()
+      << (plan.aliases.size() == 1 ? " output feeds back in place" : " outputs feed back in place")
+      << "); cold start";
+  bool any = false;
+  for (size_t tier = 0; tier < plan.cold_start.bytes_per_tier.size(); ++tier) {
+    if (plan.cold_start.bytes_per_tier[tier] == 0) continue;
+    out << (any ? " + " : " ") << FormatBytes(plan.cold_start.bytes_per_tier[tier]) << " on "
+        << TierName(profile, static_cast<TierId>(tier));
+    any = true;
+  }
+  if (!any) out << " nothing";
+  out << ", " << FormatDuration(plan.cold_start.time_ns) << " before the first iteration\n";
+  return out.str();
+}
+
+}  // namespace
+
 std::string FormatPlanSummary(const Graph& graph, const HardwareProfile& profile, const Plan& plan,
                               int top_decisions) {
   const PlanSummary& s = plan.summary;
@@ -82,10 +104,12 @@ std::string FormatPlanSummary(const Graph& graph, const HardwareProfile& profile
   out << "  arena: " << FormatBytes(s.baseline_arena_bytes) << " -> " << FormatBytes(s.arena_bytes)
       << " (live-bytes lower bound " << FormatBytes(s.live_lower_bound_bytes) << ", "
       << plan.layout.algorithm << ")\n";
-  out << "  makespan: " << FormatDuration(s.baseline_makespan_ns) << " -> "
-      << FormatDuration(s.makespan_ns) << " ("
+  out << (plan.periodic ? "  time per iteration: " : "  makespan: ")
+      << FormatDuration(s.baseline_makespan_ns) << " -> " << FormatDuration(s.makespan_ns)
+      << " ("
       << Percent(s.makespan_ns - s.baseline_makespan_ns, s.baseline_makespan_ns) << "), stall "
       << FormatDuration(s.stall_ns) << "\n";
+  if (plan.periodic) out << FormatColdStart(profile, plan);
   out << "  bytes moved:";
   bool any_moved = false;
   for (size_t l = 0; l < s.bytes_moved_per_link.size(); ++l) {
