@@ -34,6 +34,13 @@ struct ValueAlias {
   ValueId in_value = kNoValue;   // graph input or initializer it becomes next iteration
 };
 
+// How a plan treats the run: one iteration of a loop whose outputs feed back through
+// `aliases`, or one run from a free preload (periodic false, no aliases).
+struct LoopSpec {
+  bool periodic = false;
+  std::vector<ValueAlias> aliases;
+};
+
 // A user alias rule: outputs whose whole name matches `out_regex` (RE2) alias the input named
 // by `in_template` with \1..\9 replaced by the match's groups.
 struct AliasRule {

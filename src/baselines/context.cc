@@ -22,17 +22,24 @@ int64_t BaselineContext::EffectiveBudget(std::optional<int64_t> budget_bytes) co
   return budget_bytes ? std::min(*budget_bytes, bound) : bound;
 }
 
-BaselineContext BuildBaselineContext(const Graph& graph, const HardwareProfile& profile,
-                                     std::vector<int64_t> node_time_ns) {
+BaselineContext BuildBaselineContext(const Graph& model, const HardwareProfile& profile,
+                                     std::vector<int64_t> node_time_ns, const LoopSpec& loop) {
   if (profile.device_tier < 0 || static_cast<size_t>(profile.device_tier) >= profile.tiers.size()) {
     throw Error(ErrorKind::kProfile, "profile '" + profile.name + "': no device tier");
   }
   BaselineContext context;
+  context.periodic = loop.periodic;
+  if (loop.periodic) {
+    context.aliases = loop.aliases;
+    context.loop_graph = std::make_shared<const Graph>(LoopGraph(model, loop.aliases));
+    context.persistent = PersistentValues(*context.loop_graph, loop.aliases);
+  }
+  const Graph& graph = loop.periodic ? *context.loop_graph : model;
   context.graph = &graph;
   context.profile = &profile;
   context.order = ModelOrder(graph);
   if (node_time_ns.empty()) {
-    for (const NodeCost& cost : EstimateCosts(graph, profile)) {
+    for (const NodeCost& cost : EstimateCosts(model, profile)) {
       node_time_ns.push_back(cost.time_ns);
     }
   } else if (node_time_ns.size() != graph.nodes.size()) {
@@ -46,7 +53,7 @@ BaselineContext BuildBaselineContext(const Graph& graph, const HardwareProfile& 
   context.node_time_ns = std::move(node_time_ns);
   context.lifetimes = AnalyzeLifetimes(graph, context.order);
   context.routes = FindRoutes(profile);
-  context.homes = DecideHomes(graph, profile, context.routes);
+  context.homes = DecideHomes(graph, profile, context.routes, context.persistent);
   context.baseline_peak_bytes = context.lifetimes.timeline.peak_bytes;
 
   // The no-offload residency, laid out, is the arena every summary compares against.

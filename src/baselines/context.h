@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -16,11 +17,18 @@
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
 #include "hyperplan/lifetimes.h"
+#include "hyperplan/loop.h"
 
 namespace hyperplan::baselines {
 
 struct BaselineContext {
+  // The graph the policies plan: the model, or for a periodic plan its loop graph (loop.h),
+  // owned here, so that every contender plans the same in-place loop as the planner.
   const Graph* graph = nullptr;
+  std::shared_ptr<const Graph> loop_graph;
+  bool periodic = false;
+  std::vector<ValueAlias> aliases;
+  std::vector<uint8_t> persistent;  // by ValueId; empty for a one-shot plan
   const HardwareProfile* profile = nullptr;
   std::vector<NodeId> order;
   std::vector<int64_t> node_time_ns;  // by NodeId
@@ -38,7 +46,9 @@ struct BaselineContext {
 
 // Throws Error(kProfile) without a device tier, Error(kUsage) when `node_time_ns` is neither
 // empty nor one non-negative entry per node.
+// Node times (given or estimated) are the model's own, before the loop rewrite.
 BaselineContext BuildBaselineContext(const Graph& graph, const HardwareProfile& profile,
-                                     std::vector<int64_t> node_time_ns = {});
+                                     std::vector<int64_t> node_time_ns = {},
+                                     const LoopSpec& loop = {});
 
 }  // namespace hyperplan::baselines

@@ -8,6 +8,7 @@
 #include "baselines/copy_reservations.h"
 #include "baselines/layer_rule.h"
 #include "baselines/plan_builder.h"
+#include "baselines/steady_state.h"
 #include "baselines/residency_rules.h"
 
 namespace hyperplan::baselines {
@@ -77,7 +78,8 @@ Layers FindLayers(const BaselineContext& context) {
 }
 
 Plan BuildStreaming(const BaselineContext& context, const Layers& layers, int lookahead,
-                    int resident_layers, std::optional<int64_t> budget_bytes) {
+                    int resident_layers, std::optional<int64_t> budget_bytes,
+                    const std::vector<uint8_t>& start_off) {
   const Graph& graph = *context.graph;
   const Step step_count = context.step_count();
   // A weight streams when its layer is not kept resident and its home tier has room for it.
@@ -120,10 +122,12 @@ Plan BuildStreaming(const BaselineContext& context, const Layers& layers, int lo
   for (auto& list : fetch_at) std::stable_sort(list.begin(), list.end());
 
   PlanBuilder builder(context);
-  OpenOwnedAtStart(context, builder, [&](ValueId value) { return !streamed(value); });
+  OpenOwnedAtStart(context, builder,
+                   [&](ValueId value) { return !streamed(value) && !start_off[value]; });
   for (Step k = 0; k < step_count; ++k) {
     for (ValueId value : detach_at[k]) builder.Detach(value, k);
     for (ValueId value : fetch_at[k]) builder.Fetch(value, k);
+    FetchMissingInputs(context, builder, k);
     builder.Compute(k);
     ReleaseAfterLastUse(context, builder, k);
   }
@@ -144,7 +148,9 @@ LayerStreamingResult LayerStreamingPlan(const BaselineContext& context,
   LayerStreamingResult result;
   result.layer_count = layers.count;
   auto build = [&](int resident) {
-    return BuildStreaming(context, layers, lookahead, resident, budget);
+    return SteadyState(context, [&](const std::vector<uint8_t>& start_off) {
+      return BuildStreaming(context, layers, lookahead, resident, budget, start_off);
+    });
   };
   if (options.resident_layers || !budget) {
     result.resident_layers = std::clamp(options.resident_layers.value_or(0), 0, layers.count);

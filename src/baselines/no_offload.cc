@@ -3,6 +3,7 @@
 
 #include "baselines/plan_builder.h"
 #include "baselines/residency_rules.h"
+#include "baselines/steady_state.h"
 
 namespace hyperplan::baselines {
 

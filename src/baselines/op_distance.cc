@@ -9,6 +9,7 @@
 #include "baselines/fit_budget.h"
 #include "baselines/gap_index.h"
 #include "baselines/plan_builder.h"
+#include "baselines/steady_state.h"
 #include "baselines/residency_rules.h"
 #include "hyperplan/planner/segment_tree.h"
 
@@ -104,7 +105,8 @@ std::vector<uint8_t> Choose(const BaselineContext& context, const std::vector<Ga
 }
 
 Plan BuildOpDistance(const BaselineContext& context, const std::vector<Gap>& gaps,
-                     int64_t target_bytes, int64_t budget_bytes) {
+                     int64_t target_bytes, int64_t budget_bytes,
+                     const std::vector<uint8_t>& start_off) {
   const Graph& graph = *context.graph;
   const Step n = context.step_count();
   const std::vector<uint8_t> chosen = Choose(context, gaps, target_bytes);
@@ -131,14 +133,21 @@ Plan BuildOpDistance(const BaselineContext& context, const std::vector<Gap>& gap
     if (gap.prefetch_boundary >= 0) prefetches[gap.prefetch_boundary].push_back(gap.value);
   }
   PlanBuilder builder(context);
-  OpenOwnedAtStart(context, builder, [&](ValueId value) { return !starts_off[value]; });
+  OpenOwnedAtStart(context, builder,
+                   [&](ValueId value) { return !starts_off[value] && !start_off[value]; });
   for (Step k = 0; k < n; ++k) {
     for (auto* list : {&stores[k], &detaches[k], &prefetches[k]}) {
       std::sort(list->begin(), list->end());
     }
     for (ValueId value : stores[k]) builder.Store(value, k);
-    for (ValueId value : detaches[k]) builder.Detach(value, k);
-    for (ValueId value : prefetches[k]) builder.Fetch(value, k);
+    for (ValueId value : detaches[k]) {
+      if (!builder.HasOffCopy(value)) builder.Store(value, k);  // an in-place update's write-back
+      builder.Detach(value, k);
+    }
+    for (ValueId value : prefetches[k]) {
+      if (!builder.Resident(value)) builder.Fetch(value, k);
+    }
+    FetchMissingInputs(context, builder, k);
     builder.Compute(k);
     ReleaseAfterLastUse(context, builder, k);
   }
@@ -153,8 +162,11 @@ Plan OpDistancePlan(const BaselineContext& context, std::optional<int64_t> budge
                     const OpDistanceOptions& options) {
   const int64_t budget = context.EffectiveBudget(budget_bytes);
   const std::vector<Gap> gaps = FindGaps(context, std::max(0, options.prefetch_distance_ops));
-  return FitToBudget(
-      budget, [&](int64_t target) { return BuildOpDistance(context, gaps, target, budget); });
+  return FitToBudget(budget, [&](int64_t target) {
+    return SteadyState(context, [&](const std::vector<uint8_t>& start_off) {
+      return BuildOpDistance(context, gaps, target, budget, start_off);
+    });
+  });
 }
 
 }  // namespace hyperplan::baselines

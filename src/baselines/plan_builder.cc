@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "hyperplan/error.h"
+#include "hyperplan/planner/cold_start.h"
 #include "hyperplan/planner/layout.h"
 #include "hyperplan/planner/simulate.h"
 #include "hyperplan/planner/summary.h"
@@ -31,6 +32,7 @@ PlanBuilder::PlanBuilder(const BaselineContext& context) : context_(context) {
   stored_copy_.assign(value_count, -1);
   last_reader_.assign(value_count, -1);
   home_used_.assign(value_count, 0);
+  dirty_.assign(value_count, 0);
   next_channel_.assign(context.profile->links.size(), 0);
   plan_.order = context.order;
   plan_.node_time_ns = context.node_time_ns;
@@ -80,7 +82,7 @@ void PlanBuilder::CloseAfterCompute(ValueId value, Step last_step) {
 }
 
 bool PlanBuilder::HasOffCopy(ValueId value) const {
-  return context_.homes.Homed(value) || store_step_[value] >= 0;
+  return (context_.homes.Homed(value) && !dirty_[value]) || store_step_[value] >= 0;
 }
 
 int32_t PlanBuilder::Opener(ValueId value) const {
@@ -106,9 +108,10 @@ int32_t PlanBuilder::Compute(Step k, std::vector<int32_t> waits) {
     const int32_t opener = Opener(input);
     if (opener >= 0 && plan_.steps[opener].kind == StepKind::kPrefetch) waits.push_back(opener);
   }
+  const NodeId node_id = context_.order[k];
   PlanStep step;
   step.kind = StepKind::kCompute;
-  step.node = context_.order[k];
+  step.node = node_id;
   step.boundary = k;
   const int32_t index = Append(std::move(step), std::move(waits));
   compute_index_[k] = index;
@@ -116,6 +119,9 @@ int32_t PlanBuilder::Compute(Step k, std::vector<int32_t> waits) {
   ++next_compute_;
   for (ValueId output : node.outputs) {
     if (Sized(graph.values[output])) Open(output, k, index);
+  }
+  for (ValueId input : node.inputs) {
+    if (graph.values[input].written_by == node_id) dirty_[input] = 1;
   }
   return index;
 }
@@ -140,7 +146,7 @@ int32_t PlanBuilder::Detach(ValueId value, Step boundary, std::vector<int32_t> w
 }
 
 int32_t PlanBuilder::Transfer(StepKind kind, ValueId value, int32_t link, Step boundary,
-                              std::vector<int32_t> waits) {
+                              std::vector<int32_t> waits, int64_t bytes) {
   const Link& spec = context_.profile->links[link];
   PlanStep step;
   step.kind = kind;
@@ -150,7 +156,7 @@ int32_t PlanBuilder::Transfer(StepKind kind, ValueId value, int32_t link, Step b
   step.link = link;
   step.channel = next_channel_[link];
   next_channel_[link] = (next_channel_[link] + 1) % std::max(1, spec.channels);
-  step.bytes = context_.graph->values[value].bytes;
+  step.bytes = bytes;
   step.boundary = boundary;
   return Append(std::move(step), std::move(waits));
 }
@@ -172,7 +178,8 @@ int32_t PlanBuilder::Fetch(ValueId value, Step boundary, std::vector<int32_t> wa
     // device hop that is the format's rule (it never allocates before the frees accounted
     // before that step); for an earlier hop it keeps the staging copy from running ahead.
     if (h == 0 || h + 1 == route.size()) hop_waits.push_back(last_stream_);
-    const int32_t hop = Transfer(StepKind::kPrefetch, value, route[h], boundary, hop_waits);
+    const int32_t hop =
+        Transfer(StepKind::kPrefetch, value, route[h], boundary, hop_waits, bytes);
     if (h == 0) {
       if (homes.Homed(value)) {
         home_used_[value] = 1;
@@ -192,6 +199,7 @@ int32_t PlanBuilder::Fetch(ValueId value, Step boundary, std::vector<int32_t> wa
 }
 
 int32_t PlanBuilder::Store(ValueId value, Step boundary, std::vector<int32_t> waits) {
+  if (dirty_[value]) return WriteBack(value, boundary, std::move(waits));
   const TierId target = context_.homes.store_tier[value];
   if (target == kNoTier || store_step_[value] >= 0 || !context_.routes.from_device[target]) {
     throw Error(ErrorKind::kInternal,
@@ -205,7 +213,8 @@ int32_t PlanBuilder::Store(ValueId value, Step boundary, std::vector<int32_t> wa
   int32_t previous = -1;
   for (size_t h = 0; h < route.size(); ++h) {
     std::vector<int32_t> hop_waits = h == 0 ? std::move(waits) : std::vector<int32_t>{previous};
-    const int32_t hop = Transfer(StepKind::kStore, value, route[h], boundary, hop_waits);
+    const int32_t hop =
+        Transfer(StepKind::kStore, value, route[h], boundary, hop_waits, info.bytes);
     if (previous >= 0) {
       plan_.tier_copies.push_back(
           {value, context_.profile->links[route[h - 1]].to, info.bytes, previous, hop});
@@ -218,6 +227,45 @@ int32_t PlanBuilder::Store(ValueId value, Step boundary, std::vector<int32_t> wa
   return previous;
 }
 
+// The Store of an in-place update: the changed bytes, into the home copy (no new copy).
+int32_t PlanBuilder::WriteBack(ValueId value, Step boundary, std::vector<int32_t> waits) {
+  const Value& info = context_.graph->values[value];
+  const TierId home = context_.homes.home_tier[value];
+  if (home == kNoTier || store_step_[value] >= 0 || !context_.routes.from_device[home]) {
+    throw Error(ErrorKind::kInternal,
+                "baseline: the update of '" + info.name + "' cannot be written back");
+  }
+  const Route& route = *context_.routes.from_device[home];
+  waits.push_back(compute_index_[context_.lifetimes.step_of_node[info.written_by]]);
+  int32_t previous = -1;
+  for (size_t h = 0; h < route.size(); ++h) {
+    std::vector<int32_t> hop_waits = h == 0 ? std::move(waits) : std::vector<int32_t>{previous};
+    const int32_t hop =
+        Transfer(StepKind::kStore, value, route[h], boundary, hop_waits, info.written_bytes);
+    if (previous >= 0) {
+      plan_.tier_copies.push_back(
+          {value, context_.profile->links[route[h - 1]].to, info.written_bytes, previous, hop});
+    }
+    previous = hop;
+  }
+  store_step_[value] = previous;
+  dirty_[value] = 0;
+  home_used_[value] = 1;
+  return previous;
+}
+
+// A persistent value resident at the end that did not start resident leaves after the last
+// step (written back first when updated in place), so the iteration ends as it began.
+void PlanBuilder::CloseLoop() {
+  const Step step_count = context_.step_count();
+  for (size_t id = 0; id < context_.persistent.size(); ++id) {
+    const auto value = static_cast<ValueId>(id);
+    if (!context_.persistent[id] || open_interval_[id] < 0 || Opener(value) < 0) continue;
+    if (dirty_[id]) Store(value, step_count);
+    Detach(value, step_count);
+  }
+}
+
 Plan PlanBuilder::Finish(const FinishOptions& options) {
   const Graph& graph = *context_.graph;
   const HardwareProfile& profile = *context_.profile;
@@ -225,6 +273,7 @@ Plan PlanBuilder::Finish(const FinishOptions& options) {
   if (next_compute_ != step_count) {
     throw Error(ErrorKind::kInternal, "baseline: not every node has a compute step");
   }
+  if (context_.periodic) CloseLoop();
   for (size_t id = 0; id < graph.values.size(); ++id) {
     if (open_interval_[id] >= 0) Close(static_cast<ValueId>(id), step_count - 1, -1);
     if (home_used_[id]) {
@@ -263,6 +312,9 @@ Plan PlanBuilder::Finish(const FinishOptions& options) {
                (capacity <= 0 || plan_.layout.arena_bytes <= capacity);
   plan_.summary =
       SummarizePlan(profile, plan_, context_.baseline_peak_bytes, context_.baseline_arena_bytes);
+  plan_.periodic = context_.periodic;
+  plan_.aliases = context_.aliases;
+  plan_.cold_start = ComputeColdStart(graph, profile, plan_);
   return std::move(plan_);
 }
 

@@ -13,6 +13,12 @@
 // link. Finish lays out the arena, replays the plan and summarises it.
 // Cost: O(1) amortized per step and residency change, O(k log k) layout for k intervals (the
 // greedy layouts only below kGreedyLayoutLimit), one simulation.
+// Loops (a periodic context): a value updated in place (Value::written_by) has a stale home
+// copy from its write until a Store writes the change back (the Store then moves only the
+// changed bytes into the home copy); Finish closes the iteration by detaching, after the last
+// step, every persistent value that is resident at the end but did not start there, so the
+// plan ends as it began (a value that started resident and left is the policy's to avoid:
+// steady_state.h reruns it with that value starting off the device).
 // Limits: every hop of one transfer is issued at the same boundary; decisions stay empty
 // (baselines do not explain themselves).
 #pragma once
@@ -66,7 +72,9 @@ class PlanBuilder {
  private:
   int32_t Append(PlanStep step, std::vector<int32_t> waits);
   int32_t Transfer(StepKind kind, ValueId value, int32_t link, Step boundary,
-                   std::vector<int32_t> waits);
+                   std::vector<int32_t> waits, int64_t bytes);
+  int32_t WriteBack(ValueId value, Step boundary, std::vector<int32_t> waits);
+  void CloseLoop();
   void Open(ValueId value, Step first_step, int32_t opened_by);
   void Close(ValueId value, Step last_step, int32_t closed_by);
 
@@ -78,6 +86,7 @@ class PlanBuilder {
   std::vector<int32_t> stored_copy_;    // by value: index into plan_.tier_copies, -1: none
   std::vector<int32_t> last_reader_;    // by value: last Prefetch reading its stored copy
   std::vector<uint8_t> home_used_;      // by value: its home copy is relied on
+  std::vector<uint8_t> dirty_;          // by value: updated in place, not written back yet
   std::vector<int32_t> next_channel_;   // by link
   int32_t last_stream_ = -1;            // last compute or Detach
   Step next_compute_ = 0;

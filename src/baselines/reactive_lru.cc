@@ -9,6 +9,7 @@
 #include "baselines/copy_reservations.h"
 #include "baselines/fit_budget.h"
 #include "baselines/plan_builder.h"
+#include "baselines/steady_state.h"
 #include "baselines/residency_rules.h"
 
 namespace hyperplan::baselines {
@@ -144,9 +145,9 @@ class LruRun {
   }
 
   void Evict(ValueId value, Step k) {
-    const bool has_copy = context_.homes.Homed(value) || stored_[value];
     if (builder_ != nullptr) {
-      if (!has_copy) builder_->Store(value, k, {builder_->last_step()});
+      // The builder also knows an in-place update that has not been written back yet.
+      if (!builder_->HasOffCopy(value)) builder_->Store(value, k, {builder_->last_step()});
       builder_->Detach(value, k, {builder_->last_step()});
     }
     stored_[value] = 1;
@@ -202,12 +203,14 @@ std::vector<ValueId> TrimForFirstStep(const BaselineContext& context,
   return kept;
 }
 
-Plan BuildLru(const BaselineContext& context, int64_t target_bytes, int64_t budget_bytes) {
+Plan BuildLru(const BaselineContext& context, int64_t target_bytes, int64_t budget_bytes,
+              const std::vector<uint8_t>& start_off) {
   LruRun warm_up(context, target_bytes, nullptr);
   warm_up.Start({});
   warm_up.Run();
-  const std::vector<ValueId> warm =
+  std::vector<ValueId> warm =
       TrimForFirstStep(context, warm_up.OwnedResidentAtEnd(), target_bytes);
+  std::erase_if(warm, [&](ValueId value) { return start_off[value] != 0; });
 
   PlanBuilder builder(context);
   LruRun run(context, target_bytes, &builder);
@@ -222,7 +225,11 @@ Plan BuildLru(const BaselineContext& context, int64_t target_bytes, int64_t budg
 
 Plan ReactiveLruPlan(const BaselineContext& context, std::optional<int64_t> budget_bytes) {
   const int64_t budget = context.EffectiveBudget(budget_bytes);
-  return FitToBudget(budget, [&](int64_t target) { return BuildLru(context, target, budget); });
+  return FitToBudget(budget, [&](int64_t target) {
+    return SteadyState(context, [&](const std::vector<uint8_t>& start_off) {
+      return BuildLru(context, target, budget, start_off);
+    });
+  });
 }
 
 }  // namespace hyperplan::baselines

@@ -13,6 +13,16 @@ void OpenOwnedAtStart(const BaselineContext& context, PlanBuilder& builder,
   }
 }
 
+void FetchMissingInputs(const BaselineContext& context, PlanBuilder& builder, Step k) {
+  const Graph& graph = *context.graph;
+  for (ValueId input : graph.nodes[context.order[k]].inputs) {
+    const Value& value = graph.values[input];
+    if (value.size_known && value.bytes > 0 && !builder.Resident(input)) {
+      builder.Fetch(input, k);
+    }
+  }
+}
+
 bool DiesAfter(const BaselineContext& context, ValueId value, Step k) {
   const Value& info = context.graph->values[value];
   if (info.producer == kNoNode || info.is_graph_output) return false;

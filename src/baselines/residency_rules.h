@@ -19,6 +19,10 @@ namespace hyperplan::baselines {
 void OpenOwnedAtStart(const BaselineContext& context, PlanBuilder& builder,
                       const std::function<bool(ValueId)>& starts_resident);
 
+// Fetches, at boundary `k`, every sized input of step `k` that is not on the device (a
+// persistent value the iteration started without): a runtime must bring it before the node.
+void FetchMissingInputs(const BaselineContext& context, PlanBuilder& builder, Step k);
+
 // Whether `value` is produced by the run, is no graph output and dies after step `k`.
 bool DiesAfter(const BaselineContext& context, ValueId value, Step k);
 

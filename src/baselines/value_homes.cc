@@ -41,7 +41,8 @@ Routes FindRoutes(const HardwareProfile& profile) {
   return routes;
 }
 
-ValueHomes DecideHomes(const Graph& graph, const HardwareProfile& profile, const Routes& routes) {
+ValueHomes DecideHomes(const Graph& graph, const HardwareProfile& profile, const Routes& routes,
+                       const std::vector<uint8_t>& persistent) {
   ValueHomes homes;
   homes.home_tier.assign(graph.values.size(), kNoTier);
   homes.store_tier.assign(graph.values.size(), kNoTier);
@@ -58,7 +59,8 @@ ValueHomes DecideHomes(const Graph& graph, const HardwareProfile& profile, const
     }
     const TierId tier = OffloadTier(profile, routes, value.bytes);
     if (tier == kNoTier) continue;
-    if (!produced && HomedClass(value.value_class)) {
+    const bool persists = !persistent.empty() && persistent[id];
+    if (!produced && (HomedClass(value.value_class) || persists)) {
       homes.home_tier[id] = tier;
     } else {
       homes.store_tier[id] = tier;

@@ -47,6 +47,9 @@ struct ValueHomes {
   }
 };
 
-ValueHomes DecideHomes(const Graph& graph, const HardwareProfile& profile, const Routes& routes);
+// `persistent` (by ValueId; empty for a one-shot plan): values that persist across iterations
+// are homed whatever their class, as the planner homes them (candidates.h).
+ValueHomes DecideHomes(const Graph& graph, const HardwareProfile& profile, const Routes& routes,
+                       const std::vector<uint8_t>& persistent = {});
 
 }  // namespace hyperplan::baselines
