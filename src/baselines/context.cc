@@ -36,6 +36,7 @@ BaselineContext BuildBaselineContext(const Graph& model, const HardwareProfile& 
   }
   const Graph& graph = loop.periodic ? *context.loop_graph : model;
   context.graph = &graph;
+  context.model = &model;
   context.profile = &profile;
   context.order = ModelOrder(graph);
   if (node_time_ns.empty()) {

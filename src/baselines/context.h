@@ -25,6 +25,7 @@ struct BaselineContext {
   // The graph the policies plan: the model, or for a periodic plan its loop graph (loop.h),
   // owned here, so that every contender plans the same in-place loop as the planner.
   const Graph* graph = nullptr;
+  const Graph* model = nullptr;  // the model as imported (what PlanOffload and VerifyPlan take)
   std::shared_ptr<const Graph> loop_graph;
   bool periodic = false;
   std::vector<ValueAlias> aliases;

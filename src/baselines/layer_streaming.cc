@@ -125,7 +125,7 @@ Plan BuildStreaming(const BaselineContext& context, const Layers& layers, int lo
   OpenOwnedAtStart(context, builder,
                    [&](ValueId value) { return !streamed(value) && !start_off[value]; });
   for (Step k = 0; k < step_count; ++k) {
-    for (ValueId value : detach_at[k]) builder.Detach(value, k);
+    for (ValueId value : detach_at[k]) builder.Evict(value, k);
     for (ValueId value : fetch_at[k]) builder.Fetch(value, k);
     FetchMissingInputs(context, builder, k);
     builder.Compute(k);

@@ -46,7 +46,8 @@ void AddExceptUses(StepSums& sums, Step first, Step last, int64_t bytes,
 
 LowerBounds ComputeLowerBounds(const Graph& graph, const HardwareProfile& profile,
                                const std::vector<NodeId>& order,
-                               const std::vector<int64_t>& node_time_ns, int64_t budget_bytes) {
+                               const std::vector<int64_t>& node_time_ns, int64_t budget_bytes,
+                               const std::vector<uint8_t>& persistent) {
   LowerBounds bounds;
   const auto n = static_cast<Step>(order.size());
   const size_t link_count = profile.links.size();
@@ -57,7 +58,7 @@ LowerBounds ComputeLowerBounds(const Graph& graph, const HardwareProfile& profil
 
   const LifetimeAnalysis lifetimes = AnalyzeLifetimes(graph, order);
   const Routes routes = FindRoutes(profile);
-  const ValueHomes homes = DecideHomes(graph, profile, routes);
+  const ValueHomes homes = DecideHomes(graph, profile, routes, persistent);
   StepSums pinned(n);  // can never leave
   StepSums fetch(n);   // U(s)
   StepSums store(n);   // P(s)
@@ -76,7 +77,10 @@ LowerBounds ComputeLowerBounds(const Graph& graph, const HardwareProfile& profil
     const bool produced = value.producer != kNoNode;
     const Step exists_from = produced ? lifetime.def_step + 1 : 0;
     if (!lifetime.use_steps.empty()) {
-      const Step last = lifetime.last_use_step - 1;
+      // A persistent value is read again next iteration: every step but its uses is before a
+      // read, so the whole iteration counts (the steady state's per-iteration traffic).
+      const bool persists = !persistent.empty() && persistent[id];
+      const Step last = persists ? n - 1 : lifetime.last_use_step - 1;
       AddExceptUses(fetch, exists_from, last, bytes, lifetime.use_steps);
       for (int32_t link : *routes.to_device[homes.OffTier(value_id)]) {
         AddExceptUses(fetch_on[link], exists_from, last, bytes, lifetime.use_steps);

@@ -20,6 +20,10 @@
 // simulator's per-step accounting), that delivers every output, and whose transfers start
 // from a value's home or store tier (as the planner and every baseline do: staging copies
 // between hops last one hop).
+// Loops (`persistent` set, by ValueId, on the loop graph): a persistent value is read again
+// next iteration, so it counts at every step but its own uses; what the bound forces moves
+// once per iteration. Updates written back in place add nothing to the Store term (a weaker,
+// still valid bound).
 // Cost: O(nodes + values * route length + uses + steps * links). Limits: one step at a time
 // (transfers forced at different steps are not added up), so streaming workloads get the
 // step-0 term (every weight not resident at the start comes in once) but not repeated
@@ -50,6 +54,7 @@ struct LowerBounds {
 // `order` must be a topological order of `graph` (the plan's); `node_time_ns` by NodeId.
 LowerBounds ComputeLowerBounds(const Graph& graph, const HardwareProfile& profile,
                                const std::vector<NodeId>& order,
-                               const std::vector<int64_t>& node_time_ns, int64_t budget_bytes);
+                               const std::vector<int64_t>& node_time_ns, int64_t budget_bytes,
+                               const std::vector<uint8_t>& persistent = {});
 
 }  // namespace hyperplan::baselines

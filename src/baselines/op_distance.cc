@@ -140,10 +140,7 @@ Plan BuildOpDistance(const BaselineContext& context, const std::vector<Gap>& gap
       std::sort(list->begin(), list->end());
     }
     for (ValueId value : stores[k]) builder.Store(value, k);
-    for (ValueId value : detaches[k]) {
-      if (!builder.HasOffCopy(value)) builder.Store(value, k);  // an in-place update's write-back
-      builder.Detach(value, k);
-    }
+    for (ValueId value : detaches[k]) builder.Evict(value, k);
     for (ValueId value : prefetches[k]) {
       if (!builder.Resident(value)) builder.Fetch(value, k);
     }

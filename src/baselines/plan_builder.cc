@@ -145,6 +145,14 @@ int32_t PlanBuilder::Detach(ValueId value, Step boundary, std::vector<int32_t> w
   return index;
 }
 
+int32_t PlanBuilder::Evict(ValueId value, Step boundary, std::vector<int32_t> waits) {
+  if (!HasOffCopy(value)) {
+    Store(value, boundary, waits);
+    waits = {last_step()};
+  }
+  return Detach(value, boundary, std::move(waits));
+}
+
 int32_t PlanBuilder::Transfer(StepKind kind, ValueId value, int32_t link, Step boundary,
                               std::vector<int32_t> waits, int64_t bytes) {
   const Link& spec = context_.profile->links[link];
@@ -261,8 +269,7 @@ void PlanBuilder::CloseLoop() {
   for (size_t id = 0; id < context_.persistent.size(); ++id) {
     const auto value = static_cast<ValueId>(id);
     if (!context_.persistent[id] || open_interval_[id] < 0 || Opener(value) < 0) continue;
-    if (dirty_[id]) Store(value, step_count);
-    Detach(value, step_count);
+    Evict(value, step_count);
   }
 }
 

@@ -44,6 +44,10 @@ class PlanBuilder {
   int32_t Compute(Step k, std::vector<int32_t> waits = {});
   // Drops the device copy at boundary `boundary`: the open interval ends at boundary - 1.
   int32_t Detach(ValueId value, Step boundary, std::vector<int32_t> waits = {});
+  // Makes the device copy of `value` redundant and drops it: a Store first when no current copy
+  // exists off the device (a value never stored, or an update not written back). Returns the
+  // Detach.
+  int32_t Evict(ValueId value, Step boundary, std::vector<int32_t> waits = {});
   // Brings `value` from its off-device copy to the device, every hop issued at `boundary`;
   // the first hop also waits for `waits`. Opens its residency at `boundary`. Returns the hop
   // that reaches the device.

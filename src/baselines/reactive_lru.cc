@@ -146,9 +146,7 @@ class LruRun {
 
   void Evict(ValueId value, Step k) {
     if (builder_ != nullptr) {
-      // The builder also knows an in-place update that has not been written back yet.
-      if (!builder_->HasOffCopy(value)) builder_->Store(value, k, {builder_->last_step()});
-      builder_->Detach(value, k, {builder_->last_step()});
+      builder_->Evict(value, k, {builder_->last_step()});
     }
     stored_[value] = 1;
     Drop(value);

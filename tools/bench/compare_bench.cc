@@ -101,13 +101,18 @@ struct GoalLine {
 GoalInputs RunPair(const Workload& workload, const Graph& graph, const NamedProfile& named) {
   HardwareProfile profile = named.profile;
   const std::string home_note = FitWeightHome(graph, profile);
-  const baselines::BaselineContext context = baselines::BuildBaselineContext(graph, profile);
+  // Every contender plans one iteration of the same loop (design.md invariant 8).
+  const LoopSpec loop{true, FindAliases(graph, {})};
+  const baselines::BaselineContext context =
+      baselines::BuildBaselineContext(graph, profile, {}, loop);
+  const Graph& loop_graph = *context.graph;
   const int64_t capacity = context.device_capacity_bytes();
   const Outcome reference =
       RunContender({"no offloading", ContenderKind::kNoOffload, 0}, context, std::nullopt);
   const int64_t reference_ns = reference.plan.timeline.makespan_ns;
-  const auto floor =
-      baselines::ComputeLowerBounds(graph, profile, context.order, context.node_time_ns, capacity);
+  const auto floor = baselines::ComputeLowerBounds(loop_graph, profile, context.order,
+                                                   context.node_time_ns, capacity,
+                                                   context.persistent);
 
   GoalInputs goals;
   goals.workload = workload.label;
@@ -142,8 +147,8 @@ GoalInputs RunPair(const Workload& workload, const Graph& graph, const NamedProf
       "| budget | policy | fits | live peak | arena | makespan | vs no offload | × bound | "
       "moved per link |\n|---|---|---|---:|---:|---:|---:|---:|---|\n";
   const auto no_budget_bound = baselines::ComputeLowerBounds(
-      graph, profile, overhead_mode.plan.order, context.node_time_ns,
-      std::max<int64_t>(overhead_mode.plan.layout.live_peak_bytes, 0));
+      loop_graph, profile, overhead_mode.plan.order, context.node_time_ns,
+      std::max<int64_t>(overhead_mode.plan.layout.live_peak_bytes, 0), context.persistent);
   text +=
       Row(reference.plan.fits ? "none (≤1% overhead)" : "none (device binds)", "**hyperplan**",
           overhead_mode, profile, reference_ns, std::max<int64_t>(1, no_budget_bound.makespan_ns));
@@ -151,8 +156,9 @@ GoalInputs RunPair(const Workload& workload, const Graph& graph, const NamedProf
 
   for (const Budget& budget : StandardBudgets(reference.plan.layout.live_peak_bytes,
                                               reference.plan.layout.arena_bytes, capacity)) {
-    auto bound = baselines::ComputeLowerBounds(graph, profile, context.order, context.node_time_ns,
-                                               budget.bytes);
+    auto bound = baselines::ComputeLowerBounds(loop_graph, profile, context.order,
+                                               context.node_time_ns, budget.bytes,
+                                               context.persistent);
     if (bound.budget_below_floor) {
       Emit(
           fmt::format("| {} | every policy | **no**: below the peak lower bound {} | | | | | | |\n",
@@ -167,8 +173,9 @@ GoalInputs RunPair(const Workload& workload, const Graph& graph, const NamedProf
     const Outcome& planned = outcomes.back().second;
     if (planned.ok && planned.plan.order != context.order) {
       // The bound holds per order; the planner's own order may allow less.
-      const auto own = baselines::ComputeLowerBounds(graph, profile, planned.plan.order,
-                                                     context.node_time_ns, budget.bytes);
+      const auto own = baselines::ComputeLowerBounds(loop_graph, profile, planned.plan.order,
+                                                     context.node_time_ns, budget.bytes,
+                                                     context.persistent);
       if (own.makespan_ns < bound.makespan_ns) bound = own;
     }
     const int64_t bound_ns = std::max<int64_t>(1, bound.makespan_ns);

@@ -47,7 +47,7 @@ std::vector<Contender> BudgetContenders() {
 
 Outcome RunContender(const Contender& contender, const baselines::BaselineContext& context,
                      std::optional<int64_t> budget, int64_t max_overhead_ppm) {
-  const Graph& graph = *context.graph;
+  const Graph& graph = *context.model;  // PlanOffload and VerifyPlan take the model itself
   const HardwareProfile& profile = *context.profile;
   Outcome outcome;
   const auto start = std::chrono::steady_clock::now();
@@ -79,6 +79,8 @@ Outcome RunContender(const Contender& contender, const baselines::BaselineContex
         options.budget_bytes = budget;
         options.max_overhead_ppm = max_overhead_ppm;
         options.node_time_ns = context.node_time_ns;
+        options.single_run = !context.periodic;
+        options.aliases = context.aliases;
         PlanResult result = PlanOffload(graph, profile, options);
         if (result.status == PlanStatus::kInfeasible) {
           outcome.note = result.infeasibility.message;

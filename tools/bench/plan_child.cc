@@ -51,6 +51,7 @@ int RunPlanOnce(const PlanOnceOptions& options) {
     if (options.standard_budgets) {
       PlanOptions off;
       off.offload = false;
+      off.aliases = FindAliases(graph, {});
       const int64_t arena = PlanOffload(graph, profile, off).plan.layout.arena_bytes;
       budgets = StandardBudgets(peak, arena, capacity);
     }
@@ -60,6 +61,7 @@ int RunPlanOnce(const PlanOnceOptions& options) {
     for (const Budget& budget : budgets) {
       PlanOptions plan_options;
       plan_options.budget_bytes = budget.bytes;
+      plan_options.aliases = FindAliases(graph, {});  // one loop iteration, as the CLI plans
       start = std::chrono::steady_clock::now();
       const PlanResult result = PlanOffload(graph, profile, plan_options);
       const int64_t plan_ns = Since(start);

@@ -1,0 +1,88 @@
+// Every contender plans one iteration of the same loop as the planner: the same loop graph,
+// the same aliases, invariant 8 checked by the one verifier, and the loop's lower bound below
+// every plan that fits.
+#include <filesystem>
+
+#include "baseline_support.h"
+#include "baselines/layer_streaming.h"
+#include "baselines/lower_bounds.h"
+#include "baselines/op_distance.h"
+#include "baselines/reactive_lru.h"
+#include "baselines/steady_state.h"
+#include "hyperplan/adapters/onnx_import.h"
+#include "hyperplan/loop.h"
+#include "hyperplan/planner/planner.h"
+#include "support/run_command.h"
+
+namespace hyperplan::baselines_test {
+namespace {
+
+// Plans `graph` as a loop with every contender and the planner at `budget`; each plan must be
+// periodic and pass the verifier, and none that fits may beat the loop's lower bound.
+void EveryPolicyPlansTheLoop(const Graph& graph, const HardwareProfile& profile,
+                             int64_t budget) {
+  const LoopSpec loop{true, FindAliases(graph, {})};
+  const auto context = baselines::BuildBaselineContext(graph, profile, {}, loop);
+  const auto bound = baselines::ComputeLowerBounds(*context.graph, profile, context.order,
+                                                   context.node_time_ns, budget,
+                                                   context.persistent);
+  auto check = [&](const Plan& plan) {
+    CHECK(plan.periodic);
+    CHECK(plan.aliases.size() == loop.aliases.size());
+    RequireVerified(graph, profile, plan);  // the model: VerifyPlan builds the loop graph
+    CHECK(baselines::StartsNotKept(context, plan).empty());
+    if (plan.fits) CHECK(plan.timeline.makespan_ns >= bound.makespan_ns);
+  };
+  check(baselines::ReactiveLruPlan(context, budget));
+  for (int lookahead : {0, 1}) {
+    baselines::LayerStreamingOptions streaming;
+    streaming.lookahead_layers = lookahead;
+    check(baselines::LayerStreamingPlan(context, budget, streaming).plan);
+  }
+  check(baselines::OpDistancePlan(context, budget, {}));
+  PlanOptions options;
+  options.budget_bytes = budget;
+  options.aliases = loop.aliases;
+  check(PlanOffload(graph, profile, options).plan);
+}
+
+std::string Generate(const std::string& preset, const std::string& form) {
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("hyperplan-loop-" + preset + "-" + form + ".onnx"))
+                               .string();
+  const auto generated = testing::RunCommand(
+      {HYPERPLAN_GEN_PATH, "--preset", preset, "--form", form, "-o", path});
+  INFO(generated.stdout_text << generated.stderr_text);
+  REQUIRE(generated.exit_code == 0);
+  return path;
+}
+
+TEST_CASE("loop contenders: the tiny decode step, its KV appended in place") {
+  ImportOptions import;
+  import.dims = {{"batch", 1}, {"sequence", 1}, {"past_sequence", 32}};
+  const Graph graph =
+      ImportOnnxModel(std::string(HYPERPLAN_SOURCE_DIR) + "/models/llama-tiny-decode.onnx", import);
+  // models/README.md: 4 layers, a key and a value cache each: 8 present -> past pairs.
+  CHECK(FindAliases(graph, {}).size() == 8);
+  const auto context = baselines::BuildBaselineContext(graph, UnitProfile());
+  for (int64_t percent : {100, 70, 50}) {
+    INFO("budget " << percent << "% of the one-shot peak");
+    EveryPolicyPlansTheLoop(graph, UnitProfile(), context.baseline_peak_bytes * percent / 100);
+  }
+}
+
+TEST_CASE("loop contenders: the tiny training step, parameters and moments updated in place") {
+  const std::string path = Generate("tiny", "train");
+  ImportOptions import;
+  import.dims = {{"batch", 1}, {"sequence", 8}};
+  const Graph graph = ImportOnnxModel(path, import);
+  std::filesystem::remove(path);
+  // 4 layers x 9 parameters + embedding, final norm, LM head = 39 parameters; each one's
+  // ".updated" output and its two moments' ".updated.exp_avg[_sq]" feed back: 3 x 39.
+  CHECK(FindAliases(graph, {}).size() == 3 * 39);
+  const auto context = baselines::BuildBaselineContext(graph, UnitProfile());
+  EveryPolicyPlansTheLoop(graph, UnitProfile(), context.baseline_peak_bytes / 2);
+}
+
+}  // namespace
+}  // namespace hyperplan::baselines_test
