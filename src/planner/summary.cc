@@ -66,8 +66,11 @@ namespace {
 // "  loop: ..., cold start ... on hbm + ... on ddr, ... before the first iteration"
 std::string FormatColdStart(const HardwareProfile& profile, const Plan& plan) {
   std::ostringstream out;
-  out << "  loop: one iteration, ends as it began (" << plan.aliases.size()
-      << (plan.aliases.size() == 1 ? " output feeds back in place" : " outputs feed back in place")
+  const size_t fed_back = plan.aliases.size();
+  out << "  loop: one iteration, ends as it began ("
+      << (fed_back == 0   ? std::string("no output feeds back")
+          : fed_back == 1 ? std::string("1 output feeds back in place")
+                          : std::to_string(fed_back) + " outputs feed back in place")
       << "); cold start";
   bool any = false;
   for (size_t tier = 0; tier < plan.cold_start.bytes_per_tier.size(); ++tier) {
