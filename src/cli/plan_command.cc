@@ -22,6 +22,7 @@
 #include "plan_gate.h"
 #include "planio/plan_file.h"
 #include "planio/plan_to_proto.h"
+#include "baselines/portfolio.h"
 #include "hyperplan/loop.h"
 #include "planio/sha256.h"
 #include "progress.h"
@@ -237,7 +238,8 @@ void RunPlan(const PlanFlags& flags) {
   planio::PlanProvenance provenance = MakeProvenance(flags);
   AddLoopOptions(flags, inputs.graph, provenance.options);
   progress.Stage("planning");
-  const PlanResult result = PlanOffload(inputs.graph, inputs.profile, provenance.options);
+  const PlanResult result =
+      baselines::PlanBest(inputs.graph, inputs.profile, provenance.options);
   progress.Stage("encoding outputs");
   const plan::v1::Plan message =
       planio::PlanToProto(inputs.graph, inputs.profile, result, provenance);

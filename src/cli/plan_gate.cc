@@ -84,6 +84,7 @@ plan::v1::RunSummary BuildRunSummary(const plan::v1::Plan& plan, const GateOutco
   out.set_plan_file(plan_file);
   out.set_onnx_file(onnx_file);
   out.set_periodic(plan.periodic());
+  out.set_produced_by(plan.produced_by());
   out.set_cold_start_ns(plan.cold_start().time_ns());
   for (const plan::v1::TierBytes& entry : plan.cold_start().tiers()) {
     if (entry.tier() >= 0 && entry.tier() < plan.tiers_size() &&

@@ -310,6 +310,7 @@ ImportOptions ImportOptionsFromProto(const pb::Plan& plan, const std::string& pl
 
 void ConvertLoop(const pb::Plan& in, const Resolver& resolve, const HardwareProfile& profile,
                  Plan& plan) {
+  plan.produced_by = in.produced_by();
   plan.periodic = in.periodic();
   for (int i = 0; i < in.aliases_size(); ++i) {
     const std::string field = "aliases[" + std::to_string(i) + "]";

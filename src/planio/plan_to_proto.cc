@@ -198,6 +198,7 @@ void MarkUsed(const HardwareProfile& profile, const Plan& plan, pb::Plan& out) {
 }
 
 void AddLoop(const HardwareProfile& profile, const Plan& plan, pb::Plan& out) {
+  out.set_produced_by(plan.produced_by);
   out.set_periodic(plan.periodic);
   if (!plan.periodic) return;
   for (const ValueAlias& alias : plan.aliases) {

@@ -212,6 +212,7 @@ PlanResult PlanOffload(const Graph& graph, const HardwareProfile& profile,
     }
   }
 
+  chosen.plan.produced_by = "hyperplan";
   chosen.plan.periodic = loop.periodic;
   chosen.plan.aliases = loop.aliases;
   chosen.plan.cold_start = ComputeColdStart(planned, profile, chosen.plan);

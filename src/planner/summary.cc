@@ -99,6 +99,10 @@ std::string FormatPlanSummary(const Graph& graph, const HardwareProfile& profile
   } else {
     out << "  budget: none (largest peak cut within the overhead limit)\n";
   }
+  if (!plan.produced_by.empty() && plan.produced_by != "hyperplan") {
+    out << "  produced by: " << plan.produced_by
+        << " (its verified plan beat the planner's own; it explains no decisions)\n";
+  }
   out << "  order: " << (plan.reordered ? "memory-aware (reordered)" : "model order") << ", "
       << plan.order.size() << " nodes\n";
   out << "  device peak: " << FormatBytes(s.baseline_peak_bytes) << " -> "

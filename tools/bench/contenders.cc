@@ -6,6 +6,7 @@
 #include <chrono>
 #include <exception>
 
+#include "baselines/portfolio.h"
 #include "baselines/layer_streaming.h"
 #include "baselines/no_offload.h"
 #include "baselines/op_distance.h"
@@ -81,9 +82,11 @@ Outcome RunContender(const Contender& contender, const baselines::BaselineContex
         options.node_time_ns = context.node_time_ns;
         options.single_run = !context.periodic;
         options.aliases = context.aliases;
-        PlanResult result = PlanOffload(graph, profile, options);
+        PlanResult result = baselines::PlanBest(graph, profile, options);
         if (result.status == PlanStatus::kInfeasible) {
           outcome.note = result.infeasibility.message;
+        } else if (result.plan.produced_by != "hyperplan") {
+          outcome.note = "won by " + result.plan.produced_by + "'s plan";
         } else if (result.plan.reordered) {
           outcome.note = "reordered";
         }

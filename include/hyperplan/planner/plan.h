@@ -178,6 +178,9 @@ struct Plan {
   bool periodic = false;
   std::vector<ValueAlias> aliases;  // periodic plans only; ascending by out_value
   ColdStart cold_start;             // periodic plans only
+  // The policy that made this plan: "hyperplan", or the contender that beat the planner's own
+  // plan (baselines/portfolio.h).
+  std::string produced_by;
   std::vector<NodeId> order;  // step -> node
   bool reordered = false;     // order differs from the model's own
   bool offload_enabled = true;

@@ -1,0 +1,96 @@
+// The best verified plan among the planner's and the contenders' (see portfolio.h).
+#include "baselines/portfolio.h"
+
+#include <functional>
+#include <optional>
+#include <utility>
+
+#include "baselines/context.h"
+#include "baselines/layer_streaming.h"
+#include "baselines/op_distance.h"
+#include "baselines/reactive_lru.h"
+#include "hyperplan/planner/verify.h"
+
+namespace hyperplan::baselines {
+namespace {
+
+struct Entry {
+  std::string name;
+  std::function<Plan(const BaselineContext&, int64_t budget_bytes)> plan;
+};
+
+const std::vector<Entry>& Entries() {
+  static const std::vector<Entry> entries = [] {
+    std::vector<Entry> list;
+    for (int lookahead : {1, 2}) {
+      list.push_back({"layer streaming k=" + std::to_string(lookahead),
+                      [lookahead](const BaselineContext& context, int64_t budget) {
+                        LayerStreamingOptions options;
+                        options.lookahead_layers = lookahead;
+                        return LayerStreamingPlan(context, budget, options).plan;
+                      }});
+    }
+    for (int distance : {4, 32}) {
+      list.push_back({"op distance " + std::to_string(distance),
+                      [distance](const BaselineContext& context, int64_t budget) {
+                        OpDistanceOptions options;
+                        options.prefetch_distance_ops = distance;
+                        return OpDistancePlan(context, budget, options);
+                      }});
+    }
+    list.push_back({"reactive LRU", [](const BaselineContext& context, int64_t budget) {
+                      return ReactiveLruPlan(context, budget);
+                    }});
+    return list;
+  }();
+  return entries;
+}
+
+int64_t BytesMoved(const Plan& plan) {
+  int64_t total = 0;
+  for (int64_t bytes : plan.timeline.bytes_moved_per_link) total += bytes;
+  return total;
+}
+
+// Whether `a` beats `b` (strictly): fits, then makespan, then bytes moved, then arena.
+bool Beats(const Plan& a, const Plan& b) {
+  if (a.fits != b.fits) return a.fits;
+  if (a.timeline.makespan_ns != b.timeline.makespan_ns) {
+    return a.timeline.makespan_ns < b.timeline.makespan_ns;
+  }
+  if (BytesMoved(a) != BytesMoved(b)) return BytesMoved(a) < BytesMoved(b);
+  return a.layout.arena_bytes < b.layout.arena_bytes;
+}
+
+// The budget the planner planned to, when it did plan to one (see options.h).
+std::optional<int64_t> PlannedBudget(const Plan& plan) {
+  return plan.offload_enabled ? plan.budget_bytes : std::nullopt;
+}
+
+}  // namespace
+
+std::vector<std::string> PortfolioPolicies() {
+  std::vector<std::string> names;
+  for (const Entry& entry : Entries()) names.push_back(entry.name);
+  return names;
+}
+
+PlanResult PlanBest(const Graph& graph, const HardwareProfile& profile,
+                    const PlanOptions& options) {
+  PlanResult result = PlanOffload(graph, profile, options);
+  const std::optional<int64_t> budget = PlannedBudget(result.plan);
+  if (!budget) return result;
+  const LoopSpec loop{!options.single_run, options.single_run ? std::vector<ValueAlias>{}
+                                                               : options.aliases};
+  const BaselineContext context = BuildBaselineContext(graph, profile, options.node_time_ns, loop);
+  for (const Entry& entry : Entries()) {
+    Plan plan = entry.plan(context, *budget);
+    if (!Beats(plan, result.plan) || !VerifyPlan(graph, profile, plan).ok) continue;
+    plan.produced_by = entry.name;
+    result.plan = std::move(plan);
+    if (result.plan.fits) result.status = PlanStatus::kPlanned;
+  }
+  return result;
+}
+
+}  // namespace hyperplan::baselines

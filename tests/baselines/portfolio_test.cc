@@ -1,0 +1,96 @@
+// PlanBest: the plan a user gets is never worse than the planner's own nor than any contender
+// in the portfolio, it verifies, and it names the policy that made it.
+#include <filesystem>
+
+#include "baseline_support.h"
+#include "baselines/layer_streaming.h"
+#include "baselines/op_distance.h"
+#include "baselines/portfolio.h"
+#include "baselines/reactive_lru.h"
+#include "hyperplan/adapters/onnx_import.h"
+#include "hyperplan/loop.h"
+#include "hyperplan/planner/planner.h"
+
+namespace hyperplan::baselines_test {
+namespace {
+
+// Every contender's plan at the planner's budget, independently of PlanBest's own loop.
+std::vector<std::pair<std::string, Plan>> ContenderPlans(const Graph& graph,
+                                                         const HardwareProfile& profile,
+                                                         const PlanOptions& options,
+                                                         int64_t budget) {
+  const auto context = baselines::BuildBaselineContext(graph, profile, {},
+                                                       LoopSpec{true, options.aliases});
+  std::vector<std::pair<std::string, Plan>> plans;
+  for (int lookahead : {1, 2}) {
+    baselines::LayerStreamingOptions streaming;
+    streaming.lookahead_layers = lookahead;
+    plans.push_back({"layer streaming k=" + std::to_string(lookahead),
+                     baselines::LayerStreamingPlan(context, budget, streaming).plan});
+  }
+  for (int distance : {4, 32}) {
+    baselines::OpDistanceOptions op;
+    op.prefetch_distance_ops = distance;
+    plans.push_back({"op distance " + std::to_string(distance),
+                     baselines::OpDistancePlan(context, budget, op)});
+  }
+  plans.push_back({"reactive LRU", baselines::ReactiveLruPlan(context, budget)});
+  return plans;
+}
+
+TEST_CASE("portfolio: the plan returned is the best verified one, and says whose it is") {
+  ImportOptions import;
+  import.dims = {{"batch", 1}, {"sequence", 1}, {"past_sequence", 32}};
+  const Graph graph =
+      ImportOnnxModel(std::string(HYPERPLAN_SOURCE_DIR) + "/models/llama-tiny-decode.onnx", import);
+  const HardwareProfile profile = UnitProfile();
+  const int64_t peak = baselines::BuildBaselineContext(graph, profile).baseline_peak_bytes;
+  CHECK(baselines::PortfolioPolicies().size() == 5);  // the five contenders listed above
+  for (int64_t percent : {90, 60, 40}) {
+    INFO("budget " << percent << "% of the one-shot peak");
+    PlanOptions options;
+    options.budget_bytes = peak * percent / 100;
+    options.aliases = FindAliases(graph, {});
+    const PlanResult own = PlanOffload(graph, profile, options);
+    const PlanResult best = baselines::PlanBest(graph, profile, options);
+    RequireVerified(graph, profile, best.plan);
+    CHECK(best.plan.periodic);
+    // Never worse than the planner's own plan...
+    if (own.plan.fits) {
+      REQUIRE(best.plan.fits);
+      CHECK(best.plan.timeline.makespan_ns <= own.plan.timeline.makespan_ns);
+    }
+    // ...nor than any contender whose plan fits.
+    for (const auto& [name, plan] : ContenderPlans(graph, profile, options, *own.plan.budget_bytes)) {
+      INFO(name);
+      if (!plan.fits) continue;
+      REQUIRE(best.plan.fits);
+      CHECK(best.plan.timeline.makespan_ns <= plan.timeline.makespan_ns);
+    }
+    // The winner is named: the planner keeps ties, a contender replaces it only when better.
+    if (best.plan.produced_by == "hyperplan") {
+      CHECK(best.plan.timeline.makespan_ns == own.plan.timeline.makespan_ns);
+    } else {
+      const auto& policies = baselines::PortfolioPolicies();
+      CHECK(std::find(policies.begin(), policies.end(), best.plan.produced_by) !=
+            policies.end());
+      CHECK((!own.plan.fits ||
+             best.plan.timeline.makespan_ns < own.plan.timeline.makespan_ns));
+    }
+  }
+}
+
+TEST_CASE("portfolio: without a budget on a device the model fits, the planner's plan stands") {
+  ImportOptions import;
+  import.dims = {{"batch", 1}, {"sequence", 1}, {"past_sequence", 32}};
+  const Graph graph =
+      ImportOnnxModel(std::string(HYPERPLAN_SOURCE_DIR) + "/models/llama-tiny-decode.onnx", import);
+  PlanOptions options;
+  options.aliases = FindAliases(graph, {});
+  const PlanResult best = baselines::PlanBest(graph, UnitProfile(), options);
+  CHECK(best.plan.produced_by == "hyperplan");
+  CHECK_FALSE(best.plan.budget_bytes.has_value());
+}
+
+}  // namespace
+}  // namespace hyperplan::baselines_test
