@@ -36,4 +36,8 @@ std::vector<NodeCost> EstimateCosts(const Graph& graph, const HardwareProfile& p
 // latency + ceil(bytes / bandwidth), in ns; exact for any int64 byte count.
 int64_t TransferTimeNs(const Link& link, int64_t bytes);
 
+// Time of one transfer of `bytes` on one channel of `link`: the link's bandwidth is divided
+// evenly among its channels, so latency + ceil(bytes * channels / bandwidth).
+int64_t ChannelTransferTimeNs(const Link& link, int64_t bytes);
+
 }  // namespace hyperplan

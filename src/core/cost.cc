@@ -196,4 +196,8 @@ int64_t TransferTimeNs(const Link& link, int64_t bytes) {
          CeilDiv(static_cast<__int128>(bytes) * 1'000'000'000, link.bandwidth_bytes_per_s);
 }
 
+int64_t ChannelTransferTimeNs(const Link& link, int64_t bytes) {
+  return TransferTimeNs(link, bytes * std::max<int64_t>(1, link.channels));
+}
+
 }  // namespace hyperplan

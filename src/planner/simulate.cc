@@ -29,10 +29,6 @@ void AddResidency(std::vector<MemoryEvent>& events, int64_t alloc_ns, int64_t fr
 
 }  // namespace
 
-int64_t ChannelTransferTimeNs(const Link& link, int64_t bytes) {
-  return TransferTimeNs(link, bytes * std::max<int64_t>(1, link.channels));
-}
-
 SimulationResult Simulate(const Graph& graph, const HardwareProfile& profile, const Plan& plan) {
   SimulationResult result;
   const size_t step_total = plan.steps.size();

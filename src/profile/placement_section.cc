@@ -1,7 +1,8 @@
 // The `placement` section: where weights live when they are not on the device.
 //
-// An explicit weight_home must be a known tier other than the device with a direct link to
-// the device (weights are only ever fetched, never stored back, so one direction suffices).
+// An explicit weight_home must be a known tier other than the device with a route of links to
+// the device (nvme behind ddr is two hops; weights are fetched, and stored back only when a
+// training step updates them, which needs the way back too and is checked where planned).
 // Without one, the default is the first non-device tier linked both ways to the device, the
 // tier a runtime would also use for spilled activations; a profile with no such tier has no
 // weight home (kNoTier: weights stay on the device). Cost: tiers x links.
@@ -9,6 +10,7 @@
 
 #include <array>
 
+#include "hyperplan/planner/routes.h"
 #include "profile/sections.h"
 
 namespace hyperplan::profile {
@@ -47,10 +49,11 @@ void ReadWeightHome(const Field& field, bool topology_complete, HardwareProfile&
     return;
   }
   if (topology_complete && profile.device_tier != kNoTier &&
-      profile.FindLink(tier, profile.device_tier) == nullptr) {
+      !FindRoute(profile, tier, profile.device_tier)) {
     diagnostics.Report(field.mark(),
-                       field.Blame(fmt::format("no link from '{}' to the device tier '{}', so "
-                                               "weights kept there could never be fetched",
+                       field.Blame(fmt::format("no route of links from '{}' to the device tier "
+                                               "'{}', so weights kept there could never be "
+                                               "fetched",
                                                *name, profile.tiers[profile.device_tier].name)));
     return;
   }

@@ -368,9 +368,28 @@ TEST_CASE("placement.weight_home must be a reachable non-device tier", "[profile
   CHECK(with_home("hbm") ==
         "bad.yaml:10:16: placement.weight_home: 'hbm' is the device tier; "
         "weight_home names where weights wait off the device");
+  // nvme reaches ddr, but ddr has no link to hbm: no route at all.
   CHECK(with_home("nvme") ==
-        "bad.yaml:10:16: placement.weight_home: no link from 'nvme' to the device tier 'hbm', "
-        "so weights kept there could never be fetched");
+        "bad.yaml:10:16: placement.weight_home: no route of links from 'nvme' to the device "
+        "tier 'hbm', so weights kept there could never be fetched");
+}
+
+TEST_CASE("placement.weight_home may be behind another tier (nvme behind ddr)",
+          "[profile][errors]") {
+  // nvme -> ddr -> hbm is a two-hop route: the planner stages weights through ddr.
+  const HardwareProfile profile = ParseProfileYaml("name: t\n"
+                 "tiers:\n"
+                 "  - {name: hbm, capacity: 1GB, device: true}\n"
+                 "  - {name: ddr, capacity: 8GB}\n"
+                 "  - {name: nvme, capacity: 1TB}\n"
+                 "links:\n"
+                 "  - {from: ddr, to: hbm, bandwidth: 1GB/s, reverse_bandwidth: 1GB/s}\n"
+                 "  - {from: nvme, to: ddr, bandwidth: 1GB/s, reverse_bandwidth: 1GB/s}\n"
+                 "compute: {peak: {float: 1TFLOPS}, memory_bandwidth: 1TB/s}\n"
+                 "placement:\n"
+                 "  weight_home: nvme\n",
+                                                   "good.yaml");
+  CHECK(profile.weight_home_tier == profile.FindTier("nvme"));
 }
 
 TEST_CASE("Class rules: unknown class name", "[profile][errors]") {

@@ -16,15 +16,14 @@
 
 #include <cstdint>
 
+#include "hyperplan/cost.h"
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
 #include "hyperplan/planner/plan.h"
 
 namespace hyperplan {
 
-// Time of one transfer of `bytes` on one channel of `link`: the link's bandwidth is divided
-// evenly among its channels, so latency + ceil(bytes * channels / bandwidth).
-int64_t ChannelTransferTimeNs(const Link& link, int64_t bytes);
+// ChannelTransferTimeNs (hyperplan/cost.h): one transfer's time on one channel of a link.
 
 // Replays `plan` (its steps, node times, residency and tier copies). Throws Error(kInternal)
 // when a step waits for a later step (a malformed plan; VerifyPlan reports it precisely).

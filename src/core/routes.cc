@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <deque>
 
-#include "hyperplan/planner/simulate.h"
+#include "hyperplan/cost.h"
 
 namespace hyperplan {
 
