@@ -8,7 +8,6 @@
 #include "baselines/context.h"
 #include "baselines/layer_streaming.h"
 #include "baselines/op_distance.h"
-#include "baselines/reactive_lru.h"
 #include "hyperplan/planner/verify.h"
 
 namespace hyperplan::baselines {
@@ -30,16 +29,10 @@ const std::vector<Entry>& Entries() {
                         return LayerStreamingPlan(context, budget, options).plan;
                       }});
     }
-    for (int distance : {4, 32}) {
-      list.push_back({"op distance " + std::to_string(distance),
-                      [distance](const BaselineContext& context, int64_t budget) {
-                        OpDistanceOptions options;
-                        options.prefetch_distance_ops = distance;
-                        return OpDistancePlan(context, budget, options);
-                      }});
-    }
-    list.push_back({"reactive LRU", [](const BaselineContext& context, int64_t budget) {
-                      return ReactiveLruPlan(context, budget);
+    list.push_back({"op distance 32", [](const BaselineContext& context, int64_t budget) {
+                      OpDistanceOptions options;
+                      options.prefetch_distance_ops = 32;
+                      return OpDistancePlan(context, budget, options);
                     }});
     return list;
   }();

@@ -9,8 +9,10 @@
 // (the summary, the plan file and the report say it); a contender's plan explains no
 // decisions. Without a budget on a device the model fits, the planner's plan is returned
 // as is (its overhead mode has no counterpart among the contenders).
-// Cost: the planner, plus the contenders of kPortfolio (each a few plans, one layout and
-// replay apiece, bounded by their budget searches) and one verification each.
+// The portfolio is the contenders that won a cell of `hyperplan-bench compare` (2026-11-24):
+// layer streaming k=1 and k=2, op distance 32; reactive LRU, op distance 4 and k=0 never did.
+// Cost: the planner, plus three contenders (each a few plans with layout and replay, bounded
+// by their budget searches; about 2-4 s each on a 123k-node graph) and one verification each.
 #pragma once
 
 #include <string>

@@ -6,7 +6,6 @@
 #include "baselines/layer_streaming.h"
 #include "baselines/op_distance.h"
 #include "baselines/portfolio.h"
-#include "baselines/reactive_lru.h"
 #include "hyperplan/adapters/onnx_import.h"
 #include "hyperplan/loop.h"
 #include "hyperplan/planner/planner.h"
@@ -28,13 +27,9 @@ std::vector<std::pair<std::string, Plan>> ContenderPlans(const Graph& graph,
     plans.push_back({"layer streaming k=" + std::to_string(lookahead),
                      baselines::LayerStreamingPlan(context, budget, streaming).plan});
   }
-  for (int distance : {4, 32}) {
-    baselines::OpDistanceOptions op;
-    op.prefetch_distance_ops = distance;
-    plans.push_back({"op distance " + std::to_string(distance),
-                     baselines::OpDistancePlan(context, budget, op)});
-  }
-  plans.push_back({"reactive LRU", baselines::ReactiveLruPlan(context, budget)});
+  baselines::OpDistanceOptions op;
+  op.prefetch_distance_ops = 32;
+  plans.push_back({"op distance 32", baselines::OpDistancePlan(context, budget, op)});
   return plans;
 }
 
@@ -45,7 +40,7 @@ TEST_CASE("portfolio: the plan returned is the best verified one, and says whose
       ImportOnnxModel(std::string(HYPERPLAN_SOURCE_DIR) + "/models/llama-tiny-decode.onnx", import);
   const HardwareProfile profile = UnitProfile();
   const int64_t peak = baselines::BuildBaselineContext(graph, profile).baseline_peak_bytes;
-  CHECK(baselines::PortfolioPolicies().size() == 5);  // the five contenders listed above
+  CHECK(baselines::PortfolioPolicies().size() == 3);  // the three contenders listed above
   for (int64_t percent : {90, 60, 40}) {
     INFO("budget " << percent << "% of the one-shot peak");
     PlanOptions options;
