@@ -54,9 +54,9 @@ struct ProfileSource {
 
 struct HardwareProfile {
   std::string name;
-  std::string source;  // file path, or "embedded (configs/<name>.yaml)" for a shipped profile
-  std::string description;              // one line, informational
-  std::vector<ProfileSource> sources;   // informational: what the figures are taken from
+  std::string source;       // file path, or "embedded (configs/<name>.yaml)" for a shipped profile
+  std::string description;  // one line, informational
+  std::vector<ProfileSource> sources;  // informational: what the figures are taken from
   std::vector<Tier> tiers;
   std::vector<Link> links;
   ComputeSpec compute;

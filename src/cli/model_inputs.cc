@@ -64,8 +64,7 @@ void AddModelInputFlags(CLI::App& command, ModelInputFlags& flags) {
 
 ModelInputs LoadModelInputs(const ModelInputFlags& flags) {
   ModelInputs inputs;
-  inputs.profile =
-      flags.profile_path.empty() ? DefaultProfile() : LoadProfile(flags.profile_path);
+  inputs.profile = flags.profile_path.empty() ? DefaultProfile() : LoadProfile(flags.profile_path);
 
   ImportOptions options;
   for (const std::string& text : flags.dim_flags) {

@@ -32,8 +32,8 @@ std::string TierLine(const HardwareProfile& profile) {
 std::string ProfileEntry(const std::string& name, const HardwareProfile& profile,
                          const HardwareProfile& default_profile) {
   const bool is_default = profile.name == default_profile.name;
-  std::string text = fmt::format("  {:<12} {}{}\n", name, profile.description,
-                                 is_default ? " (the default)" : "");
+  std::string text =
+      fmt::format("  {:<12} {}{}\n", name, profile.description, is_default ? " (the default)" : "");
   text += fmt::format("  {:<12} {}; {}\n", "", profile.source, TierLine(profile));
   for (const ProfileSource& source : profile.sources) {
     text += fmt::format("  {:<12} [{}] {}\n", "", source.tag, source.citation);
@@ -45,7 +45,8 @@ std::string ProfileEntry(const std::string& name, const HardwareProfile& profile
 
 void AddProfilesCommand(CLI::App& app) {
   CLI::App* command = app.add_subcommand(
-      "profiles", "List the shipped hardware profiles (--hw NAME) and the sources of their figures");
+      "profiles",
+      "List the shipped hardware profiles (--hw NAME) and the sources of their figures");
   command->callback([] {
     const HardwareProfile default_profile = DefaultProfile();
     std::string text =

@@ -135,8 +135,7 @@ bool IsProfilePath(const std::string& name_or_path) {
 }
 
 HardwareProfile LoadProfile(const std::string& name_or_path) {
-  return IsProfilePath(name_or_path) ? LoadProfileFile(name_or_path)
-                                     : ShippedProfile(name_or_path);
+  return IsProfilePath(name_or_path) ? LoadProfileFile(name_or_path) : ShippedProfile(name_or_path);
 }
 
 }  // namespace hyperplan

@@ -25,8 +25,8 @@ CommandResult Hyperplan(std::vector<std::string> args) {
 }
 
 std::vector<std::string> InspectDecode(const std::string& hw) {
-  return {"inspect", kDecodeModel,      "--dim", "batch=1", "--dim",
-          "sequence=1", "--dim", "past_sequence=16", "--hw", hw};
+  return {"inspect", kDecodeModel,       "--dim", "batch=1", "--dim", "sequence=1",
+          "--dim",   "past_sequence=16", "--hw",  hw};
 }
 
 void CheckOneLineError(const CommandResult& result, int exit_code, const std::string& fragment) {

@@ -37,8 +37,8 @@ TEST_CASE("Every configs/*.yaml is compiled in under its file's stem", "[profile
   CHECK(std::set<std::string>(names.begin(), names.end()) == stems);
   CHECK(std::is_sorted(names.begin(), names.end()));
   // The four profiles this change adds, and the four before them.
-  for (const char* expected : {"a100-pcie4", "gh200", "h100-sxm", "supernode", "rtx-4090", "l40s",
-                               "h200-sxm", "mi300x"}) {
+  for (const char* expected :
+       {"a100-pcie4", "gh200", "h100-sxm", "supernode", "rtx-4090", "l40s", "h200-sxm", "mi300x"}) {
     CHECK(stems.count(expected) == 1);
   }
 }
@@ -99,7 +99,8 @@ TEST_CASE("An unknown profile name suggests one and lists them all", "[profile][
   CHECK_THAT(NameError("rtx4090").what(), StartsWith("unknown profile 'rtx4090' (did you mean "
                                                      "'rtx-4090'?)"));
   // Nothing near: no suggestion, still the list.
-  CHECK_THAT(NameError("tpu-v5").what(), StartsWith("unknown profile 'tpu-v5'; shipped profiles: "));
+  CHECK_THAT(NameError("tpu-v5").what(),
+             StartsWith("unknown profile 'tpu-v5'; shipped profiles: "));
 }
 
 TEST_CASE("NearestName and OnlyNameContaining", "[profile][shipped]") {
