@@ -31,6 +31,12 @@ RopeScaling ReadRopeScaling(const HfFields& rope, int64_t max_positions) {
   const char* type_key = rope.OptionalString("rope_type") ? "rope_type" : "type";
   const std::string type = rope.OptionalString(type_key).value_or("default");
   if (type == "default") return s;
+  const std::vector<std::string> known = {"linear", "dynamic", "llama3", "yarn"};
+  if (std::find(known.begin(), known.end(), type) == known.end()) {
+    throw rope.Problem(type_key, fmt::format("'{}' is not supported (default, linear, dynamic, "
+                                             "llama3, yarn)",
+                                             type));
+  }
   s.factor = rope.Number("factor");
   if (s.factor <= 0) throw rope.Problem("factor", "must be positive");
   if (type == "linear") {
@@ -53,10 +59,6 @@ RopeScaling ReadRopeScaling(const HfFields& rope, int64_t max_positions) {
     s.mscale = rope.OptionalNumber("mscale").value_or(0.0);
     s.mscale_all_dim = rope.OptionalNumber("mscale_all_dim").value_or(0.0);
     s.attention_factor = rope.OptionalNumber("attention_factor").value_or(0.0);
-  } else {
-    throw rope.Problem(type_key, fmt::format("'{}' is not supported (default, linear, dynamic, "
-                                             "llama3, yarn)",
-                                             type));
   }
   return s;
 }

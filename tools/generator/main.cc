@@ -142,6 +142,18 @@ int main(int argc, char** argv) {
       config = read.config;
       if (!read.dtype_given && dtype.empty())
         throw std::invalid_argument(hf_config + ": field 'torch_dtype': missing (or pass --dtype)");
+      fmt::print(
+          "{}: {} layers, hidden {}, heads {}/{} kv of {}, intermediate {}, vocab {}, {}{}{}\n",
+          hf_config, config.layers, config.hidden, config.heads, config.kv_heads, config.head_dim,
+          config.intermediate, config.vocab,
+          read.dtype_given ? hyperplan::gen::ElemTypeName(config.dtype) : "dtype from --dtype",
+          config.routed_experts > 0
+              ? fmt::format("; {} routed experts (top {}) of {} + {} shared, first {} dense",
+                            config.routed_experts, config.experts_per_token,
+                            config.moe_intermediate, config.shared_experts,
+                            config.first_dense_layers)
+              : std::string(),
+          hyperplan::gen::DescribeVariations(config));
       for (const std::string& note : read.notes) fmt::print("note: {}\n", note);
     } else {
       config = *hyperplan::gen::FindPreset(preset);
