@@ -85,6 +85,14 @@ TEST_CASE("Family-specific fields", "[generator][hf]") {
   CHECK_FALSE(sliding.IsSlidingLayer(0));
   CHECK(sliding.IsSlidingLayer(2));
 
+  // A mistral config without the key gets transformers' default window; null means none.
+  const std::string mistral = R"({"model_type": "mistral", "hidden_size": 64,
+      "intermediate_size": 8, "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 8,
+      "max_position_embeddings": 8, "torch_dtype": "float32")";
+  CHECK(ParseHfConfig(mistral + "}", "x.json").config.sliding_window == 4096);
+  CHECK(ParseHfConfig(mistral + R"(, "sliding_window": null})", "x.json").config.sliding_window ==
+        0);
+
   const ModelConfig biased =
       ParseHfConfig(Llama(R"("attention_bias": true, "mlp_bias": true)"), "x.json").config;
   CHECK(biased.qkv_bias);

@@ -110,7 +110,14 @@ void ReadLlama(const HfFields& f, ModelConfig& c) {
   c.mlp_bias = f.Bool("mlp_bias", false);
 }
 
-void ReadSlidingWindow(const HfFields& f, ModelConfig& c, int64_t first_layer) {
+// `absent_window`: transformers' default when the key is not written at all (null: none).
+void ReadSlidingWindow(const HfFields& f, ModelConfig& c, int64_t first_layer,
+                       int64_t absent_window = 0) {
+  if (!f.Has("sliding_window") && absent_window > 0) {
+    c.sliding_window = absent_window;
+    c.sliding_window_first_layer = first_layer;
+    return;
+  }
   if (const auto window = f.OptionalInt("sliding_window")) {
     if (*window < 1) throw f.Problem("sliding_window", "must be at least 1 (or null for none)");
     c.sliding_window = *window;
@@ -121,7 +128,8 @@ void ReadSlidingWindow(const HfFields& f, ModelConfig& c, int64_t first_layer) {
 void ReadQwen2(const HfFields& f, ModelConfig& c) {
   c.qkv_bias = true;  // Qwen2Attention's q/k/v projections always have biases
   if (f.Bool("use_sliding_window", false)) {
-    ReadSlidingWindow(f, c, f.OptionalInt("max_window_layers").value_or(0));
+    // Qwen2Config's defaults: max_window_layers 28, sliding_window 4096.
+    ReadSlidingWindow(f, c, f.OptionalInt("max_window_layers").value_or(28), 4096);
   }
 }
 
@@ -210,7 +218,8 @@ HfConfig ParseHfConfig(const std::string& json_text, const std::string& path) {
   c.real_scale = true;
   ReadCommon(f, c, out);
   if (model_type == "llama") ReadLlama(f, c);
-  if (model_type == "mistral") ReadSlidingWindow(f, c, 0);
+  // MistralConfig's default window is 4096; published configs write null for none.
+  if (model_type == "mistral") ReadSlidingWindow(f, c, 0, 4096);
   if (model_type == "qwen2") ReadQwen2(f, c);
   if (model_type == "mixtral") ReadMixtral(f, c);
   if (model_type == "deepseek_v3") ReadDeepSeekV3(f, c, out);

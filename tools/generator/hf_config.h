@@ -8,9 +8,10 @@
 //     (default, linear, dynamic, llama3, yarn), rms_norm_eps, tie_word_embeddings, hidden_act
 //     (must be silu: the layers are SwiGLU), torch_dtype (or dtype);
 //   llama: attention_bias (q/k/v/o biases), mlp_bias;
-//   mistral, mixtral: sliding_window (every layer; null for none);
-//   qwen2: q/k/v biases always; sliding_window from max_window_layers on, only when
-//     use_sliding_window is true;
+//   mistral, mixtral: sliding_window (every layer; null for none; a mistral config without the
+//     key gets transformers' default, 4096);
+//   qwen2: q/k/v biases always; sliding_window (default 4096) from max_window_layers (default
+//     28) on, only when use_sliding_window is true;
 //   mixtral: num_local_experts and num_experts_per_tok (every layer; experts of
 //     intermediate_size, softmax top-k renormalized);
 //   deepseek_v3: multi-head latent attention (q_lora_rank, kv_lora_rank, qk_nope_head_dim,

@@ -27,6 +27,8 @@ class HfFields {
   std::string String(const char* key) const;
   std::optional<std::string> OptionalString(const char* key) const;
   bool Bool(const char* key, bool absent_value) const;
+  // Whether the key is written at all (even as null).
+  bool Has(const char* key) const { return object_->contains(key); }
   // A nested object, or nullopt when absent or null.
   std::optional<HfFields> Object(const char* key) const;
 
