@@ -63,8 +63,8 @@ RopeScaling ReadRopeScaling(const HfFields& rope, int64_t max_positions) {
   return s;
 }
 
-// The fields every supported family shares.
-void ReadCommon(const HfFields& f, ModelConfig& c, HfConfig& out) {
+// Layer count and widths; head_dim defaults to hidden / heads as in transformers.
+void ReadDims(const HfFields& f, ModelConfig& c) {
   c.layers = f.Int("num_hidden_layers");
   c.hidden = f.Int("hidden_size");
   c.heads = f.Int("num_attention_heads");
@@ -82,27 +82,45 @@ void ReadCommon(const HfFields& f, ModelConfig& c, HfConfig& out) {
   c.intermediate = f.Int("intermediate_size");
   c.vocab = f.Int("vocab_size");
   c.max_positions = f.Int("max_position_embeddings");
-  c.rope_theta = f.OptionalNumber("rope_theta").value_or(10000.0);
-  c.rms_epsilon = static_cast<float>(f.OptionalNumber("rms_norm_eps").value_or(1e-6));
-  c.tie_embeddings = f.Bool("tie_word_embeddings", false);
+}
+
+// The layer kinds the generator writes: SwiGLU, every head dim rotated.
+void CheckLayerKind(const HfFields& f) {
   if (const auto act = f.OptionalString("hidden_act"); act && *act != "silu")
     throw f.Problem("hidden_act", fmt::format("'{}' is not supported (the layers are SwiGLU: "
                                               "silu)",
                                               *act));
   if (const auto partial = f.OptionalNumber("partial_rotary_factor"); partial && *partial != 1.0)
     throw f.Problem("partial_rotary_factor", "only 1 (every head dim rotated) is supported");
-  if (const auto rope = f.Object("rope_scaling")) {
-    c.rope_scaling = ReadRopeScaling(*rope, c.max_positions);
-    if (c.rope_scaling.kind == RopeScaling::Kind::kDynamic)
-      out.notes.push_back(
-          "rope_scaling dynamic: the rotary tables hold the unscaled frequencies (NTK scaling "
-          "depends on each run's length)");
-  }
-  const char* dtype_key = f.OptionalString("torch_dtype") ? "torch_dtype" : "dtype";
-  if (f.OptionalString(dtype_key)) {
-    c.dtype = DtypeField(f, dtype_key);
-    out.dtype_given = true;
-  }
+}
+
+void ReadRope(const HfFields& f, ModelConfig& c, HfConfig& out) {
+  c.rope_theta = f.OptionalNumber("rope_theta").value_or(10000.0);
+  const auto rope = f.Object("rope_scaling");
+  if (!rope) return;
+  c.rope_scaling = ReadRopeScaling(*rope, c.max_positions);
+  if (c.rope_scaling.kind == RopeScaling::Kind::kDynamic)
+    out.notes.push_back(
+        "rope_scaling dynamic: the rotary tables hold the unscaled frequencies (NTK scaling "
+        "depends on each run's length)");
+}
+
+// torch_dtype, or dtype in configs written by transformers 4.56 and later.
+void ReadDtype(const HfFields& f, ModelConfig& c, HfConfig& out) {
+  const char* key = f.OptionalString("torch_dtype") ? "torch_dtype" : "dtype";
+  if (!f.OptionalString(key)) return;
+  c.dtype = DtypeField(f, key);
+  out.dtype_given = true;
+}
+
+// The fields every supported family shares.
+void ReadCommon(const HfFields& f, ModelConfig& c, HfConfig& out) {
+  ReadDims(f, c);
+  CheckLayerKind(f);
+  ReadRope(f, c, out);
+  c.rms_epsilon = static_cast<float>(f.OptionalNumber("rms_norm_eps").value_or(1e-6));
+  c.tie_embeddings = f.Bool("tie_word_embeddings", false);
+  ReadDtype(f, c, out);
 }
 
 void ReadLlama(const HfFields& f, ModelConfig& c) {
@@ -141,7 +159,7 @@ void ReadMixtral(const HfFields& f, ModelConfig& c) {
   c.first_dense_layers = 0;
 }
 
-void ReadDeepSeekV3(const HfFields& f, ModelConfig& c, HfConfig& out) {
+void ReadLatentAttention(const HfFields& f, ModelConfig& c) {
   if (f.Bool("attention_bias", false))
     throw f.Problem("attention_bias", "true is not supported for multi-head latent attention");
   c.mla.q_lora_rank = f.OptionalInt("q_lora_rank").value_or(0);
@@ -151,7 +169,9 @@ void ReadDeepSeekV3(const HfFields& f, ModelConfig& c, HfConfig& out) {
   c.mla.v_head_dim = f.Int("v_head_dim");
   c.kv_heads = 1;  // one latent row per token, shared by every head
   c.head_dim = c.mla.qk_nope_head_dim + c.mla.qk_rope_head_dim;
+}
 
+void ReadDeepSeekExperts(const HfFields& f, ModelConfig& c) {
   c.routed_experts = f.Int("n_routed_experts");
   c.experts_per_token = f.Int("num_experts_per_tok");
   c.moe_intermediate = f.Int("moe_intermediate_size");
@@ -168,7 +188,10 @@ void ReadDeepSeekV3(const HfFields& f, ModelConfig& c, HfConfig& out) {
   c.groups_per_token = f.OptionalInt("topk_group").value_or(1);
   c.routed_scaling_factor = f.OptionalNumber("routed_scaling_factor").value_or(1.0);
   c.normalize_top_k = f.Bool("norm_topk_prob", true);
+}
 
+// What the checkpoint holds that the graph does not: accepted, and said.
+void NoteDeepSeekExtras(const HfFields& f, const ModelConfig& c, HfConfig& out) {
   if (const auto mtp = f.OptionalInt("num_nextn_predict_layers"); mtp && *mtp > 0)
     out.notes.push_back(fmt::format(
         "num_nextn_predict_layers {}: the multi-token-prediction layer is not built (inference "
@@ -182,19 +205,19 @@ void ReadDeepSeekV3(const HfFields& f, ModelConfig& c, HfConfig& out) {
         quantization->OptionalString("fmt").value_or(""), ElemTypeName(c.dtype)));
 }
 
+void ReadDeepSeekV3(const HfFields& f, ModelConfig& c, HfConfig& out) {
+  ReadLatentAttention(f, c);
+  ReadDeepSeekExperts(f, c);
+  NoteDeepSeekExtras(f, c, out);
+}
+
 // "llama-3.1-8b" for llama-3.1-8b.json; the model_type for a file named config.json.
 std::string ModelName(const std::string& path, const std::string& model_type) {
   const std::string stem = std::filesystem::path(path).stem().string();
   return stem.empty() || stem == "config" ? model_type : stem;
 }
 
-}  // namespace
-
-std::vector<std::string> HfModelTypes() {
-  return {"llama", "mistral", "qwen2", "mixtral", "deepseek_v3"};
-}
-
-HfConfig ParseHfConfig(const std::string& json_text, const std::string& path) {
+nlohmann::json ParseObject(const std::string& json_text, const std::string& path) {
   nlohmann::json document;
   try {
     document = nlohmann::json::parse(json_text);
@@ -204,13 +227,28 @@ HfConfig ParseHfConfig(const std::string& json_text, const std::string& path) {
   if (!document.is_object())
     throw std::invalid_argument(
         fmt::format("{}: expected a config.json object, found {}", path, document.type_name()));
-  const HfFields f(document, path);
+  return document;
+}
+
+std::string SupportedModelType(const HfFields& f) {
   const std::string model_type = f.String("model_type");
   const std::vector<std::string> known = HfModelTypes();
   if (std::find(known.begin(), known.end(), model_type) == known.end())
     throw f.Problem("model_type",
                     fmt::format("'{}' is not supported ({})", model_type, fmt::join(known, ", ")));
+  return model_type;
+}
 
+}  // namespace
+
+std::vector<std::string> HfModelTypes() {
+  return {"llama", "mistral", "qwen2", "mixtral", "deepseek_v3"};
+}
+
+HfConfig ParseHfConfig(const std::string& json_text, const std::string& path) {
+  const nlohmann::json document = ParseObject(json_text, path);
+  const HfFields f(document, path);
+  const std::string model_type = SupportedModelType(f);
   HfConfig out;
   ModelConfig& c = out.config;
   c.preset = ModelName(path, model_type);
