@@ -46,9 +46,17 @@ struct ClassRule {
   std::string regex;
 };
 
+// Where a profile's figures come from: a tag its comments cite ("H100-DS") and the document.
+struct ProfileSource {
+  std::string tag;
+  std::string citation;
+};
+
 struct HardwareProfile {
   std::string name;
-  std::string source;  // file path, or "embedded default (<name>)"
+  std::string source;       // file path, or "embedded (configs/<name>.yaml)" for a shipped profile
+  std::string description;  // one line, informational
+  std::vector<ProfileSource> sources;  // informational: what the figures are taken from
   std::vector<Tier> tiers;
   std::vector<Link> links;
   ComputeSpec compute;

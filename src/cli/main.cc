@@ -14,6 +14,7 @@
 #include "hyperplan/error.h"
 #include "inspect_command.h"
 #include "plan_command.h"
+#include "profiles_command.h"
 #include "simulate_command.h"
 #include "verify_command.h"
 
@@ -53,6 +54,7 @@ int main(int argc, char** argv) {
   hyperplan::cli::AddPlanCommand(app);
   hyperplan::cli::AddVerifyCommand(app);
   hyperplan::cli::AddSimulateCommand(app);
+  hyperplan::cli::AddProfilesCommand(app);
 
   try {
     app.parse(argc, argv);

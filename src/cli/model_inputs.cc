@@ -45,7 +45,8 @@ std::string ValidateClassRule(const std::string& text) {
 void AddModelInputFlags(CLI::App& command, ModelInputFlags& flags) {
   command.add_option("model", flags.model_path, "ONNX model (.onnx)")->required();
   command.add_option("--hw", flags.profile_path,
-                     "hardware profile YAML (default: the embedded configs/supernode.yaml)");
+                     "hardware profile: a shipped profile's name (see `hyperplan profiles`) or a "
+                     "YAML file path (default: the embedded configs/supernode.yaml)");
   command
       .add_option("--dim", flags.dim_flags,
                   "bind a symbolic dimension, NAME=VALUE (repeatable), e.g. --dim batch=1")
@@ -63,8 +64,7 @@ void AddModelInputFlags(CLI::App& command, ModelInputFlags& flags) {
 
 ModelInputs LoadModelInputs(const ModelInputFlags& flags) {
   ModelInputs inputs;
-  inputs.profile =
-      flags.profile_path.empty() ? DefaultProfile() : LoadProfileFile(flags.profile_path);
+  inputs.profile = flags.profile_path.empty() ? DefaultProfile() : LoadProfile(flags.profile_path);
 
   ImportOptions options;
   for (const std::string& text : flags.dim_flags) {

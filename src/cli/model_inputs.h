@@ -1,5 +1,6 @@
 // Model inputs shared by every subcommand that reads a model: the model path, the hardware
-// profile (--hw, or the embedded default), bound dims (--dim) and class rules (--class).
+// profile (--hw NAME or FILE, or the embedded default), bound dims (--dim) and class rules
+// (--class).
 //
 // Flag syntax is checked by CLI11 validators at parse time (exit code 2); files are opened by
 // the adapters so that a missing file reports exit code 3 with its path.
@@ -17,7 +18,7 @@ namespace hyperplan::cli {
 
 struct ModelInputFlags {
   std::string model_path;
-  std::string profile_path;              // empty: the embedded default profile
+  std::string profile_path;              // a shipped profile's name or a file; empty: default
   std::vector<std::string> dim_flags;    // "name=value"
   std::vector<std::string> class_flags;  // "class=regex"
 };

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -17,6 +18,7 @@
 #include "hyperplan/planner/summary.h"
 #include "hyperplan/units.h"
 #include "model_inputs.h"
+#include "node_times_flag.h"
 #include "onnx_rewrite/rewrite.h"
 #include "output_file.h"
 #include "plan_gate.h"
@@ -34,12 +36,13 @@ namespace {
 
 struct PlanFlags {
   ModelInputFlags inputs;
-  std::string budget;        // --budget SIZE, e.g. 64GiB
-  std::string max_overhead;  // --max-overhead PCT, e.g. 1 or 0.5%
-  std::string output_path;   // -o plan.pb | plan.json
-  std::string onnx_path;     // --emit-onnx out.onnx
-  std::string report_path;   // --report plan.html
-  std::string trace_path;    // --trace plan.json (Chrome trace)
+  std::string budget;           // --budget SIZE, e.g. 64GiB
+  std::string max_overhead;     // --max-overhead PCT, e.g. 1 or 0.5%
+  std::string output_path;      // -o plan.pb | plan.json
+  std::string onnx_path;        // --emit-onnx out.onnx
+  std::string report_path;      // --report plan.html
+  std::string trace_path;       // --trace plan.json (Chrome trace)
+  std::string node_times_path;  // --node-times profile.json (ONNX Runtime's profiling JSON)
   std::vector<std::string> alias_flags;  // --alias OUT=IN
   bool summary_json = false;
   bool no_offload = false;
@@ -104,11 +107,17 @@ void AddPlanFlags(CLI::App& command, PlanFlags& flags) {
   command.add_option("--trace", flags.trace_path,
                      "write the simulated schedule as a Chrome trace (chrome://tracing, Perfetto)");
   command.add_flag("-q,--quiet", flags.quiet, "no progress line on stderr");
+  command.add_option("--node-times", flags.node_times_path,
+                     "plan with measured node times: ONNX Runtime's profiling JSON "
+                     "(enable_profiling); median per node over its runs, matched by node name; "
+                     "other nodes keep the roofline estimate");
 }
 
 void CheckOutputs(const PlanFlags& flags) {
   const std::vector<std::pair<std::string, std::string>> inputs = {
-      {"model", flags.inputs.model_path}, {"hardware profile", flags.inputs.profile_path}};
+      {"model", flags.inputs.model_path},
+      {"hardware profile", flags.inputs.profile_path},
+      {"node times", flags.node_times_path}};
   if (!flags.output_path.empty()) {
     RefuseToOverwriteInputs("-o", flags.output_path, inputs);
     planio::EncodingForPath(flags.output_path, "-o");
@@ -237,6 +246,9 @@ void RunPlan(const PlanFlags& flags) {
   const ModelInputs inputs = LoadModelInputs(flags.inputs);
   planio::PlanProvenance provenance = MakeProvenance(flags);
   AddLoopOptions(flags, inputs.graph, provenance.options);
+  const std::optional<NodeTimesInput> node_times =
+      LoadNodeTimes(flags.node_times_path, inputs.graph, inputs.profile);
+  if (node_times) provenance.options.node_time_ns = node_times->match.node_time_ns;
   progress.Stage("planning");
   const PlanResult result =
       baselines::PlanBest(inputs.graph, inputs.profile, provenance.options);
@@ -257,11 +269,13 @@ void RunPlan(const PlanFlags& flags) {
   const GateOutcome gate = EvaluateGate(flags.inputs.model_path, result,
                                         provenance.options.max_overhead_ppm, overhead_is_target);
   if (flags.summary_json) {
-    const plan::v1::RunSummary summary =
+    plan::v1::RunSummary summary =
         BuildRunSummary(message, gate, outputs.plan_sha256, flags.output_path, flags.onnx_path);
+    if (node_times) AddNodeTimes(*node_times, &summary);
     Print(planio::EncodeJson(summary, /*pretty=*/false) + "\n");
   } else {
-    Print(SummaryText(flags, inputs, result.plan, outputs));
+    Print(SummaryText(flags, inputs, result.plan, outputs) +
+          (node_times ? NodeTimesSummaryLine(*node_times) : std::string()));
   }
   std::fflush(stdout);
   if (!gate.passed) throw Error(gate.kind, gate.message);

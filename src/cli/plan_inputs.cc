@@ -16,8 +16,9 @@ void AddPlanInputFlags(CLI::App& command, PlanInputFlags& flags, bool hw_require
       ->required();
   CLI::Option* hw = command.add_option(
       "--hw", flags.profile_path,
-      hw_required ? "hardware profile YAML to replay on"
-                  : "hardware profile YAML (default: the profile recorded in the plan)");
+      hw_required ? "hardware profile to replay on: a shipped profile's name or a YAML file"
+                  : "hardware profile: a shipped profile's name or a YAML file (default: the "
+                    "profile recorded in the plan)");
   if (hw_required) hw->required();
 }
 
@@ -28,7 +29,7 @@ PlanInputs LoadPlanInputs(const PlanInputFlags& flags, bool fold_channels) {
                            planio::Sha256FileHex(flags.model_path));
   inputs.profile = flags.profile_path.empty()
                        ? planio::ProfileFromProto(inputs.message, flags.plan_path)
-                       : LoadProfileFile(flags.profile_path);
+                       : LoadProfile(flags.profile_path);
   inputs.graph = ImportOnnxModel(flags.model_path,
                                  planio::ImportOptionsFromProto(inputs.message, flags.plan_path));
   const planio::ProfileMapping mapping =

@@ -1,15 +1,19 @@
 // The top level of a profile document: its keys and the order its sections are read in
 // (see sections.h). Cost: linear in the document.
 #include <array>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "profile/sections.h"
 
 namespace hyperplan::profile {
 namespace {
 
-constexpr std::array<KeySpec, 7> kDocumentKeys = {{
+constexpr std::array<KeySpec, 8> kDocumentKeys = {{
     {"name", true},
     {"description", false},
+    {"sources", false},
     {"tiers", true},
     {"links", false},
     {"compute", true},
@@ -21,6 +25,19 @@ constexpr std::array<KeySpec, 7> kDocumentKeys = {{
 // value means the same as an absent key.
 const Field* NonEmpty(const Field* field) {
   return field != nullptr && !field->value.IsNull() ? field : nullptr;
+}
+
+// sources: tag -> citation, in document order; informational, so only the types are checked.
+std::vector<ProfileSource> ReadSources(const Field& field, Diagnostics& diagnostics) {
+  std::vector<ProfileSource> sources;
+  std::optional<std::vector<Entry>> entries = ReadEntries(field, diagnostics);
+  if (!entries) return sources;
+  for (const Entry& entry : *entries) {
+    if (std::optional<std::string> citation = ReadString(entry.field, diagnostics)) {
+      sources.push_back({entry.key, *citation});
+    }
+  }
+  return sources;
 }
 
 }  // namespace
@@ -51,8 +68,13 @@ HardwareProfile ReadProfileDocument(const Field& root, Diagnostics& diagnostics)
     }
   }
   if (const Field* field = document->Find("description")) {
-    // Informational only: checked for type so a misplaced mapping is not silently ignored.
-    ReadString(*field, diagnostics);
+    // Informational only; checked for type so a misplaced mapping is not silently ignored.
+    if (std::optional<std::string> description = ReadString(*field, diagnostics)) {
+      profile.description = *description;
+    }
+  }
+  if (const Field* field = NonEmpty(document->Find("sources"))) {
+    profile.sources = ReadSources(*field, diagnostics);
   }
 
   bool topology_complete = false;

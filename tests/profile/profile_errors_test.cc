@@ -75,8 +75,8 @@ colour: red
 )yaml") ==
         "bad.yaml:4:5: tiers[0]: unknown key 'capcity'; did you mean 'capacity'?\n"
         "bad.yaml:9:3: compute: unknown key 'efficency'; did you mean 'efficiency'?\n"
-        "bad.yaml:10:1: unknown key 'colour'; expected one of name, description, tiers, "
-        "links, compute, placement, classes");
+        "bad.yaml:10:1: unknown key 'colour'; expected one of name, description, sources, "
+        "tiers, links, compute, placement, classes");
 }
 
 TEST_CASE("Repeated keys and non-scalar keys", "[profile][errors]") {
@@ -118,6 +118,21 @@ tiers:
   - {name: hbm, capacity: 1GB, device: "true"}
 compute: {peak: {float: 1TFLOPS}, memory_bandwidth: 1TB/s}
 )yaml") == "bad.yaml:3:40: tiers[0].device: expected true or false, found 'true' (quoted)");
+}
+
+TEST_CASE("Sources: a mapping of tag to citation", "[profile][errors]") {
+  // "sources: [a]": '[' is column 10. "  A-DS: {x: 1}": '{' is column 9.
+  CHECK(Problems(R"yaml(name: t
+sources: [a]
+tiers: [{name: hbm, capacity: 1GB, device: true}]
+compute: {peak: {float: 1TFLOPS}, memory_bandwidth: 1TB/s}
+)yaml") == "bad.yaml:2:10: sources: expected a mapping, found a sequence");
+  CHECK(Problems(R"yaml(name: t
+sources:
+  A-DS: {x: 1}
+tiers: [{name: hbm, capacity: 1GB, device: true}]
+compute: {peak: {float: 1TFLOPS}, memory_bandwidth: 1TB/s}
+)yaml") == "bad.yaml:3:9: sources.A-DS: expected a string, found a mapping");
 }
 
 TEST_CASE("An empty value is blamed on its key", "[profile][errors]") {

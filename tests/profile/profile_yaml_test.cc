@@ -185,6 +185,25 @@ compute:
   CHECK(profile.compute.peak_flops_per_s.at(DType::kFloat32) == 1'000'000'000'000);
 }
 
+TEST_CASE("Description and sources are kept in document order", "[profile][yaml]") {
+  const HardwareProfile profile = ParseProfileYaml(R"yaml(name: t
+description: one line
+sources:
+  B-DS: second? no, first written
+  A-DS: "folded
+    over two lines"
+tiers: [{name: hbm, capacity: 1GB, device: true}]
+compute: {peak: {float: 1TFLOPS}, memory_bandwidth: 1TB/s}
+)yaml",
+                                                   "t.yaml");
+  CHECK(profile.description == "one line");
+  REQUIRE(profile.sources.size() == 2);
+  CHECK(profile.sources[0].tag == "B-DS");
+  CHECK(profile.sources[0].citation == "second? no, first written");
+  CHECK(profile.sources[1].tag == "A-DS");
+  CHECK(profile.sources[1].citation == "folded over two lines");  // YAML line folding
+}
+
 TEST_CASE("Anchors and aliases are resolved", "[profile][yaml]") {
   const HardwareProfile profile = ParseProfileYaml(R"yaml(name: t
 tiers:

@@ -132,5 +132,81 @@ TEST_CASE("configs/supernode.yaml", "[profile][configs]") {
   CHECK(profile.class_rules.empty());    // the classes example is commented out
 }
 
+TEST_CASE("configs/rtx-4090.yaml", "[profile][configs]") {
+  const HardwareProfile profile = LoadShipped("rtx-4090.yaml");
+  CHECK(profile.name == "rtx-4090");
+  REQUIRE(profile.tiers.size() == 3);
+  CHECK(profile.tiers[profile.device_tier].name == "gddr");
+  CHECK(profile.tiers[profile.device_tier].capacity_bytes == 24'000'000'000);  // 24GB
+  CHECK(profile.tiers[profile.FindTier("ddr")].capacity_bytes == 64'000'000'000);
+  CHECK(profile.tiers[profile.FindTier("nvme")].capacity_bytes == 2'000'000'000'000);  // 2TB
+  // PCIe 4.0 x16, ~25GB/s measured, taken as symmetric
+  CHECK(LinkBetween(profile, "ddr", "gddr").bandwidth_bytes_per_s == 25'000'000'000);
+  CHECK(LinkBetween(profile, "gddr", "ddr").bandwidth_bytes_per_s == 25'000'000'000);
+  CHECK(profile.FindLink(profile.FindTier("nvme"), profile.device_tier) == nullptr);
+  // 165.2TFLOPS = 165.2 * 10^12 (FP32 accumulate, dense)
+  CHECK(profile.PeakFlopsPerS(DType::kBFloat16) == 165'200'000'000'000);
+  CHECK(profile.PeakFlopsPerS(DType::kFloat16) == 165'200'000'000'000);
+  CHECK(profile.PeakFlopsPerS(DType::kFloat8E4M3FN) == 330'300'000'000'000);
+  CHECK(profile.PeakFlopsPerS(DType::kFloat32) == 82'600'000'000'000);
+  CHECK(profile.compute.memory_bandwidth_bytes_per_s == 1'008'000'000'000);  // 1008GB/s
+  CHECK(profile.weight_home_tier == profile.FindTier("ddr"));
+  CHECK(profile.sources.size() == 3);
+}
+
+TEST_CASE("configs/l40s.yaml", "[profile][configs]") {
+  const HardwareProfile profile = LoadShipped("l40s.yaml");
+  CHECK(profile.name == "l40s");
+  CHECK(profile.tiers[profile.device_tier].capacity_bytes == 48'000'000'000);  // 48GB
+  CHECK(LinkBetween(profile, "ddr", "gddr").bandwidth_bytes_per_s == 25'000'000'000);
+  // 362.05TFLOPS = 362.05 * 10^12
+  CHECK(profile.PeakFlopsPerS(DType::kBFloat16) == 362'050'000'000'000);
+  CHECK(profile.PeakFlopsPerS(DType::kFloat8E4M3FN) == 733'000'000'000'000);
+  CHECK(profile.PeakFlopsPerS(DType::kFloat32) == 91'600'000'000'000);
+  CHECK(profile.compute.memory_bandwidth_bytes_per_s == 864'000'000'000);  // 864GB/s
+  CHECK(profile.weight_home_tier == profile.FindTier("ddr"));
+}
+
+TEST_CASE("configs/h200-sxm.yaml", "[profile][configs]") {
+  const HardwareProfile profile = LoadShipped("h200-sxm.yaml");
+  CHECK(profile.name == "h200-sxm");
+  CHECK(profile.tiers[profile.device_tier].name == "hbm");
+  CHECK(profile.tiers[profile.device_tier].capacity_bytes == 141'000'000'000);  // 141GB
+  // The H100 SXM's PCIe 5.0 x16 host link: 35GB/s H2D, 53GB/s D2H measured
+  CHECK(LinkBetween(profile, "ddr", "hbm").bandwidth_bytes_per_s == 35'000'000'000);
+  CHECK(LinkBetween(profile, "hbm", "ddr").bandwidth_bytes_per_s == 53'000'000'000);
+  CHECK(profile.PeakFlopsPerS(DType::kBFloat16) == 989'000'000'000'000);
+  CHECK(profile.PeakFlopsPerS(DType::kFloat8E4M3FN) == 1'979'000'000'000'000);
+  CHECK(profile.compute.memory_bandwidth_bytes_per_s == 4'800'000'000'000);  // 4.8TB/s
+  CHECK(profile.weight_home_tier == profile.FindTier("ddr"));
+}
+
+TEST_CASE("configs/mi300x.yaml", "[profile][configs]") {
+  const HardwareProfile profile = LoadShipped("mi300x.yaml");
+  CHECK(profile.name == "mi300x");
+  CHECK(profile.tiers[profile.device_tier].capacity_bytes == 192'000'000'000);  // 192GB
+  CHECK(LinkBetween(profile, "ddr", "hbm").bandwidth_bytes_per_s == 50'000'000'000);
+  CHECK(LinkBetween(profile, "hbm", "ddr").bandwidth_bytes_per_s == 50'000'000'000);
+  // 1307.4TFLOPS = 1307.4 * 10^12
+  CHECK(profile.PeakFlopsPerS(DType::kBFloat16) == 1'307'400'000'000'000);
+  CHECK(profile.PeakFlopsPerS(DType::kFloat8E4M3FN) == 2'614'900'000'000'000);
+  CHECK(profile.PeakFlopsPerS(DType::kFloat32) == 163'400'000'000'000);
+  CHECK(profile.compute.memory_bandwidth_bytes_per_s == 5'300'000'000'000);  // 5.3TB/s
+  CHECK(profile.weight_home_tier == profile.FindTier("ddr"));
+}
+
+TEST_CASE("Every shipped profile has a description and cites its sources", "[profile][configs]") {
+  for (const std::string& name : ShippedProfileNames()) {
+    INFO(name);
+    const HardwareProfile profile = LoadShipped(name + ".yaml");
+    CHECK_FALSE(profile.description.empty());
+    CHECK_FALSE(profile.sources.empty());
+    for (const ProfileSource& source : profile.sources) {
+      CHECK_FALSE(source.tag.empty());
+      CHECK_FALSE(source.citation.empty());
+    }
+  }
+}
+
 }  // namespace
 }  // namespace hyperplan

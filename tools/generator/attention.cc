@@ -6,6 +6,7 @@
 
 #include "heads.h"
 #include "linear.h"
+#include "mla_attention.h"
 #include "rope.h"
 
 namespace hyperplan::gen {
@@ -20,12 +21,12 @@ std::string StandardAttention(DecoderContext& ctx, int64_t layer, const std::str
   const std::string present_key = PresentName(layer, "key");
   const std::string present_value = PresentName(layer, "value");
 
-  const std::string q =
-      Linear(ctx, x, c.hidden, c.heads * c.head_dim, w + ".q_proj", p + "/q_proj/MatMul");
-  const std::string k =
-      Linear(ctx, x, c.hidden, c.kv_heads * c.head_dim, w + ".k_proj", p + "/k_proj/MatMul");
-  const std::string v =
-      Linear(ctx, x, c.hidden, c.kv_heads * c.head_dim, w + ".v_proj", p + "/v_proj/MatMul");
+  const std::string q = LinearMaybeBias(ctx, x, c.hidden, c.heads * c.head_dim, w + ".q_proj",
+                                        p + "/q_proj/MatMul", c.qkv_bias);
+  const std::string k = LinearMaybeBias(ctx, x, c.hidden, c.kv_heads * c.head_dim, w + ".k_proj",
+                                        p + "/k_proj/MatMul", c.qkv_bias);
+  const std::string v = LinearMaybeBias(ctx, x, c.hidden, c.kv_heads * c.head_dim, w + ".v_proj",
+                                        p + "/v_proj/MatMul", c.qkv_bias);
 
   const std::string q_heads = SplitHeads(g, q, c.heads, c.head_dim, p + "/q");
   const std::string q_rotated = ApplyRope(ctx, q_heads, p + "/q_rotary");
@@ -49,14 +50,15 @@ std::string StandardAttention(DecoderContext& ctx, int64_t layer, const std::str
   const std::string scores = g.Op("MatMul", {q_rotated, keys_t}, p + "/qk/MatMul");
   const float scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
   const std::string scaled = g.Op("Mul", {scores, g.FloatScalar(scale, g.dtype())}, p + "/qk/Mul");
-  const std::string masked = g.Op("Add", {scaled, ctx.causal_mask}, p + "/qk/Add");
+  const std::string masked = g.Op("Add", {scaled, ctx.MaskFor(layer)}, p + "/qk/Add");
   const std::string probs = g.Op("Softmax", {masked}, p + "/Softmax", {AttrInt("axis", -1)});
   const std::string context = g.Op("MatMul", {probs, values_r}, p + "/pv/MatMul");
   const std::string by_token =
       g.Op("Transpose", {context}, p + "/pv/Transpose", {AttrInts("perm", {0, 2, 1, 3})});
   const std::string merged =
       g.Op("Reshape", {by_token, g.Int64s({0, 0, c.heads * c.head_dim})}, p + "/pv/Reshape");
-  return Linear(ctx, merged, c.heads * c.head_dim, c.hidden, w + ".o_proj", p + "/o_proj/MatMul");
+  return LinearMaybeBias(ctx, merged, c.heads * c.head_dim, c.hidden, w + ".o_proj",
+                         p + "/o_proj/MatMul", c.o_bias);
 }
 
 std::string ContribAttention(DecoderContext& ctx, int64_t layer, const std::string& x) {
@@ -65,12 +67,12 @@ std::string ContribAttention(DecoderContext& ctx, int64_t layer, const std::stri
   const std::string p = fmt::format("/model/layers.{}/attn", layer);
   const std::string w = fmt::format("model.layers.{}.self_attn", layer);
 
-  const std::string q =
-      Linear(ctx, x, c.hidden, c.heads * c.head_dim, w + ".q_proj", p + "/q_proj/MatMulNBits");
-  const std::string k =
-      Linear(ctx, x, c.hidden, c.kv_heads * c.head_dim, w + ".k_proj", p + "/k_proj/MatMulNBits");
-  const std::string v =
-      Linear(ctx, x, c.hidden, c.kv_heads * c.head_dim, w + ".v_proj", p + "/v_proj/MatMulNBits");
+  const std::string q = LinearMaybeBias(ctx, x, c.hidden, c.heads * c.head_dim, w + ".q_proj",
+                                        p + "/q_proj/MatMulNBits", c.qkv_bias);
+  const std::string k = LinearMaybeBias(ctx, x, c.hidden, c.kv_heads * c.head_dim, w + ".k_proj",
+                                        p + "/k_proj/MatMulNBits", c.qkv_bias);
+  const std::string v = LinearMaybeBias(ctx, x, c.hidden, c.kv_heads * c.head_dim, w + ".v_proj",
+                                        p + "/v_proj/MatMulNBits", c.qkv_bias);
   const std::string q_rotated = RotaryEmbedding(ctx, q, p + "/q_rotary/RotaryEmbedding");
   const std::string k_rotated = RotaryEmbedding(ctx, k, p + "/k_rotary/RotaryEmbedding");
 
@@ -84,15 +86,16 @@ std::string ContribAttention(DecoderContext& ctx, int64_t layer, const std::stri
       p + "/GroupQueryAttention",
       {AttrInt("num_heads", c.heads), AttrInt("kv_num_heads", c.kv_heads),
        AttrFloat("scale", 1.0f / std::sqrt(static_cast<float>(c.head_dim))),
-       AttrInt("local_window_size", -1), AttrInt("do_rotary", 0),
-       AttrInt("rotary_interleaved", 0)});
-  return Linear(ctx, attended, c.heads * c.head_dim, c.hidden, w + ".o_proj",
-                p + "/o_proj/MatMulNBits");
+       AttrInt("local_window_size", c.IsSlidingLayer(layer) ? c.sliding_window : -1),
+       AttrInt("do_rotary", 0), AttrInt("rotary_interleaved", 0)});
+  return LinearMaybeBias(ctx, attended, c.heads * c.head_dim, c.hidden, w + ".o_proj",
+                         p + "/o_proj/MatMulNBits", c.o_bias);
 }
 
 }  // namespace
 
 std::string Attention(DecoderContext& ctx, int64_t layer, const std::string& x) {
+  if (ctx.config.IsMla()) return LatentAttentionBlock(ctx, layer, x);
   return ctx.contrib() ? ContribAttention(ctx, layer, x) : StandardAttention(ctx, layer, x);
 }
 

@@ -4,8 +4,12 @@
 // Llama's repeat_kv), scaled scores plus the causal mask, Softmax, weighted values and the output
 // projection. Contrib ops: 4-bit projections, com.microsoft RotaryEmbedding on q and k, and one
 // com.microsoft GroupQueryAttention (do_rotary = 0) whose outputs 1 and 2 are present.{i}.
-// Cost: about 40 nodes per layer (standard) or 8 (contrib). Limits: no attention bias, no
-// sliding window, no padding; the repeated KV heads are materialized as a real value.
+// Optional q/k/v and output biases (an Add after the projection), and a sliding window (the
+// window mask, or GroupQueryAttention's local_window_size). Models with multi-head latent
+// attention go to mla_attention.h instead.
+// Cost: about 40 nodes per layer (standard) or 8 (contrib). Limits: no padding; the repeated
+// KV heads are materialized as a real value; a sliding window masks old keys but the cache
+// still keeps them (past_sequence is the caller's to bound, as a rolling cache would).
 #pragma once
 
 #include <string>

@@ -47,18 +47,28 @@ void MakeAttentionInputs(DecoderContext& ctx) {
   // ConstantOfShape has no bfloat16 before opset 20: build in float32, cast after.
   const std::string blocked =
       g.Op("ConstantOfShape", {dims}, p + "/ConstantOfShape", {AttrTensor("value", fill)});
-  std::string diagonal;
-  if (ctx.decode()) {
-    const std::string shifted = g.Op("Add", {past, g.Int64s({1})}, p + "/diagonal/Add");
-    diagonal = g.Op("Squeeze", {shifted}, p + "/diagonal/Squeeze");
-  } else {
-    diagonal = g.Int64Scalar(1);
-  }
+  // past + offset as the scalar Trilu takes ([1] int64 in, 0-D out).
+  auto diagonal = [&](int64_t offset, const std::string& name) {
+    if (!ctx.decode()) return g.Int64Scalar(offset);
+    const std::string shifted = g.Op("Add", {past, g.Int64s({offset})}, name + "/Add");
+    return g.Op("Squeeze", {shifted}, name + "/Squeeze");
+  };
+  auto in_model_type = [&](const std::string& mask, const std::string& name) {
+    if (g.dtype() == ElemType::kFloat32) return mask;
+    return g.Op("Cast", {mask}, name, {AttrInt("to", OnnxType(g.dtype()))});
+  };
   // Keeps the lowest value where key - query >= past + 1 (the future), zero elsewhere.
-  std::string mask = g.Op("Trilu", {blocked, diagonal}, p + "/Trilu", {AttrInt("upper", 1)});
-  if (g.dtype() != ElemType::kFloat32)
-    mask = g.Op("Cast", {mask}, p + "/Cast", {AttrInt("to", OnnxType(g.dtype()))});
-  ctx.causal_mask = mask;
+  const std::string future =
+      g.Op("Trilu", {blocked, diagonal(1, p + "/diagonal")}, p + "/Trilu", {AttrInt("upper", 1)});
+  ctx.causal_mask = in_model_type(future, p + "/Cast");
+  const int64_t window = ctx.config.sliding_window;
+  if (window <= 0) return;
+  // Keeps the lowest value where key - query <= past - window (too far behind), zero elsewhere;
+  // the two regions are disjoint for window >= 1, so their sum blocks both.
+  const std::string w = p + "/window";
+  const std::string old = g.Op("Trilu", {blocked, diagonal(-window, w + "/diagonal")}, w + "/Trilu",
+                               {AttrInt("upper", 0)});
+  ctx.window_mask = in_model_type(g.Op("Add", {future, old}, w + "/Add"), w + "/Cast");
 }
 
 }  // namespace hyperplan::gen

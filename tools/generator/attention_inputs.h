@@ -14,7 +14,8 @@
 
 namespace hyperplan::gen {
 
-// Sets ctx.causal_mask (standard) or ctx.seqlens_k and ctx.total_sequence_length (contrib).
+// Sets ctx.causal_mask and, with a sliding window, ctx.window_mask (standard), or ctx.seqlens_k
+// and ctx.total_sequence_length (contrib).
 void MakeAttentionInputs(DecoderContext& ctx);
 
 }  // namespace hyperplan::gen

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <stdexcept>
+#include <vector>
+
 #include "attention.h"
 #include "attention_inputs.h"
 #include "decoder_context.h"
@@ -20,6 +23,18 @@ namespace {
 constexpr int64_t kIrVersion = 8;
 constexpr int64_t kOnnxOpset = 17;
 
+// The caches of one layer: key and value [batch, kv_heads, length, head_dim], or MLA's one
+// row per token [batch, 1, length, kv_lora_rank + rope] under "key".
+std::vector<const char*> CacheKinds(const ModelConfig& c) {
+  if (c.IsMla()) return {"key"};
+  return {"key", "value"};
+}
+
+std::vector<Dim> CacheDims(const ModelConfig& c, const char* length) {
+  if (c.IsMla()) return {"batch", int64_t{1}, length, c.mla.kv_lora_rank + c.mla.qk_rope_head_dim};
+  return {"batch", c.kv_heads, length, c.head_dim};
+}
+
 void DeclareInputs(DecoderContext& ctx) {
   GraphBuilder& g = ctx.graph;
   const ModelConfig& c = ctx.config;
@@ -27,9 +42,8 @@ void DeclareInputs(DecoderContext& ctx) {
   g.Input(ctx.position_ids, onnx::TensorProto_DataType_INT64, {"batch", "sequence"});
   if (!ctx.decode()) return;
   for (int64_t layer = 0; layer < c.layers; ++layer) {
-    for (const char* kind : {"key", "value"}) {
-      g.Input(PastName(layer, kind), OnnxType(c.dtype),
-              {"batch", c.kv_heads, "past_sequence", c.head_dim});
+    for (const char* kind : CacheKinds(c)) {
+      g.Input(PastName(layer, kind), OnnxType(c.dtype), CacheDims(c, "past_sequence"));
     }
   }
 }
@@ -40,12 +54,15 @@ void DeclareOutputs(DecoderContext& ctx) {
   g.Output("logits", OnnxType(c.dtype), {"batch", "sequence", c.vocab});
   const char* cache_length = ctx.decode() ? "total_sequence" : "sequence";
   for (int64_t layer = 0; layer < c.layers; ++layer) {
-    for (const char* kind : {"key", "value"}) {
-      g.Output(PresentName(layer, kind), OnnxType(c.dtype),
-               {"batch", c.kv_heads, cache_length, c.head_dim});
+    for (const char* kind : CacheKinds(c)) {
+      g.Output(PresentName(layer, kind), OnnxType(c.dtype), CacheDims(c, cache_length));
     }
   }
 }
+
+// Tied (standard ops): the one table, stored [hidden, vocab] like every projection ([in, out])
+// so that the LM head is a plain MatMul; the embedding gathers its columns.
+bool SharesTable(const DecoderContext& ctx) { return ctx.config.tie_embeddings && !ctx.contrib(); }
 
 std::string Embed(DecoderContext& ctx) {
   GraphBuilder& g = ctx.graph;
@@ -53,9 +70,29 @@ std::string Embed(DecoderContext& ctx) {
   WeightStore* store = &g.weights();
   const std::string name = "model.embed_tokens.weight";
   const int64_t count = c.vocab * c.hidden;
+  if (SharesTable(ctx)) {
+    const std::string table =
+        g.Weight(name, {c.hidden, c.vocab}, [=] { return store->Uniform(name, count, 1.0f); });
+    // [hidden, batch, sequence] -> [batch, sequence, hidden]: a copy of the tokens' rows only.
+    const std::string columns =
+        g.Op("Gather", {table, ctx.input_ids}, "/model/embed_tokens/Gather", {AttrInt("axis", 1)});
+    return g.Op("Transpose", {columns}, "/model/embed_tokens/Transpose",
+                {AttrInts("perm", {1, 2, 0})});
+  }
   const std::string table =
       g.Weight(name, {c.vocab, c.hidden}, [=] { return store->Uniform(name, count, 1.0f); });
   return g.Op("Gather", {table, ctx.input_ids}, "/model/embed_tokens/Gather", {AttrInt("axis", 0)});
+}
+
+void LmHead(DecoderContext& ctx, const std::string& final_norm) {
+  const ModelConfig& c = ctx.config;
+  if (SharesTable(ctx)) {
+    ctx.graph.Op("MatMul", {final_norm, "model.embed_tokens.weight"}, "/lm_head/MatMul", {},
+                 "logits");
+    return;
+  }
+  Linear(ctx, final_norm, c.hidden, c.vocab, "lm_head",
+         ctx.contrib() ? "/lm_head/MatMulNBits" : "/lm_head/MatMul", "logits");
 }
 
 std::string FeedForward(DecoderContext& ctx, int64_t layer, const std::string& x) {
@@ -126,7 +163,7 @@ void Describe(onnx::ModelProto* model, const ModelConfig& c, const BuildOptions&
   const std::string ops = o.ops == OpSet::kContrib ? "contrib" : "standard";
   model->set_doc_string(fmt::format(
       "{} {} ({} ops): {} layers, hidden {}, {} heads / {} kv heads of {}, intermediate {}, "
-      "vocab {}, {}{}{}",
+      "vocab {}, {}{}{}{}",
       c.preset, form, ops, c.layers, c.hidden, c.heads, c.kv_heads, c.head_dim, c.intermediate,
       c.vocab, ElemTypeName(c.dtype),
       c.routed_experts > 0
@@ -135,7 +172,7 @@ void Describe(onnx::ModelProto* model, const ModelConfig& c, const BuildOptions&
                 c.routed_experts, c.experts_per_token, c.moe_intermediate, c.shared_experts,
                 c.first_dense_layers)
           : std::string(),
-      c.note.empty() ? std::string() : ". " + c.note));
+      DescribeVariations(c), c.note.empty() ? std::string() : ". " + c.note));
   auto meta = [model](const std::string& key, const std::string& value) {
     auto* entry = model->add_metadata_props();
     entry->set_key(key);
@@ -145,12 +182,18 @@ void Describe(onnx::ModelProto* model, const ModelConfig& c, const BuildOptions&
   meta("hyperplan.form", form);
   meta("hyperplan.ops", ops);
   meta("hyperplan.seed", std::to_string(o.seed));
+  if (!c.source.empty()) meta("hyperplan.source", c.source);
 }
 
 }  // namespace
 
 onnx::ModelProto BuildDecoder(const ModelConfig& config, const BuildOptions& options,
                               BuildStats* stats) {
+  if (config.IsMla() && options.ops == OpSet::kContrib) {
+    throw std::invalid_argument(
+        "--ops contrib: ONNX Runtime has no contrib op for multi-head latent attention; use "
+        "--ops standard");
+  }
   onnx::ModelProto model;
   Describe(&model, config, options);
   onnx::GraphProto* graph = model.mutable_graph();
@@ -166,8 +209,7 @@ onnx::ModelProto BuildDecoder(const ModelConfig& config, const BuildOptions& opt
   const std::string embeddings = Embed(ctx);
   const std::string final_norm =
       ctx.contrib() ? ContribLayers(ctx, embeddings) : StandardLayers(ctx, embeddings);
-  Linear(ctx, final_norm, config.hidden, config.vocab, "lm_head",
-         ctx.contrib() ? "/lm_head/MatMulNBits" : "/lm_head/MatMul", "logits");
+  LmHead(ctx, final_norm);
   DeclareOutputs(ctx);
 
   if (stats != nullptr) {

@@ -1,5 +1,6 @@
 // Builds one whole decoder model: inputs input_ids and position_ids ([batch, sequence] int64;
-// decode adds past_key_values.{i}.key/.value [batch, kv_heads, past_sequence, head_dim]),
+// decode adds past_key_values.{i}.key/.value [batch, kv_heads, past_sequence, head_dim], or
+// with latent attention past_key_values.{i}.key [batch, 1, past_sequence, kv_lora + rope]),
 // token embedding (Gather), the layers (RMSNorm, attention, residual Add, RMSNorm, SwiGLU or
 // mixture of experts, residual Add), the final norm and the LM head; outputs logits [batch,
 // sequence, vocab] and present.{i}.key/.value ([batch, kv_heads, sequence | total_sequence,
@@ -7,7 +8,8 @@
 // as onnxruntime-genai does.
 // Cost: O(nodes) time and memory plus O(elements) for inline weights; a 120k-node graph with
 // external weights builds in seconds. Limits: IR version 8, ai.onnx opset 17 (plus com.microsoft
-// opset 1 for contrib ops); untied embedding and LM head.
+// opset 1 for contrib ops); tied embeddings share one table in standard ops only (contrib keeps
+// a 4-bit LM head of its own); latent attention in standard ops only (throws for contrib).
 #pragma once
 
 #include <onnx/onnx_pb.h>

@@ -27,6 +27,7 @@ struct DecoderContext {
   std::string rope_cos;     // [batch, 1, sequence, head_dim]
   std::string rope_sin;     // [batch, 1, sequence, head_dim]
   std::string causal_mask;  // [sequence, total_sequence], 0 or the dtype's lowest value
+  std::string window_mask;  // the same, also hiding keys sliding_window or more behind
 
   // Contrib ops.
   std::string cos_cache;              // [max_positions, head_dim / 2]
@@ -35,6 +36,10 @@ struct DecoderContext {
   std::string total_sequence_length;  // scalar int32
 
   bool decode() const { return options.form == Form::kDecode; }
+  // The mask attention in `layer` adds to its scores (standard ops).
+  const std::string& MaskFor(int64_t layer) const {
+    return config.IsSlidingLayer(layer) ? window_mask : causal_mask;
+  }
   bool contrib() const { return options.ops == OpSet::kContrib; }
 };
 

@@ -130,6 +130,13 @@ std::string GraphBuilder::Weight(const std::string& name, const std::vector<int6
   return name;
 }
 
+std::string GraphBuilder::WeightOfType(const std::string& name, const std::vector<int64_t>& dims,
+                                       ElemType type,
+                                       const std::function<std::vector<float>()>& values) {
+  weights_->AddFloat(graph_->add_initializer(), name, dims, type, values);
+  return name;
+}
+
 std::string GraphBuilder::WeightBytes(const std::string& name, const std::vector<int64_t>& dims,
                                       int32_t onnx_type, int64_t elem_size_bytes,
                                       const std::function<std::string()>& bytes) {

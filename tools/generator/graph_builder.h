@@ -58,6 +58,9 @@ class GraphBuilder {
   // A float weight in the model's element type; `values` runs only for inline weights.
   std::string Weight(const std::string& name, const std::vector<int64_t>& dims,
                      const std::function<std::vector<float>()>& values);
+  // The same in another element type (e.g. a float32 bias in a bfloat16 model).
+  std::string WeightOfType(const std::string& name, const std::vector<int64_t>& dims, ElemType type,
+                           const std::function<std::vector<float>()>& values);
   // A weight already in stored bytes (for example packed 4-bit blocks).
   std::string WeightBytes(const std::string& name, const std::vector<int64_t>& dims,
                           int32_t onnx_type, int64_t elem_size_bytes,

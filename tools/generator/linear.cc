@@ -52,4 +52,21 @@ std::string Linear(DecoderContext& ctx, const std::string& x, int64_t in_feature
   return out;
 }
 
+std::string LinearMaybeBias(DecoderContext& ctx, const std::string& x, int64_t in_features,
+                            int64_t out_features, const std::string& weight_base,
+                            const std::string& node_name, bool bias) {
+  const std::string product = Linear(ctx, x, in_features, out_features, weight_base, node_name);
+  if (!bias) return product;
+  GraphBuilder& g = ctx.graph;
+  WeightStore* store = &g.weights();
+  const std::string bias_name = weight_base + ".bias";
+  const std::string b =
+      g.Weight(bias_name, {out_features}, [store, bias_name, in_features, out_features] {
+        return store->Uniform(bias_name, out_features,
+                              1.0f / std::sqrt(static_cast<float>(in_features)));
+      });
+  const std::string prefix = node_name.substr(0, node_name.rfind('/'));
+  return g.Op("Add", {product, b}, prefix + "/Add");
+}
+
 }  // namespace hyperplan::gen

@@ -1,8 +1,10 @@
 // One projection x @ W: a standard MatMul on a [in, out] weight, or (contrib ops) ONNX Runtime's
 // com.microsoft MatMulNBits on 4-bit blocks with per-block scales, attributes K, N, bits,
 // block_size and accuracy_level as onnxruntime-genai writes them.
-// Cost: one node, one or two initializers; inline weights cost O(in * out) to make.
-// Limits: no bias; contrib weights are 4-bit symmetric (default zero point 8).
+// With a bias ("<base>.bias", [out], in the model's element type, never quantized), one Add
+// follows: "<node prefix>/Add" beside "<node prefix>/MatMul".
+// Cost: one or two nodes, one to three initializers; inline weights cost O(in * out) to make.
+// Limits: contrib weights are 4-bit symmetric (default zero point 8).
 #pragma once
 
 #include <cstdint>
@@ -17,5 +19,10 @@ namespace hyperplan::gen {
 std::string Linear(DecoderContext& ctx, const std::string& x, int64_t in_features,
                    int64_t out_features, const std::string& weight_base,
                    const std::string& node_name, const std::string& output = {});
+
+// Linear, then + bias when `bias` (x @ W + b, as torch.nn.Linear with bias=True).
+std::string LinearMaybeBias(DecoderContext& ctx, const std::string& x, int64_t in_features,
+                            int64_t out_features, const std::string& weight_base,
+                            const std::string& node_name, bool bias);
 
 }  // namespace hyperplan::gen

@@ -16,6 +16,7 @@
 
 #include "build_options.h"
 #include "decoder.h"
+#include "hf_config.h"
 #include "model_check.h"
 #include "model_config.h"
 #include "model_writer.h"
@@ -74,6 +75,7 @@ int main(int argc, char** argv) {
              "Weights are random (fixed-seed PRNG keyed by tensor name); the same flags give a "
              "byte-identical file.");
   std::string preset = "tiny";
+  std::string hf_config;
   std::string form = "prefill";
   std::string ops = "standard";
   std::string dtype;
@@ -87,8 +89,12 @@ int main(int argc, char** argv) {
   bool fake_quant = false;
   bool check = false;
   std::vector<std::string> check_dims;
-  app.add_option("--preset", preset, "Model dimensions")
-      ->check(CLI::IsMember(hyperplan::gen::PresetNames()));
+  CLI::Option* preset_option = app.add_option("--preset", preset, "Model dimensions")
+                                   ->check(CLI::IsMember(hyperplan::gen::PresetNames()));
+  app.add_option("--from-hf-config", hf_config,
+                 "Model dimensions from a Hugging Face config.json (model_type llama, mistral, "
+                 "qwen2, mixtral, deepseek_v3); weights external unless --weights inline")
+      ->excludes(preset_option);
   app.add_option("--form", form,
                  "prefill: input_ids/position_ids in, logits and KV cache out; decode: adds "
                  "past_key_values; train: one training step (forward, cross-entropy, backward, "
@@ -130,12 +136,37 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   try {
-    ModelConfig config = *hyperplan::gen::FindPreset(preset);
+    ModelConfig config;
+    if (!hf_config.empty()) {
+      const hyperplan::gen::HfConfig read = hyperplan::gen::ReadHfConfig(hf_config);
+      config = read.config;
+      if (!read.dtype_given && dtype.empty())
+        throw std::invalid_argument(hf_config + ": field 'torch_dtype': missing (or pass --dtype)");
+      fmt::print(
+          "{}: {} layers, hidden {}, heads {}/{} kv of {}, intermediate {}, vocab {}, {}{}{}\n",
+          hf_config, config.layers, config.hidden, config.heads, config.kv_heads, config.head_dim,
+          config.intermediate, config.vocab,
+          read.dtype_given ? hyperplan::gen::ElemTypeName(config.dtype) : "dtype from --dtype",
+          config.routed_experts > 0
+              ? fmt::format("; {} routed experts (top {}) of {} + {} shared, first {} dense",
+                            config.routed_experts, config.experts_per_token,
+                            config.moe_intermediate, config.shared_experts,
+                            config.first_dense_layers)
+              : std::string(),
+          hyperplan::gen::DescribeVariations(config));
+      for (const std::string& note : read.notes) fmt::print("note: {}\n", note);
+    } else {
+      config = *hyperplan::gen::FindPreset(preset);
+    }
     if (layers > 0) {
       config.layers = layers;
       config.first_dense_layers = std::min(config.first_dense_layers, layers);
     }
-    if (kv_heads > 0) config.kv_heads = kv_heads;
+    if (kv_heads > 0) {
+      if (config.IsMla())
+        throw std::invalid_argument("--kv-heads: latent attention caches one row per token");
+      config.kv_heads = kv_heads;
+    }
     if (experts > 0) {
       if (config.routed_experts == 0) throw std::invalid_argument("--experts needs an MoE preset");
       config.routed_experts = experts;

@@ -1,6 +1,6 @@
 // The SwiGLU feed-forward block of Llama: down(silu(gate(x)) * up(x)), with silu(z) = z *
 // Sigmoid(z) because ai.onnx has no SiLU before opset 24.
-// Cost: six nodes and three [hidden, width] weights. Limits: no bias, no dropout.
+// Cost: six nodes (nine with mlp_bias) and three [hidden, width] weights. Limits: no dropout.
 #pragma once
 
 #include <cstdint>

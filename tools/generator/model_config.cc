@@ -100,20 +100,103 @@ std::optional<ModelConfig> FindPreset(const std::string& name) {
   return std::nullopt;
 }
 
+namespace {
+
+std::string ValidateLatentAttention(const LatentAttention& mla) {
+  if (mla.q_lora_rank < 0) return "q_lora_rank must not be negative";
+  if (mla.qk_nope_head_dim < 1 || mla.qk_rope_head_dim < 2 || mla.v_head_dim < 1)
+    return "qk_nope_head_dim, qk_rope_head_dim and v_head_dim must be positive";
+  if (mla.qk_rope_head_dim % 2 != 0) return "qk_rope_head_dim must be even (rotary pairs halves)";
+  return {};
+}
+
+std::string ValidateExperts(const ModelConfig& c) {
+  if (c.experts_per_token < 1 || c.experts_per_token > c.routed_experts)
+    return fmt::format("experts_per_token must be in [1, {}]", c.routed_experts);
+  if (c.moe_intermediate < 1) return "moe_intermediate must be positive";
+  if (c.first_dense_layers < 0) return "first_dense_layers must not be negative";
+  if (c.router != Router::kSigmoidGroupLimited) return {};
+  if (c.expert_groups < 1 || c.routed_experts % c.expert_groups != 0)
+    return fmt::format("expert groups ({}) must divide the routed experts ({})", c.expert_groups,
+                       c.routed_experts);
+  if (c.groups_per_token < 1 || c.groups_per_token > c.expert_groups)
+    return fmt::format("groups per token must be in [1, {}]", c.expert_groups);
+  if (c.expert_groups > 1 && c.routed_experts / c.expert_groups < 2)
+    return "group-limited routing scores each group by its top two experts: groups need two";
+  if (c.experts_per_token > c.groups_per_token * (c.routed_experts / c.expert_groups))
+    return "experts_per_token exceeds the experts in the groups a token may pick";
+  return {};
+}
+
+}  // namespace
+
 std::string ValidateConfig(const ModelConfig& c) {
   if (c.layers < 1) return "layers must be at least 1";
   if (c.hidden < 1 || c.heads < 1 || c.kv_heads < 1 || c.head_dim < 2 || c.vocab < 1)
     return "hidden, heads, kv_heads, head_dim and vocab must be positive";
-  if (c.head_dim % 2 != 0) return "head_dim must be even (rotary pairs halves)";
-  if (c.heads % c.kv_heads != 0)
-    return fmt::format("heads ({}) must be a multiple of kv_heads ({})", c.heads, c.kv_heads);
+  if (c.max_positions < 1) return "max_positions must be positive";
+  if (c.IsMla()) {
+    if (std::string error = ValidateLatentAttention(c.mla); !error.empty()) return error;
+  } else {
+    if (c.head_dim % 2 != 0) return "head_dim must be even (rotary pairs halves)";
+    if (c.heads % c.kv_heads != 0)
+      return fmt::format("heads ({}) must be a multiple of kv_heads ({})", c.heads, c.kv_heads);
+  }
   if (c.intermediate < 1) return "intermediate must be positive";
   if (c.routed_experts > 0) {
-    if (c.experts_per_token < 1 || c.experts_per_token > c.routed_experts)
-      return fmt::format("experts_per_token must be in [1, {}]", c.routed_experts);
-    if (c.moe_intermediate < 1) return "moe_intermediate must be positive";
+    if (std::string error = ValidateExperts(c); !error.empty()) return error;
   }
+  if (c.sliding_window < 0) return "sliding_window must not be negative";
   return {};
+}
+
+namespace {
+
+const char* RopeScalingName(RopeScaling::Kind kind) {
+  switch (kind) {
+    case RopeScaling::Kind::kNone:
+      return "none";
+    case RopeScaling::Kind::kLinear:
+      return "linear";
+    case RopeScaling::Kind::kDynamic:
+      return "dynamic";
+    case RopeScaling::Kind::kLlama3:
+      return "llama3";
+    case RopeScaling::Kind::kYarn:
+      return "yarn";
+  }
+  return "none";
+}
+
+}  // namespace
+
+std::string DescribeVariations(const ModelConfig& c) {
+  std::string text;
+  if (c.IsMla()) {
+    text += fmt::format(
+        "; multi-head latent attention (q rank {}, kv rank {}, heads of {} + {} rotary, values "
+        "of {}; cache {} values per token and layer)",
+        c.mla.q_lora_rank, c.mla.kv_lora_rank, c.mla.qk_nope_head_dim, c.mla.qk_rope_head_dim,
+        c.mla.v_head_dim, c.KvCacheWidth());
+  }
+  if (c.router == Router::kSigmoidGroupLimited) {
+    text += fmt::format(
+        "; sigmoid router with a score bias, top {} of {} groups, weights scaled by {:g}",
+        c.groups_per_token, c.expert_groups, c.routed_scaling_factor);
+  }
+  if (c.qkv_bias) text += "; q/k/v biases";
+  if (c.o_bias) text += "; output projection bias";
+  if (c.mlp_bias) text += "; MLP biases";
+  if (c.tie_embeddings) text += "; tied embeddings";
+  if (c.sliding_window > 0) {
+    text += fmt::format("; sliding window {} from layer {}", c.sliding_window,
+                        c.sliding_window_first_layer);
+  }
+  if (c.rope_scaling.kind != RopeScaling::Kind::kNone) {
+    text += fmt::format("; {} rope scaling x{:g}", RopeScalingName(c.rope_scaling.kind),
+                        c.rope_scaling.factor);
+  }
+  return text;
 }
 
 }  // namespace hyperplan::gen

@@ -12,9 +12,9 @@ namespace hyperplan::gen {
 
 namespace {
 
-// The [batch, sequence, experts] gate tensor, in the model's element type.
-std::string RouterGates(DecoderContext& ctx, const std::string& x, const std::string& w,
-                        const std::string& p) {
+// Router logits [batch, sequence, experts] in float32.
+std::string RouterLogits(DecoderContext& ctx, const std::string& x, const std::string& w,
+                         const std::string& p) {
   GraphBuilder& g = ctx.graph;
   const ModelConfig& c = ctx.config;
   WeightStore* store = &g.weights();
@@ -29,6 +29,100 @@ std::string RouterGates(DecoderContext& ctx, const std::string& x, const std::st
   if (g.dtype() != ElemType::kFloat32)
     logits =
         g.Op("Cast", {logits}, p + "/gate/Cast", {AttrInt("to", onnx::TensorProto_DataType_FLOAT)});
+  return logits;
+}
+
+// `weights` [batch, sequence, k] at `indices` of a zero [batch, sequence, experts] tensor shaped
+// like `like`, cast to the model's element type.
+std::string ScatterGates(GraphBuilder& g, const std::string& like, const std::string& indices,
+                         const std::string& weights, const std::string& p) {
+  // `like` is finite, so multiplying by zero gives zeros of its shape without a runtime
+  // Shape -> ConstantOfShape pair.
+  const std::string zeros =
+      g.Op("Mul", {like, g.FloatScalar(0.0f, ElemType::kFloat32)}, p + "/gate/zeros/Mul");
+  std::string gates = g.Op("ScatterElements", {zeros, indices, weights},
+                           p + "/gate/ScatterElements", {AttrInt("axis", -1)});
+  if (g.dtype() != ElemType::kFloat32)
+    gates = g.Op("Cast", {gates}, p + "/gate/Cast_1", {AttrInt("to", OnnxType(g.dtype()))});
+  return gates;
+}
+
+// DeepSeek-V3's scores for choosing experts, restricted to the `groups_per_token` groups with
+// the best top-two sums: a [batch, sequence, experts] 0/1 mask times `choice`.
+std::string LimitToBestGroups(DecoderContext& ctx, const std::string& choice,
+                              const std::string& p) {
+  GraphBuilder& g = ctx.graph;
+  const ModelConfig& c = ctx.config;
+  const int64_t groups = c.expert_groups;
+  const int64_t per_group = c.routed_experts / groups;
+  const std::string q = p + "/gate/group";
+  const std::string grouped =
+      g.Op("Reshape", {choice, g.Int64s({0, 0, groups, per_group})}, q + "/Reshape");
+  const std::vector<std::string> top2 = GraphBuilder::OutputNames(q + "/TopK", 2);
+  g.OpOutputs("TopK", "", {grouped, g.Int64s({2})}, top2, q + "/TopK",
+              {AttrInt("axis", -1), AttrInt("largest", 1), AttrInt("sorted", 1)});
+  const std::string group_scores =
+      g.Op("ReduceSum", {top2[0], g.Int64s({-1})}, q + "/ReduceSum", {AttrInt("keepdims", 0)});
+  const std::vector<std::string> best = GraphBuilder::OutputNames(q + "/TopK_1", 2);
+  g.OpOutputs("TopK", "", {group_scores, g.Int64s({c.groups_per_token})}, best, q + "/TopK_1",
+              {AttrInt("axis", -1), AttrInt("largest", 1), AttrInt("sorted", 1)});
+  const std::string zero = g.FloatScalar(0.0f, ElemType::kFloat32);
+  const std::string none = g.Op("Mul", {group_scores, zero}, q + "/zeros/Mul");
+  const std::string ones =
+      g.Op("Add",
+           {g.Op("Mul", {best[0], zero}, q + "/ones/Mul"), g.FloatScalar(1.0f, ElemType::kFloat32)},
+           q + "/ones/Add");
+  const std::string group_mask =
+      g.Op("ScatterElements", {none, best[1], ones}, q + "/ScatterElements", {AttrInt("axis", -1)});
+  const std::string column = g.Op("Unsqueeze", {group_mask, g.Int64s({-1})}, q + "/Unsqueeze");
+  const std::string spread =
+      g.Op("Expand", {column, g.Int64s({1, 1, 1, per_group})}, q + "/Expand");
+  const std::string mask =
+      g.Op("Reshape", {spread, g.Int64s({0, 0, c.routed_experts})}, q + "/Reshape_1");
+  return g.Op("Mul", {choice, mask}, q + "/Mul");
+}
+
+// DeepSeek-V3: sigmoid scores; experts chosen by score + e_score_correction_bias within the
+// best groups; weights are the chosen experts' plain scores, renormalized and scaled.
+std::string SigmoidGroupLimitedGates(DecoderContext& ctx, const std::string& x,
+                                     const std::string& w, const std::string& p) {
+  GraphBuilder& g = ctx.graph;
+  const ModelConfig& c = ctx.config;
+  WeightStore* store = &g.weights();
+  const std::string scores = g.Op("Sigmoid", {RouterLogits(ctx, x, w, p)}, p + "/gate/Sigmoid");
+  const std::string bias_name = w + ".gate.e_score_correction_bias";
+  const int64_t experts = c.routed_experts;
+  // float32 in the published checkpoints, whatever the model's type.
+  const std::string bias = g.WeightOfType(bias_name, {experts}, ElemType::kFloat32,
+                                          [=] { return store->Uniform(bias_name, experts, 0.1f); });
+  std::string choice = g.Op("Add", {scores, bias}, p + "/gate/bias/Add");
+  if (c.expert_groups > 1) choice = LimitToBestGroups(ctx, choice, p);
+  const std::vector<std::string> top = GraphBuilder::OutputNames(p + "/gate/TopK", 2);
+  g.OpOutputs("TopK", "", {choice, g.Int64s({c.experts_per_token})}, top, p + "/gate/TopK",
+              {AttrInt("axis", -1), AttrInt("largest", 1), AttrInt("sorted", 1)});
+  std::string weights =
+      g.Op("GatherElements", {scores, top[1]}, p + "/gate/GatherElements", {AttrInt("axis", -1)});
+  if (c.normalize_top_k) {
+    const std::string sum = g.Op("ReduceSum", {weights, g.Int64s({-1})}, p + "/gate/ReduceSum",
+                                 {AttrInt("keepdims", 1)});
+    const std::string denominator =
+        g.Op("Add", {sum, g.FloatScalar(1e-20f, ElemType::kFloat32)}, p + "/gate/Add");
+    weights = g.Op("Div", {weights, denominator}, p + "/gate/Div");
+  }
+  weights = g.Op(
+      "Mul",
+      {weights, g.FloatScalar(static_cast<float>(c.routed_scaling_factor), ElemType::kFloat32)},
+      p + "/gate/scale/Mul");
+  return ScatterGates(g, scores, top[1], weights, p);
+}
+
+// The [batch, sequence, experts] gate tensor, in the model's element type.
+std::string RouterGates(DecoderContext& ctx, const std::string& x, const std::string& w,
+                        const std::string& p) {
+  GraphBuilder& g = ctx.graph;
+  const ModelConfig& c = ctx.config;
+  if (c.router == Router::kSigmoidGroupLimited) return SigmoidGroupLimitedGates(ctx, x, w, p);
+  const std::string logits = RouterLogits(ctx, x, w, p);
   const std::string probs = g.Op("Softmax", {logits}, p + "/gate/Softmax", {AttrInt("axis", -1)});
   const std::vector<std::string> top = GraphBuilder::OutputNames(p + "/gate/TopK", 2);
   g.OpOutputs("TopK", "", {probs, g.Int64s({c.experts_per_token})}, top, p + "/gate/TopK",
@@ -36,15 +130,7 @@ std::string RouterGates(DecoderContext& ctx, const std::string& x, const std::st
   const std::string top_sum =
       g.Op("ReduceSum", {top[0], g.Int64s({-1})}, p + "/gate/ReduceSum", {AttrInt("keepdims", 1)});
   const std::string top_weights = g.Op("Div", {top[0], top_sum}, p + "/gate/Div");
-  // Softmax output is finite, so multiplying by zero gives zeros of its shape without a
-  // runtime Shape -> ConstantOfShape pair.
-  const std::string zeros =
-      g.Op("Mul", {probs, g.FloatScalar(0.0f, ElemType::kFloat32)}, p + "/gate/zeros/Mul");
-  std::string gates = g.Op("ScatterElements", {zeros, top[1], top_weights},
-                           p + "/gate/ScatterElements", {AttrInt("axis", -1)});
-  if (g.dtype() != ElemType::kFloat32)
-    gates = g.Op("Cast", {gates}, p + "/gate/Cast_1", {AttrInt("to", OnnxType(g.dtype()))});
-  return gates;
+  return ScatterGates(g, probs, top[1], top_weights, p);
 }
 
 }  // namespace

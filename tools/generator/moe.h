@@ -7,9 +7,13 @@
 // zero. This keeps every shape static (sparse dispatch needs data-dependent shapes) and gives
 // the planner each expert's weights as separate tensors with their own producer and consumers.
 // Cost: 8 nodes and 3 weights per expert, about 12 more per block; the Add chain keeps one
-// running sum live rather than every expert's output. Limits: softmax routing (DeepSeek-V3 uses
-// sigmoid scores, expert groups and a bias; those change values, not the graph's shape); the
-// router runs in float32 (Cast in and out) because TopK has no bfloat16 before opset 24.
+// running sum live rather than every expert's output.
+// Routers: softmax top-k renormalized (Mixtral, the presets), or DeepSeek-V3's sigmoid scores
+// with a float32 e_score_correction_bias choosing the experts within the best expert groups
+// (ranked by the sum of their top two scores), the chosen scores renormalized and multiplied
+// by routed_scaling_factor (about 20 more nodes per block).
+// Limits: the router runs in float32 (Cast in and out) because TopK has no bfloat16 before
+// opset 24.
 #pragma once
 
 #include <cstdint>

@@ -4,12 +4,12 @@ namespace hyperplan::gen {
 
 namespace {
 
-std::string NormWeight(DecoderContext& ctx, const std::string& name) {
+std::string NormWeight(DecoderContext& ctx, const std::string& name, int64_t width = 0) {
   GraphBuilder& g = ctx.graph;
   WeightStore* store = &g.weights();
-  const int64_t hidden = ctx.config.hidden;
-  return g.Weight(name, {hidden}, [store, name, hidden] {
-    std::vector<float> values = store->Uniform(name, hidden, 0.1f);
+  const int64_t size = width > 0 ? width : ctx.config.hidden;
+  return g.Weight(name, {size}, [store, name, size] {
+    std::vector<float> values = store->Uniform(name, size, 0.1f);
     for (float& v : values) v += 1.0f;
     return values;
   });
@@ -18,9 +18,9 @@ std::string NormWeight(DecoderContext& ctx, const std::string& name) {
 }  // namespace
 
 std::string RmsNorm(DecoderContext& ctx, const std::string& x, const std::string& weight_name,
-                    const std::string& p) {
+                    const std::string& p, int64_t width) {
   GraphBuilder& g = ctx.graph;
-  const std::string weight = NormWeight(ctx, weight_name);
+  const std::string weight = NormWeight(ctx, weight_name, width);
   const std::string squared = g.Op("Mul", {x, x}, p + "/Mul");
   const std::string mean = g.Op("ReduceMean", {squared}, p + "/ReduceMean",
                                 {AttrInts("axes", {-1}), AttrInt("keepdims", 1)});

@@ -3,7 +3,8 @@
 // (registered by ONNX Runtime in the ai.onnx domain, not com.microsoft, exactly as
 // onnxruntime-genai writes it), and com.microsoft SkipSimplifiedLayerNormalization, which also
 // adds the residual and returns the sum.
-// Cost: six nodes (standard) or one; one [hidden] weight, 1 +- 0.1 uniform, keyed by its name.
+// Cost: six nodes (standard) or one; one [width] weight (hidden, or an MLA latent's rank),
+// 1 +- 0.1 uniform, keyed by its name.
 // Limits: the norm runs in the model's element type (no float32 upcast).
 #pragma once
 
@@ -13,8 +14,9 @@
 
 namespace hyperplan::gen {
 
+// `width`: the normalized axis's size (the weight's); 0 means hidden.
 std::string RmsNorm(DecoderContext& ctx, const std::string& x, const std::string& weight_name,
-                    const std::string& node_prefix);
+                    const std::string& node_prefix, int64_t width = 0);
 
 std::string SimplifiedLayerNorm(DecoderContext& ctx, const std::string& x,
                                 const std::string& weight_name, const std::string& node_name);

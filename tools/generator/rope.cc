@@ -2,22 +2,26 @@
 
 #include <cmath>
 
+#include "rope_scaling.h"
+
 namespace hyperplan::gen {
 
 namespace {
 
-// [max_positions, columns] table of cos (or sin) of the rotary angles; with `repeat_halves`
-// each row is the head_dim / 2 angles twice, the layout rotate_half multiplies against.
+// [max_positions, columns] table of cos (or sin) of the rotary angles, times the scaling's
+// attention factor; with `repeat_halves` each row is the rope_dim / 2 angles twice, the
+// layout rotate_half multiplies against.
 std::vector<float> AngleTable(const ModelConfig& c, bool sine, bool repeat_halves) {
-  const int64_t half = c.head_dim / 2;
-  const int64_t columns = repeat_halves ? c.head_dim : half;
+  const int64_t rope_dim = c.RopeDim();
+  const int64_t half = rope_dim / 2;
+  const int64_t columns = repeat_halves ? rope_dim : half;
+  const std::vector<double> inv_freq = InverseFrequencies(c);
+  const double factor = RopeAttentionFactor(c);
   std::vector<float> table(static_cast<size_t>(c.max_positions * columns));
   for (int64_t i = 0; i < half; ++i) {
-    const double inv_freq =
-        1.0 / std::pow(c.rope_theta, static_cast<double>(2 * i) / static_cast<double>(c.head_dim));
     for (int64_t p = 0; p < c.max_positions; ++p) {
-      const double angle = static_cast<double>(p) * inv_freq;
-      const float v = static_cast<float>(sine ? std::sin(angle) : std::cos(angle));
+      const double angle = static_cast<double>(p) * inv_freq[static_cast<size_t>(i)];
+      const float v = static_cast<float>(factor * (sine ? std::sin(angle) : std::cos(angle)));
       table[static_cast<size_t>(p * columns + i)] = v;
       if (repeat_halves) table[static_cast<size_t>(p * columns + half + i)] = v;
     }
@@ -31,19 +35,19 @@ void MakeRopeTables(DecoderContext& ctx) {
   GraphBuilder& g = ctx.graph;
   const ModelConfig& c = ctx.config;
   if (ctx.contrib()) {
-    ctx.cos_cache = g.Weight("cos_cache", {c.max_positions, c.head_dim / 2},
+    ctx.cos_cache = g.Weight("cos_cache", {c.max_positions, c.RopeDim() / 2},
                              [&c] { return AngleTable(c, false, false); });
-    ctx.sin_cache = g.Weight("sin_cache", {c.max_positions, c.head_dim / 2},
+    ctx.sin_cache = g.Weight("sin_cache", {c.max_positions, c.RopeDim() / 2},
                              [&c] { return AngleTable(c, true, false); });
     return;
   }
   const std::string cos_table =
-      g.Weight("model.rotary_emb.cos_cached", {c.max_positions, c.head_dim},
+      g.Weight("model.rotary_emb.cos_cached", {c.max_positions, c.RopeDim()},
                [&c] { return AngleTable(c, false, true); });
   const std::string sin_table =
-      g.Weight("model.rotary_emb.sin_cached", {c.max_positions, c.head_dim},
+      g.Weight("model.rotary_emb.sin_cached", {c.max_positions, c.RopeDim()},
                [&c] { return AngleTable(c, true, true); });
-  // [batch, sequence, head_dim] -> [batch, 1, sequence, head_dim], broadcast over heads.
+  // [batch, sequence, rope_dim] -> [batch, 1, sequence, rope_dim], broadcast over heads.
   const std::string axis1 = g.Int64s({1});
   const std::string cos = g.Op("Gather", {cos_table, ctx.position_ids},
                                "/model/rotary_emb/cos/Gather", {AttrInt("axis", 0)});
@@ -56,7 +60,7 @@ void MakeRopeTables(DecoderContext& ctx) {
 std::string ApplyRope(DecoderContext& ctx, const std::string& x, const std::string& p,
                       const std::string& output) {
   GraphBuilder& g = ctx.graph;
-  const int64_t half = ctx.config.head_dim / 2;
+  const int64_t half = ctx.config.RopeDim() / 2;
   const std::vector<std::string> halves = GraphBuilder::OutputNames(p + "/Split", 2);
   g.OpOutputs("Split", "", {x, g.Int64s({half, half})}, halves, p + "/Split",
               {AttrInt("axis", -1)});

@@ -69,6 +69,13 @@ onnx::ModelProto BuildTrainStep(const ModelConfig& config, const BuildOptions& o
     throw std::invalid_argument("--form train builds dense models only (not " + config.preset +
                                 ")");
   }
+  // The backward pass is written for the plain Llama layer; anything else would be silently
+  // missing from the gradients.
+  if (config.IsMla() || config.qkv_bias || config.o_bias || config.mlp_bias ||
+      config.tie_embeddings || config.sliding_window > 0) {
+    throw std::invalid_argument("--form train builds the plain Llama layer only (" + config.preset +
+                                " has " + DescribeVariations(config).substr(2) + ")");
+  }
   if (options.ops != OpSet::kStandard) {
     throw std::invalid_argument("--form train builds standard ops only");
   }

@@ -20,7 +20,8 @@
 
 namespace hyperplan::gen {
 
-// Throws std::invalid_argument for an MoE config or contrib ops.
+// Throws std::invalid_argument for an MoE config, contrib ops, or a layer that departs from
+// plain Llama (latent attention, biases, tied embeddings, a sliding window).
 onnx::ModelProto BuildTrainStep(const ModelConfig& config, const BuildOptions& options,
                                 BuildStats* stats);
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "hyperplan/hardware.h"
 
@@ -24,5 +25,19 @@ HardwareProfile ParseProfileYaml(const std::string& yaml_text, const std::string
 // "embedded default (configs/supernode.yaml)". Parsed once per process; each call returns a
 // copy.
 HardwareProfile DefaultProfile();
+
+// The shipped profiles' names (the stems of configs/*.yaml, all compiled in), sorted.
+std::vector<std::string> ShippedProfileNames();
+
+// A shipped profile by name ("h100-sxm"); its source is "embedded (configs/<name>.yaml)".
+// Throws Error(kUsage) for an unknown name, with the nearest name and the full list.
+HardwareProfile ShippedProfile(const std::string& name);
+
+// Whether --hw's value names a file rather than a shipped profile: it holds a '/' or ends in
+// ".yaml" or ".yml".
+bool IsProfilePath(const std::string& name_or_path);
+
+// --hw: LoadProfileFile for a path (IsProfilePath), else ShippedProfile.
+HardwareProfile LoadProfile(const std::string& name_or_path);
 
 }  // namespace hyperplan

@@ -1,0 +1,93 @@
+// End-to-end: `hyperplan-gen --from-hf-config` writes a model that hyperplan imports with the
+// published model's KV-cache bytes, and its command-line errors are one line naming the file.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "support/run_command.h"
+
+namespace {
+
+using hyperplan::testing::CommandResult;
+using hyperplan::testing::RunCommand;
+
+const std::string kConfigs = std::string(HYPERPLAN_SOURCE_DIR) + "/tests/data/hf-configs/";
+
+std::string TempPath(const std::string& name) {
+  return (std::filesystem::temp_directory_path() /
+          ("hyperplan-hf-" + std::to_string(getpid()) + "-" + name))
+      .string();
+}
+
+// Bytes of one value class in `hyperplan inspect --json` (int64 fields are JSON strings).
+int64_t ClassBytes(const nlohmann::json& report, const std::string& value_class) {
+  for (const auto& entry : report.at("classes")) {
+    if (entry.at("value_class") == value_class)
+      return std::stoll(entry.at("bytes").get<std::string>());
+  }
+  return -1;
+}
+
+nlohmann::json InspectDecode(const std::string& config, int64_t past) {
+  const std::string model = TempPath(std::filesystem::path(config).stem().string() + ".onnx");
+  const CommandResult gen = RunCommand(
+      {HYPERPLAN_GEN_PATH, "--from-hf-config", kConfigs + config, "--form", "decode", "-o", model});
+  INFO(gen.stderr_text);
+  REQUIRE(gen.exit_code == 0);
+  const CommandResult inspect = RunCommand(
+      {HYPERPLAN_CLI_PATH, "inspect", model, "--hw", "h100-sxm", "--dim", "batch=1", "--dim",
+       "sequence=1", "--dim", "past_sequence=" + std::to_string(past), "--json"});
+  std::filesystem::remove(model);
+  INFO(inspect.stderr_text);
+  REQUIRE(inspect.exit_code == 0);
+  return nlohmann::json::parse(inspect.stdout_text);
+}
+
+}  // namespace
+
+TEST_CASE("hyperplan imports Llama-3.1-8B from its config with the published KV-cache bytes") {
+  const nlohmann::json report = InspectDecode("llama-3.1-8b.json", 1024);
+  // Per token and layer: key + value, 8 KV heads of 128, bf16: 4,096 bytes; 32 layers.
+  // past (1024 tokens) 134,217,728 + present (1025 tokens) 134,348,800.
+  CHECK(ClassBytes(report, "kv_cache") == 268'566'528);
+  // Parameters 16,060,522,496 and rotary tables 67,108,864 (hf_model_bytes_test), plus the
+  // graph's few shape constants (well under 4 KiB).
+  const int64_t weight_bytes = ClassBytes(report, "weight");
+  CHECK(weight_bytes >= 16'127'631'360);
+  CHECK(weight_bytes < 16'127'631'360 + 4096);
+}
+
+TEST_CASE("hyperplan sizes the latent cache of a model with multi-head latent attention") {
+  const nlohmann::json report = InspectDecode("tiny-deepseek-v3.json", 16);
+  // One row of kv_lora_rank 32 + rotary 8 float32 values per token and layer: 160 bytes;
+  // 3 layers, past 16 tokens (7,680) + present 17 tokens (8,160).
+  CHECK(ClassBytes(report, "kv_cache") == 15'840);
+}
+
+TEST_CASE("hyperplan-gen --from-hf-config errors are one line naming the file") {
+  const std::string config = TempPath("no-dtype.json");
+  std::ofstream(config) << R"({"model_type": "mistral", "hidden_size": 64,
+      "intermediate_size": 128, "num_hidden_layers": 1, "num_attention_heads": 4,
+      "vocab_size": 64, "max_position_embeddings": 64})";
+  const std::string model = TempPath("no-dtype.onnx");
+  const CommandResult missing =
+      RunCommand({HYPERPLAN_GEN_PATH, "--from-hf-config", config, "-o", model});
+  CHECK(missing.exit_code == 1);
+  CHECK(missing.stderr_text ==
+        "hyperplan-gen: " + config + ": field 'torch_dtype': missing (or pass --dtype)\n");
+  CHECK_FALSE(std::filesystem::exists(model));
+  const CommandResult given =
+      RunCommand({HYPERPLAN_GEN_PATH, "--from-hf-config", config, "--dtype", "fp16", "-o", model});
+  CHECK(given.exit_code == 0);
+  CHECK(std::filesystem::exists(model));
+
+  const CommandResult both =
+      RunCommand({HYPERPLAN_GEN_PATH, "--from-hf-config", config, "--preset", "tiny", "-o", model});
+  CHECK(both.exit_code != 0);
+  CHECK_THAT(both.stderr_text, Catch::Contains("excludes"));
+  std::filesystem::remove(config);
+  std::filesystem::remove(model);
+}

@@ -1,0 +1,203 @@
+// Models built from the shipped Hugging Face configs (tests/data/hf-configs, written from the
+// published config.json files) have the published models' weight and KV-cache bytes. Each
+// expected count is the parameter formula worked out by hand from the config, beside the
+// assertion; the measured side sums the built ONNX graph's initializers (dims x element size),
+// not the generator's own tally.
+#include <onnx/onnx_pb.h>
+
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "build_options.h"
+#include "decoder.h"
+#include "hf_config.h"
+
+namespace hyperplan::gen {
+namespace {
+
+const std::string kConfigs = std::string(HYPERPLAN_SOURCE_DIR) + "/tests/data/hf-configs/";
+
+int64_t ElementBytes(int32_t onnx_type) {
+  switch (onnx_type) {
+    case onnx::TensorProto_DataType_FLOAT:
+      return 4;
+    case onnx::TensorProto_DataType_BFLOAT16:
+    case onnx::TensorProto_DataType_FLOAT16:
+      return 2;
+    case onnx::TensorProto_DataType_INT64:
+      return 8;
+    default:
+      return 1;
+  }
+}
+
+int64_t TensorBytes(const onnx::TensorProto& t) {
+  int64_t elements = 1;
+  for (int64_t d : t.dims()) elements *= d;
+  return elements * ElementBytes(t.data_type());
+}
+
+bool StartsWith(const std::string& text, const std::string& prefix) {
+  return text.compare(0, prefix.size(), prefix) == 0;
+}
+
+struct ModelBytes {
+  int64_t parameter_bytes = 0;     // model.* and lm_head.*, the checkpoint's tensors
+  int64_t rope_table_bytes = 0;    // model.rotary_emb.*: the generator's precomputed cos/sin
+  int64_t kv_bytes_per_token = 0;  // every past_key_values.* input, per token of one sequence
+  const onnx::ModelProto* model = nullptr;
+};
+
+const onnx::TensorProto* Initializer(const onnx::ModelProto& model, const std::string& name) {
+  for (const auto& t : model.graph().initializer()) {
+    if (t.name() == name) return &t;
+  }
+  return nullptr;
+}
+
+// Builds the decode form of `file` (external weights: nothing is made) and measures it.
+ModelBytes Measure(const std::string& file, onnx::ModelProto* model) {
+  const HfConfig read = ReadHfConfig(kConfigs + file);
+  BuildOptions options;
+  options.form = Form::kDecode;
+  options.external_weights = true;
+  options.weights_location = file + ".data";
+  *model = BuildDecoder(read.config, options, nullptr);
+  ModelBytes bytes;
+  bytes.model = model;
+  for (const auto& t : model->graph().initializer()) {
+    if (StartsWith(t.name(), "model.rotary_emb.")) {
+      bytes.rope_table_bytes += TensorBytes(t);
+    } else if (StartsWith(t.name(), "model.") || StartsWith(t.name(), "lm_head.")) {
+      bytes.parameter_bytes += TensorBytes(t);
+    }
+  }
+  for (const auto& input : model->graph().input()) {
+    if (!StartsWith(input.name(), "past_key_values.")) continue;
+    int64_t per_token = ElementBytes(input.type().tensor_type().elem_type());
+    for (const auto& dim : input.type().tensor_type().shape().dim()) {
+      if (dim.has_dim_value()) per_token *= dim.dim_value();  // batch, past_sequence: 1
+    }
+    bytes.kv_bytes_per_token += per_token;
+  }
+  return bytes;
+}
+
+TEST_CASE("Llama-3.1-8B: 8.03e9 parameters, 128 KiB of KV cache per token", "[generator][bytes]") {
+  onnx::ModelProto model;
+  const ModelBytes m = Measure("llama-3.1-8b.json", &model);
+  // Per layer: q 4096*4096 + k 4096*1024 + v 4096*1024 + o 4096*4096 = 41,943,040;
+  // MLP 3*4096*14336 = 176,160,768; two norms 8,192: 218,112,000. 32 layers: 6,979,584,000.
+  // Embedding and LM head 2*128256*4096 = 1,050,673,152; final norm 4,096.
+  // Total 8,030,261,248 (8.03e9) parameters, bf16: 16,060,522,496 bytes.
+  CHECK(m.parameter_bytes == 16'060'522'496);
+  // cos and sin tables: 2 * 131072 positions * 128 * 2 bytes.
+  CHECK(m.rope_table_bytes == 67'108'864);
+  // 32 layers * (key + value) * 8 KV heads * 128 * 2 bytes = 131,072 bytes per token.
+  CHECK(m.kv_bytes_per_token == 131'072);
+}
+
+TEST_CASE("Llama-3.1-70B: 70.6e9 parameters, 320 KiB of KV cache per token", "[generator][bytes]") {
+  onnx::ModelProto model;
+  const ModelBytes m = Measure("llama-3.1-70b.json", &model);
+  // Per layer: q and o 2*8192*8192 = 134,217,728; k and v 2*8192*1024 = 16,777,216;
+  // MLP 3*8192*28672 = 704,643,072; norms 16,384: 855,654,400. 80 layers: 68,452,352,000.
+  // Embedding and LM head 2*128256*8192 = 2,101,346,304; final norm 8,192.
+  // Total 70,553,706,496 (70.6e9); bf16: 141,107,412,992 bytes.
+  CHECK(m.parameter_bytes == 141'107'412'992);
+  // 80 layers * 2 * 8 * 128 * 2 bytes.
+  CHECK(m.kv_bytes_per_token == 327'680);
+}
+
+TEST_CASE("Llama-3.2-1B, tied: the embedding is also the LM head", "[generator][bytes]") {
+  onnx::ModelProto model;
+  const ModelBytes m = Measure("llama-3.2-1b.json", &model);
+  // Per layer: q and o 2*2048*2048 = 8,388,608; k and v 2*2048*512 = 2,097,152 (8 heads of
+  // 64); MLP 3*2048*8192 = 50,331,648; norms 4,096: 60,821,504. 16 layers: 973,144,064.
+  // One table 128256*2048 = 262,668,288 (tied: no lm_head.weight); final norm 2,048.
+  // Total 1,235,814,400 (1.24e9); bf16: 2,471,628,800 bytes.
+  CHECK(m.parameter_bytes == 2'471'628'800);
+  CHECK(Initializer(model, "lm_head.weight") == nullptr);
+  const onnx::TensorProto* table = Initializer(model, "model.embed_tokens.weight");
+  REQUIRE(table != nullptr);
+  CHECK(table->dims(0) == 2048);  // stored [hidden, vocab]: the LM head's [in, out]
+  CHECK(table->dims(1) == 128256);
+  // 16 layers * 2 * 8 heads * 64 * 2 bytes.
+  CHECK(m.kv_bytes_per_token == 32'768);
+}
+
+TEST_CASE("Mistral-7B-v0.3: 7.25e9 parameters", "[generator][bytes]") {
+  onnx::ModelProto model;
+  const ModelBytes m = Measure("mistral-7b-v0.3.json", &model);
+  // Layers as Llama-3.1-8B: 32 * 218,112,000 = 6,979,584,000. Embedding and LM head
+  // 2*32768*4096 = 268,435,456; final norm 4,096. Total 7,248,023,552; bf16 14,496,047,104.
+  CHECK(m.parameter_bytes == 14'496'047'104);
+  // 32768 positions: 2 * 32768 * 128 * 2 bytes.
+  CHECK(m.rope_table_bytes == 16'777'216);
+  CHECK(m.kv_bytes_per_token == 131'072);
+}
+
+TEST_CASE("Qwen2-7B: 7.62e9 parameters with q/k/v biases", "[generator][bytes]") {
+  onnx::ModelProto model;
+  const ModelBytes m = Measure("qwen2-7b.json", &model);
+  // Per layer: q and o 2*3584*3584 = 25,690,112; k and v 2*3584*512 = 3,670,016 (4 heads of
+  // 128); biases 3584 + 512 + 512 = 4,608; MLP 3*3584*18944 = 203,685,888; norms 7,168:
+  // 233,057,792. 28 layers: 6,525,618,176. Embedding and LM head 2*152064*3584 =
+  // 1,089,994,752; final norm 3,584. Total 7,615,616,512 (7.62e9); bf16 15,231,233,024.
+  CHECK(m.parameter_bytes == 15'231'233'024);
+  const onnx::TensorProto* k_bias = Initializer(model, "model.layers.0.self_attn.k_proj.bias");
+  REQUIRE(k_bias != nullptr);
+  CHECK(k_bias->dims(0) == 512);
+  CHECK(Initializer(model, "model.layers.0.self_attn.o_proj.bias") == nullptr);
+  // 28 layers * 2 * 4 heads * 128 * 2 bytes.
+  CHECK(m.kv_bytes_per_token == 57'344);
+}
+
+TEST_CASE("Mixtral-8x7B: 46.7e9 parameters", "[generator][bytes]") {
+  onnx::ModelProto model;
+  const ModelBytes m = Measure("mixtral-8x7b.json", &model);
+  // Per layer: attention 41,943,040; 8 experts * 3*4096*14336 = 1,409,286,144; router
+  // 4096*8 = 32,768; norms 8,192: 1,451,270,144. 32 layers: 46,440,644,608. Embedding and LM
+  // head 2*32000*4096 = 262,144,000; final norm 4,096. Total 46,702,792,704; bf16
+  // 93,405,585,408.
+  CHECK(m.parameter_bytes == 93'405'585'408);
+  CHECK(m.kv_bytes_per_token == 131'072);
+}
+
+TEST_CASE("DeepSeek-V3: 671e9 parameters and MLA's 576 cached values per token and layer",
+          "[generator][bytes]") {
+  onnx::ModelProto model;
+  const ModelBytes m = Measure("deepseek-v3.json", &model);
+  // Attention per layer: q_a_proj 7168*1536 = 11,010,048; q_a_layernorm 1,536; q_b_proj
+  // 1536*128*(128+64) = 37,748,736; kv_a_proj_with_mqa 7168*(512+64) = 4,128,768;
+  // kv_a_layernorm 512; kv_b_proj 512*128*(128+128) = 16,777,216 (stored as its two halves);
+  // o_proj 128*128*7168 = 117,440,512: 187,107,328; plus two norms 14,336: 187,121,664.
+  // 61 layers: 11,414,421,504. Dense MLP (3 layers) 3 * 3*7168*18432 = 1,189,085,184.
+  // MoE (58 layers): 256 experts * 3*7168*2048 = 11,274,289,152, one shared 44,040,192,
+  // router 7168*256 = 1,835,008: 11,320,164,352 per layer, 656,569,532,416 in all.
+  // Embedding and LM head 2*129280*7168 = 1,853,358,080; final norm 7,168.
+  // Total 671,026,404,352 (671e9) bf16 parameters: 1,342,052,808,704 bytes, plus the router's
+  // float32 score bias, 58 * 256 * 4 = 59,392 bytes: 1,342,052,868,096.
+  CHECK(m.parameter_bytes == 1'342'052'868'096);
+  // Rotary tables of the 64 rotated dims: 2 * 163840 * 64 * 2 bytes.
+  CHECK(m.rope_table_bytes == 41'943'040);
+  // 61 layers * (512 latent + 64 rotary key) * 2 bytes = 70,272 bytes per token.
+  CHECK(m.kv_bytes_per_token == 70'272);
+
+  const onnx::TensorProto* uk = Initializer(model, "model.layers.0.self_attn.kv_b_proj.weight_uk");
+  const onnx::TensorProto* uv = Initializer(model, "model.layers.0.self_attn.kv_b_proj.weight_uv");
+  REQUIRE(uk != nullptr);
+  REQUIRE(uv != nullptr);
+  CHECK(std::vector<int64_t>(uk->dims().begin(), uk->dims().end()) ==
+        std::vector<int64_t>{128, 128, 512});
+  CHECK(std::vector<int64_t>(uv->dims().begin(), uv->dims().end()) ==
+        std::vector<int64_t>{128, 512, 128});
+  const onnx::TensorProto* bias =
+      Initializer(model, "model.layers.3.mlp.gate.e_score_correction_bias");
+  REQUIRE(bias != nullptr);
+  CHECK(bias->data_type() == onnx::TensorProto_DataType_FLOAT);
+  CHECK(Initializer(model, "model.layers.2.mlp.gate.weight") == nullptr);  // layer 2 is dense
+}
+
+}  // namespace
+}  // namespace hyperplan::gen

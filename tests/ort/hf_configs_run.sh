@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Models from the tiny Hugging Face configs (tests/data/hf-configs/tiny-*.json: latent
+# attention with YaRN and the group-limited router; q/k/v biases with a sliding window from
+# layer 1; tied embeddings with attention and MLP biases and llama3 rope scaling) run in stock
+# ONNX Runtime, and decode continues prefill: the last token's logits agree whether the
+# prefill model sees all 9 tokens or the decode model adds the 9th to the caches prefill wrote
+# for 8 (tests/ort/decode_continues_prefill.mjs, within 1e-4). That holds only when the caches,
+# masks, rotary positions and attention agree between the two forms. The GQA models are also
+# checked with --ops contrib (GroupQueryAttention with local_window_size).
+#
+# Usage (from anywhere): tests/ort/hf_configs_run.sh path/to/hyperplan-gen
+set -euo pipefail
+gen=$(realpath "$1")
+cd "$(dirname "$0")/../.."
+
+if [ ! -f tools/ort/node_modules/onnxruntime-node/package.json ]; then
+  (
+    flock 9
+    if [ ! -f tools/ort/node_modules/onnxruntime-node/package.json ]; then
+      (cd tools/ort && npm ci --onnxruntime-node-install=skip --no-audit --no-fund) >&2
+    fi
+  ) 9>"${TMPDIR:-/tmp}/hyperplan-ort-npm.lock"
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+failures=0
+check() {  # name ops
+  local name=$1 ops=$2 config="tests/data/hf-configs/$1.json"
+  for form in prefill decode; do
+    "$gen" --from-hf-config "$config" --form "$form" --ops "$ops" --weights inline --check \
+      -o "$work/$name-$ops-$form.onnx" > "$work/gen.log" || { cat "$work/gen.log" >&2; return 1; }
+  done
+  node tests/ort/decode_continues_prefill.mjs "$work/$name-$ops-prefill.onnx" \
+    "$work/$name-$ops-decode.onnx" --tokens 9 --batch 2
+}
+for run in "tiny-deepseek-v3 standard" "tiny-qwen2-sliding standard" "tiny-llama-tied standard" \
+           "tiny-qwen2-sliding contrib" "tiny-llama-tied contrib"; do
+  # shellcheck disable=SC2086
+  if ! check $run; then
+    echo "FAIL $run" >&2
+    failures=$((failures + 1))
+  fi
+done
+exit $((failures > 0))
