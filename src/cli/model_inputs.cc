@@ -5,6 +5,7 @@
 
 #include "hyperplan/adapters/onnx_import.h"
 #include "hyperplan/adapters/profile_yaml.h"
+#include "hyperplan/classify.h"
 #include "hyperplan/error.h"
 
 namespace hyperplan::cli {
@@ -31,13 +32,13 @@ std::string ValidateDim(const std::string& text) {
 }
 
 std::string ValidateClassRule(const std::string& text) {
-  std::string name, regex;
-  if (!SplitAssignment(text, name, regex)) return "expected CLASS=REGEX, got '" + text + "'";
+  std::string name, pattern;
+  if (!SplitAssignment(text, name, pattern)) return "expected CLASS=REGEX, got '" + text + "'";
   if (!ParseValueClass(name)) {
     return "unknown class '" + name +
            "' (weight, graph_input, graph_output, activation, kv_cache, optimizer_state)";
   }
-  return "";
+  return ClassPatternError(pattern);
 }
 
 }  // namespace
@@ -54,8 +55,9 @@ void AddModelInputFlags(CLI::App& command, ModelInputFlags& flags) {
       ->allow_extra_args(false);
   command
       .add_option("--class", flags.class_flags,
-                  "assign a class to values whose whole name matches REGEX, CLASS=REGEX "
-                  "(repeatable; first match wins, before the profile's rules)")
+                  "assign a class to values whose whole name matches REGEX (RE2 syntax, "
+                  "github.com/google/re2/wiki/Syntax), CLASS=REGEX (repeatable; first match "
+                  "wins, before the profile's rules)")
       ->check(CLI::Validator(ValidateClassRule, "CLASS=REGEX", "class rule"))
       ->take_all()
       ->allow_extra_args(false);

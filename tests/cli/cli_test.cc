@@ -57,7 +57,8 @@ TEST_CASE("usage errors exit 2 with one line") {
   CheckOneLineError(Hyperplan(InspectDecode({"--dim", "batch=-1"})), 2, "non-negative integer");
   CheckOneLineError(Hyperplan(InspectDecode({"--dim", "batch=2"})), 2, "bound twice");
   CheckOneLineError(Hyperplan(InspectDecode({"--class", "nope=x"})), 2, "unknown class 'nope'");
-  CheckOneLineError(Hyperplan(InspectDecode({"--class", "kv_cache=(x"})), 2, "invalid regex");
+  CheckOneLineError(Hyperplan(InspectDecode({"--class", "kv_cache=(x"})), 2,
+                    "invalid regular expression '(x' (RE2 syntax): missing ): (x");
 }
 
 TEST_CASE("missing input files exit 3 naming the file") {
