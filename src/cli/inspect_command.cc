@@ -8,6 +8,7 @@
 #include "inspect_json.h"
 #include "inspect_text.h"
 #include "model_inputs.h"
+#include "verbosity.h"
 
 namespace hyperplan::cli {
 
@@ -21,6 +22,7 @@ void AddInspectCommand(CLI::App& app) {
       "inspect", "Show a model's values by class, its no-offload memory peak and compute time");
   AddModelInputFlags(*command, flags->inputs);
   command->add_flag("--json", flags->json, "print the report as JSON (schemas/inspect.proto)");
+  AddVerbosityFlags(*command);
   command->callback([flags] {
     const ModelInputs inputs = LoadModelInputs(flags->inputs);
     const InspectReport report = BuildInspectReport(inputs.graph, inputs.profile);

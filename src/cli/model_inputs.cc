@@ -7,6 +7,7 @@
 #include "hyperplan/adapters/profile_yaml.h"
 #include "hyperplan/classify.h"
 #include "hyperplan/error.h"
+#include "verbosity.h"
 
 namespace hyperplan::cli {
 namespace {
@@ -86,6 +87,7 @@ ModelInputs LoadModelInputs(const ModelInputFlags& flags) {
   options.class_rules.insert(options.class_rules.end(), inputs.profile.class_rules.begin(),
                              inputs.profile.class_rules.end());
   inputs.graph = ImportOnnxModel(flags.model_path, options);
+  LogDiagnostics(flags.model_path, inputs.graph.warnings, inputs.graph.notes);
   return inputs;
 }
 

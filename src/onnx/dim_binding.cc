@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "onnx/dim_expression.h"
 
 namespace hyperplan::onnx_import {
@@ -110,6 +112,22 @@ std::vector<std::string> DimBinding::Unused() const {
     if (!used_.count(name)) unused.push_back(name);
   }
   return unused;
+}
+
+std::vector<std::string> DimBinding::DeclaredSymbols() const {
+  std::vector<std::string> symbols;
+  for (const auto& [name, value] : used_) symbols.push_back(name);
+  for (const std::string& name : unbound_symbols_) {
+    // Text the expression grammar could not read is kept whole as a "symbol" for messages;
+    // only real names are something a --dim can bind.
+    const DimExpressionResult parsed = EvaluateDimExpression(
+        name, [](std::string_view) -> std::optional<int64_t> { return std::nullopt; });
+    if (parsed.parsed && parsed.unbound.size() == 1 && parsed.unbound.front() == name) {
+      symbols.push_back(name);
+    }
+  }
+  std::sort(symbols.begin(), symbols.end());
+  return symbols;
 }
 
 const std::vector<std::string>& DimBinding::SymbolsBehind(const std::string& dim_param) {

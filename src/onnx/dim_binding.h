@@ -38,6 +38,8 @@ class DimBinding {
   const DimValues& used() const { return used_; }
   // Bound dims the model never names, for a warning (a misspelt --dim is a common mistake).
   std::vector<std::string> Unused() const;
+  // Every symbol the model's declared dims name, bound or not, sorted: what a --dim may bind.
+  std::vector<std::string> DeclaredSymbols() const;
 
   // The unbound declared symbols that a dim_param found after inference depends on. Empty for
   // text the model never declared, such as a dim made up during inference: that dim is simply

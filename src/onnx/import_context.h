@@ -36,6 +36,7 @@ struct ImportContext {
   std::unordered_map<std::string, const onnx::FunctionProto*> local_functions;
   google::protobuf::Arena* arena = nullptr;  // outlives every TypeProto made during import
   std::vector<std::string> warnings;
+  std::vector<std::string> notes;  // decisions worth a line at -v (Graph::notes)
 
   // The opset version a node of `domain` runs under; the newest known when not imported.
   int OpsetVersion(std::string_view domain) const;
@@ -44,6 +45,7 @@ struct ImportContext {
     throw Error(kind, file + ": " + std::string(message));
   }
   void Warn(std::string message) { warnings.push_back(std::move(message)); }
+  void Note(std::string message) { notes.push_back(std::move(message)); }
 };
 
 // "node 'NAME' (OpType)", with the domain for operators outside ai.onnx.

@@ -5,40 +5,18 @@
 #include <algorithm>
 #include <string>
 
+#include "hyperplan/nearest_name.h"
 #include "profile/yaml_fields.h"
 
 namespace hyperplan::profile {
 namespace {
 
-// Levenshtein distance, for suggesting the key a typo meant. Keys are short (< 30 chars).
-size_t EditDistance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t above = row[j];
-      const size_t substitution = diagonal + (a[i - 1] == b[j - 1] ? 0 : 1);
-      row[j] = std::min({above + 1, row[j - 1] + 1, substitution});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
 // The known key within two edits of `key` ("capcity", "bandwith"), or nullptr.
 const KeySpec* NearestKey(std::string_view key, std::span<const KeySpec> keys) {
-  const KeySpec* nearest = nullptr;
-  size_t nearest_distance = 3;
-  for (const KeySpec& spec : keys) {
-    const size_t distance = EditDistance(key, spec.name);
-    if (distance < nearest_distance) {
-      nearest = &spec;
-      nearest_distance = distance;
-    }
-  }
-  return nearest;
+  std::vector<std::string_view> names;
+  for (const KeySpec& spec : keys) names.push_back(spec.name);
+  const std::optional<size_t> nearest = NearestName(key, names);
+  return nearest ? &keys[*nearest] : nullptr;
 }
 
 std::string UnknownKeyProblem(std::string_view key, const KeySpec* nearest,

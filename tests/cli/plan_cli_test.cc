@@ -2,6 +2,8 @@
 // files they write, their CI gates, and one-line errors with their exit codes for bad input.
 // Oracles: coreutils' sha256sum for digests, protobuf's own parse of the files, `inspect`
 // for the model's totals, and the arithmetic in the comments.
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/util/json_util.h>
 #include <google/protobuf/util/message_differencer.h>
 #include <onnx/onnx_pb.h>
@@ -66,6 +68,25 @@ std::string Sha256Sum(const std::string& path) {
   return result.stdout_text.substr(0, 64);
 }
 
+// plan_sha256's definition, computed independently: protobuf's own parse of the .pb, the two
+// path fields cleared, protobuf's deterministic serialisation, coreutils' sha256sum.
+std::string ContentSha256(const std::string& plan_pb) {
+  pb::Plan plan;
+  REQUIRE(plan.ParseFromString(ReadWholeFile(plan_pb)));
+  plan.mutable_provenance()->clear_model_path();
+  plan.mutable_provenance()->mutable_profile()->clear_source();
+  std::string bytes;
+  {
+    google::protobuf::io::StringOutputStream stream(&bytes);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    REQUIRE(plan.SerializeToCodedStream(&coded));
+  }
+  const std::string content = plan_pb + ".content";
+  std::ofstream(content, std::ios::binary) << bytes;
+  return Sha256Sum(content);
+}
+
 pb::Plan ParsePlanJson(const std::string& path) {
   pb::Plan plan;
   REQUIRE(google::protobuf::util::JsonStringToMessage(ReadWholeFile(path), &plan).ok());
@@ -118,8 +139,8 @@ TEST_CASE("plan: writes the plan and the rewritten model, byte-identical run to 
   REQUIRE(second.exit_code == 0);
   CHECK(ReadWholeFile(pb_a) == ReadWholeFile(pb_b));
   CHECK(ReadWholeFile(onnx_a) == ReadWholeFile(onnx_b));
-  // The human summary, with the digest of what -o plan.pb wrote.
-  const std::string plan_sha = Sha256Sum(pb_a);
+  // The human summary, with the digest of the plan's content (plan_digest.h).
+  const std::string plan_sha = ContentSha256(pb_a);
   CHECK_THAT(first.stdout_text, Catch::Contains("plan for 'tiny' on 'ascend-910c-supernode'"));
   CHECK_THAT(first.stdout_text, Catch::Contains("plan sha256: " + plan_sha));
 
@@ -160,7 +181,10 @@ TEST_CASE("plan: --summary-json prints one machine-readable line") {
   REQUIRE(google::protobuf::util::JsonStringToMessage(result.stdout_text, &summary).ok());
   CHECK(summary.result() == "ok");
   CHECK(summary.exit_code() == 0);
-  CHECK(summary.plan_sha256() == Sha256Sum(path));
+  CHECK(summary.plan_sha256() == ContentSha256(path));
+  CHECK(summary.ok());
+  CHECK(summary.error_kind().empty());
+  CHECK(summary.planned());
   CHECK(summary.plan_file() == path);
   pb::Plan plan;
   REQUIRE(plan.ParseFromString(ReadWholeFile(path)));
