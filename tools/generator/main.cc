@@ -153,6 +153,8 @@ int main(int argc, char** argv) {
   }
 
   try {
+    // Read before anything is built or written, so a bad --dim writes no file.
+    const std::map<std::string, int64_t> dims = CheckDims(check_dims, form == "decode");
     ModelConfig config = *hyperplan::gen::FindPreset(preset);
     if (layers > 0) {
       config.layers = layers;
@@ -205,8 +207,7 @@ int main(int argc, char** argv) {
                file_bytes, seconds);
 
     if (check) {
-      const auto report = hyperplan::gen::CheckModel(
-          model, CheckDims(check_dims, options.form == hyperplan::gen::Form::kDecode));
+      const auto report = hyperplan::gen::CheckModel(model, dims);
       for (const auto& line : report.lines) fmt::print("  {}\n", line);
       if (!report.ok) return Fail(kCheckFailedExit, output + ": fails --check (see above)");
     }
