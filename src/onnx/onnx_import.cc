@@ -17,6 +17,7 @@
 #include "onnx/huge_page_memory.h"
 #include "onnx/import_context.h"
 #include "onnx/model_loading.h"
+#include "onnx/model_structure.h"
 #include "onnx/model_tensors.h"
 #include "onnx/shape_propagation.h"
 
@@ -62,6 +63,7 @@ Graph Import(const std::string& path, const ImportOptions& options) {
   std::unique_ptr<google::protobuf::Arena> arena = onnx_import::MakeModelArena();
   onnx::ModelProto& model = onnx_import::LoadModel(path, *arena);
   ImportContext context = MakeContext(path, model, *arena);
+  onnx_import::CheckModelStructure(model, context);
 
   binding.Bind(*model.mutable_graph(), context);
   // Warned now, and repeated in an unbound-dim error: a misspelt --dim is the usual reason
