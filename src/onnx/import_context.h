@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "hyperplan/error.h"
@@ -37,6 +38,9 @@ struct ImportContext {
   google::protobuf::Arena* arena = nullptr;  // outlives every TypeProto made during import
   std::vector<std::string> warnings;
   std::vector<std::string> notes;  // decisions worth a line at -v (Graph::notes)
+  // Values whose declared type is complete only because a --dim bound a symbol no graph input
+  // carries: their producers are inferred anyway (dim_binding.h).
+  std::unordered_set<std::string> unverified_declarations;
 
   // The opset version a node of `domain` runs under; the newest known when not imported.
   int OpsetVersion(std::string_view domain) const;
