@@ -64,12 +64,13 @@ void AddModelInputFlags(CLI::App& command, ModelInputFlags& flags) {
       ->allow_extra_args(false);
 }
 
-ModelInputs LoadModelInputs(const ModelInputFlags& flags) {
+ModelInputs LoadModelInputs(const ModelInputFlags& flags, bool allow_unbound_dims) {
   ModelInputs inputs;
   inputs.profile =
       flags.profile_path.empty() ? DefaultProfile() : LoadProfileFile(flags.profile_path);
 
   ImportOptions options;
+  options.allow_unbound_dims = allow_unbound_dims;
   for (const std::string& text : flags.dim_flags) {
     std::string name, value;
     SplitAssignment(text, name, value);

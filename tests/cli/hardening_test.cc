@@ -12,10 +12,12 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <sstream>
 
 #include "support/run_command.h"
+#include "schemas/inspect.pb.h"
 #include "schemas/plan.pb.h"
 
 using hyperplan::testing::CommandResult;
@@ -471,4 +473,141 @@ TEST_CASE("--help prints the README's exit-code table") {
   }
   CHECK(rows == 10);  // codes 0 to 9
   CHECK_THAT(Hyperplan({"plan", "--help"}).stdout_text, Catch::Contains("Exit codes:"));
+}
+
+// Issue 13: inspect with dims unbound stopped at the first one and printed nothing else.
+TEST_CASE("inspect without dims prints what is known and every dim to bind") {
+  // Oracle: protobuf's own parse of the model; weight bytes from each initializer's dims and
+  // element size (float32 4, int64 8, int32 4, float16 2).
+  onnx::ModelProto model;
+  REQUIRE(model.ParseFromString(ReadWholeFile(kDecode)));
+  int64_t weight_bytes = 0;
+  for (const onnx::TensorProto& tensor : model.graph().initializer()) {
+    int64_t elements = 1;
+    for (int64_t dim : tensor.dims()) elements *= dim;
+    const int32_t type = tensor.data_type();
+    REQUIRE((type == 1 || type == 7 || type == 6 || type == 10));
+    weight_bytes += elements * (type == 7 ? 8 : type == 10 ? 2 : 4);
+  }
+
+  const CommandResult json = Hyperplan({"inspect", kDecode, "--json"});
+  CHECK(json.exit_code == 4);
+  CHECK(LineCount(json.stderr_text) == 1);
+  CHECK_THAT(json.stderr_text, Catch::Contains("dimension 'batch' is not bound"));
+  hyperplan::inspect::v1::InspectReport report;
+  REQUIRE(google::protobuf::util::JsonStringToMessage(json.stdout_text, &report).ok());
+  CHECK_FALSE(report.sized());
+  CHECK(report.node_count() == model.graph().node_size());
+  std::vector<std::string> dims;
+  for (const auto& dim : report.unbound_dims()) {
+    dims.push_back(dim.name());
+    CHECK(dim.value_count() > 0);
+  }
+  // Every symbol the model declares that decides a size, not only the first.
+  CHECK(dims == std::vector<std::string>{"batch", "sequence", "past_sequence", "total_sequence"});
+  for (const auto& total : report.classes()) {
+    if (total.value_class() == "weight") CHECK(total.bytes() == weight_bytes);
+  }
+  CHECK(report.peak_bytes() == 0);  // needs the dims: not reported
+  CHECK(report.largest_live_at_peak().empty());
+
+  const CommandResult text = Hyperplan({"inspect", kDecode});
+  CHECK(text.exit_code == 4);
+  CHECK_THAT(text.stdout_text, Catch::Contains("264 nodes"));
+  CHECK_THAT(text.stdout_text, Catch::Contains("dims to bind (4)"));
+  for (const std::string& dim : dims) CHECK_THAT(text.stdout_text, Catch::Contains("  " + dim));
+}
+
+namespace {
+
+// The issue's torch.onnx pattern (tests/onnx/exporter_symbols_test.cc builds it through the
+// importer's helpers): static x [1, 2, 4]; Reshape to [1, -1] through Range and ScatterND;
+// logits = Gemm(flat, w [4, 8], transB) declared [Gemmlogits_dim_0, 4].
+std::string WriteTorchStyleModel(const std::string& path) {
+  onnx::ModelProto model;
+  model.set_ir_version(8);
+  model.add_opset_import()->set_version(17);
+  onnx::GraphProto& graph = *model.mutable_graph();
+  graph.set_name("torch_style");
+  auto value_info = [](onnx::ValueInfoProto* info, const std::string& name,
+                       std::vector<std::string> dims) {
+    info->set_name(name);
+    auto* tensor = info->mutable_type()->mutable_tensor_type();
+    tensor->set_elem_type(onnx::TensorProto::FLOAT);
+    for (const std::string& dim : dims) {
+      if (std::isdigit(static_cast<unsigned char>(dim[0]))) {
+        tensor->mutable_shape()->add_dim()->set_dim_value(std::stoll(dim));
+      } else {
+        tensor->mutable_shape()->add_dim()->set_dim_param(dim);
+      }
+    }
+  };
+  value_info(graph.add_input(), "x", {"1", "2", "4"});
+  value_info(graph.add_output(), "logits", {"Gemmlogits_dim_0", "4"});
+  auto initializer = [&](const std::string& name, std::vector<int64_t> dims,
+                         std::vector<int64_t> values, int32_t type) {
+    onnx::TensorProto* tensor = graph.add_initializer();
+    tensor->set_name(name);
+    tensor->set_data_type(type);
+    for (int64_t dim : dims) tensor->add_dims(dim);
+    if (type == onnx::TensorProto::INT64) {
+      for (int64_t value : values) tensor->add_int64_data(value);
+    } else {
+      for (int i = 0; i < 32; ++i) tensor->add_float_data(0.5f);
+    }
+  };
+  initializer("w", {4, 8}, {}, onnx::TensorProto::FLOAT);
+  initializer("zero", {}, {0}, onnx::TensorProto::INT64);
+  initializer("one", {}, {1}, onnx::TensorProto::INT64);
+  initializer("base", {2}, {0, -1}, onnx::TensorProto::INT64);
+  initializer("first", {1, 1}, {0}, onnx::TensorProto::INT64);
+  auto node = [&](const std::string& op, std::vector<std::string> inputs, std::string output) {
+    onnx::NodeProto* added = graph.add_node();
+    added->set_op_type(op);
+    added->set_name(op);
+    for (const std::string& input : inputs) added->add_input(input);
+    added->add_output(output);
+    return added;
+  };
+  node("Shape", {"x"}, "shape");
+  node("Range", {"zero", "one", "one"}, "leading");
+  node("Gather", {"shape", "leading"}, "batch_size");
+  node("ScatterND", {"base", "first", "batch_size"}, "target");
+  node("Reshape", {"x", "target"}, "flat");
+  onnx::AttributeProto* trans_b = node("Gemm", {"flat", "w"}, "logits")->add_attribute();
+  trans_b->set_name("transB");
+  trans_b->set_type(onnx::AttributeProto::INT);
+  trans_b->set_i(1);
+  WriteText(path, model.SerializeAsString());
+  return path;
+}
+
+}  // namespace
+
+// Issue 13: a static model whose exporter declared its output [Gemmlogits_dim_0, 1000] made
+// hyperplan demand --dim Gemmlogits_dim_0.
+TEST_CASE("an exporter's output symbol needs no --dim, and -v says what was inferred") {
+  const std::string model = WriteTorchStyleModel(Temp("torch-style.onnx"));
+  const CommandResult quiet = Hyperplan({"inspect", model, "--json"});
+  INFO(quiet.stderr_text);
+  CHECK(quiet.exit_code == 0);
+  CHECK(quiet.stderr_text.empty());  // a note is not a warning
+  hyperplan::inspect::v1::InspectReport report;
+  REQUIRE(google::protobuf::util::JsonStringToMessage(quiet.stdout_text, &report).ok());
+  CHECK(report.sized());
+  CHECK(report.unbound_dims().empty());
+  for (const auto& total : report.classes()) {
+    // logits: 1 x 4 float32 = 16 bytes.
+    if (total.value_class() == "graph_output") CHECK(total.bytes() == 16);
+  }
+  const CommandResult verbose = Hyperplan({"inspect", model, "-v"});
+  CHECK(verbose.exit_code == 0);
+  CHECK_THAT(verbose.stderr_text,
+             Catch::Contains("hyperplan: info: " + model +
+                             ": value 'logits': axis 0 is declared 'Gemmlogits_dim_0' and "
+                             "inferred as 1; the inferred size is used"));
+  // The plan needs no --dim either.
+  const CommandResult plan = Hyperplan({"plan", model, "--summary-json"});
+  INFO(plan.stderr_text);
+  CHECK(plan.exit_code == 0);
 }
