@@ -1,6 +1,10 @@
 // The exit-code table for --help (see exit_codes.h).
 #include "exit_codes.h"
 
+#include <fmt/format.h>
+
+#include "onnx/model_structure.h"
+
 namespace hyperplan::cli {
 
 std::string ExitCodeTable() {
@@ -20,6 +24,15 @@ std::string ExitCodeTable() {
          "with --max-overhead; without it, never\n"
          "  8  a plan file is malformed, foreign, or does not match the model\n"
          "  9  an output file could not be written\n";
+}
+
+std::string ModelLimits() {
+  return fmt::format(
+      "Limits (exit 4 beyond them): control-flow bodies (If, Loop, Scan) nest at most {} deep; "
+      "model-local function calls nest at most {} deep; a function that calls itself, directly "
+      "or through others, is refused. Class patterns (--class, profile classes) are RE2 syntax "
+      "(github.com/google/re2/wiki/Syntax), matched against the whole name.\n",
+      onnx_import::kMaxBodyNesting, onnx_import::kMaxFunctionCallDepth);
 }
 
 }  // namespace hyperplan::cli

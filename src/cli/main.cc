@@ -56,9 +56,10 @@ int main(int argc, char** argv) {
   hyperplan::cli::AddPlanCommand(app);
   hyperplan::cli::AddVerifyCommand(app);
   hyperplan::cli::AddSimulateCommand(app);
-  app.footer(hyperplan::cli::ExitCodeTable());
+  const std::string footer = hyperplan::cli::ExitCodeTable() + "\n" + hyperplan::cli::ModelLimits();
+  app.footer(footer);
   for (CLI::App* command : app.get_subcommands([](CLI::App*) { return true; })) {
-    command->footer(hyperplan::cli::ExitCodeTable());
+    command->footer(footer);
   }
 
   try {
