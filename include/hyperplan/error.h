@@ -31,15 +31,24 @@ constexpr int ExitCode(ErrorKind kind) { return static_cast<int>(kind); }
 // "input_file", "model", ...
 constexpr std::string_view ErrorKindName(ErrorKind kind) {
   switch (kind) {
-    case ErrorKind::kInternal: return "internal";
-    case ErrorKind::kUsage: return "usage";
-    case ErrorKind::kInputFile: return "input_file";
-    case ErrorKind::kModel: return "model";
-    case ErrorKind::kProfile: return "profile";
-    case ErrorKind::kInfeasible: return "infeasible";
-    case ErrorKind::kGateFailed: return "gate_failed";
-    case ErrorKind::kPlanFile: return "plan_file";
-    case ErrorKind::kOutputFile: return "output_file";
+    case ErrorKind::kInternal:
+      return "internal";
+    case ErrorKind::kUsage:
+      return "usage";
+    case ErrorKind::kInputFile:
+      return "input_file";
+    case ErrorKind::kModel:
+      return "model";
+    case ErrorKind::kProfile:
+      return "profile";
+    case ErrorKind::kInfeasible:
+      return "infeasible";
+    case ErrorKind::kGateFailed:
+      return "gate_failed";
+    case ErrorKind::kPlanFile:
+      return "plan_file";
+    case ErrorKind::kOutputFile:
+      return "output_file";
   }
   return "internal";
 }

@@ -54,22 +54,23 @@ void PeakSection(const Graph& graph, const HardwareProfile& profile, const Inspe
   const bool fits = report.peak_bytes <= report.device_capacity_bytes;
   Line(out, fmt::format("no-offload peak  {} at step {} (node '{}', {})",
                         FormatBytes(report.peak_bytes), report.peak_step, node.name, node.op_type));
-  Line(out, fmt::format("device capacity  {} ({}): {}", FormatBytes(report.device_capacity_bytes),
-                        profile.tiers[profile.device_tier].name,
-                        fits ? "fits without offloading"
-                             : fmt::format("over by {}", FormatBytes(report.peak_bytes -
-                                                                     report.device_capacity_bytes))));
+  Line(out, fmt::format(
+                "device capacity  {} ({}): {}", FormatBytes(report.device_capacity_bytes),
+                profile.tiers[profile.device_tier].name,
+                fits ? "fits without offloading"
+                     : fmt::format("over by {}",
+                                   FormatBytes(report.peak_bytes - report.device_capacity_bytes))));
   Line(out, "");
-  Line(out,
-       fmt::format("largest values live at the peak (top {}):", report.largest_live_at_peak.size()));
+  Line(out, fmt::format("largest values live at the peak (top {}):",
+                        report.largest_live_at_peak.size()));
   Line(out, fmt::format("  {:>12}  {:<15} {:<9} {:<22} {:>13}  {}", "bytes", "class", "dtype",
                         "shape", "steps", "name"));
   for (const LiveValueSummary& live : report.largest_live_at_peak) {
     const Value& value = graph.values[live.value];
-    Line(out, fmt::format("  {:>12}  {:<15} {:<9} {:<22} {:>13}  {}", FormatBytes(value.bytes),
-                          ValueClassName(value.value_class), DTypeName(value.dtype),
-                          ShapeText(value), fmt::format("{}-{}", live.first_step, live.last_step),
-                          value.name));
+    Line(out,
+         fmt::format("  {:>12}  {:<15} {:<9} {:<22} {:>13}  {}", FormatBytes(value.bytes),
+                     ValueClassName(value.value_class), DTypeName(value.dtype), ShapeText(value),
+                     fmt::format("{}-{}", live.first_step, live.last_step), value.name));
   }
   Line(out, "");
 }
@@ -98,7 +99,8 @@ void DimsToBind(const Graph& graph, const InspectReport& report, std::string& ou
                         graph.unbound_dims.size()));
   for (const UnboundDim& dim : graph.unbound_dims) {
     std::string values;
-    for (const std::string& name : dim.values) values += (values.empty() ? "'" : ", '") + name + "'";
+    for (const std::string& name : dim.values)
+      values += (values.empty() ? "'" : ", '") + name + "'";
     const auto named = static_cast<int64_t>(dim.values.size());
     if (dim.value_count > named) values += fmt::format(" and {} more", dim.value_count - named);
     Line(out, fmt::format("  {:<20} decides the size of {} {}: {}", dim.name, dim.value_count,
@@ -119,10 +121,10 @@ std::string FormatInspectText(const std::string& model_path, const Graph& graph,
     return out;
   }
   PeakSection(graph, profile, report, out);
-  Line(out, fmt::format("compute  {:.3e} FLOP, {} estimated (roofline, {} launch overhead per node)",
-                        static_cast<double>(report.total_flops),
-                        FormatDuration(report.total_compute_ns),
-                        FormatDuration(profile.compute.kernel_launch_overhead_ns)));
+  Line(out,
+       fmt::format("compute  {:.3e} FLOP, {} estimated (roofline, {} launch overhead per node)",
+                   static_cast<double>(report.total_flops), FormatDuration(report.total_compute_ns),
+                   FormatDuration(profile.compute.kernel_launch_overhead_ns)));
   OpsLine(report, out);
   if (!report.unknown_size_values.empty()) {
     Line(out, fmt::format("UNKNOWN SIZE: {} values are not counted (see warnings)",

@@ -203,7 +203,8 @@ void WriteOutputs(const PlanFlags& flags, const EncodedOutputs& outputs,
     files::WriteFileAtomically(flags.onnx_path, outputs.onnx.model_bytes);
     summary.set_onnx_file(flags.onnx_path);
   }
-  if (!flags.report_path.empty()) files::WriteFileAtomically(flags.report_path, outputs.report_html);
+  if (!flags.report_path.empty())
+    files::WriteFileAtomically(flags.report_path, outputs.report_html);
   if (!flags.trace_path.empty()) files::WriteFileAtomically(flags.trace_path, outputs.trace_json);
 }
 
@@ -255,9 +256,9 @@ GateOutcome PlanAndWrite(const PlanFlags& flags, plan::v1::RunSummary& summary) 
   WriteOutputs(flags, outputs, summary);
   progress.Finish();
 
-  const GateOutcome gate = EvaluateGate(flags.inputs.model_path, result,
-                                        provenance.options.max_overhead_ppm,
-                                        /*overhead_is_target=*/provenance.max_overhead_given);
+  const GateOutcome gate =
+      EvaluateGate(flags.inputs.model_path, result, provenance.options.max_overhead_ppm,
+                   /*overhead_is_target=*/provenance.max_overhead_given);
   RecordGate(gate, summary);
   Print(flags.summary_json ? SummaryLine(summary)
                            : SummaryText(flags, inputs, result.plan, outputs));

@@ -85,8 +85,8 @@ GateOutcome ReplayGate(const SimulateFlags& flags, const PlanInputs& inputs,
     return gate;
   }
   const std::optional<int64_t> target = OverheadTarget(flags, inputs.message);
-  return EvaluateOverhead(subject + ": the replay", replay.makespan_ns,
-                          replay.baseline_makespan_ns, target.value_or(0), target.has_value());
+  return EvaluateOverhead(subject + ": the replay", replay.makespan_ns, replay.baseline_makespan_ns,
+                          target.value_or(0), target.has_value());
 }
 
 void RunSimulate(const SimulateFlags& simulate_flags) {

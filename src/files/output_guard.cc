@@ -70,8 +70,8 @@ void OutputGuard::Check() const {
     for (size_t earlier = 0; earlier < o; ++earlier) {
       if (outputs[earlier] != outputs[o]) continue;
       Refuse(outputs_[o].flag, outputs_[o].path,
-             outputs_[earlier].role + " (" + outputs_[earlier].flag + " " +
-                 outputs_[earlier].path + ")");
+             outputs_[earlier].role + " (" + outputs_[earlier].flag + " " + outputs_[earlier].path +
+                 ")");
     }
   }
 }

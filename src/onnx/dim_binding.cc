@@ -103,9 +103,8 @@ bool DimBinding::IsCarried(const std::string& text) {
   DimExpressionResult names = EvaluateDimExpression(
       text, [](std::string_view) -> std::optional<int64_t> { return std::nullopt; });
   cached->second =
-      names.parsed && std::all_of(names.unbound.begin(), names.unbound.end(), [&](const auto& n) {
-        return carried_symbols_.count(n) > 0;
-      });
+      names.parsed && std::all_of(names.unbound.begin(), names.unbound.end(),
+                                  [&](const auto& n) { return carried_symbols_.count(n) > 0; });
   return cached->second;
 }
 

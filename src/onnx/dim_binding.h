@@ -68,7 +68,7 @@ class DimBinding {
   const DimValues& dims_;
   DimValues used_;
   std::unordered_set<std::string> unbound_symbols_;
-  std::unordered_set<std::string> carried_symbols_;  // named by the model's graph inputs
+  std::unordered_set<std::string> carried_symbols_;      // named by the model's graph inputs
   std::unordered_map<std::string, bool> carried_texts_;  // IsCarried, per dim_param text
   // Evaluated dim_param text -> value (when bound), so repeated dims cost one hash lookup.
   std::unordered_map<std::string, std::optional<int64_t>> evaluated_;

@@ -93,21 +93,20 @@ class FunctionCalls {
   }
 
   void Check() {
-    ForEachNode(model_.graph().node(), "",
-                [&](const onnx::NodeProto& node, const std::string& label) {
-                  CallTarget(node, label);
-                });
+    ForEachNode(
+        model_.graph().node(), "",
+        [&](const onnx::NodeProto& node, const std::string& label) { CallTarget(node, label); });
     for (int f = 0; f < model_.functions_size(); ++f) {
       const onnx::FunctionProto& function = model_.functions(f);
       const std::string where = "function '" + names_[f] + "': ";
-      ForEachNode(function.node(), where,
-                  [&](const onnx::NodeProto& node, const std::string& label) {
-                    const std::optional<size_t> callee = CallTarget(node, label);
-                    if (callee && std::find(callees_[f].begin(), callees_[f].end(), *callee) ==
-                                      callees_[f].end()) {
-                      callees_[f].push_back(*callee);
-                    }
-                  });
+      ForEachNode(
+          function.node(), where, [&](const onnx::NodeProto& node, const std::string& label) {
+            const std::optional<size_t> callee = CallTarget(node, label);
+            if (callee &&
+                std::find(callees_[f].begin(), callees_[f].end(), *callee) == callees_[f].end()) {
+              callees_[f].push_back(*callee);
+            }
+          });
     }
     const std::vector<size_t> order = CalleesFirstOrder();
     CheckAcyclic(order);
@@ -136,8 +135,7 @@ class FunctionCalls {
     context_.Fail(ErrorKind::kModel,
                   fmt::format("{} calls function '{}', which the model does not define (its "
                               "functions in domain '{}': {})",
-                              label,
-                              FunctionName(node.domain(), node.op_type()), node.domain(),
+                              label, FunctionName(node.domain(), node.op_type()), node.domain(),
                               fmt::join(defined, ", ")));
   }
 

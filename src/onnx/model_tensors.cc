@@ -64,8 +64,7 @@ onnx::StringStringEntryProto* ExternalLocation(onnx::TensorProto& tensor) {
   return location;
 }
 
-std::vector<std::string> ExternalDataFiles(onnx::ModelProto& model,
-                                           const std::string& model_path) {
+std::vector<std::string> ExternalDataFiles(onnx::ModelProto& model, const std::string& model_path) {
   const fs::path directory = fs::path(model_path).parent_path();
   std::vector<std::string> files;
   std::unordered_set<std::string> seen;

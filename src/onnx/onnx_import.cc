@@ -47,9 +47,10 @@ ImportContext MakeContext(const std::string& path, const onnx::ModelProto& model
 // dimensions: batch, past_sequence, sequence".
 std::string UnusedDimWarning(const std::string& name, const std::vector<std::string>& symbols) {
   if (symbols.empty()) {
-    return fmt::format("--dim {}: the model has no dimension of that name (it has no symbolic "
-                       "dimensions: every size is fixed)",
-                       name);
+    return fmt::format(
+        "--dim {}: the model has no dimension of that name (it has no symbolic "
+        "dimensions: every size is fixed)",
+        name);
   }
   const std::vector<std::string_view> known(symbols.begin(), symbols.end());
   const std::optional<size_t> nearest = NearestName(name, known);

@@ -364,9 +364,9 @@ void ShapePropagator::InferNode(GraphScope& scope, ScopeNode& node, OuterTypes*&
   const bool propagates_data = onnx_propagates_data || data_rule != nullptr;
   bool declared_in_full = true;
   for (int32_t output : node.outputs) {
-    if (output != kNoSlot && (!IsCompleteTensorType(slots[output].declared) ||
-                              context_.unverified_declarations.count(
-                                  std::string(slots[output].name)))) {
+    if (output != kNoSlot &&
+        (!IsCompleteTensorType(slots[output].declared) ||
+         context_.unverified_declarations.count(std::string(slots[output].name)))) {
       declared_in_full = false;
     }
   }

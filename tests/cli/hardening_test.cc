@@ -9,16 +9,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <catch2/catch.hpp>
-#include <filesystem>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
-#include "support/run_command.h"
 #include "schemas/inspect.pb.h"
 #include "schemas/plan.pb.h"
+#include "support/run_command.h"
 
 using hyperplan::testing::CommandResult;
 using hyperplan::testing::LineCount;
@@ -193,9 +193,9 @@ TEST_CASE("two outputs of one run never share a file") {
   const std::string plan = Temp("shared.json");
   const std::string other_spelling = Temp("sub-dir/../shared.json");
   fs::create_directories(Temp("sub-dir"));
-  CheckOneLineError(PlanDecode({"-o", plan, "--trace", plan}), 2,
-                    "--trace " + plan + ": refusing to overwrite the plan output (-o " + plan +
-                        ")");
+  CheckOneLineError(
+      PlanDecode({"-o", plan, "--trace", plan}), 2,
+      "--trace " + plan + ": refusing to overwrite the plan output (-o " + plan + ")");
   CheckOneLineError(PlanDecode({"-o", plan, "--report", other_spelling}), 2,
                     "refusing to overwrite the plan output");
   CHECK_FALSE(fs::exists(plan));
@@ -302,8 +302,7 @@ TEST_CASE("plan --summary-json prints its line on every exit") {
       {{"plan", kDecode, "--summary-json", "-o", kDecode}, 2, "usage"},
       {{"plan", Temp("absent.onnx"), "--summary-json"}, 3, "input_file"},
       {{"plan", kDecode, "--summary-json"}, 4, "model"},
-      {{"plan", kDecode, "--summary-json", "--dim", "batch=1", "--hw", bad_profile}, 5,
-       "profile"},
+      {{"plan", kDecode, "--summary-json", "--dim", "batch=1", "--hw", bad_profile}, 5, "profile"},
   };
   for (const Case& test : cases) {
     const CommandResult result = Hyperplan(test.args);
@@ -335,8 +334,7 @@ TEST_CASE("plan --summary-json prints its line on every exit") {
   CHECK(summary.budget_bytes() == 1024);
 
   // Exit 9: planned, then the write failed; the numbers are there, no plan file is named.
-  const CommandResult unwritable =
-      PlanDecode({"--summary-json", "-o", "/nonexistent-dir/plan.pb"});
+  const CommandResult unwritable = PlanDecode({"--summary-json", "-o", "/nonexistent-dir/plan.pb"});
   CHECK(unwritable.exit_code == 9);
   const pb::RunSummary unwritten = ParseSummary(unwritable);
   CHECK(unwritten.error_kind() == "output_file");
@@ -389,9 +387,9 @@ TEST_CASE("plan_sha256 depends on content, not on how paths were spelled") {
 
 // Issue 13: `--dim bach=1` bound nothing, silently.
 TEST_CASE("a --dim the model does not have is a warning with a did-you-mean") {
-  const CommandResult typo = Hyperplan(
-      {"inspect", kDecode, "--dim", "batch=1", "--dim", "sequence=1", "--dim", "past_sequence=16",
-       "--dim", "past_sequense=16"});
+  const CommandResult typo =
+      Hyperplan({"inspect", kDecode, "--dim", "batch=1", "--dim", "sequence=1", "--dim",
+                 "past_sequence=16", "--dim", "past_sequense=16"});
   INFO(typo.stderr_text);
   CHECK(typo.exit_code == 0);
   CHECK(typo.stderr_text ==
@@ -406,11 +404,11 @@ TEST_CASE("a --dim the model does not have is a warning with a did-you-mean") {
   CHECK(quiet.exit_code == 0);
   CHECK(quiet.stderr_text.empty());
   // When the typo leaves the real dim unbound, the error says what the typo was.
-  const CommandResult unbound = Hyperplan({"inspect", kDecode, "--dim", "bach=1", "--dim",
-                                           "sequence=1", "--dim", "past_sequence=16"});
+  const CommandResult unbound = Hyperplan(
+      {"inspect", kDecode, "--dim", "bach=1", "--dim", "sequence=1", "--dim", "past_sequence=16"});
   CHECK(unbound.exit_code == 4);
-  CHECK_THAT(unbound.stderr_text, Catch::Contains("hyperplan: error: " + kDecode +
-                                                  ": dimension 'batch' is not bound"));
+  CHECK_THAT(unbound.stderr_text,
+             Catch::Contains("hyperplan: error: " + kDecode + ": dimension 'batch' is not bound"));
   CHECK_THAT(unbound.stderr_text,
              Catch::Contains("--dim bach: the model has no dimension of that name (did you mean "
                              "'batch'?)"));

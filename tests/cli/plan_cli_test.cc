@@ -220,12 +220,12 @@ TEST_CASE("plan: a missed overhead target exits 7") {
                                            "sequence=1", "--dim", "past_sequence=16", "--json"});
   REQUIRE(inspect.exit_code == 0);
   int64_t weight_bytes = 0;
-  REQUIRE(RE2::PartialMatch(
-      inspect.stdout_text,
-      R"re("value_class": "weight",\s*"count": "\d+",\s*"bytes": "(\d+)")re", &weight_bytes));
+  REQUIRE(RE2::PartialMatch(inspect.stdout_text,
+                            R"re("value_class": "weight",\s*"count": "\d+",\s*"bytes": "(\d+)")re",
+                            &weight_bytes));
   int64_t compute_ns = 0;
-  REQUIRE(RE2::PartialMatch(inspect.stdout_text, R"re("total_compute_ns": "(\d+)")re",
-                            &compute_ns));
+  REQUIRE(
+      RE2::PartialMatch(inspect.stdout_text, R"re("total_compute_ns": "(\d+)")re", &compute_ns));
   const int64_t budget = 600 * 1024;
   const int64_t fetch_floor_ns = (weight_bytes - budget) * 1'000'000'000 / 39'200'000;
   REQUIRE(fetch_floor_ns > compute_ns * 101 / 100);  // so more than 1% over: the gate must fail

@@ -42,8 +42,7 @@ bool HasNoteContaining(const Graph& graph, const std::string& text) {
   return false;
 }
 
-TEST_CASE("an exporter's symbol for a size inference finds is not a dim to bind",
-          "[onnx][dims]") {
+TEST_CASE("an exporter's symbol for a size inference finds is not a dim to bind", "[onnx][dims]") {
   const Graph graph = Import(TorchStyleClassifier(), {}, "torch_style.onnx");
   INFO(JoinedWarnings(graph));
   // Every size is known without any --dim: Range(0, 1, 1) = [0]; Gather([1, 2, 4], [0]) = [1];
@@ -56,8 +55,9 @@ TEST_CASE("an exporter's symbol for a size inference finds is not a dim to bind"
   CHECK(graph.bound_dims.empty());
   CHECK(graph.warnings.empty());
   // -v says which declared symbol lost to which size.
-  CHECK(HasNoteContaining(graph, "value 'logits': axis 0 is declared 'Gemmlogits_dim_0' and "
-                                 "inferred as 1; the inferred size is used"));
+  CHECK(HasNoteContaining(graph,
+                          "value 'logits': axis 0 is declared 'Gemmlogits_dim_0' and "
+                          "inferred as 1; the inferred size is used"));
 }
 
 TEST_CASE("binding an exporter's symbol cannot override the inferred size", "[onnx][dims]") {

@@ -1,11 +1,12 @@
 // Model structure limits (issue 13): recursive and undefined model-local functions, and the
 // documented limits on function call depth and control-flow body nesting. Before, a function
 // calling itself or a function the model never defined was planned as an opaque node.
+#include "onnx/model_structure.h"
+
 #include <catch2/catch.hpp>
 
 #include "hyperplan/error.h"
 #include "model_builder.h"
-#include "onnx/model_structure.h"
 
 namespace hyperplan::test {
 namespace {
@@ -92,9 +93,10 @@ TEST_CASE("a call to a function the model does not define is an error", "[onnx][
   // The same inside a function's body.
   onnx::ModelProto nested = CallingModel("Outer");
   AddFunction(nested, "Outer", "Missing", "custom");
-  CHECK_THAT(ImportErrorText(nested, "undefined_nested.onnx"),
-             Catch::Contains("function 'custom.Outer': node 'Missing_0' (custom.Missing) calls function "
-                             "'custom.Missing', which the model does not define"));
+  CHECK_THAT(
+      ImportErrorText(nested, "undefined_nested.onnx"),
+      Catch::Contains("function 'custom.Outer': node 'Missing_0' (custom.Missing) calls function "
+                      "'custom.Missing', which the model does not define"));
 }
 
 TEST_CASE("operators with a schema stay operators in a domain that has functions",

@@ -18,8 +18,8 @@
 #include <string>
 
 #include "build_options.h"
-#include "hyperplan/error.h"
 #include "decoder.h"
+#include "hyperplan/error.h"
 #include "model_check.h"
 #include "model_config.h"
 #include "model_writer.h"
