@@ -3,8 +3,8 @@
 # Idempotent and quick when everything is present: it asks dpkg first, apt only if needed.
 set -euo pipefail
 packages=(g++ cmake make pkg-config libonnx-dev libprotobuf-dev protobuf-compiler libcli11-dev
-          libspdlog-dev libfmt-dev libyaml-cpp-dev nlohmann-json3-dev catch2 libonnx-testdata
-          libre2-dev)
+          libspdlog-dev libfmt-dev libyaml-cpp-dev nlohmann-json3-dev libre2-dev libssl-dev
+          catch2 libonnx-testdata)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -8,6 +8,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace hyperplan {
 
@@ -25,6 +26,32 @@ enum class ErrorKind {
 
 // The process exit code for an error kind; equal to the enum's value, named for readability.
 constexpr int ExitCode(ErrorKind kind) { return static_cast<int>(kind); }
+
+// The kind as a word for machine-readable outputs (RunSummary.error_kind): "usage",
+// "input_file", "model", ...
+constexpr std::string_view ErrorKindName(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::kInternal:
+      return "internal";
+    case ErrorKind::kUsage:
+      return "usage";
+    case ErrorKind::kInputFile:
+      return "input_file";
+    case ErrorKind::kModel:
+      return "model";
+    case ErrorKind::kProfile:
+      return "profile";
+    case ErrorKind::kInfeasible:
+      return "infeasible";
+    case ErrorKind::kGateFailed:
+      return "gate_failed";
+    case ErrorKind::kPlanFile:
+      return "plan_file";
+    case ErrorKind::kOutputFile:
+      return "output_file";
+  }
+  return "internal";
+}
 
 class Error : public std::runtime_error {
  public:

@@ -75,6 +75,14 @@ struct Node {
   int64_t subgraph_bytes_accessed = 0;
 };
 
+// A symbolic dimension no binding gave a value that decides sizes (an importer fills these
+// only when asked to size what it can instead of failing).
+struct UnboundDim {
+  std::string name;
+  std::vector<std::string> values;  // the first few values whose size it decides
+  int64_t value_count = 0;          // all of them
+};
+
 struct Graph {
   std::string name;
   std::vector<Node> nodes;  // a topological order (the model's own where it was one)
@@ -83,6 +91,14 @@ struct Graph {
   std::vector<ValueId> outputs;  // graph outputs, in model order
   std::map<std::string, int64_t, std::less<>> bound_dims;  // symbolic dims the sizes assume
   std::vector<std::string> warnings;                       // e.g. values of unknown size
+  // What the importer decided that a user may want to know (shown at -v), e.g. an inferred dim
+  // that replaced a declared symbol.
+  std::vector<std::string> notes;
+  // Files the model's external-data tensors name, resolved against the model's directory,
+  // distinct, in first-reference order (never opened; outputs must not land on them).
+  std::vector<std::string> external_data_files;
+  // In order of discovery; their values have size_known == false.
+  std::vector<UnboundDim> unbound_dims;
 
   // Linear scan; for tests and error messages, not hot paths.
   ValueId FindValue(std::string_view name) const;

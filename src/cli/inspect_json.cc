@@ -7,10 +7,13 @@
 #include "schemas/inspect.pb.h"
 
 namespace hyperplan::cli {
+namespace {
 
-std::string FormatInspectJson(const std::string& model_path, const Graph& graph,
-                              const HardwareProfile& profile, const InspectReport& report) {
-  hyperplan::inspect::v1::InspectReport message;
+using Message = hyperplan::inspect::v1::InspectReport;
+
+// What needs no dims: names, counts, op types, class totals of the values that are sized.
+void AddCounts(const std::string& model_path, const Graph& graph, const HardwareProfile& profile,
+               const InspectReport& report, Message& message) {
   message.set_model(model_path);
   message.set_graph_name(graph.name);
   message.set_profile(profile.name);
@@ -34,6 +37,22 @@ std::string FormatInspectJson(const std::string& model_path, const Graph& graph,
     entry->set_bytes(report.class_totals[i].bytes);
   }
   message.set_total_bytes(report.total_bytes);
+  message.set_device_capacity_bytes(report.device_capacity_bytes);
+  for (ValueId id : report.unknown_size_values) {
+    message.add_unknown_size_values(graph.values[id].name);
+  }
+  for (const std::string& warning : graph.warnings) message.add_warnings(warning);
+  for (const UnboundDim& dim : graph.unbound_dims) {
+    auto* entry = message.add_unbound_dims();
+    entry->set_name(dim.name);
+    entry->set_value_count(dim.value_count);
+    for (const std::string& value : dim.values) entry->add_values(value);
+  }
+}
+
+// What needs every size: the no-offload peak, the values live there, compute, the fit.
+void AddSizedFacts(const Graph& graph, const InspectReport& report, Message& message) {
+  message.set_sized(true);
   message.set_peak_bytes(report.peak_bytes);
   message.set_peak_step(report.peak_step);
   if (report.peak_node != kNoNode) {
@@ -54,13 +73,10 @@ std::string FormatInspectJson(const std::string& model_path, const Graph& graph,
   }
   message.set_total_flops(report.total_flops);
   message.set_total_compute_ns(report.total_compute_ns);
-  message.set_device_capacity_bytes(report.device_capacity_bytes);
   message.set_fits_on_device(report.peak_bytes <= report.device_capacity_bytes);
-  for (ValueId id : report.unknown_size_values) {
-    message.add_unknown_size_values(graph.values[id].name);
-  }
-  for (const std::string& warning : graph.warnings) message.add_warnings(warning);
+}
 
+std::string ToJson(const Message& message) {
   google::protobuf::util::JsonPrintOptions options;
   options.add_whitespace = true;
   options.always_print_primitive_fields = true;
@@ -70,6 +86,16 @@ std::string FormatInspectJson(const std::string& model_path, const Graph& graph,
     throw Error(ErrorKind::kInternal, "inspect report could not be converted to JSON");
   }
   return json;
+}
+
+}  // namespace
+
+std::string FormatInspectJson(const std::string& model_path, const Graph& graph,
+                              const HardwareProfile& profile, const InspectReport& report) {
+  Message message;
+  AddCounts(model_path, graph, profile, report, message);
+  if (graph.unbound_dims.empty()) AddSizedFacts(graph, report, message);
+  return ToJson(message);
 }
 
 }  // namespace hyperplan::cli

@@ -2,7 +2,8 @@
 //
 // Thin by design: each subcommand's callback calls the pipeline; every failure arrives here
 // as a hyperplan::Error (or a CLI11 parse error) and leaves as one line on stderr plus the
-// documented exit code (README.md, "Exit codes"). Warnings go to stderr through spdlog.
+// documented exit code (README.md, "Exit codes"). Warnings (and, with -v, notes) go to
+// stderr through spdlog; -q leaves only the error line.
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -11,6 +12,7 @@
 #include <exception>
 #include <new>
 
+#include "exit_codes.h"
 #include "hyperplan/error.h"
 #include "inspect_command.h"
 #include "plan_command.h"
@@ -46,6 +48,7 @@ int main(int argc, char** argv) {
   auto logger = spdlog::stderr_color_mt("hyperplan");
   logger->set_pattern("hyperplan: %l: %v");
   spdlog::set_default_logger(logger);
+  spdlog::set_level(spdlog::level::warn);  // -v / -q change it (verbosity.h)
 
   CLI::App app{"hyperplan: plan ahead of time how an LLM's tensors move between memory tiers"};
   app.set_version_flag("--version", std::string("hyperplan ") + HYPERPLAN_VERSION);
@@ -55,6 +58,11 @@ int main(int argc, char** argv) {
   hyperplan::cli::AddVerifyCommand(app);
   hyperplan::cli::AddSimulateCommand(app);
   hyperplan::cli::AddProfilesCommand(app);
+  const std::string footer = hyperplan::cli::ExitCodeTable() + "\n" + hyperplan::cli::ModelLimits();
+  app.footer(footer);
+  for (CLI::App* command : app.get_subcommands([](CLI::App*) { return true; })) {
+    command->footer(footer);
+  }
 
   try {
     app.parse(argc, argv);
@@ -65,7 +73,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& version) {
     return app.exit(version);
   } catch (const CLI::ParseError& error) {
-    PrintError(DescribeParseError(app, error, argc, argv));
+    const std::string message = DescribeParseError(app, error, argc, argv);
+    hyperplan::cli::PrintPlanSummaryForUsageError(app, argc, argv, message);
+    PrintError(message);
     return hyperplan::ExitCode(hyperplan::ErrorKind::kUsage);
   } catch (const hyperplan::Error& error) {
     PrintError(error.what());

@@ -5,7 +5,9 @@
 
 #include "hyperplan/adapters/onnx_import.h"
 #include "hyperplan/adapters/profile_yaml.h"
+#include "hyperplan/classify.h"
 #include "hyperplan/error.h"
+#include "verbosity.h"
 
 namespace hyperplan::cli {
 namespace {
@@ -31,13 +33,13 @@ std::string ValidateDim(const std::string& text) {
 }
 
 std::string ValidateClassRule(const std::string& text) {
-  std::string name, regex;
-  if (!SplitAssignment(text, name, regex)) return "expected CLASS=REGEX, got '" + text + "'";
+  std::string name, pattern;
+  if (!SplitAssignment(text, name, pattern)) return "expected CLASS=REGEX, got '" + text + "'";
   if (!ParseValueClass(name)) {
     return "unknown class '" + name +
            "' (weight, graph_input, graph_output, activation, kv_cache, optimizer_state)";
   }
-  return "";
+  return ClassPatternError(pattern);
 }
 
 }  // namespace
@@ -55,18 +57,20 @@ void AddModelInputFlags(CLI::App& command, ModelInputFlags& flags) {
       ->allow_extra_args(false);
   command
       .add_option("--class", flags.class_flags,
-                  "assign a class to values whose whole name matches REGEX, CLASS=REGEX "
-                  "(repeatable; first match wins, before the profile's rules)")
+                  "assign a class to values whose whole name matches REGEX (RE2 syntax, "
+                  "github.com/google/re2/wiki/Syntax), CLASS=REGEX (repeatable; first match "
+                  "wins, before the profile's rules)")
       ->check(CLI::Validator(ValidateClassRule, "CLASS=REGEX", "class rule"))
       ->take_all()
       ->allow_extra_args(false);
 }
 
-ModelInputs LoadModelInputs(const ModelInputFlags& flags) {
+ModelInputs LoadModelInputs(const ModelInputFlags& flags, bool allow_unbound_dims) {
   ModelInputs inputs;
   inputs.profile = flags.profile_path.empty() ? DefaultProfile() : LoadProfile(flags.profile_path);
 
   ImportOptions options;
+  options.allow_unbound_dims = allow_unbound_dims;
   for (const std::string& text : flags.dim_flags) {
     std::string name, value;
     SplitAssignment(text, name, value);
@@ -84,6 +88,7 @@ ModelInputs LoadModelInputs(const ModelInputFlags& flags) {
   options.class_rules.insert(options.class_rules.end(), inputs.profile.class_rules.begin(),
                              inputs.profile.class_rules.end());
   inputs.graph = ImportOnnxModel(flags.model_path, options);
+  LogDiagnostics(flags.model_path, inputs.graph.warnings, inputs.graph.notes);
   return inputs;
 }
 

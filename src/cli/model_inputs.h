@@ -32,7 +32,7 @@ struct ModelInputs {
 void AddModelInputFlags(CLI::App& command, ModelInputFlags& flags);
 
 // Loads the profile, then imports the model with its dims and class rules (command-line rules
-// first, so they win over the profile's).
-ModelInputs LoadModelInputs(const ModelInputFlags& flags);
+// first, so they win over the profile's). `allow_unbound_dims`: see ImportOptions.
+ModelInputs LoadModelInputs(const ModelInputFlags& flags, bool allow_unbound_dims = false);
 
 }  // namespace hyperplan::cli

@@ -1,53 +1,63 @@
 // `hyperplan plan` (see plan_command.h).
 //
-// Order of work: usage checks on the outputs first (extension, never an input file), so a
-// mistake costs nothing; then import, plan, encode; then every output, atomically; then the
-// summary on stdout; the gate last, so CI gets the files and the numbers even on a miss.
+// Order of work: usage checks on the outputs first (extension, never an input file, never
+// another output), so a mistake costs nothing; then import (and the same check against the
+// model's external-data files), plan, encode; then every output, atomically; then the summary
+// on stdout; the gate last, so CI gets the files and the numbers even on a miss. With
+// --summary-json the summary line is printed on every exit, whatever stopped the run.
 #include "plan_command.h"
 
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <new>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 
+#include "baselines/portfolio.h"
+#include "files/atomic_write.h"
+#include "files/output_guard.h"
 #include "hyperplan/error.h"
+#include "hyperplan/loop.h"
 #include "hyperplan/planner/planner.h"
 #include "hyperplan/planner/summary.h"
 #include "hyperplan/units.h"
 #include "model_inputs.h"
 #include "node_times_flag.h"
 #include "onnx_rewrite/rewrite.h"
-#include "output_file.h"
 #include "plan_gate.h"
+#include "planio/plan_digest.h"
 #include "planio/plan_file.h"
 #include "planio/plan_to_proto.h"
-#include "baselines/portfolio.h"
-#include "hyperplan/loop.h"
 #include "planio/sha256.h"
 #include "progress.h"
 #include "report/chrome_trace.h"
 #include "report/html_report.h"
+#include "run_summary.h"
+#include "verbosity.h"
 
 namespace hyperplan::cli {
 namespace {
 
 struct PlanFlags {
   ModelInputFlags inputs;
-  std::string budget;           // --budget SIZE, e.g. 64GiB
-  std::string max_overhead;     // --max-overhead PCT, e.g. 1 or 0.5%
-  std::string output_path;      // -o plan.pb | plan.json
-  std::string onnx_path;        // --emit-onnx out.onnx
-  std::string report_path;      // --report plan.html
-  std::string trace_path;       // --trace plan.json (Chrome trace)
-  std::string node_times_path;  // --node-times profile.json (ONNX Runtime's profiling JSON)
+  std::string budget;        // --budget SIZE, e.g. 64GiB
+  std::string max_overhead;  // --max-overhead PCT, e.g. 1 or 0.5%
+  std::string output_path;   // -o plan.pb | plan.json
+  std::string onnx_path;     // --emit-onnx out.onnx
+  std::string report_path;   // --report plan.html
+  std::string trace_path;    // --trace plan.json (Chrome trace)
+  std::string node_times_path;           // --node-times profile.json (ONNX Runtime's profiling)
   std::vector<std::string> alias_flags;  // --alias OUT=IN
   bool summary_json = false;
   bool no_offload = false;
   bool single_run = false;
-  bool quiet = false;  // no progress line on stderr
 };
 
 std::string ValidateBudget(const std::string& text) {
@@ -56,15 +66,6 @@ std::string ValidateBudget(const std::string& text) {
     return "";
   } catch (const std::invalid_argument& error) {
     return error.what();
-  }
-}
-
-std::string ValidateOverhead(const std::string& text) {
-  try {
-    ParseOverheadPpm(text);
-    return "";
-  } catch (const std::invalid_argument& error) {
-    return std::string("expected a percent such as 1 or 0.5%: ") + error.what();
   }
 }
 
@@ -84,16 +85,22 @@ void AddPlanFlags(CLI::App& command, PlanFlags& flags) {
       ->check(CLI::Validator(ValidateBudget, "SIZE", "budget"));
   command
       .add_option("--max-overhead", flags.max_overhead,
-                  "allowed slowdown over the no-offload makespan, in percent (default 1)")
-      ->check(CLI::Validator(ValidateOverhead, "PCT", "overhead"));
+                  "allowed slowdown over the no-offload makespan, in percent; a plan above it "
+                  "exits 7 (without it: 1% guides the planner and never fails the run)")
+      ->check(CLI::Validator(ValidateOverheadText, "PCT", "overhead"));
   command.add_option("-o,--output", flags.output_path,
                      "write the plan: .pb (protobuf) or .json (schemas/plan.proto)");
   command.add_option("--emit-onnx", flags.onnx_path,
                      "write the model with the cache operators as ai.hyperplan nodes");
   command.add_flag("--summary-json", flags.summary_json,
-                   "print one JSON line (schemas/plan.proto RunSummary) instead of the summary");
+                   "print one JSON line (schemas/plan.proto RunSummary) instead of the summary, "
+                   "on every exit (failures say why)");
   command.add_flag("--no-offload", flags.no_offload,
                    "plan nothing: the model's order and no cache ops (the baseline)");
+  command.add_option("--report", flags.report_path,
+                     "write a self-contained HTML report: memory over time, streams, decisions");
+  command.add_option("--trace", flags.trace_path,
+                     "write the simulated schedule as a Chrome trace (chrome://tracing, Perfetto)");
   command.add_flag("--single-run", flags.single_run,
                    "plan one run from a free preload instead of one iteration of a loop");
   command
@@ -102,34 +109,25 @@ void AddPlanFlags(CLI::App& command, PlanFlags& flags) {
                   "(\\1.. from OUT's groups), updated in place (repeatable; added to the "
                   "exporter conventions present.N -> past_key_values.N, X.updated -> X)")
       ->check(CLI::Validator(ValidateAlias, "OUT=IN", "alias"));
-  command.add_option("--report", flags.report_path,
-                     "write a self-contained HTML report: memory over time, streams, decisions");
-  command.add_option("--trace", flags.trace_path,
-                     "write the simulated schedule as a Chrome trace (chrome://tracing, Perfetto)");
-  command.add_flag("-q,--quiet", flags.quiet, "no progress line on stderr");
   command.add_option("--node-times", flags.node_times_path,
                      "plan with measured node times: ONNX Runtime's profiling JSON "
                      "(enable_profiling); median per node over its runs, matched by node name; "
                      "other nodes keep the roofline estimate");
+  AddVerbosityFlags(command);
 }
 
-void CheckOutputs(const PlanFlags& flags) {
-  const std::vector<std::pair<std::string, std::string>> inputs = {
-      {"model", flags.inputs.model_path},
-      {"hardware profile", flags.inputs.profile_path},
-      {"node times", flags.node_times_path}};
-  if (!flags.output_path.empty()) {
-    RefuseToOverwriteInputs("-o", flags.output_path, inputs);
-    planio::EncodingForPath(flags.output_path, "-o");
-  }
-  if (!flags.report_path.empty()) RefuseToOverwriteInputs("--report", flags.report_path, inputs);
-  if (!flags.trace_path.empty()) RefuseToOverwriteInputs("--trace", flags.trace_path, inputs);
-  if (!flags.onnx_path.empty()) {
-    RefuseToOverwriteInputs("--emit-onnx", flags.onnx_path, inputs);
-    if (!flags.output_path.empty()) {
-      RefuseToOverwriteInputs("--emit-onnx", flags.onnx_path, {{"plan output", flags.output_path}});
-    }
-  }
+// Every file the run reads and every file it writes; no output may be an input or another
+// output (compared by file identity).
+files::OutputGuard OutputsAndInputs(const PlanFlags& flags) {
+  files::OutputGuard guard;
+  guard.AddInput("model", flags.inputs.model_path);
+  guard.AddInput("hardware profile", flags.inputs.profile_path);
+  guard.AddInput("node times", flags.node_times_path);
+  guard.AddOutput("-o", "plan output", flags.output_path);
+  guard.AddOutput("--emit-onnx", "rewritten model output", flags.onnx_path);
+  guard.AddOutput("--report", "report output", flags.report_path);
+  guard.AddOutput("--trace", "trace output", flags.trace_path);
+  return guard;
 }
 
 std::vector<ClassRule> CommandLineClassRules(const ModelInputFlags& inputs) {
@@ -150,7 +148,16 @@ std::string OnnxCheckNote(const onnx_rewrite::CheckReport& check) {
          (check.schemaless_nodes == 1 ? " node" : " nodes") + ", checked for structure only)";
 }
 
-void Print(const std::string& text) { std::fwrite(text.data(), 1, text.size(), stdout); }
+// "0.12 s" of wall time since `start`, for -v notes.
+std::string SecondsSince(std::chrono::steady_clock::time_point start) {
+  const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+  return fmt::format("{:.2f} s", elapsed.count());
+}
+
+void Print(const std::string& text) {
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
+}
 
 planio::PlanProvenance MakeProvenance(const PlanFlags& flags) {
   planio::PlanProvenance provenance;
@@ -209,7 +216,7 @@ void EncodeViews(const PlanFlags& flags, const ModelInputs& inputs, const Plan& 
 
 EncodedOutputs EncodeOutputs(const PlanFlags& flags, const plan::v1::Plan& message) {
   EncodedOutputs outputs;
-  outputs.plan_sha256 = planio::Sha256Hex(planio::EncodeBinary(message));
+  outputs.plan_sha256 = planio::PlanSha256(message);
   if (!flags.output_path.empty()) {
     outputs.plan_bytes =
         planio::EncodePlan(message, planio::EncodingForPath(flags.output_path, "-o"));
@@ -223,6 +230,21 @@ EncodedOutputs EncodeOutputs(const PlanFlags& flags, const plan::v1::Plan& messa
     outputs.onnx = onnx_rewrite::RewriteModel(message, options);
   }
   return outputs;
+}
+
+void WriteOutputs(const PlanFlags& flags, const EncodedOutputs& outputs,
+                  plan::v1::RunSummary& summary) {
+  if (!flags.output_path.empty()) {
+    files::WriteFileAtomically(flags.output_path, outputs.plan_bytes);
+    summary.set_plan_file(flags.output_path);
+  }
+  if (!flags.onnx_path.empty()) {
+    files::WriteFileAtomically(flags.onnx_path, outputs.onnx.model_bytes);
+    summary.set_onnx_file(flags.onnx_path);
+  }
+  if (!flags.report_path.empty())
+    files::WriteFileAtomically(flags.report_path, outputs.report_html);
+  if (!flags.trace_path.empty()) files::WriteFileAtomically(flags.trace_path, outputs.trace_json);
 }
 
 std::string SummaryText(const PlanFlags& flags, const ModelInputs& inputs, const Plan& plan,
@@ -239,46 +261,95 @@ std::string SummaryText(const PlanFlags& flags, const ModelInputs& inputs, const
   return text;
 }
 
-void RunPlan(const PlanFlags& flags) {
-  CheckOutputs(flags);
-  Progress progress(stderr, Progress::WantedOnStderr(flags.quiet), 4);
+// Plans, writes every output and prints the summary; returns the gate's verdict. Errors
+// (exits 1-5, 8, 9) propagate with `summary` holding what was known by then.
+GateOutcome PlanAndWrite(const PlanFlags& flags, plan::v1::RunSummary& summary) {
+  files::OutputGuard guard = OutputsAndInputs(flags);
+  guard.Check();
+  if (!flags.output_path.empty()) planio::EncodingForPath(flags.output_path, "-o");
+
+  Progress progress(stderr, Progress::WantedOnStderr(QuietRequested()), 4);
   progress.Stage("importing model");
+  const auto start = std::chrono::steady_clock::now();
   const ModelInputs inputs = LoadModelInputs(flags.inputs);
+  summary.set_profile(inputs.profile.name);
+  spdlog::info("{}: imported {} nodes and {} values in {}", flags.inputs.model_path,
+               inputs.graph.nodes.size(), inputs.graph.values.size(), SecondsSince(start));
+  for (const std::string& file : inputs.graph.external_data_files) {
+    guard.AddInput("model's external data", file);
+  }
+  guard.Check();
   planio::PlanProvenance provenance = MakeProvenance(flags);
   AddLoopOptions(flags, inputs.graph, provenance.options);
   const std::optional<NodeTimesInput> node_times =
       LoadNodeTimes(flags.node_times_path, inputs.graph, inputs.profile);
-  if (node_times) provenance.options.node_time_ns = node_times->match.node_time_ns;
+  if (node_times) {
+    provenance.options.node_time_ns = node_times->match.node_time_ns;
+    AddNodeTimes(*node_times, &summary);
+  }
   progress.Stage("planning");
+  const auto planning = std::chrono::steady_clock::now();
   const PlanResult result =
       baselines::PlanBest(inputs.graph, inputs.profile, provenance.options);
+  spdlog::info("{}: planned {} steps in {}", flags.inputs.model_path, result.plan.steps.size(),
+               SecondsSince(planning));
   progress.Stage("encoding outputs");
   const plan::v1::Plan message =
       planio::PlanToProto(inputs.graph, inputs.profile, result, provenance);
+  RecordPlan(message, planio::PlanSha256(message), summary);
   EncodedOutputs outputs = EncodeOutputs(flags, message);
   EncodeViews(flags, inputs, result.plan, provenance.options, outputs);
   progress.Stage("writing outputs");
-  if (!flags.output_path.empty()) WriteFileAtomically(flags.output_path, outputs.plan_bytes);
-  if (!flags.onnx_path.empty()) WriteFileAtomically(flags.onnx_path, outputs.onnx.model_bytes);
-  if (!flags.report_path.empty()) WriteFileAtomically(flags.report_path, outputs.report_html);
-  if (!flags.trace_path.empty()) WriteFileAtomically(flags.trace_path, outputs.trace_json);
+  WriteOutputs(flags, outputs, summary);
   progress.Finish();
 
-  const bool overhead_is_target =
-      provenance.max_overhead_given || (!provenance.options.budget_bytes && !flags.no_offload);
-  const GateOutcome gate = EvaluateGate(flags.inputs.model_path, result,
-                                        provenance.options.max_overhead_ppm, overhead_is_target);
-  if (flags.summary_json) {
-    plan::v1::RunSummary summary =
-        BuildRunSummary(message, gate, outputs.plan_sha256, flags.output_path, flags.onnx_path);
-    if (node_times) AddNodeTimes(*node_times, &summary);
-    Print(planio::EncodeJson(summary, /*pretty=*/false) + "\n");
-  } else {
-    Print(SummaryText(flags, inputs, result.plan, outputs) +
-          (node_times ? NodeTimesSummaryLine(*node_times) : std::string()));
+  const GateOutcome gate =
+      EvaluateGate(flags.inputs.model_path, result, provenance.options.max_overhead_ppm,
+                   /*overhead_is_target=*/provenance.max_overhead_given);
+  RecordGate(gate, summary);
+  Print(flags.summary_json ? SummaryLine(summary)
+                           : SummaryText(flags, inputs, result.plan, outputs) +
+                                 (node_times ? NodeTimesSummaryLine(*node_times) : std::string()));
+  return gate;
+}
+
+void PrintFailure(const PlanFlags& flags, ErrorKind kind, const std::string& message,
+                  plan::v1::RunSummary& summary) {
+  if (!flags.summary_json) return;
+  RecordFailure(kind, message, summary);
+  Print(SummaryLine(summary));
+}
+
+void RunPlan(const PlanFlags& flags) {
+  plan::v1::RunSummary summary;
+  summary.set_model(flags.inputs.model_path);
+  GateOutcome gate;
+  // main prints the error line and maps the kind to the exit code; here the summary line
+  // goes out first, with the same kind and message.
+  try {
+    gate = PlanAndWrite(flags, summary);
+  } catch (const Error& error) {
+    PrintFailure(flags, error.kind(), error.what(), summary);
+    throw;
+  } catch (const std::bad_alloc&) {
+    PrintFailure(flags, ErrorKind::kInternal, "out of memory", summary);
+    throw;
+  } catch (const std::exception& error) {
+    PrintFailure(flags, ErrorKind::kInternal, std::string("internal error: ") + error.what(),
+                 summary);
+    throw;
   }
-  std::fflush(stdout);
   if (!gate.passed) throw Error(gate.kind, gate.message);
+}
+
+// The tokens after `plan` up to a "--" (after which every token is positional).
+bool HasSummaryJsonFlag(int argc, char** argv) {
+  for (int i = 2; i < argc; ++i) {
+    const std::string token = argv[i];
+    if (token == "--") return false;
+    if (token == "--summary-json") return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -290,6 +361,16 @@ void AddPlanCommand(CLI::App& app) {
       "Plan which tensors move between memory tiers, and when; gate on budget and overhead");
   AddPlanFlags(*command, *flags);
   command->callback([flags] { RunPlan(*flags); });
+}
+
+void PrintPlanSummaryForUsageError(const CLI::App& app, int argc, char** argv,
+                                   const std::string& message) {
+  if (argc < 2 || std::string(argv[1]) != "plan" || !HasSummaryJsonFlag(argc, argv)) return;
+  plan::v1::RunSummary summary;
+  const CLI::Option* model = app.get_subcommand("plan")->get_option_no_throw("model");
+  if (model != nullptr && !model->results().empty()) summary.set_model(model->results().front());
+  RecordFailure(ErrorKind::kUsage, message, summary);
+  Print(SummaryLine(summary));
 }
 
 }  // namespace hyperplan::cli

@@ -7,6 +7,7 @@
 #include "planio/plan_from_proto.h"
 #include "planio/profile_proto.h"
 #include "planio/sha256.h"
+#include "verbosity.h"
 
 namespace hyperplan::cli {
 
@@ -20,6 +21,7 @@ void AddPlanInputFlags(CLI::App& command, PlanInputFlags& flags, bool hw_require
                   : "hardware profile: a shipped profile's name or a YAML file (default: the "
                     "profile recorded in the plan)");
   if (hw_required) hw->required();
+  AddVerbosityFlags(command);
 }
 
 PlanInputs LoadPlanInputs(const PlanInputFlags& flags, bool fold_channels) {
@@ -32,6 +34,7 @@ PlanInputs LoadPlanInputs(const PlanInputFlags& flags, bool fold_channels) {
                        : LoadProfile(flags.profile_path);
   inputs.graph = ImportOnnxModel(flags.model_path,
                                  planio::ImportOptionsFromProto(inputs.message, flags.plan_path));
+  LogDiagnostics(flags.model_path, inputs.graph.warnings, inputs.graph.notes);
   const planio::ProfileMapping mapping =
       planio::MapProfile(inputs.message, flags.plan_path, inputs.profile);
   planio::FromProtoOptions options;

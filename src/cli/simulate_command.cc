@@ -4,14 +4,21 @@
 // from the new profile's roofline, transfers from its links (a link with fewer channels runs
 // the plan's extra channels on its own in turn). So the report answers "what if this plan ran
 // there": the makespan, the stalls where transfers no longer hide, and whether the arena and
-// off-device copies still fit.
+// off-device copies still fit. It gates like `plan`, so "does this plan still hold on that
+// machine" is one CI line: exit 6 when a tier's peak (the device's arena) exceeds its capacity,
+// 7 when the replay's slowdown exceeds the overhead target (--max-overhead here, else the one
+// the plan was made with when its maker set it), after the report is printed.
 #include "simulate_command.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "hyperplan/cost.h"
+#include "hyperplan/error.h"
 #include "hyperplan/planner/simulate.h"
 #include "hyperplan/units.h"
 #include "plan_gate.h"
@@ -48,7 +55,42 @@ std::string FoldedChannels(const PlanInputs& inputs) {
   return text;
 }
 
-void RunSimulate(const PlanInputFlags& flags) {
+struct SimulateFlags {
+  PlanInputFlags inputs;
+  std::string max_overhead;  // --max-overhead PCT; empty: the plan's own target, if set
+};
+
+// The overhead the replay is gated on: the flag, else the plan's own when its maker set one.
+std::optional<int64_t> OverheadTarget(const SimulateFlags& flags, const plan::v1::Plan& plan) {
+  if (!flags.max_overhead.empty()) return ParseOverheadPpm(flags.max_overhead);
+  const plan::v1::Options& options = plan.provenance().options();
+  if (options.max_overhead_given()) return options.max_overhead_ppm();
+  return std::nullopt;
+}
+
+// The gate: capacity first (a plan that does not fit cannot run at all), then overhead.
+GateOutcome ReplayGate(const SimulateFlags& flags, const PlanInputs& inputs,
+                       const SimulationResult& replay,
+                       const std::vector<std::string>& over_capacity) {
+  const std::string subject = flags.inputs.plan_path + " on '" + inputs.profile.name + "'";
+  if (!over_capacity.empty()) {
+    GateOutcome gate;
+    gate.passed = false;
+    gate.kind = ErrorKind::kInfeasible;
+    gate.result = "over_budget";
+    gate.message = subject + ": " + over_capacity.front();
+    if (over_capacity.size() > 1) {
+      gate.message += " (and " + std::to_string(over_capacity.size() - 1) + " more tiers)";
+    }
+    return gate;
+  }
+  const std::optional<int64_t> target = OverheadTarget(flags, inputs.message);
+  return EvaluateOverhead(subject + ": the replay", replay.makespan_ns, replay.baseline_makespan_ns,
+                          target.value_or(0), target.has_value());
+}
+
+void RunSimulate(const SimulateFlags& simulate_flags) {
+  const PlanInputFlags& flags = simulate_flags.inputs;
   PlanInputs inputs = LoadPlanInputs(flags, /*fold_channels=*/true);
   const HardwareProfile& profile = inputs.profile;
   const int64_t planned_makespan_ns = inputs.message.summary().makespan_ns();
@@ -82,6 +124,7 @@ void RunSimulate(const PlanInputFlags& flags) {
            FormatDuration(replay.stall_ns_per_node[worst]) + ")";
   }
   out += "\n";
+  std::vector<std::string> over_capacity;
   for (size_t t = 0; t < profile.tiers.size(); ++t) {
     const int64_t peak = replay.peak_bytes_per_tier[t];
     const int64_t capacity = profile.tiers[t].capacity_bytes;
@@ -93,9 +136,13 @@ void RunSimulate(const PlanInputFlags& flags) {
     const int64_t needed = static_cast<TierId>(t) == profile.device_tier
                                ? std::max(peak, inputs.plan.layout.arena_bytes)
                                : peak;
-    out += capacity <= 0 || needed <= capacity
-               ? ", fits in " + FormatBytes(capacity) + "\n"
-               : ", OVER its capacity of " + FormatBytes(capacity) + "\n";
+    if (capacity <= 0 || needed <= capacity) {
+      out += ", fits in " + FormatBytes(capacity) + "\n";
+      continue;
+    }
+    out += ", OVER its capacity of " + FormatBytes(capacity) + "\n";
+    over_capacity.push_back(profile.tiers[t].name + " needs " + FormatBytes(needed) +
+                            ", over its capacity of " + FormatBytes(capacity));
   }
   for (size_t l = 0; l < profile.links.size(); ++l) {
     if (replay.bytes_moved_per_link[l] == 0) continue;
@@ -106,15 +153,25 @@ void RunSimulate(const PlanInputFlags& flags) {
   }
   out += FoldedChannels(inputs);
   std::fwrite(out.data(), 1, out.size(), stdout);
+  std::fflush(stdout);
+  const GateOutcome gate = ReplayGate(simulate_flags, inputs, replay, over_capacity);
+  if (!gate.passed) throw Error(gate.kind, gate.message);
 }
 
 }  // namespace
 
 void AddSimulateCommand(CLI::App& app) {
-  auto flags = std::make_shared<PlanInputFlags>();
+  auto flags = std::make_shared<SimulateFlags>();
   CLI::App* command = app.add_subcommand(
-      "simulate", "Replay a plan file on another hardware profile: new makespan and stalls");
-  AddPlanInputFlags(*command, *flags, /*hw_required=*/true);
+      "simulate",
+      "Replay a plan file on another hardware profile: new makespan and stalls; gate like plan "
+      "(exit 6 over capacity, 7 over the overhead target)");
+  AddPlanInputFlags(*command, flags->inputs, /*hw_required=*/true);
+  command
+      ->add_option("--max-overhead", flags->max_overhead,
+                   "allowed slowdown of the replay over its no-offload makespan, in percent; "
+                   "above it exits 7 (default: the plan's own --max-overhead, if it had one)")
+      ->check(CLI::Validator(ValidateOverheadText, "PCT", "overhead"));
   command->callback([flags] { RunSimulate(*flags); });
 }
 

@@ -1,10 +1,14 @@
 // Value classification by structure, exporter naming conventions and user rules (classify.h).
 //
-// std::regex is slow (microseconds a match), and a 100k-node graph has ~300k values, so each
-// built-in convention carries a plain substring that must occur before its regex is tried.
+// Patterns are RE2 (linear time in the name, no recursion: std::regex backtracks recursively
+// and overflows the stack on a 100k-character name). A 100k-node graph has ~300k values, so
+// each built-in convention still carries a plain substring that must occur before its
+// pattern is tried.
 #include "hyperplan/classify.h"
 
-#include <regex>
+#include <re2/re2.h>
+
+#include <memory>
 #include <string_view>
 
 #include "hyperplan/error.h"
@@ -45,16 +49,28 @@ ValueClass StructuralClass(const Value& value) {
   return ValueClass::kActivation;
 }
 
-std::regex CompileRule(const ClassRule& rule) {
-  try {
-    return std::regex(rule.regex, std::regex::ECMAScript | std::regex::optimize);
-  } catch (const std::regex_error& error) {
+RE2::Options PatternOptions() {
+  RE2::Options options;
+  options.set_log_errors(false);  // the error is reported once, as an Error
+  return options;
+}
+
+std::unique_ptr<const RE2> CompileRule(const ClassRule& rule) {
+  auto compiled = std::make_unique<const RE2>(rule.regex, PatternOptions());
+  if (!compiled->ok()) {
     throw Error(ErrorKind::kUsage, "class rule " + std::string(ValueClassName(rule.value_class)) +
-                                       "='" + rule.regex + "': invalid regex: " + error.what());
+                                       "='" + rule.regex + "': " + ClassPatternError(rule.regex));
   }
+  return compiled;
 }
 
 }  // namespace
+
+std::string ClassPatternError(const std::string& pattern) {
+  const RE2 compiled(pattern, PatternOptions());
+  if (compiled.ok()) return "";
+  return "invalid regular expression '" + pattern + "' (RE2 syntax): " + compiled.error();
+}
 
 const std::vector<ClassRule>& DefaultClassRules() {
   static const std::vector<ClassRule> rules = [] {
@@ -68,26 +84,26 @@ const std::vector<ClassRule>& DefaultClassRules() {
 }
 
 void ClassifyValues(Graph& graph, const std::vector<ClassRule>& user_rules) {
-  static const std::vector<std::regex> convention_regexes = [] {
-    std::vector<std::regex> regexes;
-    for (const ClassRule& rule : DefaultClassRules()) regexes.push_back(CompileRule(rule));
-    return regexes;
+  static const std::vector<std::unique_ptr<const RE2>> convention_patterns = [] {
+    std::vector<std::unique_ptr<const RE2>> patterns;
+    for (const ClassRule& rule : DefaultClassRules()) patterns.push_back(CompileRule(rule));
+    return patterns;
   }();
-  std::vector<std::regex> user_regexes;
-  user_regexes.reserve(user_rules.size());
-  for (const ClassRule& rule : user_rules) user_regexes.push_back(CompileRule(rule));
+  std::vector<std::unique_ptr<const RE2>> user_patterns;
+  user_patterns.reserve(user_rules.size());
+  for (const ClassRule& rule : user_rules) user_patterns.push_back(CompileRule(rule));
 
   for (Value& value : graph.values) {
     value.value_class = StructuralClass(value);
     for (size_t i = 0; i < std::size(kConventions); ++i) {
       if (value.name.find(kConventions[i].required_substring) == std::string::npos) continue;
-      if (std::regex_match(value.name, convention_regexes[i])) {
+      if (RE2::FullMatch(value.name, *convention_patterns[i])) {
         value.value_class = kConventions[i].value_class;
         break;
       }
     }
     for (size_t i = 0; i < user_rules.size(); ++i) {
-      if (std::regex_match(value.name, user_regexes[i])) {
+      if (RE2::FullMatch(value.name, *user_patterns[i])) {
         value.value_class = user_rules[i].value_class;
         break;
       }

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "onnx/dim_expression.h"
 
 namespace hyperplan::onnx_import {
@@ -24,7 +26,7 @@ std::optional<int64_t> DimBinding::Lookup(std::string_view name) {
   return it->second;
 }
 
-void DimBinding::BindType(onnx::TypeProto& type, const std::string& value_name,
+bool DimBinding::BindType(onnx::TypeProto& type, const std::string& value_name, Role role,
                           ImportContext& context) {
   onnx::TensorShapeProto* shape = nullptr;
   switch (type.value_case()) {
@@ -37,18 +39,18 @@ void DimBinding::BindType(onnx::TypeProto& type, const std::string& value_name,
       }
       break;
     case onnx::TypeProto::kSequenceType:
-      BindType(*type.mutable_sequence_type()->mutable_elem_type(), value_name, context);
-      return;
+      return BindType(*type.mutable_sequence_type()->mutable_elem_type(), value_name, role,
+                      context);
     case onnx::TypeProto::kOptionalType:
-      BindType(*type.mutable_optional_type()->mutable_elem_type(), value_name, context);
-      return;
+      return BindType(*type.mutable_optional_type()->mutable_elem_type(), value_name, role,
+                      context);
     case onnx::TypeProto::kMapType:
-      BindType(*type.mutable_map_type()->mutable_value_type(), value_name, context);
-      return;
+      return BindType(*type.mutable_map_type()->mutable_value_type(), value_name, role, context);
     default:
-      return;
+      return false;
   }
-  if (shape == nullptr) return;
+  if (shape == nullptr) return false;
+  bool bound_uncarried = false;
   for (int axis = 0; axis < shape->dim_size(); ++axis) {
     onnx::TensorShapeProto::Dimension& dim = *shape->mutable_dim(axis);
     if (dim.has_dim_value()) {
@@ -60,9 +62,15 @@ void DimBinding::BindType(onnx::TypeProto& type, const std::string& value_name,
       continue;
     }
     if (!dim.has_dim_param()) continue;
-    auto [cached, inserted] = evaluated_.try_emplace(dim.dim_param());
+    const std::string text = dim.dim_param();
+    if (role == Role::kCarrier) {
+      DimExpressionResult names = EvaluateDimExpression(
+          text, [](std::string_view) -> std::optional<int64_t> { return std::nullopt; });
+      if (!names.parsed) names.unbound = {text};
+      carried_symbols_.insert(names.unbound.begin(), names.unbound.end());
+    }
+    auto [cached, inserted] = evaluated_.try_emplace(text);
     if (inserted) {
-      const std::string& text = dim.dim_param();
       if (auto exact = Lookup(text)) {
         cached->second = exact;
       } else {
@@ -79,27 +87,49 @@ void DimBinding::BindType(onnx::TypeProto& type, const std::string& value_name,
       context.Fail(ErrorKind::kModel,
                    fmt::format("value '{}' has negative dimension {} at axis {} ('{}' with the "
                                "bound dims)",
-                               value_name, *cached->second, axis, dim.dim_param()));
+                               value_name, *cached->second, axis, text));
     }
+    if (role == Role::kOther && !IsCarried(text)) bound_uncarried = true;
     dim.set_dim_value(*cached->second);
   }
+  return bound_uncarried;
+}
+
+bool DimBinding::IsCarried(const std::string& text) {
+  if (carried_symbols_.count(text)) return true;
+  // Called once the model's inputs are bound, so the answer per text never changes.
+  auto [cached, inserted] = carried_texts_.try_emplace(text, false);
+  if (!inserted) return cached->second;
+  DimExpressionResult names = EvaluateDimExpression(
+      text, [](std::string_view) -> std::optional<int64_t> { return std::nullopt; });
+  cached->second =
+      names.parsed && std::all_of(names.unbound.begin(), names.unbound.end(),
+                                  [&](const auto& n) { return carried_symbols_.count(n) > 0; });
+  return cached->second;
 }
 
 void DimBinding::BindValueInfos(google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>& infos,
-                                ImportContext& context) {
+                                Role role, ImportContext& context) {
   for (onnx::ValueInfoProto& info : infos) {
-    if (info.has_type()) BindType(*info.mutable_type(), info.name(), context);
+    if (info.has_type() && BindType(*info.mutable_type(), info.name(), role, context)) {
+      context.unverified_declarations.insert(info.name());
+    }
   }
 }
 
 void DimBinding::Bind(onnx::GraphProto& graph, ImportContext& context) {
-  BindValueInfos(*graph.mutable_input(), context);
-  BindValueInfos(*graph.mutable_output(), context);
-  BindValueInfos(*graph.mutable_value_info(), context);
+  BindGraph(graph, /*is_model_graph=*/true, context);
+}
+
+void DimBinding::BindGraph(onnx::GraphProto& graph, bool is_model_graph, ImportContext& context) {
+  // Inputs first, so the symbols they carry are known before outputs and value_info bind.
+  BindValueInfos(*graph.mutable_input(), is_model_graph ? Role::kCarrier : Role::kOther, context);
+  BindValueInfos(*graph.mutable_output(), Role::kOther, context);
+  BindValueInfos(*graph.mutable_value_info(), Role::kOther, context);
   for (onnx::NodeProto& node : *graph.mutable_node()) {
     for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
-      if (attribute.has_g()) Bind(*attribute.mutable_g(), context);
-      for (onnx::GraphProto& body : *attribute.mutable_graphs()) Bind(body, context);
+      if (attribute.has_g()) BindGraph(*attribute.mutable_g(), false, context);
+      for (onnx::GraphProto& body : *attribute.mutable_graphs()) BindGraph(body, false, context);
     }
   }
 }
@@ -110,6 +140,22 @@ std::vector<std::string> DimBinding::Unused() const {
     if (!used_.count(name)) unused.push_back(name);
   }
   return unused;
+}
+
+std::vector<std::string> DimBinding::DeclaredSymbols() const {
+  std::vector<std::string> symbols;
+  for (const auto& [name, value] : used_) symbols.push_back(name);
+  for (const std::string& name : unbound_symbols_) {
+    // Text the expression grammar could not read is kept whole as a "symbol" for messages;
+    // only real names are something a --dim can bind.
+    const DimExpressionResult parsed = EvaluateDimExpression(
+        name, [](std::string_view) -> std::optional<int64_t> { return std::nullopt; });
+    if (parsed.parsed && parsed.unbound.size() == 1 && parsed.unbound.front() == name) {
+      symbols.push_back(name);
+    }
+  }
+  std::sort(symbols.begin(), symbols.end());
+  return symbols;
 }
 
 const std::vector<std::string>& DimBinding::SymbolsBehind(const std::string& dim_param) {

@@ -5,6 +5,9 @@
 // ("past_sequence + 1"), by its value. It runs before shape inference so that inference sees
 // concrete shapes, and it remembers which declared symbols stayed unbound so that one deciding
 // a value's size can later be reported by name. Negative dims, declared or bound, are errors.
+// Symbols the model's graph inputs carry are its free dimensions; a symbol only outputs or
+// value_info name is an exporter's name for a size the model computes, so a declaration it
+// completes is still checked by inference (ImportContext::unverified_declarations).
 // Cost: linear in the declared dims (each distinct text is evaluated once).
 #pragma once
 
@@ -31,13 +34,18 @@ class DimBinding {
   // Checks the values (Error(kUsage) for a negative one or an empty name).
   explicit DimBinding(const DimValues& dims);
 
-  // Substitutes bound dims throughout `graph` and its bodies, in place.
+  // Substitutes bound dims throughout `graph` and its bodies, in place. A declaration that a
+  // bound symbol no graph input carries made complete is listed in
+  // ImportContext::unverified_declarations, so inference still checks it: such symbols are
+  // names exporters give sizes they could not work out, and the model decides them.
   void Bind(onnx::GraphProto& graph, ImportContext& context);
 
   // The bound dims the model actually names; what its sizes assume.
   const DimValues& used() const { return used_; }
   // Bound dims the model never names, for a warning (a misspelt --dim is a common mistake).
   std::vector<std::string> Unused() const;
+  // Every symbol the model's declared dims name, bound or not, sorted: what a --dim may bind.
+  std::vector<std::string> DeclaredSymbols() const;
 
   // The unbound declared symbols that a dim_param found after inference depends on. Empty for
   // text the model never declared, such as a dim made up during inference: that dim is simply
@@ -46,13 +54,22 @@ class DimBinding {
 
  private:
   std::optional<int64_t> Lookup(std::string_view name);
-  void BindType(onnx::TypeProto& type, const std::string& value_name, ImportContext& context);
-  void BindValueInfos(google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>& infos,
+  // kCarrier: the model's graph inputs, whose symbols are the free dimensions.
+  enum class Role { kCarrier, kOther };
+  // Every name in `text` (a symbol or an expression) is carried by a graph input.
+  bool IsCarried(const std::string& text);
+  void BindGraph(onnx::GraphProto& graph, bool is_model_graph, ImportContext& context);
+  // True when a bound symbol no graph input carries gave one of the dims a value.
+  bool BindType(onnx::TypeProto& type, const std::string& value_name, Role role,
+                ImportContext& context);
+  void BindValueInfos(google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>& infos, Role role,
                       ImportContext& context);
 
   const DimValues& dims_;
   DimValues used_;
   std::unordered_set<std::string> unbound_symbols_;
+  std::unordered_set<std::string> carried_symbols_;      // named by the model's graph inputs
+  std::unordered_map<std::string, bool> carried_texts_;  // IsCarried, per dim_param text
   // Evaluated dim_param text -> value (when bound), so repeated dims cost one hash lookup.
   std::unordered_map<std::string, std::optional<int64_t>> evaluated_;
   std::unordered_map<std::string, std::vector<std::string>> symbols_behind_;

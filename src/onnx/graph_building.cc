@@ -59,10 +59,11 @@ void GraphBuilder::SizeValue(const GraphScope& scope, const Slot& slot, Value& v
     }
   }
   for (const std::string& symbol : symbols) {
-    auto [use, inserted] = unbound_uses_.try_emplace(symbol);
-    if (inserted) unbound_order_.push_back(symbol);
-    if (use->second.values.size() < kValuesNamedPerSymbol) use->second.values.push_back(value.name);
-    ++use->second.value_count;
+    auto [index, inserted] = unbound_index_.try_emplace(symbol, unbound_.size());
+    if (inserted) unbound_.push_back({symbol, {}, 0});
+    UnboundDim& use = unbound_[index->second];
+    if (use.values.size() < kValuesNamedPerSymbol) use.values.push_back(value.name);
+    ++use.value_count;
   }
   const bool depends_on_unbound = !symbols.empty();
   if (depends_on_unbound) return;
@@ -173,28 +174,7 @@ BuiltGraph GraphBuilder::Build(GraphScope& scope) {
   return built;
 }
 
-void GraphBuilder::FailOnUnboundSymbols() const {
-  if (unbound_order_.empty()) return;
-  const std::string& symbol = unbound_order_.front();
-  const SymbolUse& use = unbound_uses_.at(symbol);
-  std::string values;
-  for (const std::string& name : use.values) {
-    values += (values.empty() ? "'" : ", '") + name + "'";
-  }
-  if (use.value_count > static_cast<int64_t>(use.values.size())) {
-    values +=
-        fmt::format(" and {} more", use.value_count - static_cast<int64_t>(use.values.size()));
-  }
-  std::string others;
-  for (size_t i = 1; i < unbound_order_.size(); ++i) {
-    others += (others.empty() ? "'" : ", '") + unbound_order_[i] + "'";
-  }
-  context_.Fail(ErrorKind::kModel,
-                fmt::format("dimension '{}' is not bound and decides the size of {} {}; bind it "
-                            "with --dim {}=VALUE{}",
-                            symbol, use.value_count == 1 ? "value" : "values", values, symbol,
-                            others.empty() ? "" : " (also unbound: " + others + ")"));
-}
+std::vector<UnboundDim> GraphBuilder::UnboundDims() const { return unbound_; }
 
 void GraphBuilder::Finish() {
   if (unknown_sizes_ > kUnknownSizesListed) {

@@ -35,9 +35,9 @@ class GraphBuilder {
   // Builds `scope` and, recursively, its bodies.
   BuiltGraph Build(GraphScope& scope);
 
-  // Throws Error(kModel) naming the first unbound symbol that some value's size depends on,
-  // the values (first few), and the --dim that would fix it.
-  void FailOnUnboundSymbols() const;
+  // Every unbound declared symbol that some value's size depends on, in discovery order, with
+  // the values (first few) whose size it decides.
+  std::vector<UnboundDim> UnboundDims() const;
 
   // Adds a summary warning for unknown-size values beyond those listed one by one.
   void Finish();
@@ -46,15 +46,10 @@ class GraphBuilder {
   void SizeValue(const GraphScope& scope, const Slot& slot, Value& value);
   void FillIntAttributes(const onnx::NodeProto& proto, const Graph& graph, Node& node) const;
 
-  struct SymbolUse {
-    std::vector<std::string> values;  // the first few, for the message
-    int64_t value_count = 0;
-  };
-
   ImportContext& context_;
   DimBinding& binding_;
-  std::vector<std::string> unbound_order_;  // symbols in order of discovery
-  std::unordered_map<std::string, SymbolUse> unbound_uses_;
+  std::vector<UnboundDim> unbound_;  // in order of discovery
+  std::unordered_map<std::string, size_t> unbound_index_;
   int64_t unknown_sizes_ = 0;
 };
 

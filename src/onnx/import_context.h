@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "hyperplan/error.h"
@@ -36,6 +37,10 @@ struct ImportContext {
   std::unordered_map<std::string, const onnx::FunctionProto*> local_functions;
   google::protobuf::Arena* arena = nullptr;  // outlives every TypeProto made during import
   std::vector<std::string> warnings;
+  std::vector<std::string> notes;  // decisions worth a line at -v (Graph::notes)
+  // Values whose declared type is complete only because a --dim bound a symbol no graph input
+  // carries: their producers are inferred anyway (dim_binding.h).
+  std::unordered_set<std::string> unverified_declarations;
 
   // The opset version a node of `domain` runs under; the newest known when not imported.
   int OpsetVersion(std::string_view domain) const;
@@ -44,6 +49,7 @@ struct ImportContext {
     throw Error(kind, file + ": " + std::string(message));
   }
   void Warn(std::string message) { warnings.push_back(std::move(message)); }
+  void Note(std::string message) { notes.push_back(std::move(message)); }
 };
 
 // "node 'NAME' (OpType)", with the domain for operators outside ai.onnx.

@@ -15,11 +15,17 @@
 
 #include "hyperplan/error.h"
 #include "onnx/huge_page_memory.h"
+#include "onnx/model_structure.h"
 
 namespace hyperplan::onnx_import {
 namespace {
 
 constexpr size_t kFirstBlockBytes = size_t{8} << 20;
+// Protobuf's default of 100 nested messages would stop a model at about 30 nested bodies
+// (graph -> node -> attribute -> graph is 3 levels each), before model_structure.h's limit
+// of 64 could name the node. 3 levels per body, plus the model, a function and the deepest
+// type (value_info -> type -> sequence -> ... -> shape -> dim) with room to spare.
+constexpr int kParseDepthLimit = 3 * kMaxBodyNesting + 64;
 constexpr size_t kLargestBlockBytes = size_t{64} << 20;
 
 class FileDescriptor {
@@ -71,6 +77,7 @@ onnx::ModelProto& LoadModel(const std::string& path, google::protobuf::Arena& ar
   {
     google::protobuf::io::CodedInputStream coded(&file_stream);
     coded.SetTotalBytesLimit(std::numeric_limits<int>::max());
+    coded.SetRecursionLimit(kParseDepthLimit);
     parsed = model->ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage();
     parsed_bytes = coded.CurrentPosition();
   }
@@ -83,7 +90,9 @@ onnx::ModelProto& LoadModel(const std::string& path, google::protobuf::Arena& ar
                 ran_out ? fmt::format("{}: not an ONNX model: the protobuf ends mid-message after "
                                       "{} bytes (truncated file?)",
                                       path, file_bytes)
-                        : fmt::format("{}: not an ONNX model: protobuf parse failed", path));
+                        : fmt::format("{}: not an ONNX model: protobuf parse failed (malformed, "
+                                      "or messages nested over {} deep)",
+                                      path, kParseDepthLimit));
   }
   if (!model->has_graph()) {
     throw Error(ErrorKind::kModel, path + ": not an ONNX model: it has no graph");

@@ -6,14 +6,19 @@
 // Every exception from protobuf or ONNX is caught here and rethrown as hyperplan::Error.
 #include "hyperplan/adapters/onnx_import.h"
 
+#include <fmt/format.h>
+
 #include "hyperplan/classify.h"
 #include "hyperplan/error.h"
+#include "hyperplan/nearest_name.h"
 #include "onnx/dim_binding.h"
 #include "onnx/graph_building.h"
 #include "onnx/graph_scope.h"
 #include "onnx/huge_page_memory.h"
 #include "onnx/import_context.h"
 #include "onnx/model_loading.h"
+#include "onnx/model_structure.h"
+#include "onnx/model_tensors.h"
 #include "onnx/shape_propagation.h"
 
 namespace hyperplan {
@@ -38,13 +43,36 @@ ImportContext MakeContext(const std::string& path, const onnx::ModelProto& model
   return context;
 }
 
+// "--dim bach: the model has no dimension of that name (did you mean 'batch'?); its
+// dimensions: batch, past_sequence, sequence".
+std::string UnusedDimWarning(const std::string& name, const std::vector<std::string>& symbols) {
+  if (symbols.empty()) {
+    return fmt::format(
+        "--dim {}: the model has no dimension of that name (it has no symbolic "
+        "dimensions: every size is fixed)",
+        name);
+  }
+  const std::vector<std::string_view> known(symbols.begin(), symbols.end());
+  const std::optional<size_t> nearest = NearestName(name, known);
+  return fmt::format("--dim {}: the model has no dimension of that name{}; its dimensions: {}",
+                     name, nearest ? fmt::format(" (did you mean '{}'?)", symbols[*nearest]) : "",
+                     fmt::join(symbols, ", "));
+}
+
 Graph Import(const std::string& path, const ImportOptions& options) {
   onnx_import::DimBinding binding(options.dims);
   std::unique_ptr<google::protobuf::Arena> arena = onnx_import::MakeModelArena();
   onnx::ModelProto& model = onnx_import::LoadModel(path, *arena);
   ImportContext context = MakeContext(path, model, *arena);
+  onnx_import::CheckModelStructure(model, context);
 
   binding.Bind(*model.mutable_graph(), context);
+  // Warned now, and repeated in an unbound-dim error: a misspelt --dim is the usual reason
+  // the real name is still unbound.
+  std::vector<std::string> unused_dims;
+  for (const std::string& name : binding.Unused()) {
+    unused_dims.push_back(UnusedDimWarning(name, binding.DeclaredSymbols()));
+  }
   onnx_import::ImportMemory memory;
   onnx_import::GraphScope scope(*model.mutable_graph(), nullptr, "", memory.resource());
   scope.Resolve(context);
@@ -55,14 +83,19 @@ Graph Import(const std::string& path, const ImportOptions& options) {
 
   onnx_import::GraphBuilder builder(context, binding);
   Graph graph = std::move(builder.Build(scope).graph);
-  builder.FailOnUnboundSymbols();
+  graph.unbound_dims = builder.UnboundDims();
+  if (!graph.unbound_dims.empty() && !options.allow_unbound_dims) {
+    std::string problem = UnboundDimsProblem(graph.unbound_dims);
+    for (const std::string& warning : unused_dims) problem += "; " + warning;
+    context.Fail(ErrorKind::kModel, problem);
+  }
   builder.Finish();
 
   graph.bound_dims = binding.used();
-  for (const std::string& name : binding.Unused()) {
-    context.Warn("--dim " + name + ": the model has no dimension of that name");
-  }
+  for (std::string& warning : unused_dims) context.Warn(std::move(warning));
   graph.warnings = std::move(context.warnings);
+  graph.notes = std::move(context.notes);
+  graph.external_data_files = onnx_import::ExternalDataFiles(model, path);
   ClassifyValues(graph, options.class_rules);
   return graph;
 }
@@ -74,6 +107,24 @@ std::string FirstLine(const char* text) {
 }
 
 }  // namespace
+
+std::string UnboundDimsProblem(const std::vector<UnboundDim>& unbound) {
+  const UnboundDim& first = unbound.front();
+  std::string values;
+  for (const std::string& name : first.values) {
+    values += (values.empty() ? "'" : ", '") + name + "'";
+  }
+  const auto named = static_cast<int64_t>(first.values.size());
+  if (first.value_count > named) values += fmt::format(" and {} more", first.value_count - named);
+  std::string others;
+  for (size_t i = 1; i < unbound.size(); ++i) {
+    others += (others.empty() ? "'" : ", '") + unbound[i].name + "'";
+  }
+  return fmt::format(
+      "dimension '{}' is not bound and decides the size of {} {}; bind it with --dim {}=VALUE{}",
+      first.name, first.value_count == 1 ? "value" : "values", values, first.name,
+      others.empty() ? "" : " (also unbound: " + others + ")");
+}
 
 Graph ImportOnnxModel(const std::string& path, const ImportOptions& options) {
   try {

@@ -6,6 +6,7 @@
 #include <onnx/defs/tensor_proto_util.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include "onnx/data_rules.h"
 #include "onnx/schema_registry.h"
 #include "onnx/type_merge.h"
 
@@ -105,6 +106,34 @@ class NodeInferenceContext final : public onnx::InferenceContext {
   std::unordered_map<std::string, std::unique_ptr<onnx::GraphInferencer>> inferencers_;
 };
 
+// The integer contents of a constant as data propagation represents them (flattened values),
+// or nullptr for other element types, external or malformed contents, or more than
+// kMaxDataElements elements.
+const onnx::TensorShapeProto* ConstantContents(const onnx::TensorProto& tensor,
+                                               google::protobuf::Arena* arena) {
+  int64_t elements = 1;
+  for (int64_t dim : tensor.dims()) {
+    elements *= dim;
+    if (dim < 0 || elements > kMaxDataElements) return nullptr;
+  }
+  std::vector<int64_t> values;
+  try {
+    if (tensor.data_type() == onnx::TensorProto::INT64) {
+      values = onnx::ParseData<int64_t>(&tensor);
+    } else if (tensor.data_type() == onnx::TensorProto::INT32) {
+      const std::vector<int32_t> narrow = onnx::ParseData<int32_t>(&tensor);
+      values.assign(narrow.begin(), narrow.end());
+    } else {
+      return nullptr;
+    }
+  } catch (const std::exception&) {
+    return nullptr;  // external or malformed contents: simply not known
+  }
+  auto* data = google::protobuf::Arena::CreateMessage<onnx::TensorShapeProto>(arena);
+  for (int64_t value : values) data->add_dim()->set_dim_value(value);
+  return data;
+}
+
 // One node's view for data propagation: the integer contents of small tensors (shapes and
 // indices), computed statically so that Reshape(x, Concat(Shape(y)[0], -1)) gets a shape.
 class NodeDataContext final : public onnx::DataPropagationContext {
@@ -129,8 +158,9 @@ class NodeDataContext final : public onnx::DataPropagationContext {
   const onnx::TensorShapeProto* getInputData(size_t index) override {
     Slot* slot = InputSlot(index);
     if (slot == nullptr) return nullptr;
+    // ONNX's own propagators expect scalars and 1-D tensors only.
     if (slot->data == nullptr && slot->constant != nullptr && slot->constant->dims_size() <= 1) {
-      slot->data = FromConstant(*slot->constant);
+      slot->data = ConstantContents(*slot->constant, arena_);
     }
     return slot->data;
   }
@@ -148,25 +178,6 @@ class NodeDataContext final : public onnx::DataPropagationContext {
     if (index >= node_.inputs.size()) OutOfBounds("Input", index);
     const int32_t slot = node_.inputs[index];
     return slot == kNoSlot ? nullptr : &slots_[slot];
-  }
-
-  const onnx::TensorShapeProto* FromConstant(const onnx::TensorProto& tensor) const {
-    std::vector<int64_t> values;
-    try {
-      if (tensor.data_type() == onnx::TensorProto::INT64) {
-        values = onnx::ParseData<int64_t>(&tensor);
-      } else if (tensor.data_type() == onnx::TensorProto::INT32) {
-        const std::vector<int32_t> narrow = onnx::ParseData<int32_t>(&tensor);
-        values.assign(narrow.begin(), narrow.end());
-      } else {
-        return nullptr;
-      }
-    } catch (const std::exception&) {
-      return nullptr;  // external or malformed contents: simply not known
-    }
-    auto* data = google::protobuf::Arena::CreateMessage<onnx::TensorShapeProto>(arena_);
-    for (int64_t value : values) data->add_dim()->set_dim_value(value);
-    return data;
   }
 
   ScopeNode& node_;
@@ -231,6 +242,36 @@ void RefineLoopCarriedShapes(const ScopeNode& node, const SlotTable& slots,
       *output->mutable_tensor_type()->mutable_shape() = result->tensor_type().shape();
     }
   }
+}
+
+int Rank(const onnx::TypeProto* type) {
+  if (type == nullptr || !type->has_tensor_type() || !type->tensor_type().has_shape()) return -1;
+  return type->tensor_type().shape().dim_size();
+}
+
+// hyperplan's contents rule for an operator ONNX propagates no contents through
+// (data_rules.h): the first output's contents from the inputs' contents and ranks.
+void ApplyDataRule(DataRule rule, const ScopeNode& node, SlotTable& slots,
+                   google::protobuf::Arena* arena) {
+  if (node.outputs.empty() || node.outputs[0] == kNoSlot) return;
+  std::vector<DataRuleInput> inputs;
+  for (int32_t id : node.inputs) {
+    DataRuleInput input;
+    if (id != kNoSlot) {
+      const Slot& slot = slots[id];
+      input.values = slot.data;
+      if (input.values == nullptr && slot.constant != nullptr) {
+        input.values = ConstantContents(*slot.constant, arena);
+      }
+      input.rank = Rank(slot.type);
+    }
+    inputs.push_back(input);
+  }
+  std::optional<onnx::TensorShapeProto> contents = rule(inputs);
+  if (!contents) return;
+  auto* stored = google::protobuf::Arena::CreateMessage<onnx::TensorShapeProto>(arena);
+  stored->Swap(&*contents);
+  slots[node.outputs[0]].data = stored;
 }
 
 }  // namespace
@@ -317,10 +358,15 @@ void ShapePropagator::InferNode(GraphScope& scope, ScopeNode& node, OuterTypes*&
     return;
   }
   const bool has_bodies = !node.bodies.empty();
-  const bool propagates_data = schema != nullptr && schema->has_data_propagation_function();
+  const bool onnx_propagates_data = schema != nullptr && schema->has_data_propagation_function();
+  const DataRule data_rule =
+      onnx_propagates_data ? nullptr : FindDataRule(proto.domain(), proto.op_type());
+  const bool propagates_data = onnx_propagates_data || data_rule != nullptr;
   bool declared_in_full = true;
   for (int32_t output : node.outputs) {
-    if (output != kNoSlot && !IsCompleteTensorType(slots[output].declared)) {
+    if (output != kNoSlot &&
+        (!IsCompleteTensorType(slots[output].declared) ||
+         context_.unverified_declarations.count(std::string(slots[output].name)))) {
       declared_in_full = false;
     }
   }
@@ -382,6 +428,7 @@ void ShapePropagator::InferNode(GraphScope& scope, ScopeNode& node, OuterTypes*&
     if (output == kNoSlot || inferred->value_case() == onnx::TypeProto::VALUE_NOT_SET) continue;
     Slot& slot = slots[output];
     if (slot.declared != nullptr) {
+      NoteInferredSymbols(scope, slot, *inferred);
       if (auto disagreement = MergeDeclaredIntoInferred(*slot.declared, *inferred)) {
         NoteFailure("conflict", scope.where() + "value '" + std::string(slot.name) +
                                     "': " + *disagreement + "; using the inferred type");
@@ -390,13 +437,36 @@ void ShapePropagator::InferNode(GraphScope& scope, ScopeNode& node, OuterTypes*&
     slot.type = inferred;
     if (outer_types != nullptr) (*outer_types)[std::string(slot.name)] = inferred;
   }
-  if (propagates_data) {
+  if (data_rule != nullptr) {
+    ApplyDataRule(data_rule, node, slots, context_.arena);
+  } else if (propagates_data) {
     NodeDataContext data(node, slots, context_.arena);
     try {
       schema->GetDataPropagationFunction()(data);
     } catch (const std::exception&) {
       // Contents that cannot be computed statically just stay unknown.
     }
+  }
+}
+
+void ShapePropagator::NoteInferredSymbols(const GraphScope& scope, const Slot& slot,
+                                          const onnx::TypeProto& inferred) {
+  const onnx::TypeProto& declared = *slot.declared;
+  if (!declared.has_tensor_type() || !inferred.has_tensor_type()) return;
+  if (!declared.tensor_type().has_shape() || !inferred.tensor_type().has_shape()) return;
+  const onnx::TensorShapeProto& declared_shape = declared.tensor_type().shape();
+  const onnx::TensorShapeProto& inferred_shape = inferred.tensor_type().shape();
+  if (declared_shape.dim_size() != inferred_shape.dim_size()) return;
+  for (int axis = 0; axis < declared_shape.dim_size(); ++axis) {
+    const onnx::TensorShapeProto::Dimension& symbol = declared_shape.dim(axis);
+    const onnx::TensorShapeProto::Dimension& value = inferred_shape.dim(axis);
+    if (symbol.dim_param().empty() || !value.has_dim_value()) continue;
+    if (++symbols_inferred_ > kFailuresShownPerCategory) continue;
+    context_.Note(scope.where() + "value '" + std::string(slot.name) + "': axis " +
+                  std::to_string(axis) + " is declared '" + symbol.dim_param() +
+                  "' and inferred as " + std::to_string(value.dim_value()) +
+                  "; the inferred size is used (a name the exporter gave a size it could not "
+                  "work out is not a dimension to bind)");
   }
 }
 
@@ -409,6 +479,10 @@ void ShapePropagator::NoteFailure(const std::string& category, std::string messa
 }
 
 void ShapePropagator::Finish() {
+  if (symbols_inferred_ > kFailuresShownPerCategory) {
+    context_.Note(std::to_string(symbols_inferred_ - kFailuresShownPerCategory) +
+                  " more declared symbols replaced by inferred sizes not listed");
+  }
   for (const auto& [op, count] : nodes_without_rule_) {
     context_.Warn("no shape rule for operator '" + op + "' (" + std::to_string(count) +
                   (count == 1 ? " node" : " nodes") +

@@ -10,7 +10,11 @@
 // lookups, results stay in the arena, and a node whose outputs the model already declares in
 // full is not re-inferred (data-propagating and control-flow nodes always run). Per-node
 // isolation is a bonus: where InferShapes aborts the whole graph on one stale annotation, a
-// failing node here keeps its declared types and adds a warning.
+// failing node here keeps its declared types and adds a warning. Contents also flow through
+// Range and ScatterND (data_rules.h), which ONNX 1.12 does not propagate. An inferred size
+// always wins over a symbol the model declared for it (a note at -v says so): exporters name
+// sizes they could not work out (torch's `Gemmlogits_dim_0`), and such a name is not a
+// dimension a user should have to bind.
 // Control-flow bodies are inferred by ONNX's GraphInferencer when their node is (annotating the
 // body graphs), then propagated here, parent first. Cost: O(nodes) inference calls. Limits:
 // complete declarations are trusted as runtimes that load the model trust them; ONNX's body
@@ -51,6 +55,9 @@ class ShapePropagator {
   void InferNode(GraphScope& scope, ScopeNode& node,
                  std::unordered_map<std::string, onnx::TypeProto*>*& outer_types);
   void NoteFailure(const std::string& category, std::string message);
+  // A note (-v) for each axis the model declares as a symbol and inference finds a size for.
+  void NoteInferredSymbols(const GraphScope& scope, const Slot& slot,
+                           const onnx::TypeProto& inferred);
 
   ImportContext& context_;
   std::unordered_map<std::string, int> onnx_opsets_;  // as ONNX's body inference takes them
@@ -61,6 +68,7 @@ class ShapePropagator {
   std::map<std::string, int64_t> nodes_without_rule_;  // "domain.op" -> node count
   std::map<std::string, int64_t> failures_;            // category -> count beyond those shown
   std::map<std::string, int64_t> failures_shown_;
+  int64_t symbols_inferred_ = 0;
   std::vector<std::unique_ptr<std::unordered_map<std::string, onnx::TypeProto*>>> outer_maps_;
 };
 

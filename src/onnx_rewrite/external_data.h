@@ -12,13 +12,9 @@
 #include <onnx/onnx_pb.h>
 
 #include <cstdint>
-#include <functional>
 #include <string>
 
 namespace hyperplan::onnx_rewrite {
-
-// Calls `visit` on every TensorProto of the model, nested bodies and functions included.
-void ForEachTensor(onnx::ModelProto& model, const std::function<void(onnx::TensorProto&)>& visit);
 
 // Rewrites the `location` of every external tensor for a model read from `model_path` and
 // written to `output_path`; returns how many tensors are external. Error(kUsage) naming

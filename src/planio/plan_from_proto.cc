@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "hyperplan/classify.h"
 #include "hyperplan/error.h"
 #include "planio/proto_enums.h"
 
@@ -299,6 +300,9 @@ ImportOptions ImportOptionsFromProto(const pb::Plan& plan, const std::string& pl
       const std::optional<ValueClass> value_class = FromProto(rule.value_class());
       if (!value_class) {
         throw Error(ErrorKind::kPlanFile, plan_path + ": " + field + ": unknown value class");
+      }
+      if (const std::string problem = ClassPatternError(rule.regex()); !problem.empty()) {
+        throw Error(ErrorKind::kPlanFile, plan_path + ": " + field + ": " + problem);
       }
       options.class_rules.push_back({*value_class, rule.regex()});
     }

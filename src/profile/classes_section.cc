@@ -2,12 +2,11 @@
 //
 // Each key is a class name (graph.h ValueClassName) and its value one regular expression or a
 // list of them; rules keep document order, which is the order classify.h applies them in.
-// Every pattern is compiled here (std::regex, ECMAScript) so a bad one is reported with its
-// line instead of failing later during classification. Cost: one regex compile per pattern.
+// Every pattern is compiled here (RE2 syntax, classify.h) so a bad one is reported with its
+// line instead of failing later during classification. Cost: one compile per pattern.
 #include <fmt/format.h>
 
-#include <regex>
-
+#include "hyperplan/classify.h"
 #include "profile/sections.h"
 
 namespace hyperplan::profile {
@@ -21,11 +20,8 @@ void ReadPattern(const Field& field, ValueClass value_class, std::vector<ClassRu
     diagnostics.Report(field.mark(), field.Blame("empty pattern; it would match no value name"));
     return;
   }
-  try {
-    std::regex compiled(*pattern, std::regex::ECMAScript);
-  } catch (const std::regex_error& error) {
-    diagnostics.Report(field.mark(), field.Blame(fmt::format("invalid regular expression '{}': {}",
-                                                             *pattern, error.what())));
+  if (const std::string problem = ClassPatternError(*pattern); !problem.empty()) {
+    diagnostics.Report(field.mark(), field.Blame(problem));
     return;
   }
   rules.push_back({value_class, *pattern});

@@ -17,7 +17,7 @@
 #include "hyperplan/error.h"
 #include "profile/diagnostics.h"
 #include "profile/embedded_profiles.h"
-#include "profile/nearest_name.h"
+#include "hyperplan/nearest_name.h"
 #include "profile/sections.h"
 
 namespace hyperplan {
@@ -60,12 +60,12 @@ std::string UnknownProfileMessage(const std::string& name) {
     names.push_back(entry.name);
   }
   // A shortened name ("h100") says more than a near spelling of another ("gh200").
-  std::optional<std::string_view> nearest = profile::OnlyNameContaining(name, names);
-  if (!nearest) nearest = profile::NearestName(name, names);
+  std::optional<size_t> nearest = OnlyNameContaining(name, names);
+  if (!nearest) nearest = NearestName(name, names);
   return fmt::format(
       "unknown profile '{}'{}; shipped profiles: {} (a file path needs a '/' or a .yaml "
       "extension, e.g. ./{}.yaml)",
-      name, nearest ? fmt::format(" (did you mean '{}'?)", *nearest) : std::string(),
+      name, nearest ? fmt::format(" (did you mean '{}'?)", names[*nearest]) : std::string(),
       fmt::join(names, ", "), name);
 }
 

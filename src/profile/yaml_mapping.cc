@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "profile/nearest_name.h"
+#include "hyperplan/nearest_name.h"
 #include "profile/yaml_fields.h"
 
 namespace hyperplan::profile {
@@ -16,12 +16,9 @@ namespace {
 // The known key within two edits of `key` ("capcity", "bandwith"), or nullptr.
 const KeySpec* NearestKey(std::string_view key, std::span<const KeySpec> keys) {
   std::vector<std::string_view> names;
-  names.reserve(keys.size());
   for (const KeySpec& spec : keys) names.push_back(spec.name);
-  const std::optional<std::string_view> nearest = NearestName(key, names);
-  if (!nearest) return nullptr;
-  const auto index = std::find(names.begin(), names.end(), *nearest) - names.begin();
-  return &keys[static_cast<size_t>(index)];
+  const std::optional<size_t> nearest = NearestName(key, names);
+  return nearest ? &keys[*nearest] : nullptr;
 }
 
 std::string UnknownKeyProblem(std::string_view key, const KeySpec* nearest,

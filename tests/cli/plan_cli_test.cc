@@ -2,15 +2,17 @@
 // files they write, their CI gates, and one-line errors with their exit codes for bad input.
 // Oracles: coreutils' sha256sum for digests, protobuf's own parse of the files, `inspect`
 // for the model's totals, and the arithmetic in the comments.
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/util/json_util.h>
 #include <google/protobuf/util/message_differencer.h>
 #include <onnx/onnx_pb.h>
+#include <re2/re2.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 
 #include "hyperplan/units.h"
 #include "schemas/plan.pb.h"
@@ -66,6 +68,25 @@ std::string Sha256Sum(const std::string& path) {
   return result.stdout_text.substr(0, 64);
 }
 
+// plan_sha256's definition, computed independently: protobuf's own parse of the .pb, the two
+// path fields cleared, protobuf's deterministic serialisation, coreutils' sha256sum.
+std::string ContentSha256(const std::string& plan_pb) {
+  pb::Plan plan;
+  REQUIRE(plan.ParseFromString(ReadWholeFile(plan_pb)));
+  plan.mutable_provenance()->clear_model_path();
+  plan.mutable_provenance()->mutable_profile()->clear_source();
+  std::string bytes;
+  {
+    google::protobuf::io::StringOutputStream stream(&bytes);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    REQUIRE(plan.SerializeToCodedStream(&coded));
+  }
+  const std::string content = plan_pb + ".content";
+  std::ofstream(content, std::ios::binary) << bytes;
+  return Sha256Sum(content);
+}
+
 pb::Plan ParsePlanJson(const std::string& path) {
   pb::Plan plan;
   REQUIRE(google::protobuf::util::JsonStringToMessage(ReadWholeFile(path), &plan).ok());
@@ -86,7 +107,7 @@ std::string SlowLinkProfile() {
   const std::string path = Temp("slow-link.yaml");
   if (!fs::exists(path)) {
     std::string yaml = ReadWholeFile(kSource + "/configs/supernode.yaml");
-    yaml = std::regex_replace(yaml, std::regex("bandwidth: 392GB/s"), "bandwidth: 39.2MB/s");
+    RE2::GlobalReplace(&yaml, "bandwidth: 392GB/s", "bandwidth: 39.2MB/s");
     REQUIRE(yaml.find("39.2MB/s") != std::string::npos);
     std::ofstream(path) << yaml;
   }
@@ -118,8 +139,8 @@ TEST_CASE("plan: writes the plan and the rewritten model, byte-identical run to 
   REQUIRE(second.exit_code == 0);
   CHECK(ReadWholeFile(pb_a) == ReadWholeFile(pb_b));
   CHECK(ReadWholeFile(onnx_a) == ReadWholeFile(onnx_b));
-  // The human summary, with the digest of what -o plan.pb wrote.
-  const std::string plan_sha = Sha256Sum(pb_a);
+  // The human summary, with the digest of the plan's content (plan_digest.h).
+  const std::string plan_sha = ContentSha256(pb_a);
   CHECK_THAT(first.stdout_text, Catch::Contains("plan for 'tiny' on 'ascend-910c-supernode'"));
   CHECK_THAT(first.stdout_text, Catch::Contains("plan sha256: " + plan_sha));
 
@@ -160,7 +181,10 @@ TEST_CASE("plan: --summary-json prints one machine-readable line") {
   REQUIRE(google::protobuf::util::JsonStringToMessage(result.stdout_text, &summary).ok());
   CHECK(summary.result() == "ok");
   CHECK(summary.exit_code() == 0);
-  CHECK(summary.plan_sha256() == Sha256Sum(path));
+  CHECK(summary.plan_sha256() == ContentSha256(path));
+  CHECK(summary.ok());
+  CHECK(summary.error_kind().empty());
+  CHECK(summary.planned());
   CHECK(summary.plan_file() == path);
   pb::Plan plan;
   REQUIRE(plan.ParseFromString(ReadWholeFile(path)));
@@ -195,18 +219,13 @@ TEST_CASE("plan: a missed overhead target exits 7") {
   const CommandResult inspect = Hyperplan({"inspect", kDecode, "--dim", "batch=1", "--dim",
                                            "sequence=1", "--dim", "past_sequence=16", "--json"});
   REQUIRE(inspect.exit_code == 0);
-  const std::smatch weight = [&] {
-    std::smatch match;
-    REQUIRE(std::regex_search(
-        inspect.stdout_text, match,
-        std::regex(R"re("value_class": "weight",\s*"count": "\d+",\s*"bytes": "(\d+)")re")));
-    return match;
-  }();
-  const int64_t weight_bytes = std::stoll(weight[1]);
-  std::smatch compute;
-  REQUIRE(std::regex_search(inspect.stdout_text, compute,
-                            std::regex(R"re("total_compute_ns": "(\d+)")re")));
-  const int64_t compute_ns = std::stoll(compute[1]);
+  int64_t weight_bytes = 0;
+  REQUIRE(RE2::PartialMatch(inspect.stdout_text,
+                            R"re("value_class": "weight",\s*"count": "\d+",\s*"bytes": "(\d+)")re",
+                            &weight_bytes));
+  int64_t compute_ns = 0;
+  REQUIRE(
+      RE2::PartialMatch(inspect.stdout_text, R"re("total_compute_ns": "(\d+)")re", &compute_ns));
   const int64_t budget = 600 * 1024;
   const int64_t fetch_floor_ns = (weight_bytes - budget) * 1'000'000'000 / 39'200'000;
   REQUIRE(fetch_floor_ns > compute_ns * 101 / 100);  // so more than 1% over: the gate must fail

@@ -82,7 +82,7 @@ TEST_CASE("a rule must match the whole name") {
   CHECK(ClassOf(graph, "xcache") == ValueClass::kGraphInput);
 }
 
-TEST_CASE("an invalid regex is a usage error naming the rule") {
+TEST_CASE("an invalid pattern is a usage error naming the rule and RE2's reason") {
   Graph graph;
   Input(graph, "x", 1);
   try {
@@ -90,6 +90,32 @@ TEST_CASE("an invalid regex is a usage error naming the rule") {
     FAIL("expected an error");
   } catch (const Error& error) {
     CHECK(error.kind() == ErrorKind::kUsage);
-    CHECK_THAT(error.what(), Catch::Contains("kv_cache='(unclosed'"));
+    CHECK(std::string(error.what()) ==
+          "class rule kv_cache='(unclosed': invalid regular expression '(unclosed' (RE2 syntax): "
+          "missing ): (unclosed");
   }
+  CHECK(ClassPatternError("past\\.\\d+") == "");
+  // Backreferences are not RE2 syntax: the message says which syntax applies.
+  CHECK_THAT(ClassPatternError("(a)\\1"), Catch::Contains("(RE2 syntax)"));
+}
+
+// Regression (issue 13): std::regex matched by recursion, one frame per character, and a
+// 100'000-character name overflowed the stack (SIGSEGV) in the KV-cache convention and in user
+// patterns. RE2 matches in linear time without recursion.
+TEST_CASE("100k-character names classify without blowing the stack") {
+  Graph graph;
+  const std::string cache_name = std::string(100'000 - 10, 'a') + ".key_cache";
+  REQUIRE(cache_name.size() == 100'000);
+  Input(graph, cache_name, 1);
+  const std::string vw_name = std::string(50'000, 'v') + std::string(50'000, 'w');
+  Input(graph, vw_name, 1);
+  const std::string near_miss = std::string(99'999, 'v') + "x";
+  Input(graph, near_miss, 1);
+  ClassifyValues(graph, {{ValueClass::kWeight, "(v|w)*"}});
+  // "<a...a>.key_cache" matches the convention .*[._](key|value)_cache([._]\d+)?.
+  CHECK(ClassOf(graph, cache_name) == ValueClass::kKvCache);
+  // Only v and w: the user rule matches the whole name.
+  CHECK(ClassOf(graph, vw_name) == ValueClass::kWeight);
+  // The trailing x is outside (v|w)*: structure decides (a graph input).
+  CHECK(ClassOf(graph, near_miss) == ValueClass::kGraphInput);
 }

@@ -75,9 +75,9 @@ TEST_CASE("hyperplan-gen --from-hf-config errors are one line naming the file") 
   const std::string model = TempPath("no-dtype.onnx");
   const CommandResult missing =
       RunCommand({HYPERPLAN_GEN_PATH, "--from-hf-config", config, "-o", model});
-  CHECK(missing.exit_code == 1);
+  CHECK(missing.exit_code == 4);  // the README's table: the model is malformed
   CHECK(missing.stderr_text ==
-        "hyperplan-gen: " + config + ": field 'torch_dtype': missing (or pass --dtype)\n");
+        "hyperplan-gen: error: " + config + ": field 'torch_dtype': missing (or pass --dtype)\n");
   CHECK_FALSE(std::filesystem::exists(model));
   const CommandResult given =
       RunCommand({HYPERPLAN_GEN_PATH, "--from-hf-config", config, "--dtype", "fp16", "-o", model});

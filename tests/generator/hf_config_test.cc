@@ -1,6 +1,7 @@
 // ParseHfConfig / ReadHfConfig: Hugging Face config.json fields onto ModelConfig, and one
 // message naming the file and the field for each kind of bad input.
 #include "hf_config.h"
+#include "hyperplan/error.h"
 
 #include <catch2/catch.hpp>
 #include <string>
@@ -192,7 +193,8 @@ TEST_CASE("ReadHfConfig names the file it cannot read", "[generator][hf]") {
   try {
     ReadHfConfig("/nonexistent/config.json");
     FAIL("accepted");
-  } catch (const std::invalid_argument& error) {
+  } catch (const hyperplan::Error& error) {
+    CHECK(error.kind() == hyperplan::ErrorKind::kInputFile);  // exit 3
     CHECK(std::string(error.what()) ==
           "/nonexistent/config.json: cannot read: No such file or directory");
   }

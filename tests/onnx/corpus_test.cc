@@ -1,10 +1,11 @@
 // Real model files: the bundled models/ and ONNX's own backend test corpus (Debian's
 // libonnx-testdata). Every file imports or fails with a hyperplan::Error: never another
 // exception, a crash or a hang.
+#include <re2/re2.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <map>
-#include <regex>
 
 #include "hyperplan/error.h"
 #include "model_builder.h"
@@ -40,7 +41,7 @@ struct Outcome {
 // Imports `path`, binding each symbol an unbound-dimension error names to `value` and trying
 // again, as a user following the message would.
 Outcome ImportBindingSymbols(const std::string& path, int64_t value) {
-  static const std::regex kUnbound("dimension '([^']*)' is not bound");
+  static const RE2 kUnbound("dimension '([^']*)' is not bound");
   Outcome outcome;
   for (int round = 0; round < kMaxBindingRounds; ++round) {
     try {
@@ -48,9 +49,9 @@ Outcome ImportBindingSymbols(const std::string& path, int64_t value) {
       outcome.imported = true;
       return outcome;
     } catch (const Error& error) {
-      std::cmatch match;
-      if (error.kind() == ErrorKind::kModel && std::regex_search(error.what(), match, kUnbound)) {
-        outcome.options.dims[match[1].str()] = value;
+      std::string symbol;
+      if (error.kind() == ErrorKind::kModel && RE2::PartialMatch(error.what(), kUnbound, &symbol)) {
+        outcome.options.dims[symbol] = value;
         continue;
       }
       outcome.error = error;

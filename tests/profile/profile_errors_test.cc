@@ -430,9 +430,9 @@ classes:
   activation: ''
 )yaml");
   CHECK_THAT(problems, StartsWith("bad.yaml:5:14: classes.kv_cache[0]: invalid regular "
-                                  "expression 'cache\\.(': "));
+                                  "expression 'cache\\.(' (RE2 syntax): missing ): "));
   CHECK_THAT(problems, Contains("\nbad.yaml:6:20: classes.optimizer_state: invalid regular "
-                                "expression '[': "));
+                                "expression '[' (RE2 syntax): missing ]: "));
   CHECK_THAT(problems, Contains("\nbad.yaml:7:15: classes.activation: empty pattern; it would "
                                 "match no value name"));
   CHECK_THAT(problems, !Contains("ok.*"));  // the valid pattern is not blamed

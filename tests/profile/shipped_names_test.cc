@@ -8,7 +8,7 @@
 
 #include "hyperplan/adapters/profile_yaml.h"
 #include "hyperplan/error.h"
-#include "profile/nearest_name.h"
+#include "hyperplan/nearest_name.h"
 
 namespace hyperplan {
 namespace {
@@ -105,16 +105,15 @@ TEST_CASE("An unknown profile name suggests one and lists them all", "[profile][
 
 TEST_CASE("NearestName and OnlyNameContaining", "[profile][shipped]") {
   const std::vector<std::string_view> names = {"capacity", "device", "name"};
-  CHECK(profile::EditDistance("capcity", "capacity") == 1);  // one insertion
-  CHECK(profile::EditDistance("", "abc") == 3);
-  CHECK(profile::NearestName("capcity", names) == std::optional<std::string_view>("capacity"));
-  CHECK(profile::NearestName("nme", names) == std::optional<std::string_view>("name"));
-  CHECK_FALSE(profile::NearestName("colour", names));  // 5+ edits from each
+  CHECK(EditDistance("capcity", "capacity") == 1);  // one insertion
+  CHECK(EditDistance("", "abc") == 3);
+  CHECK(NearestName("capcity", names) == std::optional<size_t>(0));  // "capacity"
+  CHECK(NearestName("nme", names) == std::optional<size_t>(2));      // "name"
+  CHECK_FALSE(NearestName("colour", names));                        // 5+ edits from each
   const std::vector<std::string_view> profiles = {"h100-sxm", "h200-sxm", "gh200"};
-  CHECK(profile::OnlyNameContaining("h100", profiles) ==
-        std::optional<std::string_view>("h100-sxm"));
-  CHECK_FALSE(profile::OnlyNameContaining("sxm", profiles));  // two contain it
-  CHECK_FALSE(profile::OnlyNameContaining("", profiles));
+  CHECK(OnlyNameContaining("h100", profiles) == std::optional<size_t>(0));
+  CHECK_FALSE(OnlyNameContaining("sxm", profiles));  // two contain it
+  CHECK_FALSE(OnlyNameContaining("", profiles));
 }
 
 }  // namespace

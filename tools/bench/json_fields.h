@@ -1,6 +1,6 @@
 // Reads a field from one line of flat JSON that hyperplan-bench's children print (plan-once)
-// or hyperplan prints (--summary-json). Cost: one regex search. Limits: flat objects only;
-// the first match wins.
+// or hyperplan prints (--summary-json). Cost: one RE2 search, linear in the line. Limits: flat
+// objects only; the first match wins.
 #pragma once
 
 #include <cstdint>

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "hf_fields.h"
+#include "hyperplan/error.h"
 
 namespace hyperplan::gen {
 
@@ -269,14 +270,20 @@ HfConfig ParseHfConfig(const std::string& json_text, const std::string& path) {
 HfConfig ReadHfConfig(const std::string& path) {
   std::error_code error;
   if (std::filesystem::is_directory(path, error))
-    throw std::invalid_argument(fmt::format("{}: cannot read: Is a directory", path));
+    throw Error(ErrorKind::kInputFile, fmt::format("{}: cannot read: Is a directory", path));
   errno = 0;
   std::ifstream in(path, std::ios::binary);
   if (!in)
-    throw std::invalid_argument(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
+    throw Error(ErrorKind::kInputFile,
+                fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
   std::ostringstream text;
   text << in.rdbuf();
-  return ParseHfConfig(text.str(), path);
+  try {
+    return ParseHfConfig(text.str(), path);
+  } catch (const std::invalid_argument& problem) {
+    // The config describes the model: a bad one is a malformed model (exit 4), not bad flags.
+    throw Error(ErrorKind::kModel, problem.what());
+  }
 }
 
 }  // namespace hyperplan::gen

@@ -43,6 +43,7 @@ struct HfConfig {
 std::vector<std::string> HfModelTypes();
 
 // Throws std::invalid_argument "<path>: ..." naming the field at fault.
+// Throws hyperplan::Error: kInputFile when the file cannot be read, kModel for a bad config.
 HfConfig ReadHfConfig(const std::string& path);
 
 // The same from text in memory; `path` stands for the file in messages and names the model.

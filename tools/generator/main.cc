@@ -2,6 +2,9 @@
 // prefill or decode form, with standard ai.onnx opset-17 ops or ONNX Runtime's fused contrib ops.
 // Tiny presets carry real random weights inline; real-scale presets reference a weights file
 // that is never written. This file only parses flags and reports; decoder.h builds the model.
+// Exit codes follow hyperplan's (README.md, "Exit codes"): 0 written, 1 internal error, 2 bad
+// usage (flags CLI11 refuses, or values the presets cannot take), 4 the written model fails
+// --check, 9 the output cannot be written.
 // Cost: see decoder.h. Limits: see model_config.h for what each preset leaves out.
 #include <fmt/format.h>
 
@@ -17,6 +20,7 @@
 #include "build_options.h"
 #include "decoder.h"
 #include "hf_config.h"
+#include "hyperplan/error.h"
 #include "model_check.h"
 #include "model_config.h"
 #include "model_writer.h"
@@ -26,6 +30,15 @@ namespace {
 
 using hyperplan::gen::BuildOptions;
 using hyperplan::gen::ModelConfig;
+
+constexpr int kUsageExit = hyperplan::ExitCode(hyperplan::ErrorKind::kUsage);
+constexpr int kCheckFailedExit = hyperplan::ExitCode(hyperplan::ErrorKind::kModel);
+constexpr int kInternalExit = hyperplan::ExitCode(hyperplan::ErrorKind::kInternal);
+
+int Fail(int exit_code, const std::string& message) {
+  fmt::print(stderr, "hyperplan-gen: error: {}\n", message);
+  return exit_code;
+}
 
 // protobuf refuses messages over 2 GiB; stay well below it with inline weights.
 constexpr int64_t kMaxInlineWeightBytes = int64_t{1} << 30;
@@ -57,8 +70,12 @@ std::map<std::string, int64_t> CheckDims(const std::vector<std::string>& flags, 
   for (const auto& flag : flags) {
     const auto eq = flag.find('=');
     if (eq == std::string::npos)
-      throw CLI::ValidationError("--dim", "expected name=N, got " + flag);
-    dims[flag.substr(0, eq)] = std::stoll(flag.substr(eq + 1));
+      throw std::invalid_argument("--dim: expected name=N, got '" + flag + "'");
+    try {
+      dims[flag.substr(0, eq)] = std::stoll(flag.substr(eq + 1));
+    } catch (const std::logic_error&) {
+      throw std::invalid_argument("--dim: expected name=N with an integer N, got '" + flag + "'");
+    }
   }
   if (decode && !dims.count("total_sequence"))
     dims["total_sequence"] = dims["past_sequence"] + dims["sequence"];
@@ -133,15 +150,24 @@ int main(int argc, char** argv) {
                  "name=N binding for --check's shape inference (default batch=1 sequence=4 "
                  "past_sequence=3 total_sequence=past+sequence)");
   app.add_option("-o,--output", output, "Model file to write")->required();
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    // --help and --version are "errors" with exit code 0 in CLI11; everything else is usage.
+    if (error.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(error);
+    return Fail(kUsageExit, error.what());
+  }
 
   try {
+    // Read before anything is built or written, so a bad --dim writes no file.
+    const std::map<std::string, int64_t> dims = CheckDims(check_dims, form == "decode");
     ModelConfig config;
     if (!hf_config.empty()) {
       const hyperplan::gen::HfConfig read = hyperplan::gen::ReadHfConfig(hf_config);
       config = read.config;
       if (!read.dtype_given && dtype.empty())
-        throw std::invalid_argument(hf_config + ": field 'torch_dtype': missing (or pass --dtype)");
+        throw hyperplan::Error(hyperplan::ErrorKind::kModel,
+                              hf_config + ": field 'torch_dtype': missing (or pass --dtype)");
       fmt::print(
           "{}: {} layers, hidden {}, heads {}/{} kv of {}, intermediate {}, vocab {}, {}{}{}\n",
           hf_config, config.layers, config.hidden, config.heads, config.kv_heads, config.head_dim,
@@ -213,14 +239,16 @@ int main(int argc, char** argv) {
                file_bytes, seconds);
 
     if (check) {
-      const auto report = hyperplan::gen::CheckModel(
-          model, CheckDims(check_dims, options.form == hyperplan::gen::Form::kDecode));
+      const auto report = hyperplan::gen::CheckModel(model, dims);
       for (const auto& line : report.lines) fmt::print("  {}\n", line);
-      if (!report.ok) return 2;
+      if (!report.ok) return Fail(kCheckFailedExit, output + ": fails --check (see above)");
     }
+  } catch (const std::invalid_argument& e) {
+    return Fail(kUsageExit, e.what());  // flag values the presets cannot take
+  } catch (const hyperplan::Error& e) {
+    return Fail(hyperplan::ExitCode(e.kind()), e.what());  // the output cannot be written
   } catch (const std::exception& e) {
-    fmt::print(stderr, "hyperplan-gen: {}\n", e.what());
-    return 1;
+    return Fail(kInternalExit, std::string("internal error: ") + e.what());
   }
   return 0;
 }

@@ -21,8 +21,18 @@ namespace hyperplan {
 struct ImportOptions {
   std::map<std::string, int64_t, std::less<>> dims;  // --dim name=value
   std::vector<ClassRule> class_rules;                // profile rules, then CLI rules
+  // Size what the bound dims allow and list every symbol still deciding a size in
+  // Graph::unbound_dims, instead of failing (inspect shows what is known without --dim).
+  bool allow_unbound_dims = false;
 };
 
+// Throws Error(kModel) naming every unbound symbol that decides a size (UnboundDimsProblem),
+// unless `allow_unbound_dims`.
 Graph ImportOnnxModel(const std::string& path, const ImportOptions& options);
+
+// "dimension 'batch' is not bound and decides the size of values 'x', 'y'; bind it with
+// --dim batch=VALUE (also unbound: 'sequence')": the first symbol with its values, then the
+// others, so one message lists every dim to bind. `unbound` must not be empty.
+std::string UnboundDimsProblem(const std::vector<UnboundDim>& unbound);
 
 }  // namespace hyperplan

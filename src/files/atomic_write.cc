@@ -1,5 +1,5 @@
-// Atomic output files (see output_file.h).
-#include "output_file.h"
+// Atomic output files (see atomic_write.h).
+#include "files/atomic_write.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -10,7 +10,7 @@
 
 #include "hyperplan/error.h"
 
-namespace hyperplan::cli {
+namespace hyperplan::files {
 namespace {
 
 namespace fs = std::filesystem;
@@ -19,23 +19,22 @@ namespace fs = std::filesystem;
   throw Error(ErrorKind::kOutputFile, path + ": cannot write: " + std::strerror(error_number));
 }
 
-bool SameFile(const std::string& a, const std::string& b) {
-  std::error_code error;
-  if (fs::exists(a, error) && fs::exists(b, error)) return fs::equivalent(a, b, error);
-  return fs::absolute(a, error).lexically_normal() == fs::absolute(b, error).lexically_normal();
-}
-
 }  // namespace
 
 void WriteFileAtomically(const std::string& path, std::string_view bytes) {
   std::error_code error;
   if (fs::is_directory(path, error)) FailWrite(path, EISDIR);
-  // O_EXCL on a name unique to this process: never another writer's temporary file. Mode 0666
-  // lets the umask decide, as for any file the user creates.
+  // O_EXCL on a name unique to this process: never another writer's temporary file. A short
+  // name of its own (not the destination's plus a suffix), so a destination name near the
+  // file system's limit still gets one. Mode 0666 lets the umask decide, as for any file the
+  // user creates.
+  const fs::path directory = fs::path(path).parent_path();
   int fd = -1;
   std::string temporary;
   for (int attempt = 0; fd < 0; ++attempt) {
-    temporary = path + ".tmp-" + std::to_string(getpid()) + "-" + std::to_string(attempt);
+    temporary = (directory / (".hyperplan-" + std::to_string(getpid()) + "-" +
+                              std::to_string(attempt) + ".tmp"))
+                    .string();
     fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0 && (errno != EEXIST || attempt > 100)) FailWrite(path, errno);
   }
@@ -65,13 +64,4 @@ void WriteFileAtomically(const std::string& path, std::string_view bytes) {
   }
 }
 
-void RefuseToOverwriteInputs(const std::string& flag, const std::string& output,
-                             const std::vector<std::pair<std::string, std::string>>& inputs) {
-  for (const auto& [role, input] : inputs) {
-    if (input.empty() || !SameFile(output, input)) continue;
-    throw Error(ErrorKind::kUsage, flag + " " + output + ": refusing to overwrite the " + role +
-                                       " (" + input + "); write the output elsewhere");
-  }
-}
-
-}  // namespace hyperplan::cli
+}  // namespace hyperplan::files

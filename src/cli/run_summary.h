@@ -1,0 +1,31 @@
+// The line `plan --summary-json` prints (schemas/plan.proto RunSummary), on every exit.
+//
+// The RunSummary message is filled as the run learns things: the model path at the start, the
+// profile once loaded, the plan's numbers once planned (RecordPlan), the gate's verdict
+// (RecordGate) or the error that ended the run (RecordFailure). So a gate that reads the line
+// finds it whatever happened, with `ok`, the exit code, the error kind and message, and what
+// was known when the run stopped. Cost: a copy of the summary numbers.
+#pragma once
+
+#include <string>
+
+#include "hyperplan/error.h"
+#include "plan_gate.h"
+#include "schemas/plan.pb.h"
+
+namespace hyperplan::cli {
+
+// The plan's numbers (planned = true); `plan_sha256` is planio::PlanSha256 of the plan.
+void RecordPlan(const plan::v1::Plan& plan, const std::string& plan_sha256,
+                plan::v1::RunSummary& summary);
+
+// The run ended at the gate: ok, over budget (6) or over the overhead target (7).
+void RecordGate(const GateOutcome& gate, plan::v1::RunSummary& summary);
+
+// The run ended with an error of `kind`; what was recorded before stays.
+void RecordFailure(ErrorKind kind, const std::string& message, plan::v1::RunSummary& summary);
+
+// The summary as one JSON line, newline included.
+std::string SummaryLine(const plan::v1::RunSummary& summary);
+
+}  // namespace hyperplan::cli
