@@ -5,9 +5,12 @@
 // summary on stdout; the gate last, so CI gets the files and the numbers even on a miss.
 #include "plan_command.h"
 
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -34,6 +37,7 @@ struct PlanFlags {
   ModelInputFlags inputs;
   std::string budget;        // --budget SIZE, e.g. 64GiB
   std::string max_overhead;  // --max-overhead PCT, e.g. 1 or 0.5%
+  std::string align;         // --align BYTES, e.g. 256 or 4KiB
   std::string output_path;   // -o plan.pb | plan.json
   std::string onnx_path;     // --emit-onnx out.onnx
   std::string report_path;   // --report plan.html
@@ -50,6 +54,29 @@ std::string ValidateBudget(const std::string& text) {
   } catch (const std::invalid_argument& error) {
     return error.what();
   }
+}
+
+// A power of two of at most 1 GiB, in bytes (a bare number) or with a byte unit.
+std::optional<int64_t> ParseAlign(const std::string& text, std::string& problem) {
+  int64_t bytes = 0;
+  try {
+    bytes = ParseQuantity(text, Quantity::kBytes, /*allow_bare_number=*/true);
+  } catch (const std::invalid_argument& error) {
+    problem = error.what();
+    return std::nullopt;
+  }
+  if (bytes < 1 || bytes > (int64_t{1} << 30) || (bytes & (bytes - 1)) != 0) {
+    problem = fmt::format("'{}' is {} bytes; the alignment must be a power of two from 1 B to 1GiB",
+                          text, bytes);
+    return std::nullopt;
+  }
+  return bytes;
+}
+
+std::string ValidateAlign(const std::string& text) {
+  std::string problem;
+  ParseAlign(text, problem);
+  return problem;
 }
 
 std::string ValidateOverhead(const std::string& text) {
@@ -70,6 +97,11 @@ void AddPlanFlags(CLI::App& command, PlanFlags& flags) {
       .add_option("--max-overhead", flags.max_overhead,
                   "allowed slowdown over the no-offload makespan, in percent (default 1)")
       ->check(CLI::Validator(ValidateOverhead, "PCT", "overhead"));
+  command
+      .add_option("--align", flags.align,
+                  "device arena alignment in bytes, a power of two (default: the device tier's "
+                  "`alignment` in the profile, 256 when it states none)")
+      ->check(CLI::Validator(ValidateAlign, "BYTES", "align"));
   command.add_option("-o,--output", flags.output_path,
                      "write the plan: .pb (protobuf) or .json (schemas/plan.proto)");
   command.add_option("--emit-onnx", flags.onnx_path,
@@ -139,6 +171,10 @@ planio::PlanProvenance MakeProvenance(const PlanFlags& flags) {
   }
   provenance.max_overhead_given = !flags.max_overhead.empty();
   provenance.cli_class_rules = CommandLineClassRules(flags.inputs);
+  if (!flags.align.empty()) {
+    std::string unused;
+    provenance.align_bytes = ParseAlign(flags.align, unused);
+  }
   return provenance;
 }
 
@@ -203,7 +239,12 @@ void RunPlan(const PlanFlags& flags) {
   CheckOutputs(flags);
   Progress progress(stderr, Progress::WantedOnStderr(flags.quiet), 4);
   progress.Stage("importing model");
-  const ModelInputs inputs = LoadModelInputs(flags.inputs);
+  ModelInputs inputs = LoadModelInputs(flags.inputs);
+  if (!flags.align.empty()) {
+    std::string unused;
+    inputs.profile.tiers[inputs.profile.device_tier].alignment_bytes =
+        *ParseAlign(flags.align, unused);
+  }
   const planio::PlanProvenance provenance = MakeProvenance(flags);
   progress.Stage("planning");
   const PlanResult result = PlanOffload(inputs.graph, inputs.profile, provenance.options);

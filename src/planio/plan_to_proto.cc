@@ -28,6 +28,7 @@ void AddProvenance(const Graph& graph, const PlanProvenance& in, pb::Provenance&
   options->set_max_overhead_ppm(in.options.max_overhead_ppm);
   options->set_max_overhead_given(in.max_overhead_given);
   options->set_allow_reorder(in.options.allow_reorder);
+  if (in.align_bytes) options->set_align_bytes(*in.align_bytes);
   for (const ClassRule& rule : in.cli_class_rules) {
     pb::ClassRule* entry = options->add_class_rules();
     entry->set_value_class(ToProto(rule.value_class));
@@ -127,12 +128,22 @@ void AddMemory(const Plan& plan, pb::Plan& out) {
     entry->set_bytes(copy.bytes);
     entry->set_opened_by(copy.opened_by);
     entry->set_closed_by(copy.closed_by);
+    entry->set_offset_bytes(copy.offset_bytes);
+  }
+  for (const TierBuffer& buffer : plan.tier_buffers) {
+    pb::TierBuffer* entry = out.add_tier_buffers();
+    entry->set_tier(buffer.tier);
+    entry->set_size_bytes(buffer.size_bytes);
+    entry->set_live_peak_bytes(buffer.live_peak_bytes);
+    entry->set_alignment_bytes(buffer.alignment_bytes);
+    entry->set_algorithm(buffer.algorithm);
   }
   pb::Arena* arena = out.mutable_arena();
   arena->set_size_bytes(plan.layout.arena_bytes);
   arena->set_live_peak_bytes(plan.layout.live_peak_bytes);
   arena->set_live_peak_step(plan.layout.live_peak_step);
   arena->set_algorithm(plan.layout.algorithm);
+  arena->set_alignment_bytes(plan.layout.alignment_bytes);
 }
 
 void AddSummary(const HardwareProfile& profile, const Plan& plan, pb::Plan& out) {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,7 @@ struct PlanProvenance {
   PlanOptions options;  // node_time_ns is not recorded (the nodes carry their times)
   bool max_overhead_given = false;
   std::vector<ClassRule> cli_class_rules;  // --class rules, before the profile's
+  std::optional<int64_t> align_bytes;      // --align, when given
 };
 
 plan::v1::Plan PlanToProto(const Graph& graph, const HardwareProfile& profile,

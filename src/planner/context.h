@@ -12,6 +12,7 @@
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
 #include "hyperplan/lifetimes.h"
+#include "hyperplan/planner/layout.h"
 #include "planner/candidates.h"
 #include "planner/cost_analysis.h"
 
@@ -25,6 +26,7 @@ struct PlanContext {
   LifetimeAnalysis lifetimes;
   CostAnalysis cost;
   CandidateSet candidates;
+  LayoutOptions layout;  // PlanOptions::layout
 
   Step step_count() const { return static_cast<Step>(order.size()); }
   const std::vector<int64_t>& base_live_bytes() const {

@@ -121,6 +121,7 @@ PlanResult PlanOffload(const Graph& graph, const HardwareProfile& profile,
   contexts.reserve(2);  // `model` below must stay valid when the reordered context joins
   contexts.push_back(
       planner::BuildContext(graph, profile, ModelOrder(graph), options.node_time_ns));
+  contexts.back().layout = options.layout;
   const PlanContext& model = contexts.front();
 
   Baseline baseline;
@@ -148,6 +149,7 @@ PlanResult PlanOffload(const Graph& graph, const HardwareProfile& profile,
           AnalyzeLifetimes(graph, order).timeline.peak_bytes < baseline.peak_bytes) {
         contexts.push_back(
             planner::BuildContext(graph, profile, std::move(order), options.node_time_ns));
+        contexts.back().layout = options.layout;
       }
     }
     const int64_t allowance_ns =

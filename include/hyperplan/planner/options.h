@@ -13,6 +13,8 @@
 #include <optional>
 #include <vector>
 
+#include "hyperplan/planner/layout.h"
+
 namespace hyperplan {
 
 struct PlanOptions {
@@ -23,6 +25,7 @@ struct PlanOptions {
   // Per-node compute times (indexed by NodeId) to plan with instead of the roofline cost
   // model, e.g. measured kernel times; empty: EstimateCosts.
   std::vector<int64_t> node_time_ns;
+  LayoutOptions layout;  // how hard the arena and tier-buffer layouts try (layout.h)
 };
 
 }  // namespace hyperplan
