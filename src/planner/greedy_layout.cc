@@ -65,33 +65,32 @@ std::vector<int32_t> ShakenSizeOrder(const std::vector<int64_t>& padded_bytes, u
 
 int64_t PlaceGreedy(const std::vector<LayoutBlock>& blocks,
                     const std::vector<int64_t>& padded_bytes, const std::vector<int32_t>& order,
-                    bool best_fit, OverlapIndex& index, std::vector<int64_t>& offsets) {
-  index.Reset();
+                    bool best_fit, OccupancyTree& occupied, std::vector<int64_t>& offsets) {
+  occupied.Reset();
   int64_t size_bytes = 0;
-  std::vector<int32_t> overlapping;
+  std::vector<OccupancyTree::Run> runs;
   for (const int32_t b : order) {
+    const LayoutBlock& block = blocks[b];
     const int64_t bytes = padded_bytes[b];
-    overlapping.clear();
-    index.Overlapping(blocks[b].first, blocks[b].last, overlapping);
-    std::sort(overlapping.begin(), overlapping.end(), [&](int32_t x, int32_t y) {
-      return std::tie(offsets[x], x) < std::tie(offsets[y], y);
-    });
-    // Gaps between the overlapping blocks, bottom up; the space above them all is the top.
+    runs.clear();
+    occupied.Occupied(block.first, block.last, runs);
+    std::sort(runs.begin(), runs.end());
+    // Gaps between the runs taken during the block's life, bottom up; above them all, the top.
     int64_t best_offset = -1;
     int64_t best_gap = 0;
     int64_t cursor = 0;
-    for (const int32_t j : overlapping) {
-      const int64_t gap = offsets[j] - cursor;
+    for (const auto& [begin, end] : runs) {
+      const int64_t gap = begin - cursor;
       if (gap >= bytes && (best_offset < 0 || (best_fit && gap < best_gap))) {
         best_offset = cursor;
         best_gap = gap;
         if (!best_fit || gap == bytes) break;  // nothing lower or tighter can follow
       }
-      cursor = std::max(cursor, offsets[j] + padded_bytes[j]);
+      cursor = std::max(cursor, end);
     }
     offsets[b] = best_offset >= 0 ? best_offset : cursor;
     size_bytes = std::max(size_bytes, offsets[b] + bytes);
-    index.Place(b);
+    occupied.Occupy(block.first, block.last, offsets[b], offsets[b] + bytes);
   }
   return size_bytes;
 }

@@ -2,15 +2,17 @@
 // (best fit) or the lowest (first fit) gap among the placed blocks that overlap it in time,
 // else on top of them. TFLite's arena planner with largest-first order; XLA's heap simulator
 // offers the same family.
-// Cost: O(n log n) for an order; per pass O(n log P + p log p) for p overlapping pairs (the
-// overlap index finds them, then they are sorted by offset). Limits: see layout.h.
+// Cost: O(n log n) for an order; per pass O(n log^2 P) to record the blocks plus, per block,
+// the occupied runs over its lifetime sorted by offset (occupancy_tree.h): coalesced runs,
+// not the blocks behind them, so a block under a stack of a thousand long-lived ones costs a
+// handful. Limits: see layout.h.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "hyperplan/planner/layout.h"
-#include "planner/overlap_index.h"
+#include "planner/occupancy_tree.h"
 
 namespace hyperplan::planner {
 
@@ -30,9 +32,9 @@ std::vector<int32_t> PlacementOrder(const std::vector<LayoutBlock>& blocks,
 std::vector<int32_t> ShakenSizeOrder(const std::vector<int64_t>& padded_bytes, uint32_t seed);
 
 // Places the blocks of `order` (the others keep offset 0); returns the size (max offset +
-// padded size). `index` is built over `blocks`; it is reset first.
+// padded size). `occupied` spans the blocks' positions; it is reset first.
 int64_t PlaceGreedy(const std::vector<LayoutBlock>& blocks,
                     const std::vector<int64_t>& padded_bytes, const std::vector<int32_t>& order,
-                    bool best_fit, OverlapIndex& index, std::vector<int64_t>& offsets);
+                    bool best_fit, OccupancyTree& occupied, std::vector<int64_t>& offsets);
 
 }  // namespace hyperplan::planner

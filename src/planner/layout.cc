@@ -2,12 +2,13 @@
 // layout.h).
 #include "hyperplan/planner/layout.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
 #include "hyperplan/error.h"
 #include "planner/greedy_layout.h"
-#include "planner/overlap_index.h"
+#include "planner/occupancy_tree.h"
 #include "planner/sweep_layout.h"
 
 namespace hyperplan {
@@ -46,7 +47,7 @@ void Keep(std::vector<int64_t>& offsets, int64_t size_bytes, std::string algorit
 // TFLite's greedy by size (best fit) first: it wins ties with the sweep; every other order
 // must do strictly better than what is kept.
 void TryGreedyOrders(const std::vector<LayoutBlock>& blocks, const std::vector<int64_t>& padded,
-                     const LayoutOptions& options, planner::OverlapIndex& index,
+                     const LayoutOptions& options, planner::OccupancyTree& occupied,
                      BlockLayout& layout) {
   const bool all_orders = blocks.size() <= options.all_orders_limit;
   for (const bool best_fit : {true, false}) {
@@ -55,7 +56,7 @@ void TryGreedyOrders(const std::vector<LayoutBlock>& blocks, const std::vector<i
       if (!all_orders && !tflite) continue;
       std::vector<int64_t> offsets(blocks.size(), 0);
       const int64_t size_bytes =
-          PlaceGreedy(blocks, padded, PlacementOrder(blocks, padded, order), best_fit, index,
+          PlaceGreedy(blocks, padded, PlacementOrder(blocks, padded, order), best_fit, occupied,
                       offsets);
       Keep(offsets, size_bytes,
            std::string(GreedyOrderName(order)) + (best_fit ? "" : "_first_fit"), tflite, layout);
@@ -66,14 +67,14 @@ void TryGreedyOrders(const std::vector<LayoutBlock>& blocks, const std::vector<i
 // Small problems: shaken size orders too, until one reaches the lower bound.
 void TryShakenOrders(const std::vector<LayoutBlock>& blocks, const std::vector<int64_t>& padded,
                      int64_t padded_peak_bytes, const LayoutOptions& options,
-                     planner::OverlapIndex& index, BlockLayout& layout) {
+                     planner::OccupancyTree& occupied, BlockLayout& layout) {
   if (blocks.size() > options.shaken_limit) return;
   for (uint32_t trial = 1; trial <= options.shaken_trials && layout.size_bytes > padded_peak_bytes;
        ++trial) {
     std::vector<int64_t> offsets(blocks.size(), 0);
     const bool best_fit = trial % 2 == 1;
     const int64_t size_bytes =
-        PlaceGreedy(blocks, padded, planner::ShakenSizeOrder(padded, trial), best_fit, index,
+        PlaceGreedy(blocks, padded, planner::ShakenSizeOrder(padded, trial), best_fit, occupied,
                     offsets);
     Keep(offsets, size_bytes, "greedy_shaken_" + std::to_string(trial), false, layout);
   }
@@ -97,6 +98,24 @@ int64_t PaddedPeak(const std::vector<LayoutBlock>& blocks, const std::vector<int
   return peak;
 }
 
+// Every algorithm on `blocks`, none of which lives at every position.
+BlockLayout LayoutPartialBlocks(const std::vector<LayoutBlock>& blocks,
+                                const std::vector<int64_t>& padded, int32_t positions,
+                                const LayoutOptions& options) {
+  BlockLayout layout;
+  std::vector<int64_t> sweep_offsets(blocks.size(), 0);
+  layout.size_bytes = planner::PlaceSweepBestFit(blocks, padded, positions, sweep_offsets);
+  layout.offset_bytes = std::move(sweep_offsets);
+  layout.algorithm = "sweep_best_fit";
+  if (options.greedy && !blocks.empty()) {
+    planner::OccupancyTree occupied(positions);
+    TryGreedyOrders(blocks, padded, options, occupied, layout);
+    TryShakenOrders(blocks, padded, PaddedPeak(blocks, padded, positions), options, occupied,
+                    layout);
+  }
+  return layout;
+}
+
 }  // namespace
 
 int64_t AlignUp(int64_t bytes, int64_t alignment_bytes) {
@@ -104,6 +123,11 @@ int64_t AlignUp(int64_t bytes, int64_t alignment_bytes) {
   return (bytes + alignment_bytes - 1) / alignment_bytes * alignment_bytes;
 }
 
+// Blocks that live at every position (home copies, values resident all run) are stacked at
+// the bottom, largest first, and the others laid out above them. This loses nothing: in any
+// layout, moving the all-run blocks to the bottom and every other block down by the all-run
+// bytes below it keeps every pair apart and the size unchanged. It also keeps greedy fast,
+// since an all-run block would otherwise overlap every block placed after it.
 BlockLayout LayoutBlocks(const std::vector<LayoutBlock>& blocks, int32_t positions,
                          int64_t alignment_bytes, const LayoutOptions& options) {
   if (alignment_bytes < 1) {
@@ -113,7 +137,8 @@ BlockLayout LayoutBlocks(const std::vector<LayoutBlock>& blocks, int32_t positio
   layout.offset_bytes.assign(blocks.size(), 0);
   if (positions <= 0) return layout;
   for (const LayoutBlock& block : blocks) {
-    if (block.bytes > 0 && (block.first < 0 || block.last < block.first || block.last >= positions)) {
+    if (block.bytes > 0 &&
+        (block.first < 0 || block.last < block.first || block.last >= positions)) {
       throw Error(ErrorKind::kInternal, "layout block outside the positions laid out");
     }
   }
@@ -123,16 +148,35 @@ BlockLayout LayoutBlocks(const std::vector<LayoutBlock>& blocks, int32_t positio
     if (blocks[b].bytes > 0) padded[b] = AlignUp(blocks[b].bytes, alignment_bytes);
   }
 
-  std::vector<int64_t> sweep_offsets(blocks.size(), 0);
-  layout.size_bytes = planner::PlaceSweepBestFit(blocks, padded, positions, sweep_offsets);
-  layout.offset_bytes = std::move(sweep_offsets);
-  layout.algorithm = "sweep_best_fit";
-  if (options.greedy) {
-    planner::OverlapIndex index(blocks, positions);
-    TryGreedyOrders(blocks, padded, options, index, layout);
-    TryShakenOrders(blocks, padded, PaddedPeak(blocks, padded, positions), options, index,
-                    layout);
+  std::vector<int32_t> all_run;  // indices into blocks
+  std::vector<int32_t> partial;
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    if (blocks[b].bytes <= 0) continue;
+    const bool every_position = blocks[b].first == 0 && blocks[b].last == positions - 1;
+    (every_position ? all_run : partial).push_back(static_cast<int32_t>(b));
   }
+  std::stable_sort(all_run.begin(), all_run.end(),
+                   [&](int32_t a, int32_t b) { return padded[a] > padded[b]; });
+  int64_t base_bytes = 0;
+  for (const int32_t b : all_run) {
+    layout.offset_bytes[b] = base_bytes;
+    base_bytes += padded[b];
+  }
+
+  std::vector<LayoutBlock> rest;
+  std::vector<int64_t> rest_padded;
+  rest.reserve(partial.size());
+  rest_padded.reserve(partial.size());
+  for (const int32_t b : partial) {
+    rest.push_back(blocks[b]);
+    rest_padded.push_back(padded[b]);
+  }
+  const BlockLayout above = LayoutPartialBlocks(rest, rest_padded, positions, options);
+  for (size_t k = 0; k < partial.size(); ++k) {
+    layout.offset_bytes[partial[k]] = base_bytes + above.offset_bytes[k];
+  }
+  layout.size_bytes = base_bytes + above.size_bytes;
+  layout.algorithm = above.algorithm;
   return layout;
 }
 

@@ -12,13 +12,16 @@
 // pseudo-random factor in [1, 1.5), deterministic) until one meets the lower bound. Sweep
 // best-fit (a runtime allocator replayed over positions: frees before allocations, each
 // allocation into the smallest free block, coalesced, else on top) always runs.
+// Blocks that live at every position are stacked at the bottom first (without loss, see
+// layout.cc); the algorithms run on the others above them.
 // Alignment: every block is padded to a multiple of the alignment and every offset is one;
 // the size counts the padding. The live-bytes peak (max over positions of the blocks' own
 // bytes, unpadded) is the lower bound reported next to the size.
-// Cost: a greedy pass finds the placed blocks overlapping a block through a centered interval
-// tree over positions (planner/overlap_index.h), so it costs O(n log n + p log p) for n
-// blocks and p pairs of blocks that overlap in time; the sweep O(n log n). Measured (Release,
-// 2 cores): 10k device intervals in about 0.01 s, 183k in about 0.2 s (docs/benchmarks.md).
+// Cost: a greedy pass reads, for each block, the offset runs taken during its life from a
+// segment tree of coalesced runs over positions (planner/occupancy_tree.h), so it costs about
+// O(n log^2 P + r log r) for n blocks over P positions and r runs read, where a stack of
+// blocks counts as one run; it places exactly as TFLite's quadratic scan would. The sweep
+// costs O(n log n). Measured in docs/benchmarks.md (hyperplan-bench layout).
 // Limits: a block is one contiguous range; greedy is not optimal (a shaken order sometimes
 // does better, and the lower bound is not always reachable).
 #pragma once
