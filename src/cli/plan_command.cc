@@ -42,6 +42,7 @@ struct PlanFlags {
   std::string onnx_path;     // --emit-onnx out.onnx
   std::string report_path;   // --report plan.html
   std::string trace_path;    // --trace plan.json (Chrome trace)
+  bool onnx_static = false;  // --emit-onnx-static
   bool summary_json = false;
   bool no_offload = false;
   bool quiet = false;  // no progress line on stderr
@@ -106,6 +107,11 @@ void AddPlanFlags(CLI::App& command, PlanFlags& flags) {
                      "write the plan: .pb (protobuf) or .json (schemas/plan.proto)");
   command.add_option("--emit-onnx", flags.onnx_path,
                      "write the model with the cache operators as ai.hyperplan nodes");
+  command
+      .add_flag("--emit-onnx-static", flags.onnx_static,
+                "with --emit-onnx: fix the model's input and output shapes to the bound dims, the "
+                "one shape the plan holds for")
+      ->needs(command.get_option("--emit-onnx"));
   command.add_flag("--summary-json", flags.summary_json,
                    "print one JSON line (schemas/plan.proto RunSummary) instead of the summary");
   command.add_flag("--no-offload", flags.no_offload,
@@ -216,6 +222,7 @@ EncodedOutputs EncodeOutputs(const PlanFlags& flags, const plan::v1::Plan& messa
     options.output_path = flags.onnx_path;
     options.plan_sha256 = outputs.plan_sha256;
     options.tool_version = HYPERPLAN_VERSION;
+    options.static_shapes = flags.onnx_static;
     outputs.onnx = onnx_rewrite::RewriteModel(message, options);
   }
   return outputs;

@@ -21,6 +21,10 @@ namespace hyperplan {
 struct ImportOptions {
   std::map<std::string, int64_t, std::less<>> dims;  // --dim name=value
   std::vector<ClassRule> class_rules;                // profile rules, then CLI rules
+  // A model hyperplan rewrote (--emit-onnx): import the model it was made from, dropping the
+  // ai.hyperplan cache operators and reading through them (onnx/cache_ops.h). A model without
+  // them imports as usual.
+  bool read_through_cache_ops = false;
 };
 
 Graph ImportOnnxModel(const std::string& path, const ImportOptions& options);
