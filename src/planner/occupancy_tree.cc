@@ -17,21 +17,22 @@ void OccupancyTree::Reset() {
   sets_.clear();
 }
 
-void OccupancyTree::Insert(RunSet& set, int64_t begin, int64_t end) {
-  auto next = set.upper_bound(begin);
-  if (next != set.begin()) {
-    const auto previous = std::prev(next);
-    if (previous->second >= begin) {  // overlaps or touches the run before
-      begin = previous->first;
-      end = std::max(end, previous->second);
-      set.erase(previous);
-    }
+bool OccupancyTree::Insert(RunSet& set, int64_t begin, int64_t end) {
+  // The first run that ends at or after `begin` (it may touch or overlap the new one).
+  auto first = std::lower_bound(set.begin(), set.end(), begin,
+                                [](const Run& run, int64_t at) { return run.second < at; });
+  if (first != set.end() && first->first <= begin && end <= first->second) return false;
+  auto last = first;  // one past the runs the new one overlaps or touches
+  while (last != set.end() && last->first <= end) ++last;
+  if (first != last) {
+    begin = std::min(begin, first->first);
+    end = std::max(end, std::prev(last)->second);
+    *first = {begin, end};
+    set.erase(std::next(first), last);
+  } else {
+    set.insert(first, {begin, end});
   }
-  while (next != set.end() && next->first <= end) {
-    end = std::max(end, next->second);
-    next = set.erase(next);
-  }
-  set.emplace_hint(next, begin, end);
+  return true;
 }
 
 OccupancyTree::RunSet& OccupancyTree::SetAt(std::vector<int32_t>& index, int32_t node) {
@@ -48,16 +49,18 @@ void OccupancyTree::Occupy(int32_t first, int32_t last, int64_t begin, int64_t e
   }
 }
 
-void OccupancyTree::Occupy(int32_t node, int32_t lo, int32_t hi, int32_t first, int32_t last,
+bool OccupancyTree::Occupy(int32_t node, int32_t lo, int32_t hi, int32_t first, int32_t last,
                            int64_t begin, int64_t end) {
-  Insert(SetAt(below_, node), begin, end);
   if (first <= lo && hi <= last) {
     Insert(SetAt(own_, node), begin, end);
-    return;
+    return Insert(SetAt(below_, node), begin, end);
   }
   const int32_t mid = lo + (hi - lo) / 2;
-  if (first <= mid) Occupy(2 * node, lo, mid, first, last, begin, end);
-  if (last > mid) Occupy(2 * node + 1, mid + 1, hi, first, last, begin, end);
+  bool changed = false;
+  if (first <= mid) changed |= Occupy(2 * node, lo, mid, first, last, begin, end);
+  if (last > mid) changed |= Occupy(2 * node + 1, mid + 1, hi, first, last, begin, end);
+  // A child's union is part of this one: if no child's changed, this one already covers it.
+  return changed && Insert(SetAt(below_, node), begin, end);
 }
 
 void OccupancyTree::Occupied(int32_t first, int32_t last, std::vector<Run>& runs) const {

@@ -9,13 +9,15 @@
 // at its own canonical nodes and `own` at their ancestors: every block that meets the query
 // in time is in exactly those sets. Runs coalesce as blocks stack, so the answer is usually
 // far smaller than the number of blocks it covers; greedy layout needs only its gaps.
-// Cost: O(log P) set insertions per block (each O(log r) plus merges), O(log P + r) per query
-// for r runs returned. Memory: two ints per tree node and the runs.
+// Recording goes bottom up and stops at the first node whose union already covered the runs
+// (every node above covers it too), so long-lived neighbours cost little.
+// Cost: O(log P) set insertions per block at most (each a binary search plus a move of the
+// runs after it; sets are sorted vectors, small in practice), O(log P + r) per query for r
+// runs returned. Memory: two ints per tree node and the runs.
 // Limits: blocks are only added (Reset empties everything); positions are int32.
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <utility>
 #include <vector>
 
@@ -37,11 +39,13 @@ class OccupancyTree {
   void Occupied(int32_t first, int32_t last, std::vector<Run>& runs) const;
 
  private:
-  using RunSet = std::map<int64_t, int64_t>;  // begin -> end, disjoint and not touching
+  using RunSet = std::vector<Run>;  // sorted, disjoint and not touching
 
-  static void Insert(RunSet& set, int64_t begin, int64_t end);
+  // Adds [begin, end) to `set`; false when it was already covered (nothing changed).
+  static bool Insert(RunSet& set, int64_t begin, int64_t end);
   RunSet& SetAt(std::vector<int32_t>& index, int32_t node);
-  void Occupy(int32_t node, int32_t lo, int32_t hi, int32_t first, int32_t last, int64_t begin,
+  // Returns whether `below` changed at `node`.
+  bool Occupy(int32_t node, int32_t lo, int32_t hi, int32_t first, int32_t last, int64_t begin,
               int64_t end);
   void Occupied(int32_t node, int32_t lo, int32_t hi, int32_t first, int32_t last,
                 std::vector<Run>& runs) const;

@@ -98,7 +98,7 @@ std::string AlgorithmRows(const Plan& plan, const HardwareProfile& profile) {
   by_size.all_orders_limit = 0;
   const Variant variants[] = {{"sweep best-fit alone", sweep},
                               {"greedy by size + sweep", by_size},
-                              {"default (every order up to 16k blocks)", LayoutOptions{}}};
+                              {"default (every order up to 1024 blocks)", LayoutOptions{}}};
   std::string text = fmt::format(
       "\nDevice arena of that plan: {} intervals over {} steps, live peak {}, alignment {} B.\n\n"
       "| algorithms | arena | over live peak | kept | time (best of 3) |\n"

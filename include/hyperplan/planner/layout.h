@@ -37,9 +37,11 @@
 namespace hyperplan {
 
 // Knobs that change layout quality and cost (PlanOptions::layout; the plan records which
-// algorithm won). Defaults: every order while a pass is cheap.
+// algorithm won). Defaults: every order while all of them together stay cheap next to the
+// planner's other work (each pass costs about as much as greedy by size: 0.05 s at 10k
+// blocks, 0.16 s at 183k, Release), since the planner lays out every round it assembles.
 struct LayoutOptions {
-  size_t all_orders_limit = 16'384;  // up to this many blocks: every order, best and first fit
+  size_t all_orders_limit = 1024;  // up to this many blocks: every order, best and first fit
   size_t shaken_limit = 256;         // up to this many blocks: shaken size orders too
   uint32_t shaken_trials = 32;
   bool greedy = true;  // false: the sweep alone (what a first-come runtime allocator would do)
