@@ -24,7 +24,7 @@ namespace hyperplan::cli {
 struct PlanInputFlags {
   std::string plan_path;
   std::string model_path;
-  std::string profile_path;  // empty: the profile recorded in the plan
+  std::string profile_path;            // empty: the profile recorded in the plan
   std::vector<std::string> dim_flags;  // --dim NAME=VALUE: the dims the model runs at
 };
 

@@ -42,12 +42,12 @@ void CheckDims(const pb::Plan& plan, const std::string& plan_path,
     const pb::BoundDim* bound = FindDim(plan, name);
     if (bound == nullptr) {
       Refuse(plan_path, fmt::format("dim '{}': {} sets it to {}, but the plan binds no dim of that "
-                                "name (it was made for {})",
-                                name, source, value, PlanDims(plan)));
+                                    "name (it was made for {})",
+                                    name, source, value, PlanDims(plan)));
     }
     if (bound->value() != value) {
       Refuse(plan_path, fmt::format("dim '{}': the plan was made for {}, but {} has {}", name,
-                                bound->value(), source, value));
+                                    bound->value(), source, value));
     }
   }
 }
@@ -62,10 +62,11 @@ void CheckInputShapes(const pb::Plan& plan, const BindingCheck& check,
       for (size_t axis = 0; axis < input.dims.size(); ++axis) {
         const int64_t planned = value.shape(static_cast<int>(axis));
         if (input.dims[axis] >= 0 && input.dims[axis] != planned) {
-          Refuse(check.plan_path, fmt::format("input '{}' axis {}: the plan was made for {}, but {} fixes "
-                                    "it at {} (the plan's dims: {})",
-                                    input.name, axis, planned, check.model_path,
-                                    input.dims[axis], PlanDims(plan)));
+          Refuse(check.plan_path,
+                 fmt::format("input '{}' axis {}: the plan was made for {}, but {} fixes "
+                             "it at {} (the plan's dims: {})",
+                             input.name, axis, planned, check.model_path, input.dims[axis],
+                             PlanDims(plan)));
         }
       }
       break;
@@ -90,9 +91,8 @@ ModelBinding ReadModelBinding(const std::string& model_path) {
       int64_t value = -1;
       const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
       if (error != std::errc() || end != text.data() + text.size() || value < 0) {
-        throw Error(ErrorKind::kModel,
-                    fmt::format("{}: metadata '{}' is '{}', not a dimension", model_path,
-                                entry.key(), text));
+        throw Error(ErrorKind::kModel, fmt::format("{}: metadata '{}' is '{}', not a dimension",
+                                                   model_path, entry.key(), text));
       }
       binding.dims[entry.key().substr(prefix.size())] = value;
     }

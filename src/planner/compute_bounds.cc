@@ -65,9 +65,8 @@ ComputeBounds BoundByCompute(const Plan& plan) {
   bounds.starts_after.assign(count, order_size);
   for (size_t i = count; i-- > 0;) {
     const Step at = is_compute(i) ? plan.steps[i].boundary : bounds.starts_after[i];
-    for_each_predecessor(i, [&](int32_t p) {
-      bounds.starts_after[p] = std::min(bounds.starts_after[p], at);
-    });
+    for_each_predecessor(
+        i, [&](int32_t p) { bounds.starts_after[p] = std::min(bounds.starts_after[p], at); });
   }
   return bounds;
 }

@@ -35,8 +35,8 @@ void MeasureLivePeak(const std::vector<LayoutBlock>& blocks, int32_t positions,
 }
 
 // Keeps `offsets` when they beat what `layout` holds (or tie it, when `wins_ties`).
-void Keep(std::vector<int64_t>& offsets, int64_t size_bytes, std::string algorithm,
-          bool wins_ties, BlockLayout& layout) {
+void Keep(std::vector<int64_t>& offsets, int64_t size_bytes, std::string algorithm, bool wins_ties,
+          BlockLayout& layout) {
   if (size_bytes < layout.size_bytes || (wins_ties && size_bytes == layout.size_bytes)) {
     layout.offset_bytes = std::move(offsets);
     layout.size_bytes = size_bytes;
@@ -55,9 +55,8 @@ void TryGreedyOrders(const std::vector<LayoutBlock>& blocks, const std::vector<i
       const bool tflite = best_fit && order == GreedyOrder::kSize;
       if (!all_orders && !tflite) continue;
       std::vector<int64_t> offsets(blocks.size(), 0);
-      const int64_t size_bytes =
-          PlaceGreedy(blocks, padded, PlacementOrder(blocks, padded, order), best_fit, occupied,
-                      offsets);
+      const int64_t size_bytes = PlaceGreedy(blocks, padded, PlacementOrder(blocks, padded, order),
+                                             best_fit, occupied, offsets);
       Keep(offsets, size_bytes,
            std::string(GreedyOrderName(order)) + (best_fit ? "" : "_first_fit"), tflite, layout);
     }
@@ -73,9 +72,8 @@ void TryShakenOrders(const std::vector<LayoutBlock>& blocks, const std::vector<i
        ++trial) {
     std::vector<int64_t> offsets(blocks.size(), 0);
     const bool best_fit = trial % 2 == 1;
-    const int64_t size_bytes =
-        PlaceGreedy(blocks, padded, planner::ShakenSizeOrder(padded, trial), best_fit, occupied,
-                    offsets);
+    const int64_t size_bytes = PlaceGreedy(blocks, padded, planner::ShakenSizeOrder(padded, trial),
+                                           best_fit, occupied, offsets);
     Keep(offsets, size_bytes, "greedy_shaken_" + std::to_string(trial), false, layout);
   }
 }

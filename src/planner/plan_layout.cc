@@ -9,8 +9,8 @@ namespace hyperplan {
 
 void LayOutPlan(const HardwareProfile& profile, const LayoutOptions& options, Plan& plan) {
   const auto step_count = static_cast<Step>(plan.order.size());
-  const bool has_device = profile.device_tier >= 0 &&
-                          static_cast<size_t>(profile.device_tier) < profile.tiers.size();
+  const bool has_device =
+      profile.device_tier >= 0 && static_cast<size_t>(profile.device_tier) < profile.tiers.size();
   const int64_t alignment_bytes =
       has_device ? std::max<int64_t>(1, profile.tiers[profile.device_tier].alignment_bytes) : 1;
   plan.layout = LayoutArena(plan.residency, step_count, alignment_bytes, options);

@@ -43,10 +43,9 @@ std::vector<TierBuffer> LayoutTierBuffers(const HardwareProfile& profile,
     for (const size_t c : copies) tier_blocks.push_back(blocks[c]);
     TierBuffer buffer;
     buffer.tier = tier;
-    buffer.alignment_bytes =
-        tier >= 0 && static_cast<size_t>(tier) < profile.tiers.size()
-            ? std::max<int64_t>(1, profile.tiers[tier].alignment_bytes)
-            : 1;
+    buffer.alignment_bytes = tier >= 0 && static_cast<size_t>(tier) < profile.tiers.size()
+                                 ? std::max<int64_t>(1, profile.tiers[tier].alignment_bytes)
+                                 : 1;
     BlockLayout layout = LayoutBlocks(tier_blocks, positions, buffer.alignment_bytes, options);
     for (size_t k = 0; k < copies.size(); ++k) {
       plan.tier_copies[copies[k]].offset_bytes = layout.offset_bytes[k];

@@ -1,6 +1,8 @@
 // The plan verifier: design.md invariants 1-6 (see verify.h).
 #include "hyperplan/planner/verify.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -8,8 +10,6 @@
 #include <tuple>
 #include <utility>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "hyperplan/error.h"
 #include "hyperplan/lifetimes.h"
@@ -35,8 +35,8 @@ class Verifier {
     }
     ComputeTimes();
     if (!CheckStoredTimeline() || !CheckInvariant4() || !CheckInvariant1() || !CheckInvariant2() ||
-        !CheckInvariant3() || !CheckArenaAlignment() || !CheckTierBuffers() ||
-        !CheckInvariant5() || !CheckInvariant6()) {
+        !CheckInvariant3() || !CheckArenaAlignment() || !CheckTierBuffers() || !CheckInvariant5() ||
+        !CheckInvariant6()) {
       return result_;
     }
     return result_;
@@ -564,9 +564,9 @@ class Verifier {
 
   std::string CopyName(size_t index, const LayoutBlock& block) const {
     const TierCopy& copy = plan_.tier_copies[index];
-    return fmt::format("tier copy {} ({} on {}, {} bytes at offset {}, compute steps {}..{})", index,
-                       ValueName(copy.value), TierName(copy.tier), copy.bytes, copy.offset_bytes,
-                       block.first, block.last);
+    return fmt::format("tier copy {} ({} on {}, {} bytes at offset {}, compute steps {}..{})",
+                       index, ValueName(copy.value), TierName(copy.tier), copy.bytes,
+                       copy.offset_bytes, block.first, block.last);
   }
 
   // Invariant 3, alignment: the arena's alignment is a power of two that honours the device
@@ -615,9 +615,9 @@ class Verifier {
                          static_cast<size_t>(buffer.tier) < profile_.tiers.size() &&
                          buffer.tier != profile_.device_tier;
       if (!valid || !buffer_of.emplace(buffer.tier, &buffer).second) {
-        return Fail(0, -1,
-                    fmt::format("the tier buffer for tier {} is malformed or listed twice",
-                                buffer.tier));
+        return Fail(
+            0, -1,
+            fmt::format("the tier buffer for tier {} is malformed or listed twice", buffer.tier));
       }
       const int64_t required = profile_.tiers[buffer.tier].alignment_bytes;
       if (!PowerOfTwo(buffer.alignment_bytes) ||

@@ -410,9 +410,9 @@ TEST_CASE("verify: a plan used at other dims exits 8, naming the dim and both va
   CheckOneLineError(Hyperplan({"verify", plan16, "--model", kDecode, "--dim", "beam=4"}), 8,
                     "dim 'beam': --dim sets it to 4, but the plan binds no dim of that name");
   // A model rewritten for other dims says so in its metadata.
-  CheckOneLineError(Hyperplan({"verify", plan16, "--model", onnx32}), 8,
-                    "dim 'past_sequence': the plan was made for 16, but " + onnx32 +
-                        " (its metadata) has 32");
+  CheckOneLineError(
+      Hyperplan({"verify", plan16, "--model", onnx32}), 8,
+      "dim 'past_sequence': the plan was made for 16, but " + onnx32 + " (its metadata) has 32");
   // A static model edited to another shape: the input, the axis, both values.
   onnx::ModelProto model;
   REQUIRE(model.ParseFromString(ReadWholeFile(onnx16)));

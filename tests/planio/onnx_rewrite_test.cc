@@ -15,8 +15,8 @@
 #include <onnx/onnx_pb.h>
 #include <unistd.h>
 
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -374,7 +374,8 @@ TEST_CASE("onnx rewrite: --emit-onnx-static fixes inputs and outputs at the plan
   CHECK_NOTHROW(onnx::checker::check_model(rewritten.model));
 }
 
-TEST_CASE("onnx rewrite: imported through its cache operators, the rewritten model is the original") {
+TEST_CASE(
+    "onnx rewrite: imported through its cache operators, the rewritten model is the original") {
   const fs::path dir = TestDirectory();
   const std::string source = Write(MakeSymbolicModel(), dir / "sym.onnx");
   const Rewritten rewritten = PlanAndRewriteAt(source, (dir / "out.onnx").string(), true);

@@ -278,7 +278,8 @@ TEST_CASE("layout: greedy by size runs at any size (6000 blocks) and stays valid
     std::vector<std::pair<int64_t, int64_t>> live;
     for (size_t i = 0; i < blocks.size(); ++i) {
       if (blocks[i].first <= s && s <= blocks[i].last) {
-        live.push_back({layout.offset_bytes[i], layout.offset_bytes[i] + AlignUp(blocks[i].bytes, 8)});
+        live.push_back(
+            {layout.offset_bytes[i], layout.offset_bytes[i] + AlignUp(blocks[i].bytes, 8)});
       }
     }
     std::sort(live.begin(), live.end());

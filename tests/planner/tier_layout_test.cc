@@ -49,13 +49,8 @@ TEST_CASE("tier layout: compute bounds follow streams and waits, not the sequenc
   // 5 Prefetch (link 1) waits 4; 6 compute n3 waits 5.
   Plan plan;
   plan.order = {0, 1, 2, 3};
-  plan.steps = {Compute(0),
-                Transfer(StepKind::kStore, 0, 0, {0}),
-                Compute(1),
-                Detach({1}),
-                Compute(2),
-                Transfer(StepKind::kPrefetch, 1, 0, {4}),
-                Compute(3, {5})};
+  plan.steps = {Compute(0), Transfer(StepKind::kStore, 0, 0, {0}),    Compute(1),     Detach({1}),
+                Compute(2), Transfer(StepKind::kPrefetch, 1, 0, {4}), Compute(3, {5})};
   const planner::ComputeBounds bounds = planner::BoundByCompute(plan);
   // Ended before: the Store knows n0 (its wait); the Detach knows n1 (stream) and n0 (via the
   // Store); the Prefetch n2; n3 n2.

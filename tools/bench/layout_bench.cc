@@ -108,10 +108,9 @@ std::string AlgorithmRows(const Plan& plan, const HardwareProfile& profile) {
     ArenaLayout layout;
     const double seconds = BestSeconds(
         [&] { layout = LayoutArena(plan.residency, steps, alignment, variant.options); });
-    text += fmt::format("| {} | {} | {} | {} | {:.3f} s |\n", variant.name,
-                        Gigabytes(layout.arena_bytes),
-                        Gigabytes(layout.arena_bytes - layout.live_peak_bytes), layout.algorithm,
-                        seconds);
+    text += fmt::format(
+        "| {} | {} | {} | {} | {:.3f} s |\n", variant.name, Gigabytes(layout.arena_bytes),
+        Gigabytes(layout.arena_bytes - layout.live_peak_bytes), layout.algorithm, seconds);
   }
   return text;
 }
@@ -123,7 +122,8 @@ std::string TierRows(const Plan& plan, const HardwareProfile& profile) {
       BestSeconds([&] { buffers = planner::LayoutTierBuffers(profile, LayoutOptions{}, copy); });
   std::string text = fmt::format(
       "\nTier buffers ({} copies, laid out in {:.3f} s):\n\n"
-      "| tier | copies | live peak | buffer | capacity | algorithm |\n|---|---:|---:|---:|---:|---|\n",
+      "| tier | copies | live peak | buffer | capacity | algorithm "
+      "|\n|---|---:|---:|---:|---:|---|\n",
       plan.tier_copies.size(), seconds);
   for (const TierBuffer& buffer : buffers) {
     const auto copies = std::count_if(plan.tier_copies.begin(), plan.tier_copies.end(),
@@ -150,8 +150,7 @@ int RunLayoutBench(const LayoutBenchOptions& options) {
       const std::string home_note = FitWeightHome(graph, profile);
       const baselines::BaselineContext context = baselines::BuildBaselineContext(graph, profile);
       Emit(fmt::format("\n## {} on {}\n\n{} nodes; budget: the device, {}.{}\n\n", workload.label,
-                       named.file, graph.nodes.size(),
-                       Gigabytes(context.device_capacity_bytes()),
+                       named.file, graph.nodes.size(), Gigabytes(context.device_capacity_bytes()),
                        home_note.empty() ? "" : " Note: " + home_note + "."));
       LayoutOptions sweep_only;
       sweep_only.greedy = false;

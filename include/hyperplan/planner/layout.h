@@ -42,7 +42,7 @@ namespace hyperplan {
 // blocks, 0.16 s at 183k, Release), since the planner lays out every round it assembles.
 struct LayoutOptions {
   size_t all_orders_limit = 1024;  // up to this many blocks: every order, best and first fit
-  size_t shaken_limit = 256;         // up to this many blocks: shaken size orders too
+  size_t shaken_limit = 256;       // up to this many blocks: shaken size orders too
   uint32_t shaken_trials = 32;
   bool greedy = true;  // false: the sweep alone (what a first-come runtime allocator would do)
 };
