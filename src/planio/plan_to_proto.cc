@@ -29,6 +29,11 @@ void AddProvenance(const Graph& graph, const PlanProvenance& in, pb::Provenance&
   options->set_max_overhead_given(in.max_overhead_given);
   options->set_allow_reorder(in.options.allow_reorder);
   if (in.align_bytes) options->set_align_bytes(*in.align_bytes);
+  pb::LayoutKnobs* layout = options->mutable_layout();
+  layout->set_all_orders_limit(static_cast<int64_t>(in.options.layout.all_orders_limit));
+  layout->set_shaken_limit(static_cast<int64_t>(in.options.layout.shaken_limit));
+  layout->set_shaken_trials(static_cast<int32_t>(in.options.layout.shaken_trials));
+  layout->set_greedy(in.options.layout.greedy);
   for (const ClassRule& rule : in.cli_class_rules) {
     pb::ClassRule* entry = options->add_class_rules();
     entry->set_value_class(ToProto(rule.value_class));

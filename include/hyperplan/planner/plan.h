@@ -80,9 +80,10 @@ struct TierCopy {
   ValueId value = kNoValue;
   TierId tier = kNoTier;
   int64_t bytes = 0;
-  int32_t opened_by = -1;    // transfer step whose start allocates it; -1: run start
-  int32_t closed_by = -1;    // transfer step whose end frees it; -1: run end
-  int64_t offset_bytes = 0;  // in its tier's buffer (Plan::tier_buffers)
+  int32_t opened_by = -1;  // transfer step whose start allocates it; -1: run start
+  int32_t closed_by = -1;  // transfer step whose end frees it; -1: run end
+  // Where it lives in its tier's buffer (Plan::tier_buffers).
+  int64_t offset_bytes = 0;
 };
 
 // Why a candidate was or was not offloaded. Prints itself (DecisionReasonName).
