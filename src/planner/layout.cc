@@ -114,6 +114,76 @@ BlockLayout LayoutPartialBlocks(const std::vector<LayoutBlock>& blocks,
   return layout;
 }
 
+void CheckBlocks(const std::vector<LayoutBlock>& blocks, int32_t positions,
+                 int64_t alignment_bytes) {
+  if (alignment_bytes < 1) {
+    throw Error(ErrorKind::kInternal, "layout alignment must be at least 1 byte");
+  }
+  for (const LayoutBlock& block : blocks) {
+    if (block.bytes > 0 &&
+        (block.first < 0 || block.last < block.first || block.last >= positions)) {
+      throw Error(ErrorKind::kInternal, "layout block outside the positions laid out");
+    }
+  }
+}
+
+std::vector<int64_t> PaddedSizes(const std::vector<LayoutBlock>& blocks, int64_t alignment_bytes) {
+  std::vector<int64_t> padded(blocks.size(), 0);
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    if (blocks[b].bytes > 0) padded[b] = AlignUp(blocks[b].bytes, alignment_bytes);
+  }
+  return padded;
+}
+
+bool LivesAtEveryPosition(const LayoutBlock& block, int32_t positions) {
+  return block.first == 0 && block.last == positions - 1;
+}
+
+// The blocks alive at every position, stacked from 0, largest first (ties: index). Returns
+// the bytes they take.
+int64_t StackAllRunBlocks(const std::vector<LayoutBlock>& blocks,
+                          const std::vector<int64_t>& padded, int32_t positions,
+                          BlockLayout& layout) {
+  std::vector<int32_t> all_run;
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    if (blocks[b].bytes > 0 && LivesAtEveryPosition(blocks[b], positions)) {
+      all_run.push_back(static_cast<int32_t>(b));
+    }
+  }
+  std::stable_sort(all_run.begin(), all_run.end(),
+                   [&](int32_t a, int32_t b) { return padded[a] > padded[b]; });
+  int64_t base_bytes = 0;
+  for (const int32_t b : all_run) {
+    layout.offset_bytes[b] = base_bytes;
+    base_bytes += padded[b];
+  }
+  layout.size_bytes = base_bytes;
+  layout.algorithm = all_run.empty() ? "" : "stacked";
+  return base_bytes;
+}
+
+// Every other block, laid out by the algorithms on its own, then shifted up by `base_bytes`.
+void LayOutAbove(const std::vector<LayoutBlock>& blocks, const std::vector<int64_t>& padded,
+                 int32_t positions, int64_t base_bytes, const LayoutOptions& options,
+                 BlockLayout& layout) {
+  std::vector<int32_t> index;  // into blocks
+  std::vector<LayoutBlock> rest;
+  std::vector<int64_t> rest_padded;
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    if (blocks[b].bytes <= 0 || LivesAtEveryPosition(blocks[b], positions)) continue;
+    index.push_back(static_cast<int32_t>(b));
+    rest.push_back(blocks[b]);
+    rest_padded.push_back(padded[b]);
+  }
+  if (rest.empty()) return;
+  const BlockLayout above = LayoutPartialBlocks(rest, rest_padded, positions, options);
+  for (size_t k = 0; k < index.size(); ++k) {
+    layout.offset_bytes[index[k]] = base_bytes + above.offset_bytes[k];
+  }
+  layout.size_bytes = base_bytes + above.size_bytes;
+  layout.algorithm = above.algorithm;
+}
+
 }  // namespace
 
 int64_t AlignUp(int64_t bytes, int64_t alignment_bytes) {
@@ -128,53 +198,14 @@ int64_t AlignUp(int64_t bytes, int64_t alignment_bytes) {
 // since an all-run block would otherwise overlap every block placed after it.
 BlockLayout LayoutBlocks(const std::vector<LayoutBlock>& blocks, int32_t positions,
                          int64_t alignment_bytes, const LayoutOptions& options) {
-  if (alignment_bytes < 1) {
-    throw Error(ErrorKind::kInternal, "layout alignment must be at least 1 byte");
-  }
+  CheckBlocks(blocks, positions, alignment_bytes);
   BlockLayout layout;
   layout.offset_bytes.assign(blocks.size(), 0);
   if (positions <= 0) return layout;
-  for (const LayoutBlock& block : blocks) {
-    if (block.bytes > 0 &&
-        (block.first < 0 || block.last < block.first || block.last >= positions)) {
-      throw Error(ErrorKind::kInternal, "layout block outside the positions laid out");
-    }
-  }
   MeasureLivePeak(blocks, positions, layout);
-  std::vector<int64_t> padded(blocks.size(), 0);
-  for (size_t b = 0; b < blocks.size(); ++b) {
-    if (blocks[b].bytes > 0) padded[b] = AlignUp(blocks[b].bytes, alignment_bytes);
-  }
-
-  std::vector<int32_t> all_run;  // indices into blocks
-  std::vector<int32_t> partial;
-  for (size_t b = 0; b < blocks.size(); ++b) {
-    if (blocks[b].bytes <= 0) continue;
-    const bool every_position = blocks[b].first == 0 && blocks[b].last == positions - 1;
-    (every_position ? all_run : partial).push_back(static_cast<int32_t>(b));
-  }
-  std::stable_sort(all_run.begin(), all_run.end(),
-                   [&](int32_t a, int32_t b) { return padded[a] > padded[b]; });
-  int64_t base_bytes = 0;
-  for (const int32_t b : all_run) {
-    layout.offset_bytes[b] = base_bytes;
-    base_bytes += padded[b];
-  }
-
-  std::vector<LayoutBlock> rest;
-  std::vector<int64_t> rest_padded;
-  rest.reserve(partial.size());
-  rest_padded.reserve(partial.size());
-  for (const int32_t b : partial) {
-    rest.push_back(blocks[b]);
-    rest_padded.push_back(padded[b]);
-  }
-  const BlockLayout above = LayoutPartialBlocks(rest, rest_padded, positions, options);
-  for (size_t k = 0; k < partial.size(); ++k) {
-    layout.offset_bytes[partial[k]] = base_bytes + above.offset_bytes[k];
-  }
-  layout.size_bytes = base_bytes + above.size_bytes;
-  layout.algorithm = above.algorithm;
+  const std::vector<int64_t> padded = PaddedSizes(blocks, alignment_bytes);
+  const int64_t base_bytes = StackAllRunBlocks(blocks, padded, positions, layout);
+  LayOutAbove(blocks, padded, positions, base_bytes, options, layout);
   return layout;
 }
 

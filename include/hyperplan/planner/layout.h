@@ -59,7 +59,7 @@ struct BlockLayout {
   int64_t size_bytes = 0;             // max over blocks of offset + padded size
   int64_t live_peak_bytes = 0;        // max over positions of live (unpadded) bytes
   int32_t live_peak_position = 0;     // first position reaching it
-  std::string algorithm;              // "greedy_by_size", ..., "sweep_best_fit"
+  std::string algorithm;  // "greedy_by_size", ..., "sweep_best_fit"; "stacked": all-run only
 };
 
 // `bytes` rounded up to a multiple of `alignment_bytes` (>= 1).
