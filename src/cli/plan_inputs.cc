@@ -3,6 +3,7 @@
 
 #include "hyperplan/adapters/onnx_import.h"
 #include "hyperplan/adapters/profile_yaml.h"
+#include "hyperplan/error.h"
 #include "model_inputs.h"
 #include "onnx_rewrite/model_binding.h"
 #include "planio/plan_file.h"
@@ -37,7 +38,13 @@ PlanInputs LoadPlanInputs(const PlanInputFlags& flags, bool fold_channels) {
   ImportOptions import = planio::ImportOptionsFromProto(inputs.message, flags.plan_path);
   const std::string model_sha256 = planio::Sha256FileHex(flags.model_path);
   if (model_sha256 != inputs.message.provenance().model_sha256()) {
-    const onnx_rewrite::ModelBinding binding = onnx_rewrite::ReadModelBinding(flags.model_path);
+    onnx_rewrite::ModelBinding binding;
+    try {
+      binding = onnx_rewrite::ReadModelBinding(flags.model_path);
+    } catch (const Error& error) {
+      // Not a model at all: "made for another model" below says more than a parse error.
+      if (error.kind() != ErrorKind::kModel) throw;
+    }
     if (!binding.rewritten) {
       planio::CheckModelDigest(inputs.message, flags.plan_path, flags.model_path, model_sha256);
     }

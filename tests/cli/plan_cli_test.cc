@@ -292,6 +292,10 @@ TEST_CASE("verify: truncated, foreign and missing plan files") {
 TEST_CASE("verify: a plan for another model exits 8") {
   CheckOneLineError(Hyperplan({"verify", DecodePlanFile(".pb"), "--model", kPrefill}), 8,
                     "made for another model");
+  // Not a model at all: still another model, not a parse error.
+  CheckOneLineError(
+      Hyperplan({"verify", DecodePlanFile(".pb"), "--model", DecodePlanFile(".json")}), 8,
+      "made for another model");
 }
 
 TEST_CASE("verify and simulate: a profile without a tier the plan uses exits 5") {
