@@ -22,6 +22,9 @@ struct Tier {
   std::string name;  // "hbm", "ddr", "pool", "nvme", ...
   int64_t capacity_bytes = 0;
   bool is_device = false;  // exactly one tier is the device
+  // Every offset a plan gives in this tier (device arena, tier buffer) is a multiple of it, a
+  // power of two. 1 here (byte-exact, as tests build profiles); profile files default to 256.
+  int64_t alignment_bytes = 1;
 };
 
 // A directed transfer path. A bidirectional connection is two links.

@@ -81,7 +81,9 @@ BaselineContext BuildBaselineContext(const Graph& model, const HardwareProfile& 
     residency.push_back(scratch);
   }
   if (context.step_count() > 0) {
-    context.baseline_arena_bytes = LayoutArena(residency, context.step_count()).arena_bytes;
+    const int64_t alignment_bytes = profile.tiers[profile.device_tier].alignment_bytes;
+    context.baseline_arena_bytes =
+        LayoutArena(residency, context.step_count(), alignment_bytes).arena_bytes;
   }
   return context;
 }

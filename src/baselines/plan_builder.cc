@@ -8,6 +8,7 @@
 #include "hyperplan/error.h"
 #include "hyperplan/planner/cold_start.h"
 #include "hyperplan/planner/layout.h"
+#include "hyperplan/planner/plan_layout.h"
 #include "hyperplan/planner/simulate.h"
 #include "hyperplan/planner/summary.h"
 
@@ -308,7 +309,7 @@ Plan PlanBuilder::Finish(const FinishOptions& options) {
   }
   plan_.offload_enabled = options.offload_enabled;
   plan_.budget_bytes = options.budget_bytes;
-  if (step_count > 0) plan_.layout = LayoutArena(plan_.residency, step_count);
+  LayOutPlan(profile, LayoutOptions{}, plan_);
   plan_.timeline = Simulate(graph, profile, plan_);
   for (size_t i = 0; i < plan_.steps.size(); ++i) {
     plan_.steps[i].planned_start_ns = plan_.timeline.steps[i].start_ns;
@@ -316,7 +317,8 @@ Plan PlanBuilder::Finish(const FinishOptions& options) {
   }
   const int64_t capacity = context_.device_capacity_bytes();
   plan_.fits = (!options.budget_bytes || plan_.layout.arena_bytes <= *options.budget_bytes) &&
-               (capacity <= 0 || plan_.layout.arena_bytes <= capacity);
+               (capacity <= 0 || plan_.layout.arena_bytes <= capacity) &&
+               TierBuffersFit(profile, plan_);
   plan_.summary =
       SummarizePlan(profile, plan_, context_.baseline_peak_bytes, context_.baseline_arena_bytes);
   plan_.periodic = context_.periodic;

@@ -21,6 +21,8 @@ bool SplitAssignment(const std::string& text, std::string& name, std::string& va
   return true;
 }
 
+}  // namespace
+
 std::string ValidateDim(const std::string& text) {
   std::string name, value;
   if (!SplitAssignment(text, name, value)) return "expected NAME=VALUE, got '" + text + "'";
@@ -31,6 +33,8 @@ std::string ValidateDim(const std::string& text) {
   }
   return "";
 }
+
+namespace {
 
 std::string ValidateClassRule(const std::string& text) {
   std::string name, pattern;
@@ -65,21 +69,27 @@ void AddModelInputFlags(CLI::App& command, ModelInputFlags& flags) {
       ->allow_extra_args(false);
 }
 
+std::map<std::string, int64_t, std::less<>> ParseDims(const std::vector<std::string>& flags) {
+  std::map<std::string, int64_t, std::less<>> dims;
+  for (const std::string& text : flags) {
+    std::string name, value;
+    SplitAssignment(text, name, value);
+    const int64_t size = std::stoll(value);
+    if (auto [it, inserted] = dims.emplace(name, size); !inserted && it->second != size) {
+      throw Error(ErrorKind::kUsage, "--dim " + name + " is bound twice, to " +
+                                         std::to_string(it->second) + " and " + value);
+    }
+  }
+  return dims;
+}
+
 ModelInputs LoadModelInputs(const ModelInputFlags& flags, bool allow_unbound_dims) {
   ModelInputs inputs;
   inputs.profile = flags.profile_path.empty() ? DefaultProfile() : LoadProfile(flags.profile_path);
 
   ImportOptions options;
   options.allow_unbound_dims = allow_unbound_dims;
-  for (const std::string& text : flags.dim_flags) {
-    std::string name, value;
-    SplitAssignment(text, name, value);
-    const int64_t size = std::stoll(value);
-    if (auto [it, inserted] = options.dims.emplace(name, size); !inserted && it->second != size) {
-      throw Error(ErrorKind::kUsage, "--dim " + name + " is bound twice, to " +
-                                         std::to_string(it->second) + " and " + value);
-    }
-  }
+  options.dims = ParseDims(flags.dim_flags);
   for (const std::string& text : flags.class_flags) {
     std::string name, regex;
     SplitAssignment(text, name, regex);

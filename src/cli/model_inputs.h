@@ -28,6 +28,12 @@ struct ModelInputs {
   HardwareProfile profile;
 };
 
+// CLI11 validator of one --dim: "" or the problem.
+std::string ValidateDim(const std::string& text);
+
+// Validated --dim flags as a map; Error(kUsage) when a name is bound twice to two values.
+std::map<std::string, int64_t, std::less<>> ParseDims(const std::vector<std::string>& flags);
+
 // Adds the positional model and --hw, --dim, --class to `command`.
 void AddModelInputFlags(CLI::App& command, ModelInputFlags& flags);
 

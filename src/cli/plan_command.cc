@@ -49,12 +49,14 @@ struct PlanFlags {
   ModelInputFlags inputs;
   std::string budget;        // --budget SIZE, e.g. 64GiB
   std::string max_overhead;  // --max-overhead PCT, e.g. 1 or 0.5%
+  std::string align;         // --align BYTES, e.g. 256 or 4KiB
   std::string output_path;   // -o plan.pb | plan.json
   std::string onnx_path;     // --emit-onnx out.onnx
   std::string report_path;   // --report plan.html
   std::string trace_path;    // --trace plan.json (Chrome trace)
   std::string node_times_path;           // --node-times profile.json (ONNX Runtime's profiling)
   std::vector<std::string> alias_flags;  // --alias OUT=IN
+  bool onnx_static = false;  // --emit-onnx-static
   bool summary_json = false;
   bool no_offload = false;
   bool single_run = false;
@@ -67,6 +69,29 @@ std::string ValidateBudget(const std::string& text) {
   } catch (const std::invalid_argument& error) {
     return error.what();
   }
+}
+
+// A power of two of at most 1 GiB, in bytes (a bare number) or with a byte unit.
+std::optional<int64_t> ParseAlign(const std::string& text, std::string& problem) {
+  int64_t bytes = 0;
+  try {
+    bytes = ParseQuantity(text, Quantity::kBytes, /*allow_bare_number=*/true);
+  } catch (const std::invalid_argument& error) {
+    problem = error.what();
+    return std::nullopt;
+  }
+  if (bytes < 1 || bytes > (int64_t{1} << 30) || (bytes & (bytes - 1)) != 0) {
+    problem = fmt::format("'{}' is {} bytes; the alignment must be a power of two from 1 B to 1GiB",
+                          text, bytes);
+    return std::nullopt;
+  }
+  return bytes;
+}
+
+std::string ValidateAlign(const std::string& text) {
+  std::string problem;
+  ParseAlign(text, problem);
+  return problem;
 }
 
 std::string ValidateAlias(const std::string& text) {
@@ -88,10 +113,20 @@ void AddPlanFlags(CLI::App& command, PlanFlags& flags) {
                   "allowed slowdown over the no-offload makespan, in percent; a plan above it "
                   "exits 7 (without it: 1% guides the planner and never fails the run)")
       ->check(CLI::Validator(ValidateOverheadText, "PCT", "overhead"));
+  command
+      .add_option("--align", flags.align,
+                  "device arena alignment in bytes, a power of two (default: the device tier's "
+                  "`alignment` in the profile, 256 when it states none)")
+      ->check(CLI::Validator(ValidateAlign, "BYTES", "align"));
   command.add_option("-o,--output", flags.output_path,
                      "write the plan: .pb (protobuf) or .json (schemas/plan.proto)");
   command.add_option("--emit-onnx", flags.onnx_path,
                      "write the model with the cache operators as ai.hyperplan nodes");
+  command
+      .add_flag("--emit-onnx-static", flags.onnx_static,
+                "with --emit-onnx: fix the model's input and output shapes to the bound dims, the "
+                "one shape the plan holds for")
+      ->needs(command.get_option("--emit-onnx"));
   command.add_flag("--summary-json", flags.summary_json,
                    "print one JSON line (schemas/plan.proto RunSummary) instead of the summary, "
                    "on every exit (failures say why)");
@@ -178,6 +213,10 @@ planio::PlanProvenance MakeProvenance(const PlanFlags& flags) {
   provenance.cli_class_rules = CommandLineClassRules(flags.inputs);
   provenance.options.single_run = flags.single_run;
   provenance.alias_rules = flags.alias_flags;
+  if (!flags.align.empty()) {
+    std::string unused;
+    provenance.align_bytes = ParseAlign(flags.align, unused);
+  }
   return provenance;
 }
 
@@ -227,6 +266,7 @@ EncodedOutputs EncodeOutputs(const PlanFlags& flags, const plan::v1::Plan& messa
     options.output_path = flags.onnx_path;
     options.plan_sha256 = outputs.plan_sha256;
     options.tool_version = HYPERPLAN_VERSION;
+    options.static_shapes = flags.onnx_static;
     outputs.onnx = onnx_rewrite::RewriteModel(message, options);
   }
   return outputs;
@@ -271,7 +311,12 @@ GateOutcome PlanAndWrite(const PlanFlags& flags, plan::v1::RunSummary& summary) 
   Progress progress(stderr, Progress::WantedOnStderr(QuietRequested()), 4);
   progress.Stage("importing model");
   const auto start = std::chrono::steady_clock::now();
-  const ModelInputs inputs = LoadModelInputs(flags.inputs);
+  ModelInputs inputs = LoadModelInputs(flags.inputs);
+  if (!flags.align.empty()) {
+    std::string unused;
+    inputs.profile.tiers[inputs.profile.device_tier].alignment_bytes =
+        *ParseAlign(flags.align, unused);
+  }
   summary.set_profile(inputs.profile.name);
   spdlog::info("{}: imported {} nodes and {} values in {}", flags.inputs.model_path,
                inputs.graph.nodes.size(), inputs.graph.values.size(), SecondsSince(start));

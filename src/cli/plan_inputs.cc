@@ -3,6 +3,10 @@
 
 #include "hyperplan/adapters/onnx_import.h"
 #include "hyperplan/adapters/profile_yaml.h"
+#include "hyperplan/error.h"
+#include "model_inputs.h"
+#include "onnx_rewrite/model_binding.h"
+#include "planio/plan_digest.h"
 #include "planio/plan_file.h"
 #include "planio/plan_from_proto.h"
 #include "planio/profile_proto.h"
@@ -22,18 +26,41 @@ void AddPlanInputFlags(CLI::App& command, PlanInputFlags& flags, bool hw_require
                     "profile recorded in the plan)");
   if (hw_required) hw->required();
   AddVerbosityFlags(command);
+  command
+      .add_option("--dim", flags.dim_flags,
+                  "a dim the model will run at, NAME=VALUE (repeatable); refused unless the "
+                  "plan was made for it")
+      ->check(CLI::Validator(ValidateDim, "NAME=VALUE", "dim"))
+      ->take_all()
+      ->allow_extra_args(false);
 }
 
 PlanInputs LoadPlanInputs(const PlanInputFlags& flags, bool fold_channels) {
   PlanInputs inputs;
   inputs.message = planio::ReadPlanFile(flags.plan_path);
-  planio::CheckModelDigest(inputs.message, flags.plan_path, flags.model_path,
-                           planio::Sha256FileHex(flags.model_path));
+  onnx_rewrite::CheckRunDims(inputs.message, flags.plan_path, ParseDims(flags.dim_flags));
+  ImportOptions import = planio::ImportOptionsFromProto(inputs.message, flags.plan_path);
+  const std::string model_sha256 = planio::Sha256FileHex(flags.model_path);
+  if (model_sha256 != inputs.message.provenance().model_sha256()) {
+    onnx_rewrite::ModelBinding binding;
+    try {
+      binding = onnx_rewrite::ReadModelBinding(flags.model_path);
+    } catch (const Error& error) {
+      // Not a model at all: "made for another model" below says more than a parse error.
+      if (error.kind() != ErrorKind::kModel) throw;
+    }
+    if (!binding.rewritten) {
+      planio::CheckModelDigest(inputs.message, flags.plan_path, flags.model_path, model_sha256);
+    }
+    const std::string plan_sha256 = planio::PlanSha256(inputs.message);
+    onnx_rewrite::CheckRewrittenModel(inputs.message,
+                                      {flags.plan_path, plan_sha256, flags.model_path}, binding);
+    import.read_through_cache_ops = true;
+  }
   inputs.profile = flags.profile_path.empty()
                        ? planio::ProfileFromProto(inputs.message, flags.plan_path)
                        : LoadProfile(flags.profile_path);
-  inputs.graph = ImportOnnxModel(flags.model_path,
-                                 planio::ImportOptionsFromProto(inputs.message, flags.plan_path));
+  inputs.graph = ImportOnnxModel(flags.model_path, import);
   LogDiagnostics(flags.model_path, inputs.graph.warnings, inputs.graph.notes);
   const planio::ProfileMapping mapping =
       planio::MapProfile(inputs.message, flags.plan_path, inputs.profile);

@@ -1,14 +1,18 @@
 // Plan inputs shared by `verify` and `simulate`: a plan file, the model it was made for and a
 // profile, loaded and matched.
 //
-// Order: read the plan (truncated, foreign or newer plans fail here, exit 8), hash the model
-// and compare with the plan's record (another model: exit 8), take the profile (--hw, or the
-// one recorded in the plan), import the model with the plan's own dims and class rules, map
-// the plan's tiers and links onto the profile by name (a missing tier: exit 5), and convert.
+// Order: read the plan (truncated, foreign or newer plans fail here, exit 8), refuse --dim
+// values other than the plan's (exit 8), hash the model and compare with the plan's record;
+// a model with another digest is accepted only when hyperplan rewrote it from this plan at
+// these dims (onnx_rewrite/model_binding.h; else exit 8); take the profile (--hw, or the one
+// recorded in the plan), import the model with the plan's own dims and class rules (a
+// rewritten model read through its cache operators), map the plan's tiers and links onto the
+// profile by name (a missing tier: exit 5), and convert.
 #pragma once
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <vector>
 
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
@@ -20,11 +24,12 @@ namespace hyperplan::cli {
 struct PlanInputFlags {
   std::string plan_path;
   std::string model_path;
-  std::string profile_path;  // empty: the profile recorded in the plan
+  std::string profile_path;            // empty: the profile recorded in the plan
+  std::vector<std::string> dim_flags;  // --dim NAME=VALUE: the dims the model runs at
 };
 
-// Adds the positional plan, --model and --hw; `hw_required` for commands that need another
-// profile.
+// Adds the positional plan, --model, --hw and --dim; `hw_required` for commands that need
+// another profile.
 void AddPlanInputFlags(CLI::App& command, PlanInputFlags& flags, bool hw_required);
 
 struct PlanInputs {

@@ -11,6 +11,7 @@
 #include "hyperplan/classify.h"
 #include "hyperplan/error.h"
 #include "hyperplan/nearest_name.h"
+#include "onnx/cache_ops.h"
 #include "onnx/dim_binding.h"
 #include "onnx/graph_building.h"
 #include "onnx/graph_scope.h"
@@ -63,6 +64,7 @@ Graph Import(const std::string& path, const ImportOptions& options) {
   onnx_import::DimBinding binding(options.dims);
   std::unique_ptr<google::protobuf::Arena> arena = onnx_import::MakeModelArena();
   onnx::ModelProto& model = onnx_import::LoadModel(path, *arena);
+  if (options.read_through_cache_ops) onnx_import::ReadThroughCacheOps(model);
   ImportContext context = MakeContext(path, model, *arena);
   onnx_import::CheckModelStructure(model, context);
 

@@ -24,6 +24,12 @@ inline constexpr const char* kStepAttribute = "step";
 inline constexpr const char* kWaitsForAttribute = "waits_for";
 inline constexpr const char* kBytesAttribute = "bytes";
 
+// metadata_props of a rewritten model: "hyperplan.plan_sha256", "hyperplan.model_sha256", and
+// one "hyperplan.dim.<name>" per bound dim (its value in decimal).
+inline constexpr const char* kPlanDigestMetadata = "hyperplan.plan_sha256";
+inline constexpr const char* kModelDigestMetadata = "hyperplan.model_sha256";
+inline constexpr const char* kDimMetadataPrefix = "hyperplan.dim.";
+
 // Adds the three functions to `model`; `onnx_opset` is the default-domain opset their
 // Identity bodies import (the model's own, so the checker sees compatible imports).
 void AddCacheFunctions(onnx::ModelProto& model, int64_t onnx_opset);

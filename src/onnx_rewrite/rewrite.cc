@@ -2,6 +2,7 @@
 #include "onnx_rewrite/rewrite.h"
 
 #include <cctype>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -74,6 +75,7 @@ class Rewriter {
         emitted[source] = true;
         onnx::NodeProto* node = nodes.Add();
         *node = std::move(original[source]);
+        node->set_name(plan_.nodes(step.node()).name());
         ReadCurrentCopies(*node);
         ++compute_nodes;
       } else {
@@ -105,6 +107,8 @@ class Rewriter {
       for (const std::string& output : node.output()) taken_.insert(output);
     }
     for (int v = 0; v < plan_.values_size(); ++v) value_index_.emplace(plan_.values(v).name(), v);
+    // Compute nodes take the plan's names, so cache nodes must not.
+    for (const pb::Node& node : plan_.nodes()) taken_.insert(node.name());
   }
 
   // Plan node -> model node: by an output (outputs are unique in ONNX), else by name.
@@ -244,9 +248,34 @@ void SetMetadata(onnx::ModelProto& model, const pb::Plan& plan, const RewriteOpt
     entry->set_value(value);
   };
   add("hyperplan.version", options.tool_version);
-  add("hyperplan.plan_sha256", options.plan_sha256);
-  add("hyperplan.model_sha256", plan.provenance().model_sha256());
+  add(kPlanDigestMetadata, options.plan_sha256);
+  add(kModelDigestMetadata, plan.provenance().model_sha256());
   add("hyperplan.profile", plan.provenance().profile().name());
+  for (const pb::BoundDim& dim : plan.provenance().bound_dims()) {
+    add((std::string(kDimMetadataPrefix) + dim.name()).c_str(), std::to_string(dim.value()));
+  }
+}
+
+// Every dim of a graph input or output that the plan knows (its value's shape, with the
+// bound dims) replaces the declared one; dims the plan does not know stay as declared.
+void FixShapes(onnx::GraphProto& graph, const pb::Plan& plan) {
+  std::unordered_map<std::string_view, const pb::Value*> values;
+  for (const pb::Value& value : plan.values()) values.emplace(value.name(), &value);
+  auto fix = [&](onnx::ValueInfoProto& info) {
+    auto found = values.find(info.name());
+    if (found == values.end() || !info.type().has_tensor_type() ||
+        !info.type().tensor_type().has_shape()) {
+      return;
+    }
+    onnx::TensorShapeProto& shape = *info.mutable_type()->mutable_tensor_type()->mutable_shape();
+    const pb::Value& value = *found->second;
+    if (!value.size_known() || shape.dim_size() != value.shape_size()) return;
+    for (int axis = 0; axis < shape.dim_size(); ++axis) {
+      if (value.shape(axis) >= 0) shape.mutable_dim(axis)->set_dim_value(value.shape(axis));
+    }
+  };
+  for (onnx::ValueInfoProto& input : *graph.mutable_input()) fix(input);
+  for (onnx::ValueInfoProto& output : *graph.mutable_output()) fix(output);
 }
 
 }  // namespace
@@ -261,6 +290,7 @@ RewriteResult RewriteModel(const pb::Plan& plan, const RewriteOptions& options) 
   opset->set_version(kCacheOpsetVersion);
   if (model.ir_version() < kFunctionsMinIrVersion) model.set_ir_version(kFunctionsMinIrVersion);
   SetMetadata(model, plan, options);
+  if (options.static_shapes) FixShapes(*model.mutable_graph(), plan);
   result.external_tensors = RelocateExternalData(model, options.model_path, options.output_path);
   result.check = CheckRewrittenModel(model, options.output_path);
   result.model_bytes = SerializeModel(model);

@@ -7,8 +7,14 @@
 // source tier (the Store's output, or the initializer for a weight homed off the device) and
 // every compute node that runs while the prefetched copy is resident reads the Prefetch's
 // output. Each cache op is a model-local function with an Identity body (cache_functions.h),
-// so stock runtimes compute exactly what the original model computes. Metadata records the
-// plan's sha256, the source model's sha256 and the tool version. External-data references
+// so stock runtimes compute exactly what the original model computes. Each compute node is
+// named as the plan names it (a node the model left unnamed, or named twice, gets the name
+// the importer made for it: "<op_type>_<position>"), so a runtime matches plan nodes to model
+// nodes by name. Metadata (metadata_props) records the tool version, the plan's sha256, the
+// source model's sha256, the profile's name and every bound dim as "hyperplan.dim.<name>";
+// with `static_shapes`, every graph input and output also gets the plan's concrete shape
+// (each dim the plan knows replaces a symbolic one), so the model states the one shape the
+// plan holds for. External-data references
 // still name the same weights file (external_data.h); weight bytes are never read. The result
 // passes ONNX's checker (model_check.h) before it is returned.
 // Cost: reading and writing the model plus O(nodes + steps) hash lookups.
@@ -30,6 +36,7 @@ struct RewriteOptions {
   std::string output_path;  // where the caller will write the result (for relative locations)
   std::string plan_sha256;  // of the plan's binary encoding
   std::string tool_version;
+  bool static_shapes = false;  // --emit-onnx-static: graph inputs and outputs at the bound dims
 };
 
 struct RewriteResult {

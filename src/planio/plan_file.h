@@ -22,7 +22,7 @@ namespace hyperplan::planio {
 
 inline constexpr const char* kPlanSchemaName = "hyperplan.plan";
 inline constexpr int kPlanFormatMajor = 1;
-inline constexpr int kPlanFormatMinor = 0;
+inline constexpr int kPlanFormatMinor = 1;
 
 enum class PlanEncoding { kBinary, kJson };
 

@@ -193,12 +193,24 @@ void ConvertMemory(const pb::Plan& in, const Resolver& resolve, Plan& plan) {
     copy.bytes = entry.bytes();
     copy.opened_by = resolve.Step(entry.opened_by(), field + ".opened_by");
     copy.closed_by = resolve.Step(entry.closed_by(), field + ".closed_by");
+    copy.offset_bytes = entry.offset_bytes();
     plan.tier_copies.push_back(copy);
+  }
+  for (int b = 0; b < in.tier_buffers_size(); ++b) {
+    const pb::TierBuffer& entry = in.tier_buffers(b);
+    TierBuffer buffer;
+    buffer.tier = resolve.UsedTier(entry.tier(), "tier_buffers[" + std::to_string(b) + "].tier");
+    buffer.size_bytes = entry.size_bytes();
+    buffer.live_peak_bytes = entry.live_peak_bytes();
+    buffer.alignment_bytes = std::max<int64_t>(1, entry.alignment_bytes());
+    buffer.algorithm = entry.algorithm();
+    plan.tier_buffers.push_back(std::move(buffer));
   }
   plan.layout.arena_bytes = in.arena().size_bytes();
   plan.layout.live_peak_bytes = in.arena().live_peak_bytes();
   plan.layout.live_peak_step = in.arena().live_peak_step();
   plan.layout.algorithm = in.arena().algorithm();
+  plan.layout.alignment_bytes = std::max<int64_t>(1, in.arena().alignment_bytes());
 }
 
 void ConvertDecisions(const pb::Plan& in, const Resolver& resolve, Plan& plan) {

@@ -30,6 +30,12 @@ void AddProvenance(const Graph& graph, const PlanProvenance& in, pb::Provenance&
   options->set_allow_reorder(in.options.allow_reorder);
   options->set_single_run(in.options.single_run);
   for (const std::string& rule : in.alias_rules) options->add_alias_rules(rule);
+  if (in.align_bytes) options->set_align_bytes(*in.align_bytes);
+  pb::LayoutKnobs* layout = options->mutable_layout();
+  layout->set_all_orders_limit(static_cast<int64_t>(in.options.layout.all_orders_limit));
+  layout->set_shaken_limit(static_cast<int64_t>(in.options.layout.shaken_limit));
+  layout->set_shaken_trials(static_cast<int32_t>(in.options.layout.shaken_trials));
+  layout->set_greedy(in.options.layout.greedy);
   for (const ClassRule& rule : in.cli_class_rules) {
     pb::ClassRule* entry = options->add_class_rules();
     entry->set_value_class(ToProto(rule.value_class));
@@ -129,12 +135,22 @@ void AddMemory(const Plan& plan, pb::Plan& out) {
     entry->set_bytes(copy.bytes);
     entry->set_opened_by(copy.opened_by);
     entry->set_closed_by(copy.closed_by);
+    entry->set_offset_bytes(copy.offset_bytes);
+  }
+  for (const TierBuffer& buffer : plan.tier_buffers) {
+    pb::TierBuffer* entry = out.add_tier_buffers();
+    entry->set_tier(buffer.tier);
+    entry->set_size_bytes(buffer.size_bytes);
+    entry->set_live_peak_bytes(buffer.live_peak_bytes);
+    entry->set_alignment_bytes(buffer.alignment_bytes);
+    entry->set_algorithm(buffer.algorithm);
   }
   pb::Arena* arena = out.mutable_arena();
   arena->set_size_bytes(plan.layout.arena_bytes);
   arena->set_live_peak_bytes(plan.layout.live_peak_bytes);
   arena->set_live_peak_step(plan.layout.live_peak_step);
   arena->set_algorithm(plan.layout.algorithm);
+  arena->set_alignment_bytes(plan.layout.alignment_bytes);
 }
 
 void AddSummary(const HardwareProfile& profile, const Plan& plan, pb::Plan& out) {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,7 @@ struct PlanProvenance {
   bool max_overhead_given = false;
   std::vector<std::string> alias_rules;  // --alias as given ("OUT=IN")
   std::vector<ClassRule> cli_class_rules;  // --class rules, before the profile's
+  std::optional<int64_t> align_bytes;      // --align, when given
 };
 
 plan::v1::Plan PlanToProto(const Graph& graph, const HardwareProfile& profile,

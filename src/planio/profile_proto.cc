@@ -38,6 +38,7 @@ void ProfileToProto(const HardwareProfile& profile, pb::Plan& plan) {
     out->set_name(tier.name);
     out->set_capacity_bytes(tier.capacity_bytes);
     out->set_is_device(tier.is_device);
+    out->set_alignment_bytes(tier.alignment_bytes);
   }
   const std::vector<int32_t> first_stream = FirstCopyStreams(profile);
   for (size_t l = 0; l < profile.links.size(); ++l) {
@@ -87,7 +88,8 @@ HardwareProfile ProfileFromProto(const pb::Plan& plan, const std::string& plan_p
   profile.name = in.name();
   profile.source = in.source() + " (as recorded in " + plan_path + ")";
   for (const pb::Tier& tier : plan.tiers()) {
-    profile.tiers.push_back({tier.name(), tier.capacity_bytes(), tier.is_device()});
+    profile.tiers.push_back({tier.name(), tier.capacity_bytes(), tier.is_device(),
+                             std::max<int64_t>(1, tier.alignment_bytes())});
   }
   const int tier_count = plan.tiers_size();
   for (int l = 0; l < plan.links_size(); ++l) {

@@ -6,7 +6,7 @@
 #include <tuple>
 #include <utility>
 
-#include "hyperplan/planner/layout.h"
+#include "hyperplan/planner/plan_layout.h"
 #include "hyperplan/planner/simulate.h"
 #include "hyperplan/planner/summary.h"
 
@@ -368,11 +368,12 @@ Plan AssemblePlan(const PlanContext& context, const Selection& selection,
       });
 
   // 6. Layout, replay, summary.
-  plan.layout = LayoutArena(plan.residency, step_count);
+  LayOutPlan(profile, context.layout, plan);
   plan.timeline = Simulate(graph, profile, plan);
   const int64_t capacity = profile.tiers[profile.device_tier].capacity_bytes;
   plan.fits = (!options.budget_bytes || plan.layout.arena_bytes <= *options.budget_bytes) &&
-              (capacity <= 0 || plan.layout.arena_bytes <= capacity);
+              (capacity <= 0 || plan.layout.arena_bytes <= capacity) &&
+              TierBuffersFit(profile, plan);
   plan.summary =
       SummarizePlan(profile, plan, options.baseline_peak_bytes, options.baseline_arena_bytes);
   return plan;

@@ -12,6 +12,7 @@
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
 #include "hyperplan/lifetimes.h"
+#include "hyperplan/planner/layout.h"
 #include "planner/candidates.h"
 #include "planner/cost_analysis.h"
 
@@ -26,6 +27,7 @@ struct PlanContext {
   CostAnalysis cost;
   CandidateSet candidates;
   std::vector<uint8_t> persistent;  // by ValueId; empty: a one-shot plan (loop.h)
+  LayoutOptions layout;  // PlanOptions::layout
 
   Step step_count() const { return static_cast<Step>(order.size()); }
   const std::vector<int64_t>& base_live_bytes() const {

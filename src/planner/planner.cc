@@ -159,6 +159,7 @@ PlanResult PlanOffload(const Graph& graph, const HardwareProfile& profile,
   contexts.reserve(2);  // `model` below must stay valid when the reordered context joins
   contexts.push_back(planner::BuildContext(planned, profile, ModelOrder(planned), node_time_ns,
                                            loop.persistent));
+  contexts.back().layout = options.layout;
   const PlanContext& model = contexts.front();
 
   Baseline baseline;
@@ -187,6 +188,7 @@ PlanResult PlanOffload(const Graph& graph, const HardwareProfile& profile,
           AnalyzeLifetimes(planned, order).timeline.peak_bytes < baseline.peak_bytes) {
         contexts.push_back(planner::BuildContext(planned, profile, std::move(order), node_time_ns,
                                                  loop.persistent));
+        contexts.back().layout = options.layout;
       }
     }
     const int64_t allowance_ns =

@@ -110,7 +110,16 @@ std::string FormatPlanSummary(const Graph& graph, const HardwareProfile& profile
       << Percent(s.peak_bytes - s.baseline_peak_bytes, s.baseline_peak_bytes) << ")\n";
   out << "  arena: " << FormatBytes(s.baseline_arena_bytes) << " -> " << FormatBytes(s.arena_bytes)
       << " (live-bytes lower bound " << FormatBytes(s.live_lower_bound_bytes) << ", "
-      << plan.layout.algorithm << ")\n";
+      << plan.layout.algorithm << ", " << plan.layout.alignment_bytes << "-byte aligned)\n";
+  if (!plan.tier_buffers.empty()) {
+    out << "  tier buffers:";
+    for (size_t b = 0; b < plan.tier_buffers.size(); ++b) {
+      const TierBuffer& buffer = plan.tier_buffers[b];
+      out << (b == 0 ? " " : ", ") << TierName(profile, buffer.tier) << " "
+          << FormatBytes(buffer.size_bytes);
+    }
+    out << "\n";
+  }
   out << (plan.periodic ? "  time per iteration: " : "  makespan: ")
       << FormatDuration(s.baseline_makespan_ns) << " -> " << FormatDuration(s.makespan_ns)
       << " ("

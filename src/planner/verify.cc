@@ -1,8 +1,11 @@
 // The plan verifier: design.md invariants 1-6 (see verify.h).
 #include "hyperplan/planner/verify.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <queue>
 #include <tuple>
 #include <utility>
@@ -10,7 +13,9 @@
 
 #include "hyperplan/error.h"
 #include "hyperplan/lifetimes.h"
+#include "hyperplan/planner/layout.h"
 #include "hyperplan/planner/simulate.h"
+#include "planner/tier_layout.h"
 
 namespace hyperplan {
 namespace {
@@ -30,7 +35,8 @@ class Verifier {
     }
     ComputeTimes();
     if (!CheckStoredTimeline() || !CheckInvariant4() || !CheckInvariant1() || !CheckInvariant2() ||
-        !CheckInvariant3() || !CheckInvariant5() || !CheckInvariant6() || !CheckLoopClosed()) {
+        !CheckInvariant3() || !CheckArenaAlignment() || !CheckTierBuffers() || !CheckInvariant5() ||
+        !CheckInvariant6() || !CheckLoopClosed()) {
       return result_;
     }
     return result_;
@@ -595,6 +601,146 @@ class Verifier {
                       " bytes on the device, more than the " +
                       std::to_string(plan_.layout.live_peak_bytes) +
                       " bytes the arena was laid out for");
+    }
+    return true;
+  }
+
+  static bool PowerOfTwo(int64_t bytes) { return bytes >= 1 && (bytes & (bytes - 1)) == 0; }
+
+  std::string CopyName(size_t index, const LayoutBlock& block) const {
+    const TierCopy& copy = plan_.tier_copies[index];
+    return fmt::format("tier copy {} ({} on {}, {} bytes at offset {}, compute steps {}..{})",
+                       index, ValueName(copy.value), TierName(copy.tier), copy.bytes,
+                       copy.offset_bytes, block.first, block.last);
+  }
+
+  // Invariant 3, alignment: the arena's alignment is a power of two that honours the device
+  // tier's; every block starts at a multiple of it and, padded to it, ends inside the arena.
+  bool CheckArenaAlignment() {
+    const int64_t alignment = plan_.layout.alignment_bytes;
+    const int64_t required = profile_.tiers[profile_.device_tier].alignment_bytes;
+    if (!PowerOfTwo(alignment)) {
+      return Fail(3, -1,
+                  fmt::format("the arena's alignment ({} bytes) is not a power of two", alignment));
+    }
+    if (required > 1 && alignment % required != 0) {
+      return Fail(3, -1,
+                  fmt::format("the arena is aligned to {} bytes, but device tier '{}' needs {}",
+                              alignment, TierName(profile_.device_tier), required));
+    }
+    for (size_t r = 0; r < plan_.residency.size(); ++r) {
+      const int64_t bytes = plan_.residency[r].bytes;
+      if (bytes <= 0) continue;
+      const int64_t offset = plan_.layout.offset_bytes[r];
+      if (offset % alignment != 0) {
+        return Fail(3, -1,
+                    fmt::format("{} is at offset {}, not a multiple of the arena's {}-byte "
+                                "alignment",
+                                IntervalName(r), offset, alignment));
+      }
+      if (offset + AlignUp(bytes, alignment) > plan_.layout.arena_bytes) {
+        return Fail(3, -1,
+                    fmt::format("{} at offset {}, padded to {} bytes, ends past the arena of {} "
+                                "bytes (the arena size must count the padding)",
+                                IntervalName(r), offset, AlignUp(bytes, alignment),
+                                plan_.layout.arena_bytes));
+      }
+    }
+    return true;
+  }
+
+  // Invariants 2 and 3 for the off-device buffers: one buffer per tier holding a copy, within
+  // its capacity (when the plan claims to fit); every copy aligned and inside its buffer; no
+  // two copies of a tier overlap in it unless the waits order one's free before the other's
+  // allocation (tier_layout.h).
+  bool CheckTierBuffers() {
+    std::map<TierId, const TierBuffer*> buffer_of;
+    for (const TierBuffer& buffer : plan_.tier_buffers) {
+      const bool valid = buffer.tier >= 0 &&
+                         static_cast<size_t>(buffer.tier) < profile_.tiers.size() &&
+                         buffer.tier != profile_.device_tier;
+      if (!valid || !buffer_of.emplace(buffer.tier, &buffer).second) {
+        return Fail(
+            0, -1,
+            fmt::format("the tier buffer for tier {} is malformed or listed twice", buffer.tier));
+      }
+      const int64_t required = profile_.tiers[buffer.tier].alignment_bytes;
+      if (!PowerOfTwo(buffer.alignment_bytes) ||
+          (required > 1 && buffer.alignment_bytes % required != 0)) {
+        return Fail(3, -1,
+                    fmt::format("the buffer of tier '{}' is aligned to {} bytes; the tier needs "
+                                "a power of two that is a multiple of {}",
+                                TierName(buffer.tier), buffer.alignment_bytes, required));
+      }
+      const int64_t capacity = profile_.tiers[buffer.tier].capacity_bytes;
+      if (plan_.fits && capacity > 0 && buffer.size_bytes > capacity) {
+        return Fail(2, -1,
+                    fmt::format("the buffer of tier '{}' ({} bytes) exceeds its capacity of {}",
+                                TierName(buffer.tier), buffer.size_bytes, capacity));
+      }
+    }
+    const std::vector<LayoutBlock> blocks = planner::TierCopyBlocks(plan_);
+    std::map<TierId, std::vector<size_t>> copies_on;
+    for (size_t c = 0; c < plan_.tier_copies.size(); ++c) {
+      const TierCopy& copy = plan_.tier_copies[c];
+      auto buffer = buffer_of.find(copy.tier);
+      if (buffer == buffer_of.end()) {
+        return Fail(3, -1, CopyName(c, blocks[c]) + " has no buffer on its tier");
+      }
+      const int64_t alignment = buffer->second->alignment_bytes;
+      if (copy.offset_bytes < 0 || copy.offset_bytes % alignment != 0 ||
+          copy.offset_bytes + AlignUp(copy.bytes, alignment) > buffer->second->size_bytes) {
+        return Fail(3, -1,
+                    fmt::format("{} is not at a multiple of {} bytes inside the tier's buffer of "
+                                "{} bytes (padding counted)",
+                                CopyName(c, blocks[c]), alignment, buffer->second->size_bytes));
+      }
+      if (copy.bytes > 0) copies_on[copy.tier].push_back(c);
+    }
+    for (const auto& [tier, copies] : copies_on) {
+      if (!CheckCopiesDisjoint(copies, blocks)) return false;
+    }
+    return true;
+  }
+
+  // A sweep over the compute-step axis, as CheckInvariant3 does for the arena.
+  bool CheckCopiesDisjoint(std::vector<size_t> copies, const std::vector<LayoutBlock>& blocks) {
+    std::sort(copies.begin(), copies.end(), [&](size_t a, size_t b) {
+      return std::tie(blocks[a].first, a) < std::tie(blocks[b].first, b);
+    });
+    using Ending = std::pair<int32_t, size_t>;  // (last position, copy)
+    std::priority_queue<Ending, std::vector<Ending>, std::greater<Ending>> live_until;
+    std::multimap<int64_t, size_t> live;  // offset -> copy
+    for (const size_t c : copies) {
+      while (!live_until.empty() && live_until.top().first < blocks[c].first) {
+        const size_t gone = live_until.top().second;
+        live_until.pop();
+        auto range = live.equal_range(plan_.tier_copies[gone].offset_bytes);
+        for (auto it = range.first; it != range.second; ++it) {
+          if (it->second == gone) {
+            live.erase(it);
+            break;
+          }
+        }
+      }
+      const int64_t offset = plan_.tier_copies[c].offset_bytes;
+      const int64_t end = offset + plan_.tier_copies[c].bytes;
+      auto next = live.lower_bound(offset);
+      std::optional<size_t> clash;
+      if (next != live.end() && next->first < end) clash = next->second;
+      if (!clash && next != live.begin()) {
+        const size_t previous = std::prev(next)->second;
+        const TierCopy& below = plan_.tier_copies[previous];
+        if (below.offset_bytes + below.bytes > offset) clash = previous;
+      }
+      if (clash) {
+        return Fail(3, -1,
+                    fmt::format("{} overlaps {} in the tier's buffer, and the waits do not order "
+                                "the free of one before the allocation of the other",
+                                CopyName(c, blocks[c]), CopyName(*clash, blocks[*clash])));
+      }
+      live.emplace(offset, c);
+      live_until.emplace(blocks[c].last, c);
     }
     return true;
   }

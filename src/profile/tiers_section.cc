@@ -1,7 +1,8 @@
 // The `tiers` section: memory tiers, their capacities and which one is the device.
 //
 // Checks: at least one tier; names present, well formed and unique; capacity a positive byte
-// count; exactly one tier with device: true. Cost: quadratic in the number of tiers (a
+// count; alignment (default kDefaultAlignmentBytes) a power of two of at most 1 GiB; exactly
+// one tier with device: true. Cost: quadratic in the number of tiers (a
 // handful). Limits: a tier whose name cannot be read is left out of the table, so links that
 // meant it are reported as naming an unknown tier too.
 #include <fmt/format.h>
@@ -13,11 +14,17 @@
 namespace hyperplan::profile {
 namespace {
 
-constexpr std::array<KeySpec, 3> kTierKeys = {{
+constexpr std::array<KeySpec, 4> kTierKeys = {{
     {"name", true},
     {"capacity", true},
     {"device", false},
+    {"alignment", false},
 }};
+
+// GPU and NPU libraries want their operands 256-byte aligned (cuBLAS, cuDNN; cudaMalloc
+// returns 256-byte aligned memory), and 256 bytes costs a host buffer nothing.
+constexpr int64_t kDefaultAlignmentBytes = 256;
+constexpr int64_t kMaxAlignmentBytes = int64_t{1} << 30;
 
 // Names end up in plans, reports and trace files; keeping them to one plain token means none
 // of those formats needs quoting rules for them.
@@ -65,6 +72,18 @@ bool ReadTiers(const Field& field, HardwareProfile& profile, Diagnostics& diagno
       std::optional<int64_t> bytes =
           ReadQuantity(*capacity, Quantity::kBytes, Sign::kPositive, diagnostics);
       tier.capacity_bytes = bytes.value_or(0);
+    }
+    tier.alignment_bytes = kDefaultAlignmentBytes;
+    if (const Field* alignment = mapping->Find("alignment")) {
+      std::optional<int64_t> bytes =
+          ReadQuantity(*alignment, Quantity::kBytes, Sign::kPositive, diagnostics);
+      if (bytes && (*bytes > kMaxAlignmentBytes || (*bytes & (*bytes - 1)) != 0)) {
+        diagnostics.Report(alignment->mark(),
+                           alignment->Blame(fmt::format(
+                               "{} bytes is not a power of two of at most 1GiB", *bytes)));
+      }
+      readable = readable && bytes.has_value();
+      tier.alignment_bytes = bytes.value_or(kDefaultAlignmentBytes);
     }
     const Field* device = mapping->Find("device");
     if (device != nullptr) {

@@ -311,6 +311,10 @@ TEST_CASE("verify: truncated, foreign and missing plan files") {
 TEST_CASE("verify: a plan for another model exits 8") {
   CheckOneLineError(Hyperplan({"verify", DecodePlanFile(".pb"), "--model", kPrefill}), 8,
                     "made for another model");
+  // Not a model at all: still another model, not a parse error.
+  CheckOneLineError(
+      Hyperplan({"verify", DecodePlanFile(".pb"), "--model", DecodePlanFile(".json")}), 8,
+      "made for another model");
 }
 
 TEST_CASE("verify and simulate: a profile without a tier the plan uses exits 5") {
@@ -377,4 +381,97 @@ TEST_CASE("simulate: the plan's own profile reproduces it, and slower links add 
   REQUIRE(slow.exit_code == 0);
   CHECK_THAT(slow.stdout_text, Catch::Contains("stall: "));
   CHECK_THAT(slow.stdout_text, !Catch::Contains("stall: 0 ns"));
+}
+
+namespace {
+
+// A plan of the decode model at past_sequence=`past` with its static rewritten model.
+std::pair<std::string, std::string> PlanAndStaticModel(const std::string& past) {
+  const std::string plan = Temp("past" + past + ".pb");
+  const std::string onnx = Temp("past" + past + ".onnx");
+  if (!fs::exists(onnx)) {
+    const CommandResult result =
+        Hyperplan({"plan", kDecode, "--dim", "batch=1", "--dim", "sequence=1", "--dim",
+                   "past_sequence=" + past, "-o", plan, "--emit-onnx", onnx, "--emit-onnx-static"});
+    INFO(result.stderr_text);
+    REQUIRE(result.exit_code == 0);
+  }
+  return {plan, onnx};
+}
+
+}  // namespace
+
+TEST_CASE("verify: the rewritten model a runtime loads passes for its own plan") {
+  const auto [plan, onnx] = PlanAndStaticModel("16");
+  const CommandResult result = Hyperplan({"verify", plan, "--model", onnx});
+  INFO(result.stderr_text);
+  CHECK(result.exit_code == 0);
+  CHECK_THAT(result.stdout_text, Catch::Contains(": ok: invariants 1-6 hold"));
+  // Its inputs are fixed at the bound dims: past_key_values.0.key is [1, 2, 16, 16].
+  onnx::ModelProto model;
+  REQUIRE(model.ParseFromString(ReadWholeFile(onnx)));
+  bool found = false;
+  for (const onnx::ValueInfoProto& input : model.graph().input()) {
+    if (input.name() != "past_key_values.0.key") continue;
+    found = true;
+    std::vector<int64_t> dims;
+    for (const auto& dim : input.type().tensor_type().shape().dim()) {
+      CHECK(dim.has_dim_value());
+      dims.push_back(dim.dim_value());
+    }
+    CHECK(dims == std::vector<int64_t>{1, 2, 16, 16});
+  }
+  CHECK(found);
+}
+
+TEST_CASE("verify: a plan used at other dims exits 8, naming the dim and both values") {
+  const auto [plan16, onnx16] = PlanAndStaticModel("16");
+  const auto [plan32, onnx32] = PlanAndStaticModel("32");
+  // The dims the model will run at, on the command line.
+  CheckOneLineError(Hyperplan({"verify", plan16, "--model", kDecode, "--dim", "past_sequence=32"}),
+                    8, "dim 'past_sequence': the plan was made for 16, but --dim has 32");
+  CheckOneLineError(Hyperplan({"verify", plan16, "--model", kDecode, "--dim", "beam=4"}), 8,
+                    "dim 'beam': --dim sets it to 4, but the plan binds no dim of that name");
+  // A model rewritten for other dims says so in its metadata.
+  CheckOneLineError(
+      Hyperplan({"verify", plan16, "--model", onnx32}), 8,
+      "dim 'past_sequence': the plan was made for 16, but " + onnx32 + " (its metadata) has 32");
+  // A static model edited to another shape: the input, the axis, both values.
+  onnx::ModelProto model;
+  REQUIRE(model.ParseFromString(ReadWholeFile(onnx16)));
+  for (onnx::ValueInfoProto& input : *model.mutable_graph()->mutable_input()) {
+    if (input.name() == "past_key_values.0.key") {
+      input.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(2)->set_dim_value(
+          64);
+    }
+  }
+  const std::string edited = Temp("edited-shape.onnx");
+  std::ofstream(edited, std::ios::binary) << model.SerializeAsString();
+  CheckOneLineError(Hyperplan({"verify", plan16, "--model", edited}), 8,
+                    "input 'past_key_values.0.key' axis 2: the plan was made for 16, but " +
+                        edited + " fixes it at 64");
+  // The right dims but another plan's rewrite: the digests differ.
+  const std::string other = Temp("past16-other.onnx");
+  REQUIRE(PlanDecode({"--emit-onnx", other, "--budget", "64KiB"}).exit_code != 2);
+  CheckOneLineError(Hyperplan({"verify", plan16, "--model", other}), 8,
+                    "was rewritten from another plan");
+}
+
+TEST_CASE("plan: --align sets the arena's alignment, recorded and verified") {
+  const std::string plan_path = Temp("aligned.json");
+  const CommandResult result = PlanDecode({"-o", plan_path, "--align", "4KiB"});
+  INFO(result.stderr_text);
+  REQUIRE(result.exit_code == 0);
+  const pb::Plan plan = ParsePlanJson(plan_path);
+  CHECK(plan.arena().alignment_bytes() == 4096);
+  CHECK(plan.provenance().options().align_bytes() == 4096);
+  CHECK(plan.tiers(plan.provenance().profile().device_tier()).alignment_bytes() == 4096);
+  for (const pb::Residency& residency : plan.residency()) {
+    CHECK(residency.offset_bytes() % 4096 == 0);
+  }
+  CHECK(plan.arena().size_bytes() % 4096 == 0);
+  // The embedded supernode profile states 256 B for its pool: every copy's offset honours it.
+  for (const pb::TierCopy& copy : plan.tier_copies()) CHECK(copy.offset_bytes() % 256 == 0);
+  CHECK(Hyperplan({"verify", plan_path, "--model", kDecode}).exit_code == 0);
+  CheckOneLineError(PlanDecode({"--align", "100"}), 2, "power of two");
 }

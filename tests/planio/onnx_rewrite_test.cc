@@ -15,9 +15,11 @@
 #include <onnx/onnx_pb.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "hyperplan/adapters/onnx_import.h"
 #include "hyperplan/error.h"
@@ -301,5 +303,108 @@ TEST_CASE("onnx rewrite: a plan whose nodes are not the model's is refused") {
   } catch (const Error& error) {
     CHECK(error.kind() == ErrorKind::kPlanFile);
     CHECK_THAT(error.what(), Catch::Contains("node 'last' is not in the model"));
+  }
+}
+
+namespace {
+
+// The model above with x declared [n] (a symbolic dim) and the Concat left unnamed.
+onnx::ModelProto MakeSymbolicModel() {
+  onnx::ModelProto model = MakeModel();
+  onnx::GraphProto& graph = *model.mutable_graph();
+  auto* dim = graph.mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
+  dim->mutable_dim(0)->set_dim_param("n");
+  graph.mutable_node(1)->clear_name();
+  return model;
+}
+
+Rewritten PlanAndRewriteAt(const std::string& model_path, const std::string& output_path,
+                           bool static_shapes) {
+  ImportOptions import;
+  import.dims["n"] = 1;
+  const Graph graph = ImportOnnxModel(model_path, import);
+  const HardwareProfile profile = testing::UnitProfile();
+  PlanOptions options;
+  options.budget_bytes = 5200;
+  const PlanResult planned = PlanOffload(graph, profile, options);
+  REQUIRE(planned.status == PlanStatus::kPlanned);
+  planio::PlanProvenance provenance;
+  provenance.model_path = model_path;
+  provenance.options = options;
+  Rewritten out;
+  out.plan = planio::PlanToProto(graph, profile, planned, provenance);
+  onnx_rewrite::RewriteOptions rewrite;
+  rewrite.model_path = model_path;
+  rewrite.output_path = output_path;
+  rewrite.plan_sha256 = std::string(64, 'd');
+  rewrite.static_shapes = static_shapes;
+  out.result = onnx_rewrite::RewriteModel(out.plan, rewrite);
+  REQUIRE(out.model.ParseFromString(out.result.model_bytes));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("onnx rewrite: bound dims in the metadata, plan names on every node") {
+  const fs::path dir = TestDirectory();
+  const Rewritten rewritten = PlanAndRewriteAt(Write(MakeSymbolicModel(), dir / "sym.onnx"),
+                                               (dir / "out.onnx").string(), false);
+  CHECK(Metadata(rewritten.model, "hyperplan.dim.n") == "1");
+  // Without --emit-onnx-static the declared shape stays symbolic.
+  CHECK(rewritten.model.graph().input(0).type().tensor_type().shape().dim(0).dim_param() == "n");
+  // The unnamed Concat (position 1) is named as the importer named it: op type, position.
+  std::vector<std::string> names;
+  for (const onnx::NodeProto& node : rewritten.model.graph().node()) {
+    if (node.domain().empty()) names.push_back(node.name());
+  }
+  std::sort(names.begin(), names.end());
+  CHECK(names == std::vector<std::string>{"Concat_1", "first", "last", "reduce"});
+  CHECK_NOTHROW(onnx::checker::check_model(rewritten.model));
+}
+
+TEST_CASE("onnx rewrite: --emit-onnx-static fixes inputs and outputs at the plan's shapes") {
+  const fs::path dir = TestDirectory();
+  const Rewritten rewritten = PlanAndRewriteAt(Write(MakeSymbolicModel(), dir / "sym.onnx"),
+                                               (dir / "out.onnx").string(), true);
+  const onnx::TensorShapeProto& x = rewritten.model.graph().input(0).type().tensor_type().shape();
+  REQUIRE(x.dim_size() == 1);
+  CHECK(x.dim(0).has_dim_value());
+  CHECK(x.dim(0).dim_value() == 1);  // n = 1
+  const onnx::TensorShapeProto& out =
+      rewritten.model.graph().output(0).type().tensor_type().shape();
+  CHECK(out.dim(0).dim_value() == 256);
+  CHECK_NOTHROW(onnx::checker::check_model(rewritten.model));
+}
+
+TEST_CASE(
+    "onnx rewrite: imported through its cache operators, the rewritten model is the original") {
+  const fs::path dir = TestDirectory();
+  const std::string source = Write(MakeSymbolicModel(), dir / "sym.onnx");
+  const Rewritten rewritten = PlanAndRewriteAt(source, (dir / "out.onnx").string(), true);
+  REQUIRE(rewritten.result.cache_nodes > 0);
+  std::ofstream(dir / "out.onnx", std::ios::binary) << rewritten.result.model_bytes;
+  ImportOptions import;
+  import.dims["n"] = 1;
+  const Graph original = ImportOnnxModel(source, import);
+  import.read_through_cache_ops = true;
+  const Graph read = ImportOnnxModel((dir / "out.onnx").string(), import);
+  REQUIRE(read.nodes.size() == original.nodes.size());
+  REQUIRE(read.values.size() == original.values.size());
+  auto by_name = [](const Graph& graph) {
+    std::map<std::string, std::pair<int64_t, std::vector<std::string>>> nodes;
+    for (const Node& node : graph.nodes) {
+      std::vector<std::string> inputs;
+      for (const ValueId input : node.inputs) inputs.push_back(graph.values[input].name);
+      nodes[node.name] = {static_cast<int64_t>(node.outputs.size()), inputs};
+    }
+    return nodes;
+  };
+  CHECK(by_name(read) == by_name(original));
+  for (size_t v = 0; v < original.values.size(); ++v) {
+    const Value& value = original.values[v];
+    const auto match = std::find_if(read.values.begin(), read.values.end(),
+                                    [&](const Value& other) { return other.name == value.name; });
+    REQUIRE(match != read.values.end());
+    CHECK(match->bytes == value.bytes);
   }
 }

@@ -72,12 +72,22 @@ void CheckSameMemory(const Plan& a, const Plan& b) {
     CHECK(a.tier_copies[c].bytes == b.tier_copies[c].bytes);
     CHECK(a.tier_copies[c].opened_by == b.tier_copies[c].opened_by);
     CHECK(a.tier_copies[c].closed_by == b.tier_copies[c].closed_by);
+    CHECK(a.tier_copies[c].offset_bytes == b.tier_copies[c].offset_bytes);
   }
   CHECK(a.layout.offset_bytes == b.layout.offset_bytes);
   CHECK(a.layout.arena_bytes == b.layout.arena_bytes);
   CHECK(a.layout.live_peak_bytes == b.layout.live_peak_bytes);
   CHECK(a.layout.live_peak_step == b.layout.live_peak_step);
   CHECK(a.layout.algorithm == b.layout.algorithm);
+  CHECK(a.layout.alignment_bytes == b.layout.alignment_bytes);
+  REQUIRE(a.tier_buffers.size() == b.tier_buffers.size());
+  for (size_t t = 0; t < a.tier_buffers.size(); ++t) {
+    CHECK(a.tier_buffers[t].tier == b.tier_buffers[t].tier);
+    CHECK(a.tier_buffers[t].size_bytes == b.tier_buffers[t].size_bytes);
+    CHECK(a.tier_buffers[t].live_peak_bytes == b.tier_buffers[t].live_peak_bytes);
+    CHECK(a.tier_buffers[t].alignment_bytes == b.tier_buffers[t].alignment_bytes);
+    CHECK(a.tier_buffers[t].algorithm == b.tier_buffers[t].algorithm);
+  }
 }
 
 void CheckSameDecisions(const Plan& a, const Plan& b) {
@@ -145,7 +155,8 @@ TEST_CASE("plan convert: core -> proto -> core keeps every field but the memory 
 }
 
 TEST_CASE("plan convert: the recorded profile is the one planned with") {
-  const ChainFixture chain;
+  ChainFixture chain;
+  chain.profile.tiers[0].alignment_bytes = 64;  // recorded per tier, as planned with
   const HardwareProfile recorded = planio::ProfileFromProto(chain.Message(), "plan.pb");
   const HardwareProfile& original = chain.profile;
   CHECK(recorded.name == original.name);
@@ -154,7 +165,9 @@ TEST_CASE("plan convert: the recorded profile is the one planned with") {
     CHECK(recorded.tiers[t].name == original.tiers[t].name);
     CHECK(recorded.tiers[t].capacity_bytes == original.tiers[t].capacity_bytes);
     CHECK(recorded.tiers[t].is_device == original.tiers[t].is_device);
+    CHECK(recorded.tiers[t].alignment_bytes == original.tiers[t].alignment_bytes);
   }
+  CHECK(recorded.tiers[0].alignment_bytes == 64);
   REQUIRE(recorded.links.size() == original.links.size());
   for (size_t l = 0; l < recorded.links.size(); ++l) {
     CHECK(recorded.links[l].from == original.links[l].from);

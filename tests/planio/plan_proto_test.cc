@@ -85,6 +85,20 @@ TEST_CASE("plan proto: the chain's plan as a runtime reads it") {
   CHECK(summary.peak_bytes() <= 1100);
   CHECK(plan.arena().size_bytes() <= 1100);
   CHECK(plan.arena().live_peak_bytes() == 1020);  // step 3: W + c + out
+  CHECK(plan.arena().alignment_bytes() == 1);     // the unit profile states none
+  CHECK(plan.format().minor() == 1);
+
+  // W's home copy: the only copy off the device, all run, at the start of ddr's buffer of
+  // exactly its 1000 bytes.
+  REQUIRE(plan.tier_copies_size() == 1);
+  CHECK(plan.tier_copies(0).value() == chain.w);
+  CHECK(plan.tier_copies(0).opened_by() == -1);
+  CHECK(plan.tier_copies(0).offset_bytes() == 0);
+  REQUIRE(plan.tier_buffers_size() == 1);
+  CHECK(plan.tier_buffers(0).tier() == 1);
+  CHECK(plan.tier_buffers(0).size_bytes() == 1000);
+  CHECK(plan.tier_buffers(0).live_peak_bytes() == 1000);
+  CHECK(plan.tier_buffers(0).alignment_bytes() == 1);
 
   // The links a plan moves bytes on, and the tiers holding copies, are marked used.
   CHECK(plan.links(1).used());
@@ -118,6 +132,11 @@ TEST_CASE("plan proto: provenance records what the plan was made from") {
   REQUIRE(provenance.profile().compute().peak_size() == 1);
   CHECK(provenance.profile().compute().peak(0).dtype() == "float");
   CHECK(provenance.profile().compute().peak(0).flops_per_s() == 1'000'000'000);
+  CHECK_FALSE(provenance.options().has_align_bytes());  // --align not given
+  CHECK(provenance.options().layout().all_orders_limit() == 1024);  // the defaults
+  CHECK(provenance.options().layout().shaken_limit() == 256);
+  CHECK(provenance.options().layout().shaken_trials() == 32);
+  CHECK(provenance.options().layout().greedy());
 }
 
 TEST_CASE("plan proto: proto -> JSON -> proto and proto -> binary -> proto are lossless") {

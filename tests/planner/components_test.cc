@@ -76,30 +76,6 @@ TEST_CASE("layout: greedy by size reuses freed space") {
   CHECK(layout.algorithm == "greedy_by_size");
 }
 
-TEST_CASE("layout: the sweep takes over beyond the greedy limit and stays valid") {
-  std::vector<ResidentInterval> residency;
-  const Step steps = 3000;
-  for (Step s = 0; s + 2 < steps; ++s) {
-    residency.push_back({s, kNoNode, s, s + 2, 10 + (s % 7) * 10, -1, -1});
-  }
-  REQUIRE(residency.size() > kGreedyLayoutLimit / 2);
-  residency.insert(residency.end(), residency.begin(), residency.end());  // > limit
-  const ArenaLayout layout = LayoutArena(residency, steps);
-  CHECK(layout.algorithm == "sweep_best_fit");
-  CHECK(layout.arena_bytes >= layout.live_peak_bytes);
-  // No two live blocks overlap: brute force over a window of steps.
-  for (Step s = 0; s < 200; ++s) {
-    std::vector<std::pair<int64_t, int64_t>> blocks;
-    for (size_t i = 0; i < residency.size(); ++i) {
-      if (residency[i].first_step <= s && s <= residency[i].last_step) {
-        blocks.push_back({layout.offset_bytes[i], layout.offset_bytes[i] + residency[i].bytes});
-      }
-    }
-    std::sort(blocks.begin(), blocks.end());
-    for (size_t i = 1; i < blocks.size(); ++i) REQUIRE(blocks[i - 1].second <= blocks[i].first);
-  }
-}
-
 TEST_CASE("order: memory-aware order runs the reader that frees memory first") {
   Graph graph;
   const ValueId big_a = Work(graph, "n0", {}, "A", 100, 10);

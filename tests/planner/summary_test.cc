@@ -25,6 +25,9 @@ TEST_CASE("summary: peak, arena, makespan, bytes per link, cache ops and top dec
   CHECK_THAT(text, Catch::Contains("budget: 250 B (fits)"));
   CHECK_THAT(text, Catch::Contains("device peak: 302 B -> 202 B (-33.1%)"));
   CHECK_THAT(text, Catch::Contains("arena: 302 B -> 202 B"));
+  CHECK_THAT(text, Catch::Contains("1-byte aligned)"));  // the unit profile states none
+  // The one stored copy, 100 B on ddr, is its tier's whole buffer.
+  CHECK_THAT(text, Catch::Contains("tier buffers: ddr 100 B\n"));
   CHECK_THAT(text, Catch::Contains("time per iteration: 270 ns -> 270 ns (+0.0%)"));
   // No weights and no aliases: nothing persists across iterations, so nothing to preload.
   CHECK_THAT(text, Catch::Contains("loop: one iteration, ends as it began (no output feeds "

@@ -140,3 +140,83 @@ TEST_CASE("verify: a stored timeline that differs from the replay is caught") {
   CHECK(!result.ok);
   CHECK_THAT(result.message, Catch::Contains("replay"));
 }
+
+TEST_CASE("verify: an arena aligned below the device tier's alignment breaks invariant 3") {
+  Fixture f;  // planned on a profile with no alignment (1 byte)
+  f.profile.tiers[0].alignment_bytes = 64;
+  const VerifyResult result = f.Check();
+  CHECK(!result.ok);
+  CHECK(result.invariant == 3);
+  CHECK_THAT(result.message,
+             Catch::Contains("the arena is aligned to 1 bytes, but device tier 'hbm' needs 64"));
+}
+
+TEST_CASE("verify: an arena offset off its alignment breaks invariant 3, naming the block") {
+  Fixture f;
+  f.profile.tiers[0].alignment_bytes = 64;
+  f.plan = PlanOffload(f.graph, f.profile, Budget(1000)).plan;
+  REQUIRE(f.Check().ok);
+  REQUIRE(f.plan.layout.alignment_bytes == 64);
+  // The block highest in the arena moves up by one byte: still inside its own 64-byte padded
+  // slot, so nothing overlaps, but its offset is no multiple of 64.
+  size_t top = 0;
+  for (size_t r = 0; r < f.plan.residency.size(); ++r) {
+    if (f.plan.layout.offset_bytes[r] > f.plan.layout.offset_bytes[top]) top = r;
+  }
+  REQUIRE(f.plan.residency[top].bytes % 64 != 0);
+  const int64_t moved = ++f.plan.layout.offset_bytes[top];
+  const VerifyResult result = f.Check();
+  CHECK(!result.ok);
+  CHECK(result.invariant == 3);
+  CHECK_THAT(result.message, Catch::Contains("residency " + std::to_string(top) + " ("));
+  CHECK_THAT(result.message, Catch::Contains("is at offset " + std::to_string(moved) +
+                                             ", not a multiple of the arena's 64-byte alignment"));
+}
+
+TEST_CASE("verify: tier copies overlapping in their buffer break invariant 3, naming both") {
+  Fixture f;
+  REQUIRE(f.plan.tier_copies.size() == 1);  // s stored on ddr
+  // A second copy of s on ddr from the run's start to its end, at the stored copy's offset.
+  TierCopy extra = f.plan.tier_copies[0];
+  extra.opened_by = -1;
+  extra.closed_by = -1;
+  f.plan.tier_copies.push_back(extra);
+  const VerifyResult result = f.Check();
+  CHECK(!result.ok);
+  CHECK(result.invariant == 3);
+  // The stored copy exists from after n0 (its Store waits for it) until n4, which waits for
+  // the Prefetch that reads it: compute steps 1..4; the extra one 0..5 (the whole axis).
+  CHECK_THAT(result.message,
+             Catch::Contains("tier copy 0 ('s' on ddr, 100 bytes at offset 0, compute steps "
+                             "1..4) overlaps tier copy 1 ('s' on ddr, 100 bytes at offset 0, "
+                             "compute steps 0..5)"));
+}
+
+TEST_CASE("verify: a tier copy outside its buffer or without one breaks invariant 3") {
+  Fixture f;
+  REQUIRE(f.plan.tier_buffers.size() == 1);
+  CHECK(f.plan.tier_buffers[0].size_bytes == 100);  // one 100 B copy, byte-aligned
+  f.plan.tier_copies[0].offset_bytes = 1;
+  VerifyResult result = f.Check();
+  CHECK(!result.ok);
+  CHECK(result.invariant == 3);
+  CHECK_THAT(result.message, Catch::Contains("inside the tier's buffer of 100 bytes"));
+
+  f.plan.tier_copies[0].offset_bytes = 0;
+  f.plan.tier_buffers.clear();
+  result = f.Check();
+  CHECK(!result.ok);
+  CHECK_THAT(result.message, Catch::Contains("has no buffer on its tier"));
+}
+
+TEST_CASE("verify: a tier buffer over the tier's capacity breaks invariant 2") {
+  Fixture f;
+  // The copies still fit in 150 bytes at any instant, but the buffer claims 200.
+  f.profile.tiers[1].capacity_bytes = 150;
+  f.plan.tier_buffers[0].size_bytes = 200;
+  const VerifyResult result = f.Check();
+  CHECK(!result.ok);
+  CHECK(result.invariant == 2);
+  CHECK_THAT(result.message,
+             Catch::Contains("the buffer of tier 'ddr' (200 bytes) exceeds its capacity of 150"));
+}

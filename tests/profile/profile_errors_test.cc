@@ -314,6 +314,22 @@ compute: {peak: {float: 1TFLOPS}, memory_bandwidth: 1TB/s}
         "bad.yaml:9:55: links[2].channels: expected a whole number, found the string '2'");
 }
 
+TEST_CASE("Tier alignment must be a power of two of at most 1GiB", "[profile][errors]") {
+  // "  - {name: hbm, capacity: 1GB, device: true, alignment: " is 56 chars -> column 57;
+  // "  - {name: ddr, capacity: 8GB, alignment: " is 42 -> 43.
+  CHECK(Problems(R"yaml(name: t
+tiers:
+  - {name: hbm, capacity: 1GB, device: true, alignment: 100B}
+  - {name: ddr, capacity: 8GB, alignment: 2GiB}
+  - {name: nvme, capacity: 1TB, alignment: 0}
+compute: {peak: {float: 1TFLOPS}, memory_bandwidth: 1TB/s}
+)yaml") ==
+        "bad.yaml:3:57: tiers[0].alignment: 100 bytes is not a power of two of at most 1GiB\n"
+        "bad.yaml:4:43: tiers[1].alignment: 2147483648 bytes is not a power of two of at most "
+        "1GiB\n"
+        "bad.yaml:5:44: tiers[2].alignment: '0': must be greater than 0");
+}
+
 TEST_CASE("Efficiency must be a fraction above 0 and at most 1", "[profile][errors]") {
   // "  efficiency: " is 14 chars -> column 15 on line 6.
   auto with_efficiency = [](const std::string& value) {

@@ -32,6 +32,21 @@ compute:
   CHECK(profile.compute.kernel_launch_overhead_ns == 0);
   CHECK(profile.weight_home_tier == kNoTier);  // no other tier at all
   CHECK(profile.class_rules.empty());
+  CHECK(profile.tiers[0].alignment_bytes == 256);  // the default for every tier in a file
+}
+
+TEST_CASE("Tier alignment: a byte quantity, per tier", "[profile][yaml]") {
+  const HardwareProfile profile = ParseProfileYaml(R"yaml(name: t
+tiers:
+  - {name: hbm, capacity: 1GB, device: true, alignment: 512B}
+  - {name: ddr, capacity: 8GB}
+  - {name: nvme, capacity: 1TB, alignment: 4KiB}
+compute: {peak: {float: 1TFLOPS}, memory_bandwidth: 1TB/s}
+)yaml",
+                                                   "t.yaml");
+  CHECK(profile.tiers[0].alignment_bytes == 512);
+  CHECK(profile.tiers[1].alignment_bytes == 256);   // default
+  CHECK(profile.tiers[2].alignment_bytes == 4096);  // 4 x 1024
 }
 
 TEST_CASE("Link defaults and reverse_bandwidth", "[profile][yaml]") {

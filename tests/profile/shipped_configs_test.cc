@@ -36,6 +36,9 @@ TEST_CASE("configs/h100-sxm.yaml", "[profile][configs]") {
   CHECK(profile.tiers[2].name == "nvme");
   CHECK(profile.tiers[2].capacity_bytes == 3'840'000'000'000);  // 3.84TB = 3.84 * 10^12
   CHECK(profile.device_tier == 0);
+  CHECK(profile.tiers[0].alignment_bytes == 256);   // stated: 256B
+  CHECK(profile.tiers[1].alignment_bytes == 256);   // the default
+  CHECK(profile.tiers[2].alignment_bytes == 4096);  // stated: 4KiB, for O_DIRECT
 
   // Two entries with reverse_bandwidth: four directed links.
   CHECK(profile.links.size() == 4);

@@ -2,6 +2,7 @@
 //   hyperplan-bench inspect [--series]   import + inspect vs bare protobuf parse
 //   hyperplan-bench compare [--quick]    baselines vs hyperplan, simulated, per profile
 //   hyperplan-bench scale [--quick]      planner time and RSS vs nodes; plans at real scale
+//   hyperplan-bench layout               arena and tier-buffer layouts at real scale, timed
 //   hyperplan-bench parse FILE           (internal) the bare parse, run as a child process
 //   hyperplan-bench plan-once FILE ...   (internal) import and plan, run as a child process
 #include <CLI/CLI.hpp>
@@ -10,6 +11,7 @@
 
 #include "compare_bench.h"
 #include "inspect_bench.h"
+#include "layout_bench.h"
 #include "parse_only.h"
 #include "plan_child.h"
 #include "scale_bench.h"
@@ -52,6 +54,16 @@ int main(int argc, char** argv) {
   scale->add_flag("--series-only", series_only, "only the nodes-vs-time series");
   scale->add_flag("--table-only", table_only, "only the real-scale table");
 
+  hyperplan::bench::LayoutBenchOptions layout_options;
+  layout_options.models_dir = default_models;
+  CLI::App* layout =
+      app.add_subcommand("layout", "arena and tier-buffer layouts of real-scale plans, timed");
+  layout->add_option("--models-dir", layout_options.models_dir, "generated model cache");
+  layout->add_option("--workload", layout_options.workloads,
+                     "keep workloads whose label contains this (repeatable)");
+  layout->add_option("--profile", layout_options.profiles,
+                     "keep profiles whose file name contains this (repeatable)");
+
   hyperplan::bench::PlanOnceOptions plan_once_options;
   CLI::App* plan_once =
       app.add_subcommand("plan-once", "(internal) import and plan, one JSON line per budget");
@@ -68,6 +80,7 @@ int main(int argc, char** argv) {
     if (*parse) return hyperplan::bench::ParseOnly(parse_path);
     if (*plan_once) return hyperplan::bench::RunPlanOnce(plan_once_options);
     if (*compare) return hyperplan::bench::RunCompareBench(compare_options);
+    if (*layout) return hyperplan::bench::RunLayoutBench(layout_options);
     if (*scale) {
       scale_options.series = !table_only;
       scale_options.table = !series_only;

@@ -24,6 +24,10 @@ struct ImportOptions {
   // Size what the bound dims allow and list every symbol still deciding a size in
   // Graph::unbound_dims, instead of failing (inspect shows what is known without --dim).
   bool allow_unbound_dims = false;
+  // A model hyperplan rewrote (--emit-onnx): import the model it was made from, dropping the
+  // ai.hyperplan cache operators and reading through them (onnx/cache_ops.h). A model without
+  // them imports as usual.
+  bool read_through_cache_ops = false;
 };
 
 // Throws Error(kModel) naming every unbound symbol that decides a size (UnboundDimsProblem),

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "hyperplan/loop.h"
+#include "hyperplan/planner/layout.h"
 
 namespace hyperplan {
 
@@ -29,6 +30,7 @@ struct PlanOptions {
   // back through `aliases` (loop.h FindAliases); single_run plans one run from a free preload.
   bool single_run = false;
   std::vector<ValueAlias> aliases;
+  LayoutOptions layout;  // how hard the arena and tier-buffer layouts try (layout.h)
 };
 
 }  // namespace hyperplan

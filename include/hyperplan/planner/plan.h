@@ -83,6 +83,8 @@ struct TierCopy {
   int64_t bytes = 0;
   int32_t opened_by = -1;  // transfer step whose start allocates it; -1: run start
   int32_t closed_by = -1;  // transfer step whose end frees it; -1: run end
+  // Where it lives in its tier's buffer (Plan::tier_buffers).
+  int64_t offset_bytes = 0;
 };
 
 // Why a candidate was or was not offloaded. Prints itself (DecisionReasonName).
@@ -119,10 +121,22 @@ struct Decision {
 // Device arena: an offset for every ResidentInterval (parallel to Plan::residency).
 struct ArenaLayout {
   std::vector<int64_t> offset_bytes;
-  int64_t arena_bytes = 0;      // the budget applies to this
-  int64_t live_peak_bytes = 0;  // lower bound: max over steps of resident bytes
+  int64_t arena_bytes = 0;      // the budget applies to this; counts the alignment padding
+  int64_t live_peak_bytes = 0;  // lower bound: max over steps of resident bytes (unpadded)
   Step live_peak_step = 0;      // first step reaching live_peak_bytes
-  std::string algorithm;        // "greedy_by_size", "greedy_by_duration" or "sweep_best_fit"
+  std::string algorithm;        // "greedy_by_size", "greedy_by_duration", "sweep_best_fit", ...
+  int64_t alignment_bytes = 1;  // every offset is a multiple; each block padded to one
+};
+
+// One buffer per off-device tier that holds a copy (a runtime allocates it once, pinned): every
+// TierCopy on the tier lives at its offset_bytes in it. Two copies share space only when one is
+// freed before the other is allocated in every execution the waits allow (see tier_layout.h).
+struct TierBuffer {
+  TierId tier = kNoTier;
+  int64_t size_bytes = 0;       // counts the alignment padding; within the tier's capacity
+  int64_t live_peak_bytes = 0;  // lower bound (unpadded)
+  int64_t alignment_bytes = 1;  // every offset is a multiple
+  std::string algorithm;        // as ArenaLayout::algorithm
 };
 
 struct StepTiming {
@@ -194,6 +208,7 @@ struct Plan {
   std::vector<TierCopy> tier_copies;
   std::vector<Decision> decisions;
   ArenaLayout layout;
+  std::vector<TierBuffer> tier_buffers;  // ascending tier; one per tier holding a TierCopy
   SimulationResult timeline;
   PlanSummary summary;
 };

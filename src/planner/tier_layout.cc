@@ -1,0 +1,61 @@
+// Off-device tier buffers (see tier_layout.h).
+#include "planner/tier_layout.h"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+#include "planner/compute_bounds.h"
+
+namespace hyperplan::planner {
+
+std::vector<LayoutBlock> TierCopyBlocks(const Plan& plan) {
+  const ComputeBounds bounds = BoundByCompute(plan);
+  const auto order_size = static_cast<int32_t>(plan.order.size());
+  auto valid = [&](int32_t step) {
+    return step >= 0 && static_cast<size_t>(step) < plan.steps.size();
+  };
+  std::vector<LayoutBlock> blocks;
+  blocks.reserve(plan.tier_copies.size());
+  for (const TierCopy& copy : plan.tier_copies) {
+    LayoutBlock block;
+    block.first = valid(copy.opened_by) ? bounds.ended_before[copy.opened_by] + 1 : 0;
+    block.last = valid(copy.closed_by) ? bounds.starts_after[copy.closed_by] : order_size;
+    block.last = std::max(block.last, block.first);  // a malformed plan; the verifier says so
+    block.bytes = copy.bytes;
+    blocks.push_back(block);
+  }
+  return blocks;
+}
+
+std::vector<TierBuffer> LayoutTierBuffers(const HardwareProfile& profile,
+                                          const LayoutOptions& options, Plan& plan) {
+  const std::vector<LayoutBlock> blocks = TierCopyBlocks(plan);
+  std::map<TierId, std::vector<size_t>> copies_on;  // ascending tier
+  for (size_t c = 0; c < plan.tier_copies.size(); ++c) {
+    copies_on[plan.tier_copies[c].tier].push_back(c);
+  }
+  const auto positions = static_cast<int32_t>(plan.order.size()) + 1;
+  std::vector<TierBuffer> buffers;
+  for (const auto& [tier, copies] : copies_on) {
+    std::vector<LayoutBlock> tier_blocks;
+    tier_blocks.reserve(copies.size());
+    for (const size_t c : copies) tier_blocks.push_back(blocks[c]);
+    TierBuffer buffer;
+    buffer.tier = tier;
+    buffer.alignment_bytes = tier >= 0 && static_cast<size_t>(tier) < profile.tiers.size()
+                                 ? std::max<int64_t>(1, profile.tiers[tier].alignment_bytes)
+                                 : 1;
+    BlockLayout layout = LayoutBlocks(tier_blocks, positions, buffer.alignment_bytes, options);
+    for (size_t k = 0; k < copies.size(); ++k) {
+      plan.tier_copies[copies[k]].offset_bytes = layout.offset_bytes[k];
+    }
+    buffer.size_bytes = layout.size_bytes;
+    buffer.live_peak_bytes = layout.live_peak_bytes;
+    buffer.algorithm = std::move(layout.algorithm);
+    buffers.push_back(std::move(buffer));
+  }
+  return buffers;
+}
+
+}  // namespace hyperplan::planner
