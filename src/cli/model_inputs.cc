@@ -62,10 +62,8 @@ void AddModelInputFlags(CLI::App& command, ModelInputFlags& flags) {
       ->allow_extra_args(false);
 }
 
-ModelInputs LoadModelInputs(const ModelInputFlags& flags) {
-  ModelInputs inputs;
-  inputs.profile = flags.profile_path.empty() ? DefaultProfile() : LoadProfile(flags.profile_path);
-
+ImportOptions ImportOptionsFromFlags(const ModelInputFlags& flags,
+                                     const std::vector<ClassRule>& profile_rules) {
   ImportOptions options;
   for (const std::string& text : flags.dim_flags) {
     std::string name, value;
@@ -81,9 +79,15 @@ ModelInputs LoadModelInputs(const ModelInputFlags& flags) {
     SplitAssignment(text, name, regex);
     options.class_rules.push_back({*ParseValueClass(name), regex});
   }
-  options.class_rules.insert(options.class_rules.end(), inputs.profile.class_rules.begin(),
-                             inputs.profile.class_rules.end());
-  inputs.graph = ImportOnnxModel(flags.model_path, options);
+  options.class_rules.insert(options.class_rules.end(), profile_rules.begin(), profile_rules.end());
+  return options;
+}
+
+ModelInputs LoadModelInputs(const ModelInputFlags& flags) {
+  ModelInputs inputs;
+  inputs.profile = flags.profile_path.empty() ? DefaultProfile() : LoadProfile(flags.profile_path);
+  inputs.graph =
+      ImportOnnxModel(flags.model_path, ImportOptionsFromFlags(flags, inputs.profile.class_rules));
   return inputs;
 }
 
