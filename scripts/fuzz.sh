@@ -11,7 +11,7 @@ shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then targets=(onnx-import profile-yaml plan-file cli-flags); fi
 
-if [ -f /tmp/ccenv.sh ]; then source /tmp/ccenv.sh; fi
+scripts/install-deps.sh
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DHYPERPLAN_FUZZ=ON -DHYPERPLAN_TESTS=OFF >/dev/null
 cmake --build build-fuzz -j"$(nproc)" --target "${targets[@]/#/hyperplan-fuzz-}"
