@@ -233,6 +233,16 @@ void RefineLoopCarriedShapes(const ScopeNode& node, const SlotTable& slots,
   }
 }
 
+// ONNX 1.12's data propagators dereference getInputType(i) without checking it (a value after
+// an operator nothing can infer has no type): run one only when every input it is given has a
+// type. Contents that depend on an untyped value are unknown anyway.
+bool EveryInputTyped(const ScopeNode& node, const SlotTable& slots) {
+  for (const int32_t input : node.inputs) {
+    if (input != kNoSlot && slots[input].type == nullptr) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 ShapePropagator::ShapePropagator(ImportContext& context) : context_(context) {
@@ -317,7 +327,8 @@ void ShapePropagator::InferNode(GraphScope& scope, ScopeNode& node, OuterTypes*&
     return;
   }
   const bool has_bodies = !node.bodies.empty();
-  const bool propagates_data = schema != nullptr && schema->has_data_propagation_function();
+  const bool propagates_data =
+      schema != nullptr && schema->has_data_propagation_function() && EveryInputTyped(node, slots);
   bool declared_in_full = true;
   for (int32_t output : node.outputs) {
     if (output != kNoSlot && !IsCompleteTensorType(slots[output].declared)) {
