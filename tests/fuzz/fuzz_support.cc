@@ -1,6 +1,7 @@
 // Shared fuzz-entry support (see fuzz_support.h).
 #include "fuzz_support.h"
 
+#include <google/protobuf/stubs/logging.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -20,9 +21,14 @@ namespace {
   std::abort();
 }
 
+// protobuf logs every string field with bad UTF-8 it parses; mutated inputs have thousands.
+void IgnoreProtobufLog(google::protobuf::LogLevel, const char*, int, const std::string&) {}
+
 }  // namespace
 
 int RunGuarded(const std::function<void()>& body) {
+  static const bool quiet = (google::protobuf::SetLogHandler(IgnoreProtobufLog), true);
+  (void)quiet;
   try {
     body();
   } catch (const Error& error) {
