@@ -6,6 +6,10 @@
 #include <onnx/defs/tensor_proto_util.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <algorithm>
+#include <iterator>
+#include <string_view>
+
 #include "onnx/schema_registry.h"
 #include "onnx/type_merge.h"
 
@@ -243,6 +247,23 @@ bool EveryInputTyped(const ScopeNode& node, const SlotTable& slots) {
   return true;
 }
 
+// ONNX 1.12's data propagator of Add, Sub, Mul and Div reads dim 0 of an empty contents vector
+// when one input's contents are empty and the other's have one element (an empty vector
+// broadcast against a one-element one; SEGV, found by the onnx-import fuzzer). Such contents
+// broadcast to nothing useful: propagate only when both are non-empty, or both empty.
+bool MathDataBroadcasts(const onnx::NodeProto& proto, onnx::DataPropagationContext& data) {
+  static constexpr std::string_view kMathOps[] = {"Add", "Sub", "Mul", "Div"};
+  if (!IsDefaultDomain(proto.domain()) ||
+      std::find(std::begin(kMathOps), std::end(kMathOps), proto.op_type()) == std::end(kMathOps) ||
+      data.getNumInputs() < 2) {
+    return true;
+  }
+  const onnx::TensorShapeProto* left = data.getInputData(0);
+  const onnx::TensorShapeProto* right = data.getInputData(1);
+  if (left == nullptr || right == nullptr) return true;  // the propagator returns early
+  return (left->dim_size() == 0) == (right->dim_size() == 0);
+}
+
 }  // namespace
 
 ShapePropagator::ShapePropagator(ImportContext& context) : context_(context) {
@@ -404,6 +425,7 @@ void ShapePropagator::InferNode(GraphScope& scope, ScopeNode& node, OuterTypes*&
   if (propagates_data) {
     NodeDataContext data(node, slots, context_.arena);
     try {
+      if (!MathDataBroadcasts(proto, data)) return;
       schema->GetDataPropagationFunction()(data);
     } catch (const std::exception&) {
       // Contents that cannot be computed statically just stay unknown.
