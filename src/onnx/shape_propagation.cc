@@ -238,13 +238,18 @@ void RefineLoopCarriedShapes(const ScopeNode& node, const SlotTable& slots,
 }
 
 // ONNX 1.12's data propagators dereference getInputType(i) without checking it (a value after
-// an operator nothing can infer has no type): run one only when every input it is given has a
-// type. Contents that depend on an untyped value are unknown anyway.
-bool EveryInputTyped(const ScopeNode& node, const SlotTable& slots) {
-  for (const int32_t input : node.inputs) {
-    if (input != kNoSlot && slots[input].type == nullptr) return false;
+// an operator nothing can infer has no type; a required input may be omitted with ""): run one
+// only when every input it is given has a type and no required input is missing. Contents that
+// depend on an untyped or absent value are unknown anyway.
+bool EveryInputTyped(const ScopeNode& node, const SlotTable& slots, const onnx::OpSchema& schema) {
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    const int32_t input = node.inputs[i];
+    if (input == kNoSlot ? static_cast<int>(i) < schema.min_input()
+                         : slots[input].type == nullptr) {
+      return false;
+    }
   }
-  return true;
+  return node.inputs.size() >= static_cast<size_t>(schema.min_input());
 }
 
 // ONNX 1.12's data propagator of Add, Sub, Mul and Div reads dim 0 of an empty contents vector
@@ -348,8 +353,8 @@ void ShapePropagator::InferNode(GraphScope& scope, ScopeNode& node, OuterTypes*&
     return;
   }
   const bool has_bodies = !node.bodies.empty();
-  const bool propagates_data =
-      schema != nullptr && schema->has_data_propagation_function() && EveryInputTyped(node, slots);
+  const bool propagates_data = schema != nullptr && schema->has_data_propagation_function() &&
+                               EveryInputTyped(node, slots, *schema);
   bool declared_in_full = true;
   for (int32_t output : node.outputs) {
     if (output != kNoSlot && !IsCompleteTensorType(slots[output].declared)) {
