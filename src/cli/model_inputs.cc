@@ -83,20 +83,24 @@ std::map<std::string, int64_t, std::less<>> ParseDims(const std::vector<std::str
   return dims;
 }
 
-ModelInputs LoadModelInputs(const ModelInputFlags& flags, bool allow_unbound_dims) {
-  ModelInputs inputs;
-  inputs.profile = flags.profile_path.empty() ? DefaultProfile() : LoadProfile(flags.profile_path);
-
+ImportOptions ImportOptionsFromFlags(const ModelInputFlags& flags,
+                                     const std::vector<ClassRule>& profile_rules) {
   ImportOptions options;
-  options.allow_unbound_dims = allow_unbound_dims;
   options.dims = ParseDims(flags.dim_flags);
   for (const std::string& text : flags.class_flags) {
     std::string name, regex;
     SplitAssignment(text, name, regex);
     options.class_rules.push_back({*ParseValueClass(name), regex});
   }
-  options.class_rules.insert(options.class_rules.end(), inputs.profile.class_rules.begin(),
-                             inputs.profile.class_rules.end());
+  options.class_rules.insert(options.class_rules.end(), profile_rules.begin(), profile_rules.end());
+  return options;
+}
+
+ModelInputs LoadModelInputs(const ModelInputFlags& flags, bool allow_unbound_dims) {
+  ModelInputs inputs;
+  inputs.profile = flags.profile_path.empty() ? DefaultProfile() : LoadProfile(flags.profile_path);
+  ImportOptions options = ImportOptionsFromFlags(flags, inputs.profile.class_rules);
+  options.allow_unbound_dims = allow_unbound_dims;
   inputs.graph = ImportOnnxModel(flags.model_path, options);
   LogDiagnostics(flags.model_path, inputs.graph.warnings, inputs.graph.notes);
   return inputs;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "hyperplan/adapters/onnx_import.h"
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
 
@@ -36,6 +37,12 @@ std::map<std::string, int64_t, std::less<>> ParseDims(const std::vector<std::str
 
 // Adds the positional model and --hw, --dim, --class to `command`.
 void AddModelInputFlags(CLI::App& command, ModelInputFlags& flags);
+
+// The import options the flags give (they passed the validators AddModelInputFlags installs):
+// bound dims, then class rules, command-line rules first and `profile_rules` after. Throws
+// Error(kUsage) when one dim is bound to two values.
+ImportOptions ImportOptionsFromFlags(const ModelInputFlags& flags,
+                                     const std::vector<ClassRule>& profile_rules);
 
 // Loads the profile, then imports the model with its dims and class rules (command-line rules
 // first, so they win over the profile's). `allow_unbound_dims`: see ImportOptions.

@@ -6,6 +6,7 @@
 #include "hyperplan/cost.h"
 
 #include <algorithm>
+#include <limits>
 #include <string_view>
 
 namespace hyperplan {
@@ -112,13 +113,20 @@ int64_t AttentionFlops(const Graph& graph, const Node& node) {
   if (const Value* present_key = OutputValue(graph, node, 1);
       present_key != nullptr && present_key->shape.size() == 4) {
     key_length = present_key->shape[2];
-  } else if (const Value* key = InputValue(graph, node, 1); key != nullptr) {
+  } else if (const Value* key = InputValue(graph, node, 1);
+             key != nullptr && key->shape.size() >= 2) {
     key_length = key->shape.size() == 4 ? key->shape[2] : key->shape[1];
   } else {
-    // Packed QKV: the query's own sequence length.
+    // Packed QKV (or a key of a rank no attention op takes): the query's own sequence length.
     key_length = query->shape.size() == 4 ? query->shape[2] : query->shape[1];
   }
-  return 4 * Elements(*query) * key_length;
+  // Saturates: a malformed model's sizes must not overflow (4 * elements * length).
+  int64_t flops = 0;
+  if (__builtin_mul_overflow(Elements(*query), key_length, &flops) ||
+      __builtin_mul_overflow(flops, int64_t{4}, &flops)) {
+    return std::numeric_limits<int64_t>::max();
+  }
+  return flops;
 }
 
 int64_t CeilDiv(__int128 numerator, __int128 denominator) {

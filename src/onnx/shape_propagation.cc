@@ -6,6 +6,10 @@
 #include <onnx/defs/tensor_proto_util.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <algorithm>
+#include <iterator>
+#include <string_view>
+
 #include "onnx/data_rules.h"
 #include "onnx/schema_registry.h"
 #include "onnx/type_merge.h"
@@ -274,6 +278,51 @@ void ApplyDataRule(DataRule rule, const ScopeNode& node, SlotTable& slots,
   slots[node.outputs[0]].data = stored;
 }
 
+// ONNX 1.12's data propagators dereference getInputType(i) without checking it (a value after
+// an operator nothing can infer has no type; a required input may be omitted with ""): run one
+// only when every input it is given has a type and no required input is missing. Contents that
+// depend on an untyped or absent value are unknown anyway.
+bool EveryInputTyped(const ScopeNode& node, const SlotTable& slots, const onnx::OpSchema& schema) {
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    const int32_t input = node.inputs[i];
+    if (input == kNoSlot ? static_cast<int>(i) < schema.min_input()
+                         : slots[input].type == nullptr) {
+      return false;
+    }
+  }
+  return node.inputs.size() >= static_cast<size_t>(schema.min_input());
+}
+
+// ONNX 1.12's data propagator of Add, Sub, Mul and Div reads dim 0 of an empty contents vector
+// when one input's contents are empty and the other's have one element (an empty vector
+// broadcast against a one-element one; SEGV, found by the onnx-import fuzzer). Such contents
+// broadcast to nothing useful: propagate only when both are non-empty, or both empty.
+bool MathDataBroadcasts(const onnx::NodeProto& proto, onnx::DataPropagationContext& data) {
+  static constexpr std::string_view kMathOps[] = {"Add", "Sub", "Mul", "Div"};
+  if (!IsDefaultDomain(proto.domain()) ||
+      std::find(std::begin(kMathOps), std::end(kMathOps), proto.op_type()) == std::end(kMathOps) ||
+      data.getNumInputs() < 2) {
+    return true;
+  }
+  const onnx::TensorShapeProto* left = data.getInputData(0);
+  const onnx::TensorShapeProto* right = data.getInputData(1);
+  if (left == nullptr || right == nullptr) return true;  // the propagator returns early
+  return (left->dim_size() == 0) == (right->dim_size() == 0);
+}
+
+// ONNX 1.12's inference functions read required attributes through getAttribute(name)->...
+// without a null check (Scan's num_scan_inputs and body: SEGV, found by the onnx-import
+// fuzzer). The first required attribute the node lacks, or "".
+std::string MissingRequiredAttribute(const onnx::NodeProto& proto, const onnx::OpSchema& schema) {
+  for (const auto& [name, attribute] : schema.attributes()) {
+    if (!attribute.required) continue;
+    const bool present = std::any_of(proto.attribute().begin(), proto.attribute().end(),
+                                     [&](const onnx::AttributeProto& a) { return a.name() == name; });
+    if (!present) return name;
+  }
+  return "";
+}
+
 }  // namespace
 
 ShapePropagator::ShapePropagator(ImportContext& context) : context_(context) {
@@ -358,9 +407,11 @@ void ShapePropagator::InferNode(GraphScope& scope, ScopeNode& node, OuterTypes*&
     return;
   }
   const bool has_bodies = !node.bodies.empty();
-  const bool onnx_propagates_data = schema != nullptr && schema->has_data_propagation_function();
+  const bool onnx_has_data_function = schema != nullptr && schema->has_data_propagation_function();
   const DataRule data_rule =
-      onnx_propagates_data ? nullptr : FindDataRule(proto.domain(), proto.op_type());
+      onnx_has_data_function ? nullptr : FindDataRule(proto.domain(), proto.op_type());
+  const bool onnx_propagates_data =
+      onnx_has_data_function && EveryInputTyped(node, slots, *schema);
   const bool propagates_data = onnx_propagates_data || data_rule != nullptr;
   bool declared_in_full = true;
   for (int32_t output : node.outputs) {
@@ -401,6 +452,14 @@ void ShapePropagator::InferNode(GraphScope& scope, ScopeNode& node, OuterTypes*&
   // Function bodies are inferred without data propagation: ONNX would want a container for
   // results that nothing here reads.
   const onnx::ShapeInferenceOptions options(false, 0, false);
+  if (schema != nullptr) {
+    if (const std::string missing = MissingRequiredAttribute(proto, *schema); !missing.empty()) {
+      NoteFailure("inference", scope.where() + NodeLabel(node.name, proto) +
+                                   ": shape inference skipped: required attribute '" + missing +
+                                   "' is missing");
+      return;
+    }
+  }
   try {
     if (schema != nullptr && schema->has_type_and_shape_inference_function()) {
       schema->GetTypeAndShapeInferenceFunction()(inference);
@@ -442,6 +501,7 @@ void ShapePropagator::InferNode(GraphScope& scope, ScopeNode& node, OuterTypes*&
   } else if (propagates_data) {
     NodeDataContext data(node, slots, context_.arena);
     try {
+      if (!MathDataBroadcasts(proto, data)) return;
       schema->GetDataPropagationFunction()(data);
     } catch (const std::exception&) {
       // Contents that cannot be computed statically just stay unknown.

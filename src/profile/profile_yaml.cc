@@ -5,12 +5,15 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -69,23 +72,60 @@ std::string UnknownProfileMessage(const std::string& name) {
       fmt::join(names, ", "), name);
 }
 
+// Where the second YAML document of `yaml_text` starts, when it has content (a trailing "---"
+// yields an empty one, which is fine). Reads at most two documents through yaml-cpp's event
+// parser: YAML::LoadAll never returns on some malformed inputs (yaml-cpp 0.7 keeps yielding
+// documents after a NUL byte until memory runs out; found by the profile-yaml fuzzer).
+// Throws YAML::Exception on a syntax error in either document.
+class SecondDocumentFinder final : public YAML::EventHandler {
+ public:
+  std::optional<YAML::Mark> Find(const std::string& yaml_text) {
+    std::istringstream stream(yaml_text);
+    YAML::Parser parser(stream);
+    for (documents_ = 0; documents_ < 2 && parser.HandleNextDocument(*this); ++documents_) {
+    }
+    return content_;
+  }
+
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { Content(mark); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                const std::string&) override {
+    Content(mark);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
+    Content(mark);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
+    Content(mark);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void Content(const YAML::Mark& mark) {
+    if (documents_ == 1 && !content_) content_ = mark;
+  }
+
+  int documents_ = 0;
+  std::optional<YAML::Mark> content_;
+};
+
 }  // namespace
 
 HardwareProfile ParseProfileYaml(const std::string& yaml_text, const std::string& source_name) {
   profile::Diagnostics diagnostics(source_name);
   HardwareProfile profile;
   try {
-    const std::vector<YAML::Node> documents = YAML::LoadAll(yaml_text);
-    // A trailing "---" yields an empty document; only real extra content is a mistake.
-    for (size_t i = 1; i < documents.size(); ++i) {
-      if (!documents[i].IsNull()) {
-        diagnostics.Report(documents[i].Mark(),
-                           "a profile is one YAML document; this is a second one");
-        break;
-      }
+    if (const std::optional<YAML::Mark> second = SecondDocumentFinder().Find(yaml_text)) {
+      diagnostics.Report(*second, "a profile is one YAML document; this is a second one");
     }
-    const profile::Field root{"", documents.empty() ? YAML::Node() : documents.front(),
-                              YAML::Mark()};
+    // YAML::Load reads the first document only.
+    const profile::Field root{"", YAML::Load(yaml_text), YAML::Mark()};
     profile = profile::ReadProfileDocument(root, diagnostics);
   } catch (const YAML::Exception& error) {
     diagnostics.Report(error.mark, fmt::format("YAML syntax error: {}", error.msg));
