@@ -71,6 +71,8 @@ std::vector<std::string> PortfolioPolicies() {
 PlanResult PlanBest(const Graph& graph, const HardwareProfile& profile,
                     const PlanOptions& options) {
   PlanResult result = PlanOffload(graph, profile, options);
+  result.own_makespan_ns = result.plan.timeline.makespan_ns;
+  result.own_fits = result.plan.fits;
   const std::optional<int64_t> budget = PlannedBudget(result.plan);
   if (!budget) return result;
   const LoopSpec loop{!options.single_run, options.single_run ? std::vector<ValueAlias>{}
