@@ -9,6 +9,7 @@
 
 #include "hyperplan/error.h"
 #include "hyperplan/planner/cold_start.h"
+#include "hyperplan/planner/simulate.h"
 #include "hyperplan/planner/verify.h"
 #include "hyperplan/units.h"
 #include "planner/context.h"
@@ -149,18 +150,11 @@ LoopView MakeLoopView(const Graph& model, const PlanOptions& options) {
   return view;
 }
 
-// The compute steps' start times in `plan`'s simulation, stalls included, and its last
-// compute end: the time axis the plan actually ran on.
-std::vector<int64_t> SimulatedStepStarts(const Plan& plan, Step step_count) {
-  std::vector<int64_t> start_ns(static_cast<size_t>(step_count) + 1, 0);
-  for (size_t i = 0; i < plan.steps.size(); ++i) {
-    const PlanStep& step = plan.steps[i];
-    if (step.kind != StepKind::kCompute) continue;
-    start_ns[step.boundary] = plan.timeline.steps[i].start_ns;
-    start_ns[step.boundary + 1] =
-        std::max(start_ns[step.boundary + 1], plan.timeline.steps[i].end_ns);
-  }
-  return start_ns;
+// Compute alone: the sum of the node times (the context's axis may be stretched).
+int64_t ComputeNs(const PlanContext& context) {
+  int64_t total_ns = 0;
+  for (NodeId node : context.order) total_ns += context.cost.node_time_ns[node];
+  return total_ns;
 }
 
 // Where links bind, the compute-only axis tells the refiner a transfer has more time than it
@@ -176,7 +170,7 @@ Outcome ReplanOnRunTimeline(const PlanContext& context, Outcome best, bool budge
     const Plan& ran = last_round.plan;
     if (ran.timeline.makespan_ns <= ran.timeline.compute_ns || ran.steps.empty()) break;
     const PlanContext retimed =
-        planner::RetimedContext(context, SimulatedStepStarts(ran, context.step_count()));
+        planner::RetimedContext(context, ComputeStepStarts(ran));
     last_round = plan_in(retimed);
     if (Beats(last_round, best, budget_mode)) best = last_round;
   }
@@ -197,6 +191,9 @@ PlanResult PlanOffload(const Graph& graph, const HardwareProfile& profile,
   contexts.push_back(planner::BuildContext(planned, profile, ModelOrder(planned), node_time_ns,
                                            loop.persistent));
   contexts.back().layout = options.layout;
+  if (options.planning_step_start_ns.size() == graph.nodes.size() + 1) {
+    contexts.back() = planner::RetimedContext(contexts.back(), options.planning_step_start_ns);
+  }
   const PlanContext& model = contexts.front();
 
   Baseline baseline;
@@ -218,7 +215,7 @@ PlanResult PlanOffload(const Graph& graph, const HardwareProfile& profile,
     }
     chosen.plan.offload_enabled = false;
   } else {
-    if (options.allow_reorder) {
+    if (options.allow_reorder && options.planning_step_start_ns.empty()) {
       std::vector<NodeId> order = planner::MemoryAwareOrder(graph);
       if (order.size() == graph.nodes.size() && order != model.order &&
           AliasesHoldIn(graph, loop.aliases, order) &&
@@ -229,7 +226,7 @@ PlanResult PlanOffload(const Graph& graph, const HardwareProfile& profile,
       }
     }
     const int64_t allowance_ns =
-        static_cast<int64_t>(static_cast<__int128>(model.cost.step_start_ns.back()) *
+        static_cast<int64_t>(static_cast<__int128>(ComputeNs(model)) *
                              options.max_overhead_ppm / 1'000'000);
     bool have = false;
     for (const PlanContext& context : contexts) {
