@@ -150,6 +150,13 @@ LoopView MakeLoopView(const Graph& model, const PlanOptions& options) {
   return view;
 }
 
+// Whether a reordered peak is worth planning a second order in full (which doubles the
+// planning time): at least 1% below the model order's. On real-scale graphs the memory-aware
+// order often wins only a few bytes in a million.
+bool LowersPeakEnough(int64_t reordered_peak_bytes, int64_t model_peak_bytes) {
+  return reordered_peak_bytes < model_peak_bytes - model_peak_bytes / 100;
+}
+
 // Compute alone: the sum of the node times (the context's axis may be stretched).
 int64_t ComputeNs(const PlanContext& context) {
   int64_t total_ns = 0;
@@ -219,7 +226,8 @@ PlanResult PlanOffload(const Graph& graph, const HardwareProfile& profile,
       std::vector<NodeId> order = planner::MemoryAwareOrder(graph);
       if (order.size() == graph.nodes.size() && order != model.order &&
           AliasesHoldIn(graph, loop.aliases, order) &&
-          AnalyzeLifetimes(planned, order).timeline.peak_bytes < baseline.peak_bytes) {
+          LowersPeakEnough(AnalyzeLifetimes(planned, order).timeline.peak_bytes,
+                           baseline.peak_bytes)) {
         contexts.push_back(planner::BuildContext(planned, profile, std::move(order), node_time_ns,
                                                  loop.persistent));
         contexts.back().layout = options.layout;
