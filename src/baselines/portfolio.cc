@@ -22,7 +22,7 @@ struct Entry {
 const std::vector<Entry>& Entries() {
   static const std::vector<Entry> entries = [] {
     std::vector<Entry> list;
-    for (int lookahead : {1, 2}) {
+    for (int lookahead : {0, 1, 2}) {
       list.push_back({"layer streaming k=" + std::to_string(lookahead),
                       [lookahead](const BaselineContext& context, int64_t budget) {
                         LayerStreamingOptions options;
@@ -30,11 +30,14 @@ const std::vector<Entry>& Entries() {
                         return LayerStreamingPlan(context, budget, options).plan;
                       }});
     }
-    list.push_back({"op distance 32", [](const BaselineContext& context, int64_t budget) {
-                      OpDistanceOptions options;
-                      options.prefetch_distance_ops = 32;
-                      return OpDistancePlan(context, budget, options);
-                    }});
+    for (int distance : {4, 32}) {
+      list.push_back({"op distance " + std::to_string(distance),
+                      [distance](const BaselineContext& context, int64_t budget) {
+                        OpDistanceOptions options;
+                        options.prefetch_distance_ops = distance;
+                        return OpDistancePlan(context, budget, options);
+                      }});
+    }
     return list;
   }();
   return entries;
