@@ -20,7 +20,7 @@
 
 namespace hyperplan::planner {
 
-inline constexpr int kMaxGapsScanned = 8192;
+inline constexpr int kMaxGapsScanned = 512;
 
 struct Slot {
   int32_t channel = 0;
