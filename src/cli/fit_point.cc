@@ -109,11 +109,31 @@ Graph FitEvaluator::ImportAt(int64_t value, Dims& dims) {
   options.dims[settings_.dim] = value;
   BindTiedDims(settings_.ties, options.dims);
   dims = options.dims;
+  // Unbound dims are reported here rather than by the import, after the moved dim is checked:
+  // a misspelt --grow leaves the real dim unbound, and the misspelling is the news.
+  options.allow_unbound_dims = true;
   Graph graph = settings_.model->Import(options);
   const bool first = !first_sizes_;
   CheckMovedDim(graph, value);
-  if (first) LogDiagnostics(settings_.model_path, graph.warnings, graph.notes);
+  if (!graph.unbound_dims.empty()) {
+    const std::string& name = graph.unbound_dims.front().name;
+    throw Error(ErrorKind::kModel,
+                fmt::format("{}: {}; or, if it moves with {}, tie it: --tie {}=EXPRESSION",
+                            settings_.model_path, UnboundDimsProblem(graph.unbound_dims),
+                            settings_.dim, name));
+  }
+  LogNewDiagnostics(graph, first);
   return graph;
+}
+
+// Each distinct warning once (a tie that breaks shapes only at larger values warns then);
+// notes, which name sizes, from the first import only.
+void FitEvaluator::LogNewDiagnostics(const Graph& graph, bool first) {
+  std::vector<std::string> warnings;
+  for (const std::string& warning : graph.warnings) {
+    if (logged_warnings_.insert(warning).second) warnings.push_back(warning);
+  }
+  LogDiagnostics(settings_.model_path, warnings, first ? graph.notes : std::vector<std::string>{});
 }
 
 // The moved dim must be one the model names and one its sizes depend on; otherwise every

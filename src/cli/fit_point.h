@@ -8,13 +8,14 @@
 // (a value decided without a plan is planned when its numbers are needed). A value whose
 // no-offload arena already fits B passes without planning when the caller allows it: nothing
 // has to move, so that plan fits at zero overhead, and none is faster. Cost per value: one
-// import, plus one PlanBest (or one no-offload layout). Limits: the first import's warnings
-// are logged, later ones are not (they repeat them).
+// import, plus one PlanBest (or one no-offload layout). Limits: each distinct warning is
+// logged once, notes (-v) from the first import only.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -56,10 +57,12 @@ class FitEvaluator {
   fit::v1::FitPoint Measure(int64_t value, bool need_plan);
   Graph ImportAt(int64_t value, std::map<std::string, int64_t, std::less<>>& dims);
   void CheckMovedDim(const Graph& graph, int64_t value);
+  void LogNewDiagnostics(const Graph& graph, bool first);
 
   const FitSettings& settings_;
   std::map<int64_t, fit::v1::FitPoint> points_;
   std::optional<std::pair<int64_t, int64_t>> first_sizes_;  // value, total bytes
+  std::set<std::string> logged_warnings_;
   int plans_ = 0;
 };
 
