@@ -90,26 +90,28 @@ std::string Targets(const FitReport& report) {
 }
 
 std::string SearchLine(const FitReport& report) {
+  const bool bisected = report.found() && report.has_first_failing();
   return fmt::format(
-      "  search: {} {} probed (doubling from {}, then bisection); {} passed with nothing to "
-      "offload, so unplanned; {} {} made\n",
-      report.probed(), report.probed() == 1 ? "value" : "values", report.min(), report.unplanned(),
-      report.plans(), report.plans() == 1 ? "plan" : "plans");
+      "  search: {} {} probed (doubling from {}{}); {} passed with nothing to offload, so "
+      "unplanned; {} {} made\n",
+      report.probed(), report.probed() == 1 ? "value" : "values", report.min(),
+      bisected ? ", then bisection" : "", report.unplanned(), report.plans(),
+      report.plans() == 1 ? "plan" : "plans");
 }
 
 std::string GrowHeader(const FitReport& report) {
+  const std::string subject = fmt::format("fit of {} for {} on '{}' ({})", report.dim(),
+                                          report.model(), report.profile(), FixedDims(report));
   if (!report.found()) {
-    return fmt::format("fit of {} for {} on '{}': nothing fits, not even {}={} ({})\n",
-                       report.dim(), report.model(), report.profile(), report.dim(), report.min(),
-                       FixedDims(report));
+    return fmt::format("{}: nothing fits, not even {}={}\n", subject, report.dim(), report.min());
   }
-  const bool at_top = !report.has_first_failing();
-  return fmt::format("fit of {} for {} on '{}': largest {} = {}{} ({})\n", report.dim(),
-                     report.model(), report.profile(), report.dim(), report.answer(),
-                     at_top ? fmt::format(", the top of the range (--grow {}={}..N looks further)",
-                                          report.dim(), report.min())
-                            : std::string(),
-                     FixedDims(report));
+  if (!report.has_first_failing()) {
+    return fmt::format(
+        "{}: largest {} = {}, the top of the range (--grow {}={}..N looks "
+        "further)\n",
+        subject, report.dim(), report.answer(), report.dim(), report.min());
+  }
+  return fmt::format("{}: largest {} = {}\n", subject, report.dim(), report.answer());
 }
 
 std::string GrowText(const FitReport& report) {
