@@ -2,7 +2,9 @@
 #include "fit_point.h"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
+#include <chrono>
 #include <numeric>
 
 #include "baselines/context.h"
@@ -178,7 +180,9 @@ fit::v1::FitPoint FitEvaluator::Measure(int64_t value, bool need_plan) {
   fit::v1::FitPoint point;
   point.set_value(value);
   Dims dims;
+  const auto start = std::chrono::steady_clock::now();
   const Graph graph = ImportAt(value, dims);
+  const auto imported = std::chrono::steady_clock::now();
   for (const auto& [name, bound] : dims) {
     fit::v1::BoundDim* entry = point.add_dims();
     entry->set_name(name);
@@ -205,6 +209,11 @@ fit::v1::FitPoint FitEvaluator::Measure(int64_t value, bool need_plan) {
     ++plans_;
   }
   SetTokens(graph, settings_, point);
+  const std::chrono::duration<double> import_s = imported - start;
+  const std::chrono::duration<double> decide_s = std::chrono::steady_clock::now() - imported;
+  spdlog::info("{}={}: imported in {:.2f} s, {} in {:.2f} s: {}", settings_.dim, value,
+               import_s.count(), planned ? "planned" : "no-offload arena", decide_s.count(),
+               point.result());
   return point;
 }
 
