@@ -204,7 +204,7 @@ void Grow(const GrowRange& range, FitEvaluator& evaluator, Progress& progress,
     progress.Stage(fmt::format("{}={}", range.dim, value));
     return Passes(evaluator.Evaluate(value, /*need_plan=*/false));
   });
-  report.set_probed(evaluator.probed());
+  report.set_probed(static_cast<int32_t>(outcome.probed.size()));
   for (int64_t value : outcome.probed) {
     if (!evaluator.Evaluate(value, false).planned()) report.set_unplanned(report.unplanned() + 1);
   }

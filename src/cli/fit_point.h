@@ -51,7 +51,6 @@ class FitEvaluator {
   const fit::v1::FitPoint& Evaluate(int64_t value, bool need_plan);
 
   int plans() const { return plans_; }
-  int probed() const { return static_cast<int>(points_.size()); }
 
  private:
   fit::v1::FitPoint Measure(int64_t value, bool need_plan);

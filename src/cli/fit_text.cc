@@ -158,7 +158,6 @@ std::string SweepText(const FitReport& report) {
 }  // namespace
 
 std::string FormatTokensPerSecond(double tokens_per_s) {
-  if (tokens_per_s >= 1000) return fmt::format("{:.0f}", tokens_per_s);
   if (tokens_per_s >= 100) return fmt::format("{:.0f}", tokens_per_s);
   if (tokens_per_s >= 10) return fmt::format("{:.1f}", tokens_per_s);
   if (tokens_per_s >= 1) return fmt::format("{:.2f}", tokens_per_s);
