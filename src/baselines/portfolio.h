@@ -9,10 +9,13 @@
 // (the summary, the plan file and the report say it); a contender's plan explains no
 // decisions. Without a budget on a device the model fits, the planner's plan is returned
 // as is (its overhead mode has no counterpart among the contenders).
-// The portfolio is the contenders that won a cell of `hyperplan-bench compare` (2026-11-24):
-// layer streaming k=1 and k=2, op distance 32; reactive LRU, op distance 4 and k=0 never did.
-// Cost: the planner, plus three contenders (each a few plans with layout and replay, bounded
-// by their budget searches; about 2-4 s each on a 123k-node graph) and one verification each.
+// The portfolio is every contender of `hyperplan-bench compare` but reactive LRU, which never
+// won a cell there: layer streaming k=0, 1, 2 and op distance 4, 32 (k=0 won one by 10 ms).
+// When a contender wins, the planner plans again on its simulated timeline
+// (PlanOptions::planning_step_start_ns) and takes the cell back where it does better there.
+// Cost: the planner (twice when a contender wins), plus five contenders (each a few plans with
+// layout and replay, bounded by their budget searches; about 2-4 s each on a 123k-node graph)
+// and one verification each.
 #pragma once
 
 #include <string>

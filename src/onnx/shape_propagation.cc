@@ -314,8 +314,9 @@ bool MathDataBroadcasts(const onnx::NodeProto& proto, onnx::DataPropagationConte
 // without a null check (Scan's num_scan_inputs and body: SEGV, found by the onnx-import
 // fuzzer). The first required attribute the node lacks, or "".
 std::string MissingRequiredAttribute(const onnx::NodeProto& proto, const onnx::OpSchema& schema) {
-  for (const auto& [name, attribute] : schema.attributes()) {
-    if (!attribute.required) continue;
+  for (const auto& entry : schema.attributes()) {
+    if (!entry.second.required) continue;
+    const std::string& name = entry.first;
     const bool present = std::any_of(proto.attribute().begin(), proto.attribute().end(),
                                      [&](const onnx::AttributeProto& a) { return a.name() == name; });
     if (!present) return name;

@@ -21,4 +21,20 @@ PlanContext BuildContext(const Graph& graph, const HardwareProfile& profile,
   return context;
 }
 
+PlanContext RetimedContext(const PlanContext& base, std::vector<int64_t> step_start_ns) {
+  PlanContext context;
+  context.graph = base.graph;
+  context.profile = base.profile;
+  context.order = base.order;
+  context.reordered = base.reordered;
+  context.lifetimes = base.lifetimes;
+  context.cost = base.cost;
+  context.cost.step_start_ns = std::move(step_start_ns);
+  context.persistent = base.persistent;
+  context.layout = base.layout;
+  context.candidates = FindCandidates(*context.graph, *context.profile, context.lifetimes,
+                                      context.cost, context.persistent);
+  return context;
+}
+
 }  // namespace hyperplan::planner

@@ -41,4 +41,9 @@ PlanContext BuildContext(const Graph& graph, const HardwareProfile& profile,
                          std::vector<NodeId> order, const std::vector<int64_t>& node_time_ns,
                          std::vector<uint8_t> persistent);
 
+// `base` with its time axis replaced: step k starts at `step_start_ns[k]` (step_count + 1
+// entries, non-decreasing; e.g. a simulated plan's compute starts, stalls included), and the
+// candidates found again on that axis. The graph, profile and order are shared.
+PlanContext RetimedContext(const PlanContext& base, std::vector<int64_t> step_start_ns);
+
 }  // namespace hyperplan::planner

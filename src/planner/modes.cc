@@ -53,22 +53,40 @@ void LiveAndTop(const Plan& plan, Step step_count, std::vector<int64_t>& live,
   }
 }
 
+// Whether `a` is the better of two rounds: fits, then faster; neither fits: the smaller arena.
+bool BetterRound(const Outcome& a, const Outcome& b) {
+  if (a.feasible != b.feasible) return a.feasible;
+  if (a.feasible) return a.plan.timeline.makespan_ns < b.plan.timeline.makespan_ns;
+  if (a.selection.reached_target != b.selection.reached_target) return a.selection.reached_target;
+  return a.plan.layout.arena_bytes < b.plan.layout.arena_bytes;
+}
+
+Outcome PlanRound(const PlanContext& context, int64_t budget_bytes, const Baseline& baseline,
+                  const std::vector<uint8_t>* allowed, Choice choice,
+                  const std::vector<int64_t>& targets, bool free_cuts) {
+  RefineRequest request;
+  request.choice = choice;
+  request.step_targets = &targets;
+  request.free_cuts_after_target = free_cuts;
+  request.allowed = allowed;
+  Outcome outcome;
+  outcome.selection = Refine(context, request);
+  outcome.plan =
+      AssemblePlan(context, outcome.selection,
+                   Assembly(outcome.selection.placements.size(), budget_bytes, baseline));
+  outcome.feasible = outcome.selection.reached_target && outcome.plan.fits;
+  return outcome;
+}
+
 Outcome BudgetRounds(const PlanContext& context, int64_t budget_bytes, const Baseline& baseline,
                      const std::vector<uint8_t>* allowed, Choice choice) {
   const Step step_count = context.step_count();
   std::vector<int64_t> targets(static_cast<size_t>(step_count), budget_bytes);
+  Outcome best;
   Outcome outcome;
   for (int round = 0; round < kBudgetRounds; ++round) {
-    RefineRequest request;
-    request.choice = choice;
-    request.step_targets = &targets;
-    request.free_cuts_after_target = round > 0;
-    request.allowed = allowed;
-    outcome.selection = Refine(context, request);
-    outcome.plan =
-        AssemblePlan(context, outcome.selection,
-                     Assembly(outcome.selection.placements.size(), budget_bytes, baseline));
-    outcome.feasible = outcome.selection.reached_target && outcome.plan.fits;
+    outcome = PlanRound(context, budget_bytes, baseline, allowed, choice, targets, round > 0);
+    if (round == 0 || BetterRound(outcome, best)) best = outcome;
     if (outcome.feasible || !outcome.selection.reached_target) break;
     if (round == 0) continue;  // round 1 only adds stall-free cuts
     // Where the arena's top overshoots the budget, that step must shed the overshoot.
@@ -81,7 +99,25 @@ Outcome BudgetRounds(const PlanContext& context, int64_t budget_bytes, const Bas
       }
     }
   }
-  return outcome;
+  // Live bytes fit but the layout does not: the per-step repair can chase the arena's top to
+  // absurd targets. Lower one target for every step instead, by the last overshoot each time
+  // (the contenders' FitToBudget rule), and keep the best round of all.
+  int64_t uniform_target = budget_bytes;
+  const Outcome* last = &best;
+  for (int retry = 0; retry < kUniformRetries && !best.feasible && best.selection.reached_target;
+       ++retry) {
+    uniform_target = std::min(uniform_target, last->selection.live_peak_bytes) -
+                     std::max<int64_t>(1, last->plan.layout.arena_bytes - budget_bytes);
+    if (uniform_target <= 0) break;
+    targets.assign(static_cast<size_t>(step_count), uniform_target);
+    outcome = PlanRound(context, budget_bytes, baseline, allowed, choice, targets, false);
+    last = &outcome;
+    if (BetterRound(outcome, best)) {
+      best = std::move(outcome);
+      last = &best;
+    }
+  }
+  return best;
 }
 
 }  // namespace

@@ -3,7 +3,9 @@
 // ToBudget: round 0 meets the budget in live bytes at every step; when the arena's
 // fragmentation pushes it over, round 1 adds every stall-free cut it can, and later rounds give
 // each step where the arena's top overshoots the budget a target lower by the overshoot,
-// accepting stalls (kBudgetRounds in all). Unless that fits with no slowdown (or fits and the
+// accepting stalls (kBudgetRounds in all); if live bytes fit but the arena still does not, up
+// to kUniformRetries rounds lower one target for every step by the last overshoot. The best
+// round is kept (fits, then makespan; else the smaller arena). Unless that fits with no slowdown (or fits and the
 // graph is large), the same rounds run again choosing the largest value at each step instead
 // of the least stall, and the better plan is kept (fits, then makespan; else the lower peak).
 // WithinOverhead: refine with the stall allowance, then keep the longest prefix of decisions
@@ -21,6 +23,8 @@
 namespace hyperplan::planner {
 
 inline constexpr int kBudgetRounds = 6;
+// Rounds with one lowered target for every step, after those (BudgetRounds).
+inline constexpr int kUniformRetries = 4;
 // Above this many steps a plan that fits with stalls is kept without trying the second choice
 // (it would double the planning time of the largest graphs for a small gain).
 inline constexpr Step kSecondChoiceLimit = 20'000;

@@ -211,6 +211,63 @@ class Refiner {
     return hop;
   }
 
+  // The hops of a Prefetch that cannot hide before its consumer: the device hop as early as
+  // the device has room (`device_lower`) and its link allows. Staging hops (NVMe->DDR) need no
+  // device room, so they run ahead of compute: as late as still feeds that device slot, else
+  // as early as the source and links allow, as long as each staging tier has room for the
+  // copy until the consumer. Without room they wait for the device, one hop after the other.
+  std::vector<HopPlacement> StallingHops(const Route& route, int64_t bytes, int64_t device_lower,
+                                         int64_t source_ready, Step consumer) const {
+    auto duration = [&](size_t h) { return ChannelTransferTimeNs(profile_.links[route[h]], bytes); };
+    const size_t last = route.size() - 1;
+    std::vector<HopPlacement> hops(route.size());
+    if (last > 0) {
+      hops[last] = Hop(route[last], links_.EarliestSlot(route[last], device_lower, duration(last)));
+      bool feeds = true;
+      int64_t end_limit = hops[last].slot.start_ns;
+      for (size_t h = last; h-- > 0;) {
+        const auto slot = links_.LatestSlot(route[h], source_ready, end_limit, duration(h));
+        if (!slot) {
+          feeds = false;
+          break;
+        }
+        hops[h] = Hop(route[h], *slot);
+        end_limit = slot->start_ns;
+      }
+      if (!feeds) {  // the staging link is busy until after that slot: start as early as it can
+        int64_t lower = source_ready;
+        for (size_t h = 0; h < last; ++h) {
+          hops[h] = Hop(route[h], links_.EarliestSlot(route[h], lower, duration(h)));
+          lower = hops[h].slot.end_ns;
+        }
+        hops[last] = Hop(route[last], links_.EarliestSlot(route[last], std::max(device_lower, lower),
+                                                          duration(last)));
+      }
+      if (StagingHasRoom(hops, bytes, consumer)) return hops;
+    }
+    int64_t lower = device_lower;
+    for (size_t h = 0; h <= last; ++h) {
+      hops[h] = Hop(route[h], links_.EarliestSlot(route[h], lower, duration(h)));
+      lower = hops[h].slot.end_ns;
+    }
+    return hops;
+  }
+
+  // Whether every staging tier of `hops` has room for `bytes` from its hop's issue to `consumer`.
+  bool StagingHasRoom(const std::vector<HopPlacement>& hops, int64_t bytes, Step consumer) const {
+    const Step last_step = step_count_ - 1;
+    for (size_t h = 0; h + 1 < hops.size(); ++h) {
+      const int64_t capacity = profile_.tiers[hops[h].dst_tier].capacity_bytes;
+      const Step first = std::min(hops[h].boundary, last_step);
+      const Step last = std::min(consumer, last_step);
+      if (capacity > 0 && first <= last &&
+          tiers_[hops[h].dst_tier].Max(first, last) + bytes > capacity) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   // Places a candidate so that it frees `step`. A re-placement passes the steps it already
   // frees as `keep_first..keep_last` and never frees fewer, so re-placements only grow.
   Attempt Place(int32_t candidate_index, Step step, Step keep_first = -1,
@@ -224,18 +281,19 @@ class Refiner {
     // Store: once per value, as early as the producer (or in-place writer) and links allow.
     int64_t store_end = kNoTime;
     Step store_last_boundary = -1;
+    Step store_first_boundary = 0;  // the earliest a Store may be issued: after its writer
     if (candidate.needs_store) {
       const StoreState& state = stores_[candidate.value];
       if (state.stored) {
         store_end = state.end_ns;
         store_last_boundary = state.last_boundary;
       } else {
-        int64_t lower = 0;
         if (value.producer != kNoNode) {
-          lower = start_ns_[context_.lifetimes.lifetimes[candidate.value].def_step + 1];
+          store_first_boundary = context_.lifetimes.lifetimes[candidate.value].def_step + 1;
         } else if (value.written_by != kNoNode) {
-          lower = start_ns_[context_.lifetimes.step_of_node[value.written_by] + 1];
+          store_first_boundary = context_.lifetimes.step_of_node[value.written_by] + 1;
         }
+        int64_t lower = start_ns_[store_first_boundary];
         for (int32_t link : *context_.cost.from_device[candidate.tier]) {
           const int64_t duration =
               ChannelTransferTimeNs(profile_.links[link], candidate.store_bytes);
@@ -257,9 +315,16 @@ class Refiner {
       const Step latest = keep_first >= 0 ? std::min(step, keep_first) : step;
       if (detach > latest) {
         if (store_last_boundary > latest) {
-          return Reject(DecisionReason::kStoreTooLate,
-                        "its Store cannot start before step " + std::to_string(step) +
-                            " begins (link busy or producer too late)");
+          // The link is busy until after step `latest` begins. A Store this placement issues
+          // itself is issued at `latest` and compute waits for it (the stall is counted);
+          // one an earlier placement issued cannot move.
+          if (placement.store_hops.empty() || latest < store_first_boundary) {
+            return Reject(DecisionReason::kStoreTooLate,
+                          "its Store cannot start before step " + std::to_string(step) +
+                              " begins (link busy or producer too late)");
+          }
+          for (HopPlacement& hop : placement.store_hops) hop.boundary = std::min(hop.boundary, latest);
+          store_last_boundary = latest;
         }
         detach_stall = store_end - start_ns_[latest];
         detach = latest;
@@ -293,12 +358,7 @@ class Refiner {
         end_limit = slot->start_ns;
       }
       if (!hidden) {
-        int64_t lower = device_lower;
-        for (size_t h = 0; h < route.size(); ++h) {
-          const int64_t duration = ChannelTransferTimeNs(profile_.links[route[h]], bytes);
-          hops[h] = Hop(route[h], links_.EarliestSlot(route[h], lower, duration));
-          lower = hops[h].slot.end_ns;
-        }
+        hops = StallingHops(route, bytes, device_lower, source_ready, consumer);
         prefetch_stall = std::max<int64_t>(0, hops.back().slot.end_ns - deadline);
       }
       fetch = std::min(hops.back().boundary, consumer);

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "hyperplan/lifetimes.h"
+#include "hyperplan/planner/verify.h"
 #include "planner/context.h"
 #include "planner/modes.h"
 #include "planner_support.h"
@@ -52,15 +53,21 @@ Oracle BruteForce(const Graph& graph, const HardwareProfile& profile, int64_t bu
     if (!may_fit) continue;
     const Outcome outcome = PlanToBudget(context, budget_bytes, baseline, &allowed);
     if (outcome.feasible) {
+      // Only a valid plan may set the optimum the planner is held to.
+      const VerifyResult verdict = VerifyPlan(graph, profile, outcome.plan);
+      INFO("subset " << mask << ": " << verdict.message);
+      REQUIRE(verdict.ok);
       oracle.makespan_ns = std::min(oracle.makespan_ns, outcome.plan.timeline.makespan_ns);
     }
   }
   return oracle;
 }
 
-// Planner makespan at the budget, or kInfeasible.
+// Planner makespan at the budget, or kInfeasible. One run, as the oracle's context plans.
 int64_t PlannerMakespan(const Graph& graph, const HardwareProfile& profile, int64_t budget) {
-  const PlanResult result = PlanAndVerify(graph, profile, Budget(budget));
+  PlanOptions options = Budget(budget);
+  options.single_run = true;
+  const PlanResult result = PlanAndVerify(graph, profile, options);
   if (result.status != PlanStatus::kPlanned) return kInfeasible;
   CHECK(result.plan.layout.arena_bytes <= budget);
   return result.plan.timeline.makespan_ns;

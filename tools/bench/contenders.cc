@@ -86,7 +86,9 @@ Outcome RunContender(const Contender& contender, const baselines::BaselineContex
         if (result.status == PlanStatus::kInfeasible) {
           outcome.note = result.infeasibility.message;
         } else if (result.plan.produced_by != "hyperplan") {
-          outcome.note = "won by " + result.plan.produced_by + "'s plan";
+          outcome.note = fmt::format("won by {}'s plan; the planner's own: {}",
+                                     result.plan.produced_by,
+                                     result.own_fits ? Duration(result.own_makespan_ns) : std::string("no fit"));
         } else if (result.plan.reordered) {
           outcome.note = "reordered";
         }

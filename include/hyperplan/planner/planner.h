@@ -54,6 +54,10 @@ struct PlanResult {
   PlanStatus status = PlanStatus::kPlanned;
   Plan plan;
   Infeasibility infeasibility;  // meaningful when status == kInfeasible
+  // The planner's own plan, kept apart when a contender's plan won (baselines::PlanBest sets
+  // them; Plan::produced_by names the winner): what the planner alone reached.
+  int64_t own_makespan_ns = 0;
+  bool own_fits = false;
 };
 
 // Throws Error(kProfile) when the profile has no device tier, Error(kUsage) for bad options,

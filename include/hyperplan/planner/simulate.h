@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "hyperplan/cost.h"
 #include "hyperplan/graph.h"
@@ -28,5 +29,9 @@ namespace hyperplan {
 // Replays `plan` (its steps, node times, residency and tier copies). Throws Error(kInternal)
 // when a step waits for a later step (a malformed plan; VerifyPlan reports it precisely).
 SimulationResult Simulate(const Graph& graph, const HardwareProfile& profile, const Plan& plan);
+
+// The compute steps' start times in `plan`'s timeline (stalls included), by position in
+// plan.order, then the last compute step's end: the axis the plan ran on.
+std::vector<int64_t> ComputeStepStarts(const Plan& plan);
 
 }  // namespace hyperplan

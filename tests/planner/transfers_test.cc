@@ -1,0 +1,80 @@
+// Transfers where links bind: a Prefetch that cannot hide still runs its staging hop ahead of
+// compute (within the staging tier's room), and a Store that cannot finish before the step it
+// frees is accepted with its stall. Unit rates (planner_support.h): every number is worked out
+// beside its assertion.
+#include <catch2/catch.hpp>
+
+#include "hyperplan/planner/planner.h"
+#include "hyperplan/planner/verify.h"
+#include "planner_support.h"
+
+using namespace hyperplan;
+using namespace hyperplan::planner_test;
+
+TEST_CASE("transfers: a staging hop runs ahead of compute within the room of ddr") {
+  // w (100 B weight, home nvme, reaching hbm only through ddr) is read once per iteration,
+  // at step 2; step 1 needs 200 B of scratch.
+  //   n0 -> a        10 ns           T = [0, 10, 160, 170]
+  //   n1 a -> b     150 ns, 200 B scratch
+  //   n2 b, w -> y   10 ns
+  // Peak at step 1: 100 + 1 + 1 + 200 = 302. Budget 250: w is off the device through step 1,
+  // so (the iteration ending as it began) it is off at the start, fetched for step 2 and
+  // dropped after it. The device hop cannot start before step 1 ends (T = 160), so it stalls
+  // step 2 by its 100 ns whatever happens. The nvme->ddr hop needs no device room: planned
+  // to end as the device hop starts, [60, 160), it is issued before step 1 and so runs as
+  // step 1 starts, [10, 110); the ddr->hbm hop runs [160, 260). Waiting for the device with
+  // both hops would take [160, 360).
+  Graph graph;
+  const ValueId w = Weight(graph, "w", 100);
+  const ValueId a = Work(graph, "n0", {}, "a", 1, 10);
+  const ValueId b = Work(graph, "n1", {a}, "b", 1, 150, 200);
+  MarkOutput(graph, Work(graph, "n2", {b, w}, "y", 1, 10));
+  HardwareProfile profile = NvmeProfile();
+  profile.tiers[1].capacity_bytes = 100;  // ddr: room for exactly the one staged copy
+
+  const PlanResult result = PlanAndVerify(graph, profile, Budget(250));
+  REQUIRE(result.status == PlanStatus::kPlanned);
+  const Plan& plan = result.plan;
+  const auto fetches = StepsOf(plan, StepKind::kPrefetch, w);
+  REQUIRE(fetches.size() == 2);  // nvme->ddr, then ddr->hbm
+  CHECK(plan.steps[fetches[0]].boundary == 1);
+  CHECK(plan.timeline.steps[fetches[0]].start_ns == 10);
+  CHECK(plan.timeline.steps[fetches[0]].end_ns == 110);
+  CHECK(plan.timeline.steps[fetches[1]].start_ns == 160);
+  CHECK(plan.timeline.steps[fetches[1]].end_ns == 260);
+  // n0 [0, 10), n1 [10, 160), stall 100, n2 [260, 270).
+  CHECK(plan.summary.stall_ns == 100);
+  CHECK(plan.summary.makespan_ns == 270);
+  CHECK(plan.timeline.peak_bytes_per_tier[1] <= 100);  // the staged copy fits ddr
+}
+
+TEST_CASE("transfers: a Store that cannot finish before the step it frees stalls that step") {
+  // a and b (100 B each) must both leave the device for step 2's 300 B of scratch; one
+  // hbm->ddr channel at 1 B/ns.
+  //   n0 -> a        10 ns           T = [0, 10, 20, 30, 40]
+  //   n1 -> b        10 ns
+  //   n2 -> c        10 ns, 300 B scratch
+  //   n3 a, b, c -> y 10 ns
+  // Resident without offloading: 100, 200, 100 + 100 + 300 + 1 = 501, 202. Budget 301 needs
+  // a and b both gone at step 2. a's Store runs [10, 110); b's cannot start before the link
+  // frees at 110, long after step 2 was to begin (T = 20), so it is issued before step 2 and
+  // step 2 waits for it: [110, 210). Both come back after step 2 ends at 220, one after the
+  // other on the one ddr->hbm channel: a [220, 320), b [320, 420); n3 runs [420, 430).
+  Graph graph;
+  const ValueId a = Work(graph, "n0", {}, "a", 100, 10);
+  const ValueId b = Work(graph, "n1", {}, "b", 100, 10);
+  const ValueId c = Work(graph, "n2", {}, "c", 1, 10, 300);
+  MarkOutput(graph, Work(graph, "n3", {a, b, c}, "y", 1, 10));
+
+  const PlanResult result = PlanAndVerify(graph, UnitProfile(), Budget(301));
+  REQUIRE(result.status == PlanStatus::kPlanned);
+  const Plan& plan = result.plan;
+  CHECK(plan.fits);
+  const auto stores = StepsOf(plan, StepKind::kStore, b);
+  REQUIRE(stores.size() == 1);
+  CHECK(plan.timeline.steps[stores[0]].start_ns == 110);
+  CHECK(plan.timeline.steps[stores[0]].end_ns == 210);
+  // n2 was ready at T = 20 and ran at 210: the 190 ns of the late Store.
+  CHECK(plan.timeline.stall_ns_per_node[2] == 190);
+  CHECK(plan.summary.makespan_ns == 430);
+}
