@@ -19,9 +19,9 @@ std::string ExitCodeTable() {
          "  5  the hardware profile is invalid (every problem listed, each with "
          "file:line:column)\n"
          "  6  no plan fits the budget or the device (plan; simulate: a tier over its "
-         "capacity)\n"
+         "capacity; fit: not even at the smallest value)\n"
          "  7  the plan (or simulate's replay) is slower than the overhead target the user set "
-         "with --max-overhead; without it, never\n"
+         "with --max-overhead; without it, never (fit: already at the smallest value)\n"
          "  8  a plan file is malformed, foreign, or does not match the model\n"
          "  9  an output file could not be written\n";
 }

@@ -13,6 +13,7 @@
 #include <new>
 
 #include "exit_codes.h"
+#include "fit_command.h"
 #include "hyperplan/error.h"
 #include "inspect_command.h"
 #include "plan_command.h"
@@ -55,6 +56,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   hyperplan::cli::AddInspectCommand(app);
   hyperplan::cli::AddPlanCommand(app);
+  hyperplan::cli::AddFitCommand(app);
   hyperplan::cli::AddVerifyCommand(app);
   hyperplan::cli::AddSimulateCommand(app);
   hyperplan::cli::AddProfilesCommand(app);

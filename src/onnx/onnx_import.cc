@@ -60,12 +60,11 @@ std::string UnusedDimWarning(const std::string& name, const std::vector<std::str
                      fmt::join(symbols, ", "));
 }
 
-Graph Import(const std::string& path, const ImportOptions& options) {
+// The stages after loading: `model` (on `arena`) is bound in place.
+Graph ImportLoaded(const std::string& path, onnx::ModelProto& model, google::protobuf::Arena& arena,
+                   const ImportOptions& options) {
   onnx_import::DimBinding binding(options.dims);
-  std::unique_ptr<google::protobuf::Arena> arena = onnx_import::MakeModelArena();
-  onnx::ModelProto& model = onnx_import::LoadModel(path, *arena);
-  if (options.read_through_cache_ops) onnx_import::ReadThroughCacheOps(model);
-  ImportContext context = MakeContext(path, model, *arena);
+  ImportContext context = MakeContext(path, model, arena);
   onnx_import::CheckModelStructure(model, context);
 
   binding.Bind(*model.mutable_graph(), context);
@@ -102,10 +101,33 @@ Graph Import(const std::string& path, const ImportOptions& options) {
   return graph;
 }
 
+Graph Import(const std::string& path, const ImportOptions& options) {
+  std::unique_ptr<google::protobuf::Arena> arena = onnx_import::MakeModelArena();
+  onnx::ModelProto& model = onnx_import::LoadModel(path, *arena);
+  if (options.read_through_cache_ops) onnx_import::ReadThroughCacheOps(model);
+  return ImportLoaded(path, model, *arena, options);
+}
+
 std::string FirstLine(const char* text) {
   std::string line(text);
   if (size_t end = line.find('\n'); end != std::string::npos) line.resize(end);
   return line;
+}
+
+// Runs `stage`; every exception but Error becomes one, naming the file.
+template <typename Stage>
+auto Guarded(const std::string& path, Stage&& stage) -> decltype(stage()) {
+  try {
+    return stage();
+  } catch (const Error&) {
+    throw;
+  } catch (const std::bad_alloc&) {
+    throw Error(ErrorKind::kModel, path + ": out of memory while importing the model");
+  } catch (const std::exception& error) {
+    throw Error(ErrorKind::kModel, path + ": " + FirstLine(error.what()));
+  } catch (...) {
+    throw Error(ErrorKind::kInternal, path + ": unexpected exception while importing the model");
+  }
 }
 
 }  // namespace
@@ -129,17 +151,39 @@ std::string UnboundDimsProblem(const std::vector<UnboundDim>& unbound) {
 }
 
 Graph ImportOnnxModel(const std::string& path, const ImportOptions& options) {
-  try {
-    return Import(path, options);
-  } catch (const Error&) {
-    throw;
-  } catch (const std::bad_alloc&) {
-    throw Error(ErrorKind::kModel, path + ": out of memory while importing the model");
-  } catch (const std::exception& error) {
-    throw Error(ErrorKind::kModel, path + ": " + FirstLine(error.what()));
-  } catch (...) {
-    throw Error(ErrorKind::kInternal, path + ": unexpected exception while importing the model");
-  }
+  return Guarded(path, [&] { return Import(path, options); });
+}
+
+struct ParsedOnnxModel::Parsed {
+  std::string path;
+  std::unique_ptr<google::protobuf::Arena> arena;
+  const onnx::ModelProto* model = nullptr;  // on `arena`; never changed after parsing
+};
+
+ParsedOnnxModel::ParsedOnnxModel(const std::string& path, bool read_through_cache_ops)
+    : parsed_(std::make_unique<Parsed>()) {
+  parsed_->path = path;
+  Guarded(path, [&] {
+    parsed_->arena = onnx_import::MakeModelArena();
+    onnx::ModelProto& model = onnx_import::LoadModel(path, *parsed_->arena);
+    if (read_through_cache_ops) onnx_import::ReadThroughCacheOps(model);
+    onnx_import::CheckModelStructure(model, MakeContext(path, model, *parsed_->arena));
+    parsed_->model = &model;
+    return 0;
+  });
+}
+
+ParsedOnnxModel::~ParsedOnnxModel() = default;
+ParsedOnnxModel::ParsedOnnxModel(ParsedOnnxModel&&) noexcept = default;
+ParsedOnnxModel& ParsedOnnxModel::operator=(ParsedOnnxModel&&) noexcept = default;
+
+Graph ParsedOnnxModel::Import(const ImportOptions& options) const {
+  return Guarded(parsed_->path, [&] {
+    std::unique_ptr<google::protobuf::Arena> arena = onnx_import::MakeModelArena();
+    auto* model = google::protobuf::Arena::CreateMessage<onnx::ModelProto>(arena.get());
+    model->CopyFrom(*parsed_->model);
+    return ImportLoaded(parsed_->path, *model, *arena, options);
+  });
 }
 
 }  // namespace hyperplan

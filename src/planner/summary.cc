@@ -7,6 +7,8 @@
 #include <sstream>
 #include <tuple>
 
+#include "hyperplan/planner/bottleneck.h"
+#include "hyperplan/planner/layer_summary.h"
 #include "hyperplan/units.h"
 
 namespace hyperplan {
@@ -121,8 +123,7 @@ std::string FormatPlanSummary(const Graph& graph, const HardwareProfile& profile
     out << "\n";
   }
   out << (plan.periodic ? "  time per iteration: " : "  makespan: ")
-      << FormatDuration(s.baseline_makespan_ns) << " -> " << FormatDuration(s.makespan_ns)
-      << " ("
+      << FormatDuration(s.baseline_makespan_ns) << " -> " << FormatDuration(s.makespan_ns) << " ("
       << Percent(s.makespan_ns - s.baseline_makespan_ns, s.baseline_makespan_ns) << "), stall "
       << FormatDuration(s.stall_ns) << "\n";
   if (plan.periodic) out << FormatColdStart(profile, plan);
@@ -139,6 +140,9 @@ std::string FormatPlanSummary(const Graph& graph, const HardwareProfile& profile
   out << "  cache ops: " << s.steps_per_kind[static_cast<size_t>(StepKind::kPrefetch)]
       << " prefetch, " << s.steps_per_kind[static_cast<size_t>(StepKind::kStore)] << " store, "
       << s.steps_per_kind[static_cast<size_t>(StepKind::kDetach)] << " detach\n";
+  out << "  residency: " << DescribeLayerResidency(graph, profile, plan) << "\n";
+  out << "  bottleneck: " << DescribeBottleneck(profile, plan, FindBottleneck(profile, plan))
+      << "\n";
 
   std::vector<const Decision*> taken;
   std::map<DecisionReason, int64_t> not_taken;

@@ -2,15 +2,15 @@
 #include "baselines/layer_streaming.h"
 
 #include "baseline_support.h"
-#include "baselines/layer_rule.h"
+#include "hyperplan/layers.h"
 
 namespace hyperplan::baselines_test {
 namespace {
 
 using baselines::BuildBaselineContext;
-using baselines::LayerOfWeight;
 using baselines::LayerStreamingOptions;
 using baselines::LayerStreamingPlan;
+using hyperplan::LayerOfWeight;
 
 TEST_CASE("layer rule: layers.N. at the start or after a separator") {
   CHECK(LayerOfWeight("model.layers.12.self_attn.q_proj.weight") == 12);

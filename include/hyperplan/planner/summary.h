@@ -2,8 +2,10 @@
 //
 // SummarizePlan derives the totals from a plan's steps, layout and simulated timeline (peak
 // and makespan with and without offloading, bytes per link, cache ops per kind, stall).
-// FormatPlanSummary prints them with the top decisions (largest freed bytes x time first) and
-// a count of rejections per reason. Cost: O(steps + decisions log decisions).
+// FormatPlanSummary prints them, where each layer's weights spend the iteration
+// (layer_summary.h), the busiest resource (bottleneck.h), the top decisions (largest freed
+// bytes x time first) and a count of rejections per reason. Cost: O(steps + decisions log
+// decisions).
 #pragma once
 
 #include <cstdint>

@@ -1,0 +1,296 @@
+// `hyperplan fit` (see fit_command.h).
+//
+// Order of work: flags first (ranges, the moved dim not also bound by --dim), so a mistake
+// costs nothing; then the profile and one parse of the model; then the search or the sweep,
+// each value imported from that parse and planned; then the report (text, or --json through
+// schemas/fit.proto); the exit code last.
+#include "fit_command.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "fit_point.h"
+#include "fit_range.h"
+#include "fit_search.h"
+#include "fit_text.h"
+#include "hyperplan/adapters/dim_ties.h"
+#include "hyperplan/adapters/onnx_import.h"
+#include "hyperplan/adapters/profile_yaml.h"
+#include "hyperplan/error.h"
+#include "hyperplan/units.h"
+#include "model_inputs.h"
+#include "plan_gate.h"
+#include "planio/plan_file.h"
+#include "progress.h"
+#include "verbosity.h"
+
+namespace hyperplan::cli {
+namespace {
+
+struct FitFlags {
+  ModelInputFlags inputs;
+  std::string grow;                      // --grow NAME[=MIN..MAX]
+  std::string sweep;                     // --sweep NAME=FROM..TO[:STEP]
+  std::string budget;                    // --budget SIZE
+  std::string max_overhead;              // --max-overhead PCT
+  std::vector<std::string> ties;         // --tie NAME=EXPRESSION
+  std::vector<std::string> alias_flags;  // --alias OUT=IN
+  std::string tokens_input = "input_ids";
+  bool json = false;
+  bool single_run = false;
+};
+
+template <typename Parse>
+CLI::Validator RangeValidator(Parse parse, const std::string& name) {
+  return CLI::Validator(
+      [parse](const std::string& text) {
+        std::string problem;
+        parse(text, problem);
+        return problem;
+      },
+      name, name);
+}
+
+std::string ValidateBudget(const std::string& text) {
+  try {
+    ParseQuantity(text, Quantity::kBytes);
+    return "";
+  } catch (const std::invalid_argument& error) {
+    return error.what();
+  }
+}
+
+std::string ValidateAlias(const std::string& text) {
+  try {
+    ParseAliasRule(text);
+    return "";
+  } catch (const Error& error) {
+    return error.what();
+  }
+}
+
+void AddFitFlags(CLI::App& command, FitFlags& flags) {
+  AddModelInputFlags(command, flags.inputs);
+  command
+      .add_option("--grow", flags.grow,
+                  "NAME[=MIN..MAX]: find the largest value of dim NAME whose plan fits and meets "
+                  "--max-overhead (doubling from MIN, then bisection; default 1..16M; values take "
+                  "k = 1024, M, G: 4k, 128k)")
+      ->check(RangeValidator(ParseGrowRange, "NAME[=MIN..MAX]"));
+  command
+      .add_option("--sweep", flags.sweep,
+                  "NAME=FROM..TO[:STEP]: plan each value and print a table (without STEP each "
+                  "row doubles the last; TO is always the last row)")
+      ->check(RangeValidator(ParseSweepRange, "NAME=FROM..TO[:STEP]"))
+      ->excludes(command.get_option("--grow"));
+  command
+      .add_option("--budget", flags.budget,
+                  "device arena budget, e.g. 64GiB (default: the device's capacity)")
+      ->check(CLI::Validator(ValidateBudget, "SIZE", "budget"));
+  command
+      .add_option("--max-overhead", flags.max_overhead,
+                  "a value passes only when its plan is at most this much slower than no "
+                  "offloading, in percent (default: no target, fitting is enough)")
+      ->check(CLI::Validator(ValidateOverheadText, "PCT", "overhead"));
+  command
+      .add_option("--tie", flags.ties,
+                  "NAME=EXPRESSION: dim NAME follows the others, e.g. "
+                  "total_sequence=past_sequence+1 (repeatable; for partners the model names "
+                  "apart; space a minus: 'a - 1')")
+      ->check(CLI::Validator([](const std::string& text) { return DimTieProblem(text); },
+                             "NAME=EXPRESSION", "tie"))
+      ->take_all()
+      ->allow_extra_args(false);
+  command
+      .add_option("--alias", flags.alias_flags,
+                  "OUT=IN: outputs matching the RE2 regex OUT are next iteration's input IN, as "
+                  "for plan (repeatable)")
+      ->check(CLI::Validator(ValidateAlias, "OUT=IN", "alias"));
+  command.add_option("--tokens-input", flags.tokens_input,
+                     "the graph input whose elements are the tokens an iteration processes "
+                     "(batch x new tokens), for tokens/s (default input_ids)");
+  command.add_flag("--json", flags.json,
+                   "print one JSON document (schemas/fit.proto FitReport) instead of the text");
+  command.add_flag("--single-run", flags.single_run,
+                   "plan one run from a free preload instead of one iteration of a loop");
+  AddVerbosityFlags(command);
+}
+
+struct Moved {
+  std::string flag;  // "--grow" or "--sweep"
+  std::string dim;
+  std::optional<GrowRange> grow;
+  std::optional<SweepRange> sweep;
+};
+
+// Which dim moves, over which values; Error(kUsage) when neither or both flags are given, or
+// when --dim also binds the moved dim.
+Moved MovedDim(const FitFlags& flags) {
+  if (flags.grow.empty() && flags.sweep.empty()) {
+    throw Error(ErrorKind::kUsage,
+                "fit needs --grow NAME (the largest value that fits) or --sweep NAME=FROM..TO "
+                "(a table), e.g. --grow past_sequence");
+  }
+  Moved moved;
+  std::string problem;
+  if (!flags.grow.empty()) {
+    moved = {"--grow", "", ParseGrowRange(flags.grow, problem), std::nullopt};
+    moved.dim = moved.grow->dim;
+  } else {
+    moved = {"--sweep", "", std::nullopt, ParseSweepRange(flags.sweep, problem)};
+    moved.dim = moved.sweep->dim;
+  }
+  if (ParseDims(flags.inputs.dim_flags).count(moved.dim)) {
+    throw Error(ErrorKind::kUsage,
+                fmt::format("--dim {} and {} {}: the dim {} moves is not bound with --dim",
+                            moved.dim, moved.flag, moved.dim, moved.flag));
+  }
+  return moved;
+}
+
+FitSettings MakeSettings(const FitFlags& flags, const Moved& moved, const ParsedOnnxModel& model,
+                         HardwareProfile profile) {
+  FitSettings settings;
+  settings.model_path = flags.inputs.model_path;
+  settings.model = &model;
+  settings.import = ImportOptionsFromFlags(flags.inputs, profile.class_rules);
+  settings.ties = flags.ties;
+  settings.dim = moved.dim;
+  settings.dim_flag = moved.flag;
+  const int64_t capacity = profile.tiers[profile.device_tier].capacity_bytes;
+  settings.budget_bytes = flags.budget.empty()
+                              ? capacity
+                              : std::min(capacity, ParseQuantity(flags.budget, Quantity::kBytes));
+  if (!flags.max_overhead.empty()) settings.max_overhead_ppm = ParseOverheadPpm(flags.max_overhead);
+  settings.single_run = flags.single_run;
+  for (const std::string& text : flags.alias_flags) {
+    settings.alias_rules.push_back(ParseAliasRule(text));
+  }
+  settings.tokens_input = flags.tokens_input;
+  settings.profile = std::move(profile);
+  return settings;
+}
+
+fit::v1::FitReport StartReport(const FitFlags& flags, const FitSettings& settings) {
+  fit::v1::FitReport report;
+  report.set_model(flags.inputs.model_path);
+  report.set_profile(settings.profile.name);
+  report.set_dim(settings.dim);
+  for (const auto& [name, value] : settings.import.dims) {
+    fit::v1::BoundDim* dim = report.add_fixed_dims();
+    dim->set_name(name);
+    dim->set_value(value);
+  }
+  for (const std::string& tie : settings.ties) report.add_ties(tie);
+  report.set_budget_bytes(settings.budget_bytes);
+  report.set_budget_is_device(flags.budget.empty());
+  if (settings.max_overhead_ppm) report.set_max_overhead_ppm(*settings.max_overhead_ppm);
+  return report;
+}
+
+// The search; the answer is planned (if the search passed it unplanned) for its numbers.
+void Grow(const GrowRange& range, FitEvaluator& evaluator, Progress& progress,
+          fit::v1::FitReport& report) {
+  report.set_mode("grow");
+  report.set_min(range.min);
+  report.set_max(range.max);
+  const SearchOutcome outcome = LargestPassing(range.min, range.max, [&](int64_t value) {
+    progress.Stage(fmt::format("{}={}", range.dim, value));
+    return Passes(evaluator.Evaluate(value, /*need_plan=*/false));
+  });
+  report.set_probed(static_cast<int32_t>(outcome.probed.size()));
+  for (int64_t value : outcome.probed) {
+    if (!evaluator.Evaluate(value, false).planned()) report.set_unplanned(report.unplanned() + 1);
+  }
+  report.set_found(outcome.found);
+  if (outcome.found) {
+    progress.Stage(fmt::format("{}={} (the answer)", range.dim, outcome.answer));
+    report.set_answer(outcome.answer);
+    *report.mutable_at_answer() = evaluator.Evaluate(outcome.answer, /*need_plan=*/true);
+    if (!Passes(report.at_answer())) {
+      throw Error(ErrorKind::kInternal,
+                  fmt::format("{}={} passed with nothing offloaded, but its plan does not: {}",
+                              range.dim, outcome.answer, report.at_answer().message()));
+    }
+  }
+  if (outcome.first_failing) {
+    *report.mutable_first_failing() = evaluator.Evaluate(*outcome.first_failing, true);
+  }
+  for (int64_t value : outcome.probed) {
+    *report.add_points() = evaluator.Evaluate(value, false);
+  }
+}
+
+void Sweep(const SweepRange& range, FitEvaluator& evaluator, Progress& progress,
+           fit::v1::FitReport& report) {
+  report.set_mode("sweep");
+  report.set_min(range.from);
+  report.set_max(range.to);
+  report.set_step(range.step);
+  bool found = false;
+  for (int64_t value : range.Values()) {
+    progress.Stage(fmt::format("{}={}", range.dim, value));
+    const fit::v1::FitPoint& point = evaluator.Evaluate(value, /*need_plan=*/true);
+    found = found || Passes(point);
+    *report.add_points() = point;
+  }
+  report.set_found(found);
+  report.set_probed(static_cast<int32_t>(report.points_size()));
+}
+
+// The exit: 0 when a value passes, else the smallest value's failure (6 or 7).
+std::optional<Error> Verdict(const fit::v1::FitReport& report) {
+  if (report.found()) return std::nullopt;
+  const fit::v1::FitPoint& first =
+      report.mode() == "grow" ? report.first_failing() : report.points(0);
+  return Error(FailureKind(first), report.model() + ": " + first.message());
+}
+
+void RunFit(const FitFlags& flags) {
+  const Moved moved = MovedDim(flags);
+  HardwareProfile profile =
+      flags.inputs.profile_path.empty() ? DefaultProfile() : LoadProfile(flags.inputs.profile_path);
+  const ParsedOnnxModel model(flags.inputs.model_path);
+  const FitSettings settings = MakeSettings(flags, moved, model, std::move(profile));
+  FitEvaluator evaluator(settings);
+  Progress progress(stderr, Progress::WantedOnStderr(QuietRequested()), 0);
+  fit::v1::FitReport report = StartReport(flags, settings);
+  if (moved.grow) {
+    Grow(*moved.grow, evaluator, progress, report);
+  } else {
+    Sweep(*moved.sweep, evaluator, progress, report);
+  }
+  progress.Finish();
+  report.set_plans(evaluator.plans());
+  const std::optional<Error> verdict = Verdict(report);
+  if (verdict) {
+    report.set_exit_code(ExitCode(verdict->kind()));
+    report.set_error_kind(std::string(ErrorKindName(verdict->kind())));
+    report.set_message(verdict->what());
+  }
+  const std::string text =
+      flags.json ? planio::EncodeJson(report, /*pretty=*/true) + "\n" : FormatFitText(report);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
+  if (verdict) throw *verdict;
+}
+
+}  // namespace
+
+void AddFitCommand(CLI::App& app) {
+  auto flags = std::make_shared<FitFlags>();
+  CLI::App* command = app.add_subcommand(
+      "fit",
+      "Find the largest context (or batch) that fits a machine, or tabulate a range: "
+      "arena, time per iteration, tokens/s, bottleneck");
+  AddFitFlags(*command, *flags);
+  command->callback([flags] { RunFit(*flags); });
+}
+
+}  // namespace hyperplan::cli

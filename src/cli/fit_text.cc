@@ -1,0 +1,171 @@
+// Text form of a fit report (see fit_text.h).
+#include "fit_text.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <vector>
+
+#include "fit_point.h"
+#include "hyperplan/units.h"
+
+namespace hyperplan::cli {
+namespace {
+
+using fit::v1::FitPoint;
+using fit::v1::FitReport;
+
+// "+12.3%" from ppm (1% = 10'000 ppm), rounded half up to one decimal.
+std::string OverheadText(int64_t ppm) {
+  const int64_t tenths = (ppm + 500) / 1000;
+  return fmt::format("+{}.{}%", tenths / 10, tenths % 10);
+}
+
+std::string ResultText(const FitPoint& point) {
+  if (point.result() == "ok") return "ok";
+  if (point.result() == "over_overhead") return "over overhead";
+  return "over budget";
+}
+
+// "ddr->hbm 97%": the busiest resource and its share of the iteration.
+std::string BottleneckText(const FitPoint& point) {
+  if (point.time_per_iteration_ns() <= 0) return point.bottleneck();
+  const auto percent = static_cast<int64_t>(
+      (static_cast<__int128>(point.bottleneck_busy_ns()) * 200 + point.time_per_iteration_ns()) /
+      (2 * static_cast<__int128>(point.time_per_iteration_ns())));
+  return fmt::format("{} {}%", point.bottleneck(), percent);
+}
+
+std::vector<std::string> Row(const FitPoint& point) {
+  return {std::to_string(point.value()),
+          ResultText(point),
+          FormatBytes(point.arena_bytes()),
+          FormatDuration(point.time_per_iteration_ns()),
+          point.tokens_per_iteration() > 0 ? FormatTokensPerSecond(point.tokens_per_s()) : "n/a",
+          point.planned() ? FormatDuration(point.cold_start_ns()) : "-",
+          OverheadText(point.overhead_ppm()),
+          BottleneckText(point)};
+}
+
+// Columns padded to their widest cell; text columns left-aligned, numbers right-aligned.
+std::string Table(const std::string& dim, const std::vector<const FitPoint*>& points) {
+  std::vector<std::vector<std::string>> rows = {
+      {dim, "result", "arena", "time/iter", "tokens/s", "cold start", "overhead", "bottleneck"}};
+  for (const FitPoint* point : points) rows.push_back(Row(*point));
+  std::vector<size_t> widths(rows.front().size(), 0);
+  for (const auto& row : rows) {
+    for (size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
+  }
+  std::string text;
+  for (const auto& row : rows) {
+    std::string line = " ";
+    for (size_t c = 0; c < row.size(); ++c) {
+      const bool left = c == 1 || c + 1 == row.size();
+      line += "  " + (left ? fmt::format("{:<{}}", row[c], widths[c])
+                           : fmt::format("{:>{}}", row[c], widths[c]));
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    text += line + "\n";
+  }
+  return text;
+}
+
+// "batch=1, sequence=1"
+std::string FixedDims(const FitReport& report) {
+  std::vector<std::string> dims;
+  for (const auto& dim : report.fixed_dims()) {
+    dims.push_back(fmt::format("{}={}", dim.name(), dim.value()));
+  }
+  for (const std::string& tie : report.ties()) dims.push_back(tie);
+  return dims.empty() ? "no other dims" : fmt::format("{}", fmt::join(dims, ", "));
+}
+
+std::string Targets(const FitReport& report) {
+  return fmt::format("  budget: {}{}; overhead target: {}\n", FormatBytes(report.budget_bytes()),
+                     report.budget_is_device() ? " (the device's capacity)" : "",
+                     report.has_max_overhead_ppm()
+                         ? OverheadText(report.max_overhead_ppm()).substr(1) + " over no offloading"
+                         : std::string("none"));
+}
+
+std::string SearchLine(const FitReport& report) {
+  const bool bisected = report.found() && report.has_first_failing();
+  return fmt::format(
+      "  search: {} {} probed (doubling from {}{}); {} passed with nothing to offload, so "
+      "unplanned; {} {} made\n",
+      report.probed(), report.probed() == 1 ? "value" : "values", report.min(),
+      bisected ? ", then bisection" : "", report.unplanned(), report.plans(),
+      report.plans() == 1 ? "plan" : "plans");
+}
+
+std::string GrowHeader(const FitReport& report) {
+  const std::string subject = fmt::format("fit of {} for {} on '{}' ({})", report.dim(),
+                                          report.model(), report.profile(), FixedDims(report));
+  if (!report.found()) {
+    return fmt::format("{}: nothing fits, not even {}={}\n", subject, report.dim(), report.min());
+  }
+  if (!report.has_first_failing()) {
+    return fmt::format(
+        "{}: largest {} = {}, the top of the range (--grow {}={}..N looks "
+        "further)\n",
+        subject, report.dim(), report.answer(), report.dim(), report.min());
+  }
+  return fmt::format("{}: largest {} = {}\n", subject, report.dim(), report.answer());
+}
+
+std::string GrowText(const FitReport& report) {
+  std::string text = GrowHeader(report) + Targets(report);
+  std::vector<const FitPoint*> rows;
+  if (report.found()) rows.push_back(&report.at_answer());
+  if (report.has_first_failing()) rows.push_back(&report.first_failing());
+  text += Table(report.dim(), rows);
+  if (report.found() && !report.at_answer().residency().empty()) {
+    text += fmt::format("  residency at {}={}: {}\n", report.dim(), report.answer(),
+                        report.at_answer().residency());
+  }
+  if (report.has_first_failing()) {
+    text += fmt::format("  why not {}: {}\n", report.first_failing().value(),
+                        report.first_failing().message());
+  }
+  return text + SearchLine(report);
+}
+
+std::string SweepText(const FitReport& report) {
+  std::string text = fmt::format("sweep of {} for {} on '{}' ({})\n", report.dim(), report.model(),
+                                 report.profile(), FixedDims(report));
+  text += Targets(report);
+  std::vector<const FitPoint*> rows;
+  const FitPoint* last_ok = nullptr;
+  const FitPoint* first_failing = nullptr;
+  for (const FitPoint& point : report.points()) {
+    rows.push_back(&point);
+    if (Passes(point)) last_ok = &point;
+    if (!Passes(point) && first_failing == nullptr) first_failing = &point;
+  }
+  text += Table(report.dim(), rows);
+  if (last_ok != nullptr && !last_ok->residency().empty()) {
+    text += fmt::format("  residency at {}={}: {}\n", report.dim(), last_ok->value(),
+                        last_ok->residency());
+  }
+  if (first_failing != nullptr) {
+    text += fmt::format("  first row that fails: {}\n", first_failing->message());
+  }
+  return text + fmt::format("  {} rows, {} {}\n", report.points_size(), report.plans(),
+                            report.plans() == 1 ? "plan" : "plans");
+}
+
+}  // namespace
+
+std::string FormatTokensPerSecond(double tokens_per_s) {
+  if (tokens_per_s >= 100) return fmt::format("{:.0f}", tokens_per_s);
+  if (tokens_per_s >= 10) return fmt::format("{:.1f}", tokens_per_s);
+  if (tokens_per_s >= 1) return fmt::format("{:.2f}", tokens_per_s);
+  return fmt::format("{:.3g}", tokens_per_s);
+}
+
+std::string FormatFitText(const FitReport& report) {
+  return report.mode() == "sweep" ? SweepText(report) : GrowText(report);
+}
+
+}  // namespace hyperplan::cli
