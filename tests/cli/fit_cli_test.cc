@@ -441,8 +441,11 @@ TEST_CASE("plan's summary says where the layers are and what binds the iteration
                  "sequence=1", "--dim", "past_sequence=2000"});
   INFO(result.stderr_text);
   REQUIRE(result.exit_code == 0);
-  // 2,000 tokens of cache (2,361,888 B) cannot stay on the 1 MB device: it streams from ddr.
-  CHECK_THAT(result.stdout_text, Catch::Contains("  residency: layers 0-3 "));
-  CHECK_THAT(result.stdout_text, Catch::Contains("kv cache streamed from ddr"));
+  // The residency line names the four layers by number from layer 0, and 2,000 tokens of
+  // cache (2,361,888 B) cannot stay on the 1 MB device: at least part of it streams from ddr.
+  // Which layers stay is the planner's choice, so the line is matched, not spelled out.
+  CHECK_THAT(result.stdout_text,
+             Catch::Matches("[^]*\n  residency: layers 0[ -][^\n]*3 [^\n]*; kv cache "
+                            "(partly )?streamed from ddr[^]*"));
   CHECK_THAT(result.stdout_text, Catch::Contains("  bottleneck: "));
 }
