@@ -14,9 +14,23 @@
 namespace hyperplan::baselines {
 namespace {
 
+// By layer rank: whether the layer streams when `resident_layers` of them stay on the device:
+// the trailing ones, or (interleaved) every rank r with floor((r + 1) S / L) > floor(r S / L)
+// for S streamed of L, which spreads the S streamed layers evenly and keeps rank 0 resident.
+std::vector<uint8_t> StreamedRanks(int layer_count, int resident_layers, bool interleave) {
+  std::vector<uint8_t> streamed(layer_count, 0);
+  const int64_t streamed_count = layer_count - resident_layers;
+  for (int rank = 0; rank < layer_count; ++rank) {
+    streamed[rank] = interleave ? (rank + 1) * streamed_count / layer_count >
+                                      rank * streamed_count / layer_count
+                                : rank >= resident_layers;
+  }
+  return streamed;
+}
+
 Plan BuildStreaming(const BaselineContext& context, const WeightLayers& layers, int lookahead,
-                    int resident_layers, std::optional<int64_t> budget_bytes,
-                    const std::vector<uint8_t>& start_off) {
+                    const std::vector<uint8_t>& streamed_rank,
+                    std::optional<int64_t> budget_bytes, const std::vector<uint8_t>& start_off) {
   const Graph& graph = *context.graph;
   const Step step_count = context.step_count();
   // A weight streams when its layer is not kept resident and its home tier has room for it.
@@ -24,7 +38,8 @@ Plan BuildStreaming(const BaselineContext& context, const WeightLayers& layers, 
   std::vector<uint8_t> is_streamed(graph.values.size(), 0);
   for (size_t id = 0; id < graph.values.size(); ++id) {
     const auto value = static_cast<ValueId>(id);
-    is_streamed[id] = layers.rank_of_value[id] >= resident_layers && context.homes.Homed(value) &&
+    const int rank = layers.rank_of_value[id];
+    is_streamed[id] = rank >= 0 && streamed_rank[rank] && context.homes.Homed(value) &&
                       copies.Reserve(value);
   }
   auto streamed = [&](ValueId value) { return is_streamed[value] != 0; };
@@ -86,7 +101,9 @@ LayerStreamingResult LayerStreamingPlan(const BaselineContext& context,
   result.layer_count = layers.count();
   auto build = [&](int resident) {
     return SteadyState(context, [&](const std::vector<uint8_t>& start_off) {
-      return BuildStreaming(context, layers, lookahead, resident, budget, start_off);
+      return BuildStreaming(context, layers, lookahead,
+                            StreamedRanks(layers.count(), resident, options.interleave), budget,
+                            start_off);
     });
   };
   if (options.resident_layers || !budget) {

@@ -12,6 +12,11 @@
 // run, and so do weights of no layer; activations and KV caches never move. With a budget,
 // resident_layers is the largest count whose arena fits (binary search; it never fits when
 // streaming every layer does not). Transfers are asynchronous on the copy streams.
+// Interleaved (hyperplan's own variant, not a peer's): the resident layers are spread evenly
+// among the streamed ones instead of leading them (with S of L layers streamed, layer rank r
+// streams when floor((r + 1) S / L) > floor(r S / L)), so a streamed layer's fetch overlaps
+// the resident layers' compute before it and the link works through the whole iteration;
+// with the leading layers resident it idles through them and binds the streamed tail.
 // Cost: O(steps + uses) per plan, times log(layers) plans for the budget search.
 // Limits: weights only; a layer's weights move together per visit, not per tensor use.
 #pragma once
@@ -28,6 +33,7 @@ struct LayerStreamingOptions {
   int lookahead_layers = 1;
   // Leading layers kept on the device; unset: the most that fit the budget (see above).
   std::optional<int> resident_layers;
+  bool interleave = false;  // resident layers spread among the streamed ones (see above)
 };
 
 struct LayerStreamingResult {

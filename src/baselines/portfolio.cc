@@ -30,6 +30,16 @@ const std::vector<Entry>& Entries() {
                         return LayerStreamingPlan(context, budget, options).plan;
                       }});
     }
+    // hyperplan's own layer schedule: resident layers interleaved with streamed ones.
+    for (int lookahead : {1, 2}) {
+      list.push_back({"interleaved layer streaming k=" + std::to_string(lookahead),
+                      [lookahead](const BaselineContext& context, int64_t budget) {
+                        LayerStreamingOptions options;
+                        options.lookahead_layers = lookahead;
+                        options.interleave = true;
+                        return LayerStreamingPlan(context, budget, options).plan;
+                      }});
+    }
     for (int distance : {4, 32}) {
       list.push_back({"op distance " + std::to_string(distance),
                       [distance](const BaselineContext& context, int64_t budget) {

@@ -10,10 +10,14 @@
 // decisions. Without a budget on a device the model fits, the planner's plan is returned
 // as is (its overhead mode has no counterpart among the contenders).
 // The portfolio is every contender of `hyperplan-bench compare` but reactive LRU, which never
-// won a cell there: layer streaming k=0, 1, 2 and op distance 4, 32 (k=0 won one by 10 ms).
+// won a cell there: layer streaming k=0, 1, 2 and op distance 4, 32 (k=0 won one by 10 ms);
+// and hyperplan's own layer schedule, interleaved layer streaming k=1, 2 (resident layers
+// spread among the streamed ones, layer_streaming.h), which no peer policy does: it reaches
+// the lower bound on Llama-3-70B decode on the GH200 and supernode profiles, where the
+// leading-layers form binds on the link through its streamed tail (1.16-1.40x the bound).
 // When a contender wins, the planner plans again on its simulated timeline
 // (PlanOptions::planning_step_start_ns) and takes the cell back where it does better there.
-// Cost: the planner (twice when a contender wins), plus five contenders (each a few plans with
+// Cost: the planner (twice when a contender wins), plus seven policies (each a few plans with
 // layout and replay, bounded by their budget searches; about 2-4 s each on a 123k-node graph)
 // and one verification each.
 #pragma once

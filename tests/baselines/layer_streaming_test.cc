@@ -1,6 +1,10 @@
 // Layer streaming: the layer rule, lookahead 0 / 1, resident layers chosen by the budget.
 #include "baselines/layer_streaming.h"
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "baseline_support.h"
 #include "hyperplan/layers.h"
 
@@ -118,6 +122,61 @@ TEST_CASE("streaming: a layer visited twice (forward and backward) is fetched tw
   // Fetch w0 0..100, n0 100..110, fetch w1 110..210, n1 210..220, n2 220..230, fetch w0
   // 230..330, n3 330..340.
   CHECK(result.plan.timeline.makespan_ns == 340);
+}
+
+// Six layers in a chain: n_i(a_{i-1}, layers.i.w 250 B) -> a_i (10 B), 100 ns each; x feeds
+// n0 and a5 is the output.
+Graph SixLayers() {
+  Graph graph;
+  ValueId previous = Input(graph, "x", 10);
+  for (int i = 0; i < 6; ++i) {
+    const ValueId weight = Weight(graph, "layers." + std::to_string(i) + ".w", 250);
+    const ValueId out = Bytes(graph, "a" + std::to_string(i), 10);
+    Op(graph, "n" + std::to_string(i), "Work", {previous, weight}, {out});
+    previous = out;
+  }
+  MarkOutput(graph, previous);
+  return graph;
+}
+
+// The layers whose weight a Prefetch brings, ascending.
+std::vector<std::string> Fetched(const Graph& graph, const Plan& plan) {
+  std::vector<std::string> names;
+  for (const PlanStep& step : plan.steps) {
+    if (step.kind == StepKind::kPrefetch) names.push_back(graph.values[step.value].name);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+TEST_CASE("interleaved streaming spreads the resident layers, so the link works throughout") {
+  const Graph graph = SixLayers();
+  const HardwareProfile profile = UnitProfile();
+  const auto context = BuildBaselineContext(graph, profile, std::vector<int64_t>(6, 100));
+  LayerStreamingOptions options;
+  options.lookahead_layers = 2;
+  options.resident_layers = 4;
+  SECTION("leading layers resident: the streamed tail binds") {
+    const auto result = LayerStreamingPlan(context, std::nullopt, options);
+    RequireVerified(graph, profile, result.plan);
+    CHECK(Fetched(graph, result.plan) == std::vector<std::string>{"layers.4.w", "layers.5.w"});
+    // Each fetch takes 250 ns and may start when the compute step before its boundary (two
+    // layers earlier) has ended. w4 at boundary 2 after n1 (200): 200..450; w5 at boundary 3
+    // after n2 (300), behind w4 on the one channel: 450..700. n0-n3 0..400, n4 waits for w4:
+    // 450..550, n5 waits for w5: 700..800.
+    CHECK(result.plan.timeline.makespan_ns == 800);
+  }
+  SECTION("interleaved: the streamed layers are spread out") {
+    options.interleave = true;
+    const auto result = LayerStreamingPlan(context, std::nullopt, options);
+    RequireVerified(graph, profile, result.plan);
+    // S = 2 of L = 6 stream: rank r streams when floor((r + 1) 2 / 6) > floor(2 r / 6): r = 2
+    // (1 > 0) and r = 5 (2 > 1).
+    CHECK(Fetched(graph, result.plan) == std::vector<std::string>{"layers.2.w", "layers.5.w"});
+    // w2 at boundary 0: 0..250; n0 0..100, n1 100..200, n2 waits for w2: 250..350; w5 at
+    // boundary 3 after n2: 350..600; n3 350..450, n4 450..550, n5 waits for w5: 600..700.
+    CHECK(result.plan.timeline.makespan_ns == 700);
+  }
 }
 
 }  // namespace

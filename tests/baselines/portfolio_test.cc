@@ -22,10 +22,14 @@ std::vector<std::pair<std::string, Plan>> ContenderPlans(const Graph& graph,
                                                        LoopSpec{true, options.aliases});
   std::vector<std::pair<std::string, Plan>> plans;
   for (int lookahead : {1, 2}) {
-    baselines::LayerStreamingOptions streaming;
-    streaming.lookahead_layers = lookahead;
-    plans.push_back({"layer streaming k=" + std::to_string(lookahead),
-                     baselines::LayerStreamingPlan(context, budget, streaming).plan});
+    for (bool interleave : {false, true}) {
+      baselines::LayerStreamingOptions streaming;
+      streaming.lookahead_layers = lookahead;
+      streaming.interleave = interleave;
+      plans.push_back({std::string(interleave ? "interleaved " : "") + "layer streaming k=" +
+                           std::to_string(lookahead),
+                       baselines::LayerStreamingPlan(context, budget, streaming).plan});
+    }
   }
   baselines::OpDistanceOptions op;
   op.prefetch_distance_ops = 32;
@@ -40,7 +44,8 @@ TEST_CASE("portfolio: the plan returned is the best verified one, and says whose
       ImportOnnxModel(std::string(HYPERPLAN_SOURCE_DIR) + "/models/llama-tiny-decode.onnx", import);
   const HardwareProfile profile = UnitProfile();
   const int64_t peak = baselines::BuildBaselineContext(graph, profile).baseline_peak_bytes;
-  CHECK(baselines::PortfolioPolicies().size() == 5);  // the five contenders listed in portfolio.h
+  // The five contenders and hyperplan's two interleaved layer schedules (portfolio.h).
+  CHECK(baselines::PortfolioPolicies().size() == 7);
   for (int64_t percent : {90, 60, 40}) {
     INFO("budget " << percent << "% of the one-shot peak");
     PlanOptions options;
