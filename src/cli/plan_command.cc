@@ -47,16 +47,16 @@ namespace {
 
 struct PlanFlags {
   ModelInputFlags inputs;
-  std::string budget;        // --budget SIZE, e.g. 64GiB
-  std::string max_overhead;  // --max-overhead PCT, e.g. 1 or 0.5%
-  std::string align;         // --align BYTES, e.g. 256 or 4KiB
-  std::string output_path;   // -o plan.pb | plan.json
-  std::string onnx_path;     // --emit-onnx out.onnx
-  std::string report_path;   // --report plan.html
-  std::string trace_path;    // --trace plan.json (Chrome trace)
+  std::string budget;                    // --budget SIZE, e.g. 64GiB
+  std::string max_overhead;              // --max-overhead PCT, e.g. 1 or 0.5%
+  std::string align;                     // --align BYTES, e.g. 256 or 4KiB
+  std::string output_path;               // -o plan.pb | plan.json
+  std::string onnx_path;                 // --emit-onnx out.onnx
+  std::string report_path;               // --report plan.html
+  std::string trace_path;                // --trace plan.json (Chrome trace)
   std::string node_times_path;           // --node-times profile.json (ONNX Runtime's profiling)
   std::vector<std::string> alias_flags;  // --alias OUT=IN
-  bool onnx_static = false;  // --emit-onnx-static
+  bool onnx_static = false;              // --emit-onnx-static
   bool summary_json = false;
   bool no_offload = false;
   bool single_run = false;
@@ -237,13 +237,40 @@ struct EncodedOutputs {
   std::string trace_json;
 };
 
+// What the report says at its top: the gate's verdict and, when it failed, why (the gate's
+// message without the "<model>: " it starts with; the page names the model already).
+report::ReportOutcome ReportOutcomeOf(const std::string& model_path, const GateOutcome& gate,
+                                      const PlanOptions& options, bool overhead_is_target,
+                                      const PlanResult& result,
+                                      const baselines::PortfolioComparison& comparison) {
+  report::ReportOutcome outcome;
+  outcome.gate = gate.passed                           ? report::GateVerdict::kPassed
+                 : gate.kind == ErrorKind::kInfeasible ? report::GateVerdict::kInfeasible
+                                                       : report::GateVerdict::kOverOverhead;
+  outcome.reason = gate.passed ? "" : gate.message;
+  const std::string prefix = model_path + ": ";
+  if (outcome.reason.rfind(prefix, 0) == 0) outcome.reason.erase(0, prefix.size());
+  if (overhead_is_target) outcome.max_overhead_ppm = options.max_overhead_ppm;
+  outcome.makespan_lower_bound_ns = comparison.makespan_lower_bound_ns;
+  outcome.peak_floor_bytes = comparison.peak_floor_bytes;
+  for (const baselines::ContenderOutcome& c : comparison.contenders) {
+    outcome.contenders.push_back({c.name, c.fits, c.makespan_ns, c.arena_bytes, c.moved_bytes});
+  }
+  outcome.own_makespan_ns = result.own_makespan_ns;
+  outcome.own_fits = result.own_fits;
+  return outcome;
+}
+
 // The report and the trace: views of the plan for people and for trace viewers.
-void EncodeViews(const PlanFlags& flags, const ModelInputs& inputs, const Plan& plan,
-                 const PlanOptions& options, EncodedOutputs& outputs) {
+void EncodeViews(const PlanFlags& flags, const ModelInputs& inputs, const PlanResult& result,
+                 const PlanOptions& options, const report::ReportOutcome& outcome,
+                 EncodedOutputs& outputs) {
   const std::string version = std::string("hyperplan ") + HYPERPLAN_VERSION;
+  const Plan& plan = result.plan;
   if (!flags.report_path.empty()) {
     const report::ReportProvenance provenance{flags.inputs.model_path, version, options, ""};
-    outputs.report_html = report::HtmlReport(inputs.graph, inputs.profile, plan, provenance);
+    outputs.report_html =
+        report::HtmlReport(inputs.graph, inputs.profile, plan, provenance, outcome);
   }
   if (!flags.trace_path.empty()) {
     std::ostringstream trace;
@@ -334,8 +361,9 @@ GateOutcome PlanAndWrite(const PlanFlags& flags, plan::v1::RunSummary& summary) 
   }
   progress.Stage("planning");
   const auto planning = std::chrono::steady_clock::now();
+  baselines::PortfolioComparison comparison;
   const PlanResult result =
-      baselines::PlanBest(inputs.graph, inputs.profile, provenance.options);
+      baselines::PlanBest(inputs.graph, inputs.profile, provenance.options, &comparison);
   spdlog::info("{}: planned {} steps in {}", flags.inputs.model_path, result.plan.steps.size(),
                SecondsSince(planning));
   progress.Stage("encoding outputs");
@@ -343,14 +371,19 @@ GateOutcome PlanAndWrite(const PlanFlags& flags, plan::v1::RunSummary& summary) 
       planio::PlanToProto(inputs.graph, inputs.profile, result, provenance);
   RecordPlan(message, planio::PlanSha256(message), summary);
   EncodedOutputs outputs = EncodeOutputs(flags, message);
-  EncodeViews(flags, inputs, result.plan, provenance.options, outputs);
+  // The gate is judged before the views are made (the report's verdict shows it) and acted
+  // on after every output is written.
+  const GateOutcome gate =
+      EvaluateGate(flags.inputs.model_path, result, provenance.options.max_overhead_ppm,
+                   /*overhead_is_target=*/provenance.max_overhead_given);
+  EncodeViews(flags, inputs, result, provenance.options,
+              ReportOutcomeOf(flags.inputs.model_path, gate, provenance.options,
+                              provenance.max_overhead_given, result, comparison),
+              outputs);
   progress.Stage("writing outputs");
   WriteOutputs(flags, outputs, summary);
   progress.Finish();
 
-  const GateOutcome gate =
-      EvaluateGate(flags.inputs.model_path, result, provenance.options.max_overhead_ppm,
-                   /*overhead_is_target=*/provenance.max_overhead_given);
   RecordGate(gate, summary);
   Print(flags.summary_json ? SummaryLine(summary)
                            : SummaryText(flags, inputs, result.plan, outputs) +
