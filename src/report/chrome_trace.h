@@ -10,9 +10,16 @@
 // 1234.567); Detach steps are zero-length events on the compute thread. args carry the step
 // index and what the step does. Bytes on each tier are counter tracks ("ph": "C", one event
 // per point of the simulated curve, named after the tier, its value in args.bytes).
-// Output is byte-identical for the same inputs. Cost: O(steps + curve points), streamed.
-// Limits: stalls are not events of their own (they are the gaps before compute events, and
-// each stalled compute event carries stall_ns).
+// Each compute stall is a complete event of its own ("cat": "stall", named "stall") on the
+// compute thread, just before the step that waited, naming the transfer it waited for last.
+// Each wait across threads is a flow ("ph" "s" in the wait's slice, "f" with "bp": "e" at the
+// waiter's start, sharing an "id"), so a viewer draws an arrow from a Prefetch to the compute
+// step it holds back. Each link that carries a transfer has a counter track "link <from>-><to>"
+// whose args.busy_percent is busy channels x 100 / channels.
+// Output is byte-identical for the same inputs. Cost: O(steps + waits + curve points +
+// transfers log transfers), streamed. Limits: JSON only (about 0.5 KB per step; Perfetto opens
+// traces of a few hundred MB, chrome://tracing struggles above ~100 MB); the protobuf trace
+// format would be several times smaller.
 #pragma once
 
 #include <ostream>
