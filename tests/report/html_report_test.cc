@@ -270,3 +270,24 @@ TEST_CASE("the plan's makespan sits beside its lower bound and the best contende
   // Without a bound or contenders (a report made outside the CLI) the section is absent.
   CHECK(CheckHtml(Render(sample)).by_id.count("comparison") == 0);
 }
+
+TEST_CASE("the report says where compute waits and ranks offloads by the stall they cause") {
+  const SamplePlan sample = testing::TinyOffloadSample();
+  const Plan& plan = sample.plan;
+  // The tiny plan stalls: "consume" waits for big's Prefetch back from ddr.
+  REQUIRE(plan.timeline.stall_ns > 0);
+  const HtmlDocument doc = CheckHtml(Render(sample));
+  REQUIRE(doc.by_id.count("stalls") == 1);
+  // Every stall waits on big's Prefetch over ddr->hbm (UnitProfile's link 1), so that link
+  // carries all of it; hbm->ddr (link 0) carried big's Store and is listed, busy, with none.
+  // No layer names exist in this graph.
+  CheckNs(doc, "stall-link-1", plan.timeline.stall_ns);
+  CheckNs(doc, "stall-link-0", 0);
+  CHECK(doc.by_id.count("stall-link-none") == 0);
+  CheckNs(doc, "stall-layer-none", plan.timeline.stall_ns);
+  CHECK_THAT(doc.by_id.at("stalls-by-transfer").text, Catch::Contains("big"));
+  // The offloads table puts the decision that stalls first, with its simulated stall.
+  const std::string& offloads = doc.by_id.at("offloads").text;
+  CHECK_THAT(offloads, Catch::Contains("stall (simulated)"));
+  CHECK_THAT(offloads, Catch::Contains(FormatDuration(plan.timeline.stall_ns)));
+}
