@@ -37,6 +37,16 @@ int32_t BindingWait(const Plan& plan, const PlanStep& step) {
   return binding;
 }
 
+// Whether a cache op issued at `boundary` belongs to the decision's gap: (after, before], or,
+// for a gap that wraps around a periodic plan's iteration end (after >= before), the part
+// after `after` or the part up to `before`.
+bool GapHolds(const Decision& decision, Step boundary) {
+  if (decision.gap_after_step < decision.gap_before_step) {
+    return decision.gap_after_step < boundary && boundary <= decision.gap_before_step;
+  }
+  return boundary > decision.gap_after_step || boundary <= decision.gap_before_step;
+}
+
 // Each transfer's offloaded decision (see the header), by plan step.
 std::vector<int32_t> DecisionOfSteps(const Plan& plan) {
   std::map<ValueId, std::vector<int32_t>> offloaded;  // value -> decisions, in plan order
@@ -52,7 +62,7 @@ std::vector<int32_t> DecisionOfSteps(const Plan& plan) {
     if (found == offloaded.end()) continue;
     for (int32_t d : found->second) {
       const Decision& decision = plan.decisions[d];
-      if (decision.gap_after_step < step.boundary && step.boundary <= decision.gap_before_step) {
+      if (GapHolds(decision, step.boundary)) {
         decision_of_step[s] = d;
         break;
       }

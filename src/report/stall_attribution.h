@@ -6,7 +6,8 @@
 // wait that ended last (ties: the lowest step index) is charged the whole stall: its binding
 // wait. A binding wait that is a transfer charges its link and its decision (the offloaded
 // decision of the same value whose gap holds the transfer's boundary: gap_after_step <
-// boundary <= gap_before_step; else that value's only offloaded decision); anything else
+// boundary <= gap_before_step, or either end of a gap that wraps around a periodic plan's
+// iteration; else that value's only offloaded decision); anything else
 // (a wait on no transfer) stays unattributed. A stall's layer is the layer whose visit holds
 // the stalled step (hyperplan/layers.h: the steps reading that layer's weights), else the
 // layer named by the value the step waited for, else none.

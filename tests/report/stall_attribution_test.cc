@@ -61,3 +61,17 @@ TEST_CASE("decisions rank by the stall they cause before the memory they free") 
   CHECK(report::BiggestOffloads(hand.plan, stalls.stall_ns_per_decision, 1) ==
         std::vector<int32_t>{0});
 }
+
+TEST_CASE("a transfer in a gap that wraps around the iteration's end finds its decision") {
+  HandPlan hand = StreamingPlan();
+  // w1 is read at step 1 of each iteration; its gap runs from there round to step 1 of the
+  // next: (1, 1] wrapping. w0 gets a second, ordinary decision, so the fallback (a value's
+  // only decision) cannot be what matches w1.
+  hand.plan.decisions[1] = Offloaded(hand.plan.steps[2].value, 1, 1, 1000, 2, 0);
+  hand.plan.decisions.push_back(Offloaded(hand.plan.steps[0].value, 1, 2, 1000, -1, -1));
+  hand.plan.decisions.push_back(Offloaded(hand.plan.steps[2].value, 5, 7, 10, -1, -1));
+  const report::StallAttribution stalls = report::AttributeStalls(UnitProfile(), hand.plan);
+  // Step 2 (boundary 1) is in the wrapped gap's part up to step 1: decision 1, not 4.
+  CHECK(stalls.decision_of_step == std::vector<int32_t>{0, -1, 1, -1, -1});
+  CHECK(stalls.stall_ns_per_decision == std::vector<int64_t>{1000, 900, 0, 0, 0});
+}
