@@ -72,7 +72,14 @@ std::string ComparisonSection(const ReportInput& input) {
         fmt::format(", {} the lower bound of {}", TimesBound(plan.timeline.makespan_ns, bound_ns),
                     EscapeMarkup(FormatDuration(bound_ns)));
   }
-  if (best != nullptr) {
+  if (best != nullptr && best->name == plan.produced_by) {
+    line += fmt::format("; it is the best contender's, {}", EscapeMarkup(best->name));
+    if (outcome.own_makespan_ns) {
+      line += fmt::format(", where hyperplan alone runs {}{}",
+                          EscapeMarkup(FormatDuration(*outcome.own_makespan_ns)),
+                          outcome.own_fits ? "" : " and does not fit");
+    }
+  } else if (best != nullptr) {
     line += fmt::format("; the best contender, {}, runs {}{}", EscapeMarkup(best->name),
                         EscapeMarkup(FormatDuration(best->makespan_ns)),
                         best->fits ? "" : " and does not fit");

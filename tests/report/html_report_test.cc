@@ -291,3 +291,24 @@ TEST_CASE("the report says where compute waits and ranks offloads by the stall t
   CHECK_THAT(offloads, Catch::Contains("stall (simulated)"));
   CHECK_THAT(offloads, Catch::Contains(FormatDuration(plan.timeline.stall_ns)));
 }
+
+TEST_CASE("when a contender's plan won, the comparison names it and what hyperplan alone ran") {
+  SamplePlan sample = testing::TinyOffloadSample();
+  sample.plan.produced_by = "layer streaming k=1";
+  const int64_t makespan_ns = sample.plan.timeline.makespan_ns;
+  report::ReportOutcome outcome;
+  outcome.makespan_lower_bound_ns = makespan_ns;
+  outcome.contenders = {{"layer streaming k=1", true, makespan_ns, 4000, 8192}};
+  outcome.own_makespan_ns = makespan_ns * 2;
+  outcome.own_fits = false;
+  const HtmlDocument doc = CheckHtml(
+      report::HtmlReport(sample.graph, sample.profile, sample.plan, Provenance(sample), outcome));
+  const std::string& line = doc.by_id.at("comparison-line").text;
+  // The plan is the bound itself: 1.00x.
+  CHECK_THAT(line, Catch::Contains("1.00\u00d7 the lower bound"));
+  CHECK_THAT(line, Catch::Contains("it is the best contender's, layer streaming k=1, where "
+                                   "hyperplan alone runs " +
+                                   FormatDuration(makespan_ns * 2) + " and does not fit"));
+  REQUIRE(doc.by_id.count("comparison-own") == 1);
+  CHECK_THAT(doc.by_id.at("comparison-own").text, Catch::Contains("2.00\u00d7"));
+}
