@@ -118,6 +118,7 @@ std::string AfterZoom(const ReportInput& input, const MemoryChart& main_chart,
   MemoryChart zoom;
   zoom.height_px = kZoomChartHeightPx;
   zoom.label = "device bytes over simulated time after the plan, on its own scale";
+  zoom.floor_at_data = true;
   zoom.series.push_back(main_chart.series.back());  // the plan's
   const Plan& plan = input.plan;
   if (plan.budget_bytes && CapacityWorthDrawing(*plan.budget_bytes, peak.bytes)) {
@@ -132,7 +133,8 @@ std::string AfterZoom(const ReportInput& input, const MemoryChart& main_chart,
        false});
   std::string html = fmt::format(
       "<h3>After the plan, on its own scale</h3>\n<p class=\"note-text\">The plan's peak is "
-      "{} of the chart above's scale; here its axis ends at its own peak{}.</p>\n",
+      "{} of the chart above's scale; here the axis spans only the plan's own range{}, and "
+      "need not start at zero.</p>\n",
       PercentOf(peak.bytes, main_max_bytes), zoom.rules.empty() ? "" : " and the budget");
   html +=
       "<figure id=\"memory-after-zoom\">" + RenderMemoryChart(zoom, input.columns) + "</figure>\n";
