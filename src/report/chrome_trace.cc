@@ -183,28 +183,13 @@ void WriteWaitFlows(JsonWriter& json, const Plan& plan, const std::vector<int>& 
   }
 }
 
-// Per link that carries a transfer, a counter of its busy share: busy channels x 100 /
-// channels, in percent (a link's bandwidth is split evenly among its channels), one point per
-// time it changes.
+// Per link that carries a transfer, a counter of its busy share (LinkBusyPercent).
 void WriteLinkCounters(JsonWriter& json, const HardwareProfile& profile, const Plan& plan) {
-  std::vector<std::map<int64_t, int32_t>> changes(profile.links.size());  // time -> delta
-  for (size_t i = 0; i < plan.steps.size() && i < plan.timeline.steps.size(); ++i) {
-    const PlanStep& step = plan.steps[i];
-    const bool transfer = step.kind == StepKind::kPrefetch || step.kind == StepKind::kStore;
-    if (!transfer || step.link < 0 || static_cast<size_t>(step.link) >= changes.size()) continue;
-    const StepTiming& timing = plan.timeline.steps[i];
-    if (timing.end_ns <= timing.start_ns) continue;
-    ++changes[step.link][timing.start_ns];
-    --changes[step.link][timing.end_ns];
-  }
-  for (size_t l = 0; l < changes.size(); ++l) {
-    if (changes[l].empty()) continue;
-    const int64_t channels = std::max<int32_t>(1, profile.links[l].channels);
+  const std::vector<std::vector<BusyPoint>> busy = LinkBusyPercent(profile, plan);
+  for (size_t l = 0; l < busy.size(); ++l) {
     // Viewers name the track "<event name> <arg name>": "link ddr->hbm busy_percent".
     const std::string counter = "link " + LinkName(profile, static_cast<int32_t>(l));
-    int64_t busy = 0;
-    for (const auto& [time_ns, delta] : changes[l]) {
-      busy += delta;
+    for (const BusyPoint& point : busy[l]) {
       json.Newline();
       json.BeginObject();
       json.Key("name");
@@ -212,13 +197,13 @@ void WriteLinkCounters(JsonWriter& json, const HardwareProfile& profile, const P
       json.Key("ph");
       json.String("C");
       json.Key("ts");
-      json.Decimal(time_ns, kNsDigits);
+      json.Decimal(point.time_ns, kNsDigits);
       json.Key("pid");
       json.Int(kProcessId);
       json.Key("args");
       json.BeginObject();
       json.Key("busy_percent");
-      json.Int(std::min<int64_t>(busy, channels) * 100 / channels);
+      json.Int(point.percent);
       json.EndObject();
       json.EndObject();
     }
@@ -232,16 +217,46 @@ std::string EventName(const Graph& graph, const PlanStep& step) {
 
 }  // namespace
 
+std::vector<int> TraceThreadOfStep(const PlanStreams& streams, size_t step_count) {
+  std::vector<int> thread_of_step(step_count, kComputeThreadId);
+  for (size_t s = 0; s < streams.copy_streams.size(); ++s) {
+    for (int32_t step : streams.copy_streams[s].steps) {
+      if (static_cast<size_t>(step) < step_count) {
+        thread_of_step[step] = kComputeThreadId + 1 + static_cast<int>(s);
+      }
+    }
+  }
+  return thread_of_step;
+}
+
+std::vector<std::vector<BusyPoint>> LinkBusyPercent(const HardwareProfile& profile,
+                                                    const Plan& plan) {
+  std::vector<std::map<int64_t, int32_t>> changes(profile.links.size());  // time -> delta
+  for (size_t i = 0; i < plan.steps.size() && i < plan.timeline.steps.size(); ++i) {
+    const PlanStep& step = plan.steps[i];
+    const bool transfer = step.kind == StepKind::kPrefetch || step.kind == StepKind::kStore;
+    if (!transfer || step.link < 0 || static_cast<size_t>(step.link) >= changes.size()) continue;
+    const StepTiming& timing = plan.timeline.steps[i];
+    if (timing.end_ns <= timing.start_ns) continue;
+    ++changes[step.link][timing.start_ns];
+    --changes[step.link][timing.end_ns];
+  }
+  std::vector<std::vector<BusyPoint>> busy(changes.size());
+  for (size_t l = 0; l < changes.size(); ++l) {
+    const int64_t channels = std::max<int32_t>(1, profile.links[l].channels);
+    int64_t busy_channels = 0;
+    for (const auto& [time_ns, delta] : changes[l]) {
+      busy_channels += delta;
+      busy[l].push_back({time_ns, std::min(busy_channels, channels) * 100 / channels});
+    }
+  }
+  return busy;
+}
+
 void WriteChromeTrace(std::ostream& out, const Graph& graph, const HardwareProfile& profile,
                       const Plan& plan, const TraceProvenance& provenance) {
   const PlanStreams streams = CollectStreams(profile, plan);
-  // tid of each step: compute and Detach on the compute thread, transfers on their channel's.
-  std::vector<int> thread_of_step(plan.steps.size(), kComputeThreadId);
-  for (size_t s = 0; s < streams.copy_streams.size(); ++s) {
-    for (int32_t step : streams.copy_streams[s].steps) {
-      thread_of_step[step] = kComputeThreadId + 1 + static_cast<int>(s);
-    }
-  }
+  const std::vector<int> thread_of_step = TraceThreadOfStep(streams, plan.steps.size());
 
   JsonWriter json(out);
   json.BeginObject();

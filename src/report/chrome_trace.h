@@ -22,12 +22,15 @@
 // format would be several times smaller.
 #pragma once
 
+#include <cstdint>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
 #include "hyperplan/planner/plan.h"
+#include "report/streams.h"
 
 namespace hyperplan::report {
 
@@ -40,5 +43,19 @@ struct TraceProvenance {
 
 void WriteChromeTrace(std::ostream& out, const Graph& graph, const HardwareProfile& profile,
                       const Plan& plan, const TraceProvenance& provenance);
+
+// Shared with the Perfetto trace (perfetto_trace.h):
+// The thread of each plan step: compute and Detach steps on kComputeThreadId, a transfer on
+// kComputeThreadId + 1 + its copy stream's index in `streams`.
+std::vector<int> TraceThreadOfStep(const PlanStreams& streams, size_t step_count);
+
+// A link's busy share from a time on: busy channels x 100 / channels, in percent.
+struct BusyPoint {
+  int64_t time_ns = 0;
+  int64_t percent = 0;
+};
+// By link index: one point per time the share changes (empty for a link with no transfer).
+std::vector<std::vector<BusyPoint>> LinkBusyPercent(const HardwareProfile& profile,
+                                                    const Plan& plan);
 
 }  // namespace hyperplan::report
