@@ -78,7 +78,9 @@ void RecordLowerBounds(const BaselineContext& context, const HardwareProfile& pr
                            context.persistent);
     if (own.makespan_ns < bound.makespan_ns) bound = own;
   }
-  comparison.makespan_lower_bound_ns = bound.makespan_ns;
+  // Below the peak floor no plan fits, and the makespan bound (for plans within the budget)
+  // bounds nothing.
+  comparison.makespan_lower_bound_ns = bound.budget_below_floor ? 0 : bound.makespan_ns;
   comparison.peak_floor_bytes = bound.peak_floor_bytes;
 }
 

@@ -1,7 +1,8 @@
 // The plan beside what it is measured against: the makespan no plan in its order can beat at
 // its budget, the planner's own plan when a contender's won, and every contender's plan for
 // the same loop and budget, the best one marked. Absent when the run knew none of them (no
-// budget, or a report made outside the CLI).
+// budget, or a report made outside the CLI). The bound is left out for a plan over its budget
+// (it holds only for plans within it).
 #include <fmt/format.h>
 
 #include <tuple>
@@ -58,7 +59,8 @@ std::string ComparisonSection(const ReportInput& input) {
   const ReportOutcome& outcome = input.outcome;
   const Plan& plan = input.plan;
   if (outcome.makespan_lower_bound_ns <= 0 && outcome.contenders.empty()) return "";
-  const int64_t bound_ns = outcome.makespan_lower_bound_ns;
+  // The bound holds for plans whose live bytes stay within the budget: not for one over it.
+  const int64_t bound_ns = plan.fits ? outcome.makespan_lower_bound_ns : 0;
   const ReportContender* best = nullptr;
   for (const ReportContender& contender : outcome.contenders) {
     if (best == nullptr || Better(contender, *best)) best = &contender;
@@ -83,6 +85,9 @@ std::string ComparisonSection(const ReportInput& input) {
     line += fmt::format("; the best contender, {}, runs {}{}", EscapeMarkup(best->name),
                         EscapeMarkup(FormatDuration(best->makespan_ns)),
                         best->fits ? "" : " and does not fit");
+  }
+  if (!plan.fits && outcome.makespan_lower_bound_ns > 0) {
+    line += ". The lower bound holds only for plans within the budget, so it is not shown";
   }
   html += "<p id=\"comparison-line\">" + line + ".</p>\n";
   html +=

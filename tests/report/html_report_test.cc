@@ -312,3 +312,20 @@ TEST_CASE("when a contender's plan won, the comparison names it and what hyperpl
   REQUIRE(doc.by_id.count("comparison-own") == 1);
   CHECK_THAT(doc.by_id.at("comparison-own").text, Catch::Contains("2.00\u00d7"));
 }
+
+TEST_CASE("a plan over its budget is not set against the lower bound") {
+  SamplePlan sample = testing::TinyOffloadSample();
+  sample.options.budget_bytes = 4000;  // below "consume"'s own 4672 bytes: nothing fits
+  sample.plan = PlanOffload(sample.graph, sample.profile, sample.options).plan;
+  REQUIRE(!sample.plan.fits);
+  report::ReportOutcome outcome;
+  outcome.makespan_lower_bound_ns = sample.plan.timeline.makespan_ns * 4;
+  outcome.contenders = {{"layer streaming k=0", false, 30'000, 4000, 8192}};
+  const HtmlDocument doc = CheckHtml(
+      report::HtmlReport(sample.graph, sample.profile, sample.plan, Provenance(sample), outcome));
+  CHECK(doc.by_id.count("comparison-bound") == 0);
+  const std::string& line = doc.by_id.at("comparison-line").text;
+  CHECK(line.find("the lower bound of") == std::string::npos);
+  CHECK_THAT(line, Catch::Contains("holds only for plans within the budget"));
+  CHECK_THAT(doc.by_id.at("comparison-plan").text, Catch::Contains("n/a"));
+}
