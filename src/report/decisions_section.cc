@@ -89,6 +89,14 @@ std::string DecisionsSection(const ReportInput& input) {
   const int64_t rejected = static_cast<int64_t>(plan.decisions.size()) - offloaded;
 
   std::string html = "<section id=\"decisions\">\n<h2>Decisions</h2>\n";
+  if (plan.decisions.empty() && !plan.produced_by.empty() && plan.produced_by != "hyperplan") {
+    html += fmt::format(
+        "<p id=\"decisions-contender\">This plan is {}'s, which beat the planner's own and "
+        "explains no decisions. Its transfers are in the streams above, and the ones compute "
+        "waits for are under \u201cWhere compute waits\u201d.</p>\n</section>",
+        EscapeMarkup(plan.produced_by));
+    return html;
+  }
   html += fmt::format("<p>{} candidate gaps: <b>{}</b> offloaded, {} left on the device.</p>\n",
                       plan.decisions.size(), offloaded, rejected);
   if (offloaded > 0) {

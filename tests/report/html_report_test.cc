@@ -329,3 +329,14 @@ TEST_CASE("a plan over its budget is not set against the lower bound") {
   CHECK_THAT(line, Catch::Contains("holds only for plans within the budget"));
   CHECK_THAT(doc.by_id.at("comparison-plan").text, Catch::Contains("n/a"));
 }
+
+TEST_CASE("a contender's plan says it explains no decisions instead of listing none") {
+  SamplePlan sample = testing::TinyOffloadSample();
+  sample.plan.produced_by = "layer streaming k=0";
+  sample.plan.decisions.clear();
+  const HtmlDocument doc = CheckHtml(Render(sample));
+  REQUIRE(doc.by_id.count("decisions-contender") == 1);
+  CHECK_THAT(doc.by_id.at("decisions-contender").text,
+             Catch::Contains("layer streaming k=0's, which beat the planner's own"));
+  CHECK(doc.by_id.count("offloads") == 0);
+}
