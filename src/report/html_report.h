@@ -3,18 +3,20 @@
 //
 // What it shows: the run's verdict first (red when no plan fits, with the planner's reason;
 // amber when the plan misses the overhead target it is gated on; green only when every gate
-// passed); the plan's makespan against its lower bound and the best contender; the summary
-// numbers before and after the plan; device bytes over simulated
-// time before (model order, nothing offloaded) and after, with the budget and the capacity,
-// each peak marked and broken down into the values resident then; one lane per stream (the
-// compute stream with its stalls and Detaches, each link channel's transfers); bytes over time
-// on every other tier; where compute waits, by link, by layer and by transfer; the biggest
-// decisions, ranked by the stall they cause, with their reasons; and where the plan came from.
+// passed); the plan's makespan against its lower bound and every contender; device bytes over
+// simulated time before (model order, nothing offloaded) and after, with the budget and the
+// capacity, each peak marked and broken down into the values resident then, and the after
+// curve again on its own axis when the before one dwarfs it; one lane per stream (the compute
+// stream with its stalls and Detaches, each link channel's transfers); where compute waits, by
+// link, by layer and by transfer; bytes over time on every other tier; the biggest decisions,
+// ranked by the stall they cause, with their reasons; the summary numbers before and after;
+// and where the plan came from. Durations and sizes in prose are printed for people.
 // Every chart shares one time axis, cut into one column per pixel, and a busy lane turns into
 // density bands, so the page stays a few hundred KB and a few thousand elements for a
 // 100k-node graph. Output is byte-identical for the same inputs (integer arithmetic only).
-// Cost: O(steps + residency + values + decisions log decisions) plus one lifetime analysis of
-// the model's order (the "before" curve).
+// Cost: O(steps + waits + residency + values + decisions log decisions) plus one lifetime
+// analysis of the model's order (the "before" curve) and one FindWeightLayers (stalls by
+// layer).
 // Limits: tooltips (SVG <title>) only where a lane is drawn bar by bar; the page is static.
 #pragma once
 
