@@ -54,7 +54,7 @@ struct PlanFlags {
   std::string output_path;               // -o plan.pb | plan.json
   std::string onnx_path;                 // --emit-onnx out.onnx
   std::string report_path;               // --report plan.html
-  std::string trace_path;                // --trace plan.json (Chrome trace)
+  std::string trace_path;                // --trace plan.json (Chrome trace) or plan.pftrace
   std::string node_times_path;           // --node-times profile.json (ONNX Runtime's profiling)
   std::vector<std::string> alias_flags;  // --alias OUT=IN
   bool onnx_static = false;              // --emit-onnx-static
