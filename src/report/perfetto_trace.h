@@ -13,9 +13,12 @@
 // Encoded by hand (varints and length-delimited fields, about 100 lines) with the field
 // numbers of perfetto/protos/perfetto/trace (TracePacket, TrackDescriptor, TrackEvent,
 // ProcessDescriptor, ThreadDescriptor, CounterDescriptor); no Perfetto library is needed.
-// Cost: O(steps log steps + waits + curve points), about 60 bytes per step; the packets are
-// held in memory to sort them. Limits: no interning (each slice repeats its name) and no
-// debug annotations (the JSON trace carries the step's args).
+// Cost: O(steps log steps + waits + curve points); the packets are held in memory to sort
+// them. Measured on deepseek-v3 decode (hyperplan-gen, 123k nodes, h100-sxm): 16.6 MB against
+// 50.5 MB of JSON for the same plan (about 120 bytes per step, names included).
+// Limits: no interning (each slice repeats its name) and no debug annotations (the JSON trace
+// carries the step's args); not checked in ui.perfetto.dev here (no browser network), only
+// against upstream's field numbers with protoc.
 #pragma once
 
 #include <ostream>
