@@ -78,3 +78,16 @@ TEST_CASE("plan --report to an unwritable place exits 9") {
   CHECK(result.exit_code == 9);
   CHECK_THAT(result.stderr_text, Catch::Contains("/nonexistent-dir/x/plan.html"));
 }
+
+TEST_CASE("plan --trace FILE.pftrace writes Perfetto's protobuf format, not JSON") {
+  const auto trace_path = TempPath("plan.pftrace");
+  const auto result = RunCommand(PlanArgs({"--trace", trace_path.string(), "--quiet"}));
+  INFO(result.stderr_text);
+  REQUIRE(result.exit_code == 0);
+  const std::string bytes = ReadWholeFile(trace_path);
+  REQUIRE(bytes.size() > 2);
+  // A Trace's first byte is the tag of field 1 (packet), length-delimited: (1 << 3) | 2.
+  CHECK(bytes[0] == '\x0a');
+  CHECK(bytes.find("\"traceEvents\"") == std::string::npos);
+  std::filesystem::remove(trace_path);
+}
