@@ -83,6 +83,13 @@ StallAttribution AttributeStalls(const HardwareProfile& profile, const Plan& pla
   result.decision_of_step = DecisionOfSteps(plan);
   result.stall_ns_per_decision.assign(plan.decisions.size(), 0);
   result.stall_ns_per_link.assign(profile.links.size(), 0);
+  result.queued_ns_per_step.assign(plan.steps.size(), 0);
+  for (size_t s = 0; s < plan.steps.size() && s < plan.timeline.steps.size(); ++s) {
+    if (!IsTransfer(plan.steps[s])) continue;
+    const int32_t wait = BindingWait(plan, plan.steps[s]);
+    const int64_t ready_ns = wait >= 0 ? plan.timeline.steps[wait].end_ns : 0;
+    result.queued_ns_per_step[s] = std::max<int64_t>(0, plan.timeline.steps[s].start_ns - ready_ns);
+  }
   for (size_t s = 0; s < plan.steps.size(); ++s) {
     const int64_t stall_ns = StallOf(plan, plan.steps[s]);
     if (stall_ns <= 0) continue;

@@ -13,8 +13,8 @@
 // layer named by the value the step waited for, else none.
 // Cost: O(steps + waits + decisions) plus one FindWeightLayers for the layer view.
 // Limits: direct waits only: a transfer that is late because the one before it on its channel
-// ran long is charged, not its predecessor; a contender's plan has no decisions, so its stalls
-// go to links and layers only.
+// ran long is charged, not its predecessor (queued_ns_per_step says how long it queued); a
+// contender's plan has no decisions, so its stalls go to links and layers only.
 #pragma once
 
 #include <cstdint>
@@ -32,8 +32,12 @@ struct StallAttribution {
   std::vector<int32_t> decision_of_step;       // by plan step: a transfer's decision, else -1
   std::vector<int64_t> stall_ns_per_decision;  // by Plan::decisions index
   std::vector<int64_t> stall_ns_per_link;      // by link index
-  int64_t unattributed_ns = 0;                 // stalls whose binding wait is no transfer
-  int64_t total_ns = 0;                        // every compute stall
+  // By plan step: for a transfer, the time from its last wait's end (or the run start) to its
+  // own start: spent queued behind earlier transfers on its channel. A stall charged to a
+  // transfer that queued this long is owed to the link's backlog as much as to the transfer.
+  std::vector<int64_t> queued_ns_per_step;
+  int64_t unattributed_ns = 0;  // stalls whose binding wait is no transfer
+  int64_t total_ns = 0;         // every compute stall
 };
 
 StallAttribution AttributeStalls(const HardwareProfile& profile, const Plan& plan);

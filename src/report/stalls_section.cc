@@ -108,16 +108,18 @@ std::string ByTransferTable(const ReportInput& input) {
   std::string html =
       "<table class=\"compact\" id=\"stalls-by-transfer\"><thead><tr><th>step</th><th>transfer"
       "</th><th>value</th><th class=\"num\">bytes</th><th>link</th>"
-      "<th class=\"num\">compute waited</th></tr></thead><tbody>\n";
+      "<th class=\"num\">queued on its channel</th><th class=\"num\">compute waited</th>"
+      "</tr></thead><tbody>\n";
   for (size_t i = 0; i < shown; ++i) {
     const PlanStep& step = plan.steps[steps[i]];
     const std::string name = ValueName(input.graph, step.value);
     html += fmt::format(
         "<tr><td class=\"num\">{}</td><td>{}</td><td class=\"value\" title=\"{}\">{}</td>"
-        "<td class=\"num\">{}</td><td>{}</td>{}</tr>\n",
+        "<td class=\"num\">{}</td><td>{}</td>{}{}</tr>\n",
         steps[i], StepKindName(step.kind), EscapeMarkup(name),
         EscapeMarkup(Abbreviate(name, kNameChars)), EscapeMarkup(FormatBytes(step.bytes)),
-        EscapeMarkup(LinkName(input.profile, step.link)), NsCell("", charged[steps[i]]));
+        EscapeMarkup(LinkName(input.profile, step.link)),
+        NsCell("", input.stalls.queued_ns_per_step[steps[i]]), NsCell("", charged[steps[i]]));
   }
   html += "</tbody></table>\n";
   return html;
@@ -142,7 +144,11 @@ std::string StallsSection(const ReportInput& input) {
       EscapeMarkup(FormatDuration(plan.timeline.makespan_ns)));
   html += "<div class=\"peaks\">\n<div>\n<h3>By link</h3>\n" + ByLinkTable(input) +
           "</div>\n<div>\n<h3>By layer</h3>\n" + ByLayerTable(input) + "</div>\n</div>\n";
-  html += "<h3>Transfers that held compute back the longest</h3>\n" + ByTransferTable(input);
+  html +=
+      "<h3>Transfers that held compute back the longest</h3>\n<p class=\"note-text\">A "
+      "transfer that queued long on its channel waited behind earlier transfers: the stall "
+      "is the link's backlog as much as its own.</p>\n" +
+      ByTransferTable(input);
   html += "</section>";
   return html;
 }

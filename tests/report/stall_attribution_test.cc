@@ -22,6 +22,9 @@ TEST_CASE("each stall is charged to the transfer its step waited for last") {
   // Both prefetches ran on ddr->hbm (link 1); nothing waited on hbm->ddr.
   CHECK(stalls.stall_ns_per_link == std::vector<int64_t>{0, 1900});
   CHECK(stalls.unattributed_ns == 50);
+  // Prefetch w0 waits for nothing and starts at 0: no queue. Prefetch w1 waits for nothing
+  // either (ready at 0) but starts at 1000, behind w0 on the one channel: queued 1000 ns.
+  CHECK(stalls.queued_ns_per_step == std::vector<int64_t>{0, 0, 1000, 0, 0});
 }
 
 TEST_CASE("a step waiting on several transfers is charged to the one that ended last") {
