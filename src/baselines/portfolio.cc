@@ -7,6 +7,7 @@
 
 #include "baselines/context.h"
 #include "baselines/layer_streaming.h"
+#include "baselines/lower_bounds.h"
 #include "baselines/op_distance.h"
 #include "hyperplan/planner/simulate.h"
 #include "hyperplan/planner/verify.h"
@@ -74,6 +75,25 @@ std::optional<int64_t> PlannedBudget(const Plan& plan) {
   return plan.offload_enabled ? plan.budget_bytes : std::nullopt;
 }
 
+// The lower bounds at `budget_bytes` for the model's order and, when it differs, the plan's
+// (a bound holds per order; the smaller is the one every plan here is measured against).
+void RecordLowerBounds(const BaselineContext& context, const HardwareProfile& profile,
+                       const std::vector<NodeId>& plan_order, int64_t budget_bytes,
+                       PortfolioComparison& comparison) {
+  LowerBounds bound = ComputeLowerBounds(*context.graph, profile, context.order,
+                                         context.node_time_ns, budget_bytes, context.persistent);
+  if (plan_order != context.order && plan_order.size() == context.order.size()) {
+    const LowerBounds own =
+        ComputeLowerBounds(*context.graph, profile, plan_order, context.node_time_ns, budget_bytes,
+                           context.persistent);
+    if (own.makespan_ns < bound.makespan_ns) bound = own;
+  }
+  // Below the peak floor no plan fits, and the makespan bound (for plans within the budget)
+  // bounds nothing.
+  comparison.makespan_lower_bound_ns = bound.budget_below_floor ? 0 : bound.makespan_ns;
+  comparison.peak_floor_bytes = bound.peak_floor_bytes;
+}
+
 }  // namespace
 
 std::vector<std::string> PortfolioPolicies() {
@@ -82,18 +102,25 @@ std::vector<std::string> PortfolioPolicies() {
   return names;
 }
 
-PlanResult PlanBest(const Graph& graph, const HardwareProfile& profile,
-                    const PlanOptions& options) {
+PlanResult PlanBest(const Graph& graph, const HardwareProfile& profile, const PlanOptions& options,
+                    PortfolioComparison* comparison) {
   PlanResult result = PlanOffload(graph, profile, options);
   result.own_makespan_ns = result.plan.timeline.makespan_ns;
   result.own_fits = result.plan.fits;
   const std::optional<int64_t> budget = PlannedBudget(result.plan);
   if (!budget) return result;
-  const LoopSpec loop{!options.single_run, options.single_run ? std::vector<ValueAlias>{}
-                                                               : options.aliases};
+  const LoopSpec loop{!options.single_run,
+                      options.single_run ? std::vector<ValueAlias>{} : options.aliases};
   const BaselineContext context = BuildBaselineContext(graph, profile, options.node_time_ns, loop);
+  if (comparison != nullptr) {
+    RecordLowerBounds(context, profile, result.plan.order, *budget, *comparison);
+  }
   for (const Entry& entry : Entries()) {
     Plan plan = entry.plan(context, *budget);
+    if (comparison != nullptr) {
+      comparison->contenders.push_back({entry.name, plan.fits, plan.timeline.makespan_ns,
+                                        plan.layout.arena_bytes, BytesMoved(plan)});
+    }
     if (!Beats(plan, result.plan) || !VerifyPlan(graph, profile, plan).ok) continue;
     plan.produced_by = entry.name;
     result.plan = std::move(plan);

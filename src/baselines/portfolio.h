@@ -15,13 +15,16 @@
 // spread among the streamed ones, layer_streaming.h), which no peer policy does: it reaches
 // the lower bound on Llama-3-70B decode on the GH200 and supernode profiles, where the
 // leading-layers form binds on the link through its streamed tail (1.16-1.40x the bound).
+// Every policy's numbers and the lower bounds at the planned budget are kept in the result
+// (PortfolioComparison, when asked for), so a report can set them beside the plan.
 // When a contender wins, the planner plans again on its simulated timeline
 // (PlanOptions::planning_step_start_ns) and takes the cell back where it does better there.
 // Cost: the planner (twice when a contender wins), plus seven policies (each a few plans with
 // layout and replay, bounded by their budget searches; about 2-4 s each on a 123k-node graph)
-// and one verification each.
+// and one verification each; the lower bounds cost O(nodes + values * route length + steps).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -35,9 +38,29 @@ namespace hyperplan::baselines {
 // The contenders that may replace the planner's plan, by the name produced_by takes.
 std::vector<std::string> PortfolioPolicies();
 
+// A contender's plan as PlanBest saw it (its plan is not kept).
+struct ContenderOutcome {
+  std::string name;  // as Plan::produced_by names it: "layer streaming k=1", ...
+  bool fits = false;
+  int64_t makespan_ns = 0;
+  int64_t arena_bytes = 0;
+  int64_t moved_bytes = 0;  // over every link
+};
+
+// What the plan is measured against, in budget mode (empty and 0 otherwise): every contender
+// tried, in portfolio order (verified only when it won), and the makespan and peak no plan in
+// the planned order can beat at the planned budget (lower_bounds.h; the smaller bound of the
+// model's order and the planner's).
+struct PortfolioComparison {
+  std::vector<ContenderOutcome> contenders;
+  int64_t makespan_lower_bound_ns = 0;
+  int64_t peak_floor_bytes = 0;
+};
+
 // PlanOffload, then the contenders (see above). `result.infeasibility` stays the planner's
 // when the winner is a contender (it explains why hyperplan's own plan did not fit).
-PlanResult PlanBest(const Graph& graph, const HardwareProfile& profile,
-                    const PlanOptions& options);
+// `comparison`, when given, receives the contenders' numbers and the lower bounds.
+PlanResult PlanBest(const Graph& graph, const HardwareProfile& profile, const PlanOptions& options,
+                    PortfolioComparison* comparison = nullptr);
 
 }  // namespace hyperplan::baselines

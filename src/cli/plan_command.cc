@@ -39,6 +39,7 @@
 #include "progress.h"
 #include "report/chrome_trace.h"
 #include "report/html_report.h"
+#include "report/perfetto_trace.h"
 #include "run_summary.h"
 #include "verbosity.h"
 
@@ -47,16 +48,16 @@ namespace {
 
 struct PlanFlags {
   ModelInputFlags inputs;
-  std::string budget;        // --budget SIZE, e.g. 64GiB
-  std::string max_overhead;  // --max-overhead PCT, e.g. 1 or 0.5%
-  std::string align;         // --align BYTES, e.g. 256 or 4KiB
-  std::string output_path;   // -o plan.pb | plan.json
-  std::string onnx_path;     // --emit-onnx out.onnx
-  std::string report_path;   // --report plan.html
-  std::string trace_path;    // --trace plan.json (Chrome trace)
+  std::string budget;                    // --budget SIZE, e.g. 64GiB
+  std::string max_overhead;              // --max-overhead PCT, e.g. 1 or 0.5%
+  std::string align;                     // --align BYTES, e.g. 256 or 4KiB
+  std::string output_path;               // -o plan.pb | plan.json
+  std::string onnx_path;                 // --emit-onnx out.onnx
+  std::string report_path;               // --report plan.html
+  std::string trace_path;                // --trace plan.json (Chrome trace) or plan.pftrace
   std::string node_times_path;           // --node-times profile.json (ONNX Runtime's profiling)
   std::vector<std::string> alias_flags;  // --alias OUT=IN
-  bool onnx_static = false;  // --emit-onnx-static
+  bool onnx_static = false;              // --emit-onnx-static
   bool summary_json = false;
   bool no_offload = false;
   bool single_run = false;
@@ -135,7 +136,9 @@ void AddPlanFlags(CLI::App& command, PlanFlags& flags) {
   command.add_option("--report", flags.report_path,
                      "write a self-contained HTML report: memory over time, streams, decisions");
   command.add_option("--trace", flags.trace_path,
-                     "write the simulated schedule as a Chrome trace (chrome://tracing, Perfetto)");
+                     "write the simulated schedule as a Chrome trace (JSON: chrome://tracing, "
+                     "Perfetto), or in Perfetto's protobuf format when FILE ends in .pftrace "
+                     "(several times smaller, for big plans)");
   command.add_flag("--single-run", flags.single_run,
                    "plan one run from a free preload instead of one iteration of a loop");
   command
@@ -234,22 +237,53 @@ struct EncodedOutputs {
   std::string plan_bytes;
   onnx_rewrite::RewriteResult onnx;
   std::string report_html;
-  std::string trace_json;
+  std::string trace_bytes;
 };
 
+// What the report says at its top: the gate's verdict and, when it failed, why (the gate's
+// message without the "<model>: " it starts with; the page names the model already).
+report::ReportOutcome ReportOutcomeOf(const std::string& model_path, const GateOutcome& gate,
+                                      const PlanOptions& options, bool overhead_is_target,
+                                      const PlanResult& result,
+                                      const baselines::PortfolioComparison& comparison) {
+  report::ReportOutcome outcome;
+  outcome.gate = gate.passed                           ? report::GateVerdict::kPassed
+                 : gate.kind == ErrorKind::kInfeasible ? report::GateVerdict::kInfeasible
+                                                       : report::GateVerdict::kOverOverhead;
+  outcome.reason = gate.passed ? "" : gate.message;
+  const std::string prefix = model_path + ": ";
+  if (outcome.reason.rfind(prefix, 0) == 0) outcome.reason.erase(0, prefix.size());
+  if (overhead_is_target) outcome.max_overhead_ppm = options.max_overhead_ppm;
+  outcome.makespan_lower_bound_ns = comparison.makespan_lower_bound_ns;
+  outcome.peak_floor_bytes = comparison.peak_floor_bytes;
+  for (const baselines::ContenderOutcome& c : comparison.contenders) {
+    outcome.contenders.push_back({c.name, c.fits, c.makespan_ns, c.arena_bytes, c.moved_bytes});
+  }
+  outcome.own_makespan_ns = result.own_makespan_ns;
+  outcome.own_fits = result.own_fits;
+  return outcome;
+}
+
 // The report and the trace: views of the plan for people and for trace viewers.
-void EncodeViews(const PlanFlags& flags, const ModelInputs& inputs, const Plan& plan,
-                 const PlanOptions& options, EncodedOutputs& outputs) {
+void EncodeViews(const PlanFlags& flags, const ModelInputs& inputs, const PlanResult& result,
+                 const PlanOptions& options, const report::ReportOutcome& outcome,
+                 EncodedOutputs& outputs) {
   const std::string version = std::string("hyperplan ") + HYPERPLAN_VERSION;
+  const Plan& plan = result.plan;
   if (!flags.report_path.empty()) {
     const report::ReportProvenance provenance{flags.inputs.model_path, version, options, ""};
-    outputs.report_html = report::HtmlReport(inputs.graph, inputs.profile, plan, provenance);
+    outputs.report_html =
+        report::HtmlReport(inputs.graph, inputs.profile, plan, provenance, outcome);
   }
   if (!flags.trace_path.empty()) {
     std::ostringstream trace;
-    report::WriteChromeTrace(trace, inputs.graph, inputs.profile, plan,
-                             {flags.inputs.model_path, version});
-    outputs.trace_json = trace.str();
+    const report::TraceProvenance trace_provenance{flags.inputs.model_path, version};
+    if (report::WantsPerfettoTrace(flags.trace_path)) {
+      report::WritePerfettoTrace(trace, inputs.graph, inputs.profile, plan, trace_provenance);
+    } else {
+      report::WriteChromeTrace(trace, inputs.graph, inputs.profile, plan, trace_provenance);
+    }
+    outputs.trace_bytes = trace.str();
   }
 }
 
@@ -284,7 +318,7 @@ void WriteOutputs(const PlanFlags& flags, const EncodedOutputs& outputs,
   }
   if (!flags.report_path.empty())
     files::WriteFileAtomically(flags.report_path, outputs.report_html);
-  if (!flags.trace_path.empty()) files::WriteFileAtomically(flags.trace_path, outputs.trace_json);
+  if (!flags.trace_path.empty()) files::WriteFileAtomically(flags.trace_path, outputs.trace_bytes);
 }
 
 std::string SummaryText(const PlanFlags& flags, const ModelInputs& inputs, const Plan& plan,
@@ -334,8 +368,9 @@ GateOutcome PlanAndWrite(const PlanFlags& flags, plan::v1::RunSummary& summary) 
   }
   progress.Stage("planning");
   const auto planning = std::chrono::steady_clock::now();
+  baselines::PortfolioComparison comparison;
   const PlanResult result =
-      baselines::PlanBest(inputs.graph, inputs.profile, provenance.options);
+      baselines::PlanBest(inputs.graph, inputs.profile, provenance.options, &comparison);
   spdlog::info("{}: planned {} steps in {}", flags.inputs.model_path, result.plan.steps.size(),
                SecondsSince(planning));
   progress.Stage("encoding outputs");
@@ -343,14 +378,19 @@ GateOutcome PlanAndWrite(const PlanFlags& flags, plan::v1::RunSummary& summary) 
       planio::PlanToProto(inputs.graph, inputs.profile, result, provenance);
   RecordPlan(message, planio::PlanSha256(message), summary);
   EncodedOutputs outputs = EncodeOutputs(flags, message);
-  EncodeViews(flags, inputs, result.plan, provenance.options, outputs);
+  // The gate is judged before the views are made (the report's verdict shows it) and acted
+  // on after every output is written.
+  const GateOutcome gate =
+      EvaluateGate(flags.inputs.model_path, result, provenance.options.max_overhead_ppm,
+                   /*overhead_is_target=*/provenance.max_overhead_given);
+  EncodeViews(flags, inputs, result, provenance.options,
+              ReportOutcomeOf(flags.inputs.model_path, gate, provenance.options,
+                              provenance.max_overhead_given, result, comparison),
+              outputs);
   progress.Stage("writing outputs");
   WriteOutputs(flags, outputs, summary);
   progress.Finish();
 
-  const GateOutcome gate =
-      EvaluateGate(flags.inputs.model_path, result, provenance.options.max_overhead_ppm,
-                   /*overhead_is_target=*/provenance.max_overhead_given);
   RecordGate(gate, summary);
   Print(flags.summary_json ? SummaryLine(summary)
                            : SummaryText(flags, inputs, result.plan, outputs) +

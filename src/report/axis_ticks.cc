@@ -71,4 +71,18 @@ Axis ByteAxis(int64_t max_bytes, int max_ticks) {
   return axis;
 }
 
+Axis ByteAxisFrom(int64_t min_bytes, int64_t max_bytes, int max_ticks) {
+  const int64_t min = std::max<int64_t>(0, min_bytes);
+  const int64_t max = std::max<int64_t>(min + 1, max_bytes);
+  const int64_t step = BinaryStep(max - min, max_ticks);
+  Axis axis;
+  axis.floor = min / step * step;
+  axis.top = axis.floor + ((max - axis.floor - 1) / step + 1) * step;
+  for (int64_t value = axis.floor; value <= axis.top; value += step) {
+    axis.ticks.push_back({value, value == 0 ? "0" : TrimTrailingZeros(FormatBytes(value))});
+    if (value > axis.top - step) break;
+  }
+  return axis;
+}
+
 }  // namespace hyperplan::report

@@ -19,7 +19,8 @@ struct AxisTick {
 };
 
 struct Axis {
-  int64_t top = 1;  // the axis ends here: a whole number of steps, at least the data maximum
+  int64_t floor = 0;  // the axis starts here: 0, or a multiple of the step (ByteAxisFrom)
+  int64_t top = 1;    // the axis ends here: a whole number of steps, at least the data maximum
   std::vector<AxisTick> ticks;  // 0, step, 2 * step, ..., top
 };
 
@@ -29,6 +30,11 @@ Axis TimeAxis(int64_t max_ns, int max_ticks);
 
 // Ticks for [0, top] where top is the first multiple of the step at or above max_bytes.
 Axis ByteAxis(int64_t max_bytes, int max_ticks);
+
+// Ticks for [floor, top] around [min_bytes, max_bytes]: the step as ByteAxis picks it for the
+// span max - min, floor the last multiple of it at or below min_bytes, top the first at or
+// above max_bytes (so up to max_ticks + 1 intervals). For a zoom on data far from zero.
+Axis ByteAxisFrom(int64_t min_bytes, int64_t max_bytes, int max_ticks);
 
 // "1.50 GiB" -> "1.5 GiB", "2.00 ms" -> "2 ms", "512 B" unchanged.
 std::string TrimTrailingZeros(const std::string& quantity_text);

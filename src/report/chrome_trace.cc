@@ -1,10 +1,14 @@
 // Chrome trace writer (see chrome_trace.h).
 #include "report/chrome_trace.h"
 
+#include <algorithm>
+#include <map>
+#include <utility>
 #include <vector>
 
 #include "report/json_writer.h"
 #include "report/names.h"
+#include "report/stall_attribution.h"
 #include "report/streams.h"
 
 namespace hyperplan::report {
@@ -77,6 +81,135 @@ void StepArgs(JsonWriter& json, const Graph& graph, const HardwareProfile& profi
   json.EndObject();
 }
 
+// A complete event's opening fields: name, cat, ph X, ts, dur, pid, tid.
+void BeginComplete(JsonWriter& json, const std::string& name, std::string_view category,
+                   int64_t start_ns, int64_t duration_ns, int tid) {
+  json.Newline();
+  json.BeginObject();
+  json.Key("name");
+  json.String(name);
+  json.Key("cat");
+  json.String(category);
+  json.Key("ph");
+  json.String("X");
+  json.Key("ts");
+  json.Decimal(start_ns, kNsDigits);
+  json.Key("dur");
+  json.Decimal(duration_ns, kNsDigits);
+  json.Key("pid");
+  json.Int(kProcessId);
+  json.Key("tid");
+  json.Int(tid);
+}
+
+// One stall slice on the compute thread before each compute step that waited, naming the
+// step and the transfer it waited for last (report/stall_attribution.h).
+void WriteStallSlices(JsonWriter& json, const Graph& graph, const Plan& plan,
+                      const StallAttribution& stalls) {
+  for (size_t i = 0; i < plan.steps.size() && i < plan.timeline.steps.size(); ++i) {
+    const PlanStep& step = plan.steps[i];
+    if (step.kind != StepKind::kCompute || step.node < 0 ||
+        static_cast<size_t>(step.node) >= plan.timeline.stall_ns_per_node.size()) {
+      continue;
+    }
+    const int64_t stall_ns = plan.timeline.stall_ns_per_node[step.node];
+    if (stall_ns <= 0) continue;
+    const int64_t start_ns = plan.timeline.steps[i].start_ns;
+    BeginComplete(json, "stall", "stall", start_ns - stall_ns, stall_ns, kComputeThreadId);
+    json.Key("args");
+    json.BeginObject();
+    json.Key("before_step");
+    json.Int(static_cast<int64_t>(i));
+    json.Key("node");
+    json.String(NodeName(graph, step.node));
+    const int32_t wait = stalls.binding_wait[i];
+    if (wait >= 0) {
+      json.Key("waited_for_step");
+      json.Int(wait);
+      if (plan.steps[wait].kind != StepKind::kCompute) {
+        json.Key("waited_for");
+        json.String(std::string(StepKindName(plan.steps[wait].kind)) + " " +
+                    ValueName(graph, plan.steps[wait].value));
+      }
+    }
+    json.EndObject();
+    json.EndObject();
+  }
+}
+
+void FlowEvent(JsonWriter& json, const char* phase, int64_t id, int64_t time_ns, int tid) {
+  json.Newline();
+  json.BeginObject();
+  json.Key("name");
+  json.String("wait");
+  json.Key("cat");
+  json.String("wait");
+  json.Key("ph");
+  json.String(phase);
+  json.Key("id");
+  json.Int(id);
+  json.Key("ts");
+  json.Decimal(time_ns, kNsDigits);
+  json.Key("pid");
+  json.Int(kProcessId);
+  json.Key("tid");
+  json.Int(tid);
+  if (phase[0] == 'f') {
+    json.Key("bp");
+    json.String("e");  // bind to the waiter's slice, which starts here
+  }
+  json.EndObject();
+}
+
+// One flow (an arrow) from each wait to its waiter when they are on different threads (on one
+// thread the order already says it): "s" inside the wait's slice, 1 ns before its end (an
+// instant slice: at its start), so viewers bind it there; "f" at the waiter's start, bound to
+// the waiter's slice. Ids count from 1 in step order.
+void WriteWaitFlows(JsonWriter& json, const Plan& plan, const std::vector<int>& thread_of_step,
+                    const std::vector<bool>& written) {
+  int64_t id = 0;
+  for (size_t i = 0; i < plan.steps.size() && i < plan.timeline.steps.size(); ++i) {
+    if (!written[i]) continue;
+    for (int32_t wait : plan.steps[i].waits_for) {
+      if (wait < 0 || static_cast<size_t>(wait) >= i || !written[wait] ||
+          thread_of_step[wait] == thread_of_step[i]) {
+        continue;
+      }
+      const StepTiming& from = plan.timeline.steps[wait];
+      ++id;
+      FlowEvent(json, "s", id, std::max(from.start_ns, from.end_ns - 1), thread_of_step[wait]);
+      FlowEvent(json, "f", id, plan.timeline.steps[i].start_ns, thread_of_step[i]);
+    }
+  }
+}
+
+// Per link that carries a transfer, a counter of its busy share (LinkBusyPercent).
+void WriteLinkCounters(JsonWriter& json, const HardwareProfile& profile, const Plan& plan) {
+  const std::vector<std::vector<BusyPoint>> busy = LinkBusyPercent(profile, plan);
+  for (size_t l = 0; l < busy.size(); ++l) {
+    // Viewers name the track "<event name> <arg name>": "link ddr->hbm busy_percent".
+    const std::string counter = "link " + LinkName(profile, static_cast<int32_t>(l));
+    for (const BusyPoint& point : busy[l]) {
+      json.Newline();
+      json.BeginObject();
+      json.Key("name");
+      json.String(counter);
+      json.Key("ph");
+      json.String("C");
+      json.Key("ts");
+      json.Decimal(point.time_ns, kNsDigits);
+      json.Key("pid");
+      json.Int(kProcessId);
+      json.Key("args");
+      json.BeginObject();
+      json.Key("busy_percent");
+      json.Int(point.percent);
+      json.EndObject();
+      json.EndObject();
+    }
+  }
+}
+
 std::string EventName(const Graph& graph, const PlanStep& step) {
   if (step.kind == StepKind::kCompute) return NodeName(graph, step.node);
   return std::string(StepKindName(step.kind)) + " " + ValueName(graph, step.value);
@@ -84,16 +217,46 @@ std::string EventName(const Graph& graph, const PlanStep& step) {
 
 }  // namespace
 
+std::vector<int> TraceThreadOfStep(const PlanStreams& streams, size_t step_count) {
+  std::vector<int> thread_of_step(step_count, kComputeThreadId);
+  for (size_t s = 0; s < streams.copy_streams.size(); ++s) {
+    for (int32_t step : streams.copy_streams[s].steps) {
+      if (static_cast<size_t>(step) < step_count) {
+        thread_of_step[step] = kComputeThreadId + 1 + static_cast<int>(s);
+      }
+    }
+  }
+  return thread_of_step;
+}
+
+std::vector<std::vector<BusyPoint>> LinkBusyPercent(const HardwareProfile& profile,
+                                                    const Plan& plan) {
+  std::vector<std::map<int64_t, int32_t>> changes(profile.links.size());  // time -> delta
+  for (size_t i = 0; i < plan.steps.size() && i < plan.timeline.steps.size(); ++i) {
+    const PlanStep& step = plan.steps[i];
+    const bool transfer = step.kind == StepKind::kPrefetch || step.kind == StepKind::kStore;
+    if (!transfer || step.link < 0 || static_cast<size_t>(step.link) >= changes.size()) continue;
+    const StepTiming& timing = plan.timeline.steps[i];
+    if (timing.end_ns <= timing.start_ns) continue;
+    ++changes[step.link][timing.start_ns];
+    --changes[step.link][timing.end_ns];
+  }
+  std::vector<std::vector<BusyPoint>> busy(changes.size());
+  for (size_t l = 0; l < changes.size(); ++l) {
+    const int64_t channels = std::max<int32_t>(1, profile.links[l].channels);
+    int64_t busy_channels = 0;
+    for (const auto& [time_ns, delta] : changes[l]) {
+      busy_channels += delta;
+      busy[l].push_back({time_ns, std::min(busy_channels, channels) * 100 / channels});
+    }
+  }
+  return busy;
+}
+
 void WriteChromeTrace(std::ostream& out, const Graph& graph, const HardwareProfile& profile,
                       const Plan& plan, const TraceProvenance& provenance) {
   const PlanStreams streams = CollectStreams(profile, plan);
-  // tid of each step: compute and Detach on the compute thread, transfers on their channel's.
-  std::vector<int> thread_of_step(plan.steps.size(), kComputeThreadId);
-  for (size_t s = 0; s < streams.copy_streams.size(); ++s) {
-    for (int32_t step : streams.copy_streams[s].steps) {
-      thread_of_step[step] = kComputeThreadId + 1 + static_cast<int>(s);
-    }
-  }
+  const std::vector<int> thread_of_step = TraceThreadOfStep(streams, plan.steps.size());
 
   JsonWriter json(out);
   json.BeginObject();
@@ -109,31 +272,22 @@ void WriteChromeTrace(std::ostream& out, const Graph& graph, const HardwareProfi
     Metadata(json, "thread_sort_index", tid, "sort_index", "", tid, true);
   }
 
+  std::vector<bool> written(plan.steps.size(), false);
   for (size_t i = 0; i < plan.steps.size() && i < plan.timeline.steps.size(); ++i) {
     const PlanStep& step = plan.steps[i];
     const StepTiming& timing = plan.timeline.steps[i];
     // A transfer on no valid channel has no thread; the verifier reports such a plan.
     const bool transfer = step.kind == StepKind::kPrefetch || step.kind == StepKind::kStore;
     if (transfer && thread_of_step[i] == kComputeThreadId) continue;
-    json.Newline();
-    json.BeginObject();
-    json.Key("name");
-    json.String(EventName(graph, step));
-    json.Key("cat");
-    json.String(StepKindName(step.kind));
-    json.Key("ph");
-    json.String("X");
-    json.Key("ts");
-    json.Decimal(timing.start_ns, kNsDigits);
-    json.Key("dur");
-    json.Decimal(timing.end_ns - timing.start_ns, kNsDigits);
-    json.Key("pid");
-    json.Int(kProcessId);
-    json.Key("tid");
-    json.Int(thread_of_step[i]);
+    written[i] = true;
+    BeginComplete(json, EventName(graph, step), StepKindName(step.kind), timing.start_ns,
+                  timing.end_ns - timing.start_ns, thread_of_step[i]);
     StepArgs(json, graph, profile, plan, i);
     json.EndObject();
   }
+  WriteStallSlices(json, graph, plan, AttributeStalls(profile, plan));
+  WriteWaitFlows(json, plan, thread_of_step, written);
+  WriteLinkCounters(json, profile, plan);
 
   for (size_t t = 0; t < plan.timeline.bytes_per_tier.size(); ++t) {
     // Viewers name the track "<event name> <arg name>": "hbm bytes".

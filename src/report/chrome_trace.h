@@ -10,17 +10,26 @@
 // 1234.567); Detach steps are zero-length events on the compute thread. args carry the step
 // index and what the step does. Bytes on each tier are counter tracks ("ph": "C", one event
 // per point of the simulated curve, named after the tier, its value in args.bytes).
-// Output is byte-identical for the same inputs. Cost: O(steps + curve points), streamed.
-// Limits: stalls are not events of their own (they are the gaps before compute events, and
-// each stalled compute event carries stall_ns).
+// Each compute stall is a complete event of its own ("cat": "stall", named "stall") on the
+// compute thread, just before the step that waited, naming the transfer it waited for last.
+// Each wait across threads is a flow ("ph" "s" in the wait's slice, "f" with "bp": "e" at the
+// waiter's start, sharing an "id"), so a viewer draws an arrow from a Prefetch to the compute
+// step it holds back. Each link that carries a transfer has a counter track "link <from>-><to>"
+// whose args.busy_percent is busy channels x 100 / channels.
+// Output is byte-identical for the same inputs. Cost: O(steps + waits + curve points +
+// transfers log transfers), streamed. Limits: about 400 bytes per step (50.5 MB for a
+// 123k-node deepseek-v3 decode plan); perfetto_trace.h writes the same a third of the size.
 #pragma once
 
+#include <cstdint>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
 #include "hyperplan/planner/plan.h"
+#include "report/streams.h"
 
 namespace hyperplan::report {
 
@@ -33,5 +42,19 @@ struct TraceProvenance {
 
 void WriteChromeTrace(std::ostream& out, const Graph& graph, const HardwareProfile& profile,
                       const Plan& plan, const TraceProvenance& provenance);
+
+// Shared with the Perfetto trace (perfetto_trace.h):
+// The thread of each plan step: compute and Detach steps on kComputeThreadId, a transfer on
+// kComputeThreadId + 1 + its copy stream's index in `streams`.
+std::vector<int> TraceThreadOfStep(const PlanStreams& streams, size_t step_count);
+
+// A link's busy share from a time on: busy channels x 100 / channels, in percent.
+struct BusyPoint {
+  int64_t time_ns = 0;
+  int64_t percent = 0;
+};
+// By link index: one point per time the share changes (empty for a link with no transfer).
+std::vector<std::vector<BusyPoint>> LinkBusyPercent(const HardwareProfile& profile,
+                                                    const Plan& plan);
 
 }  // namespace hyperplan::report

@@ -17,7 +17,12 @@ Int128 FreedByteSteps(const Decision& d) {
 }
 
 template <typename Weight>
-std::vector<int32_t> Rank(const Plan& plan, bool offloaded, size_t limit, Weight weight) {
+std::vector<int32_t> Rank(const Plan& plan, bool offloaded, size_t limit, Weight weight,
+                          const std::vector<int64_t>& stall_ns_per_decision = {}) {
+  auto stall = [&](int32_t index) {
+    return static_cast<size_t>(index) < stall_ns_per_decision.size() ? stall_ns_per_decision[index]
+                                                                     : int64_t{0};
+  };
   std::vector<int32_t> picked;
   for (size_t i = 0; i < plan.decisions.size(); ++i) {
     const bool taken = plan.decisions[i].reason == DecisionReason::kOffloaded;
@@ -26,6 +31,7 @@ std::vector<int32_t> Rank(const Plan& plan, bool offloaded, size_t limit, Weight
   auto before = [&](int32_t a, int32_t b) {
     const Decision& x = plan.decisions[a];
     const Decision& y = plan.decisions[b];
+    if (stall(a) != stall(b)) return stall(a) > stall(b);
     if (weight(x) != weight(y)) return weight(x) > weight(y);
     return std::tie(x.value, x.gap_after_step, a) < std::tie(y.value, y.gap_after_step, b);
   };
@@ -38,8 +44,10 @@ std::vector<int32_t> Rank(const Plan& plan, bool offloaded, size_t limit, Weight
 
 }  // namespace
 
-std::vector<int32_t> BiggestOffloads(const Plan& plan, size_t limit) {
-  return Rank(plan, true, limit, FreedByteSteps);
+std::vector<int32_t> BiggestOffloads(const Plan& plan,
+                                     const std::vector<int64_t>& stall_ns_per_decision,
+                                     size_t limit) {
+  return Rank(plan, true, limit, FreedByteSteps, stall_ns_per_decision);
 }
 
 std::vector<int32_t> BiggestRejections(const Plan& plan, size_t limit) {

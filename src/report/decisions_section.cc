@@ -34,9 +34,11 @@ std::string OffloadsTable(const ReportInput& input, const std::vector<int32_t>& 
       "<table class=\"decisions\" id=\"offloads\"><thead><tr><th>#</th><th>value</th>"
       "<th>class</th><th class=\"num\">bytes</th><th>to</th><th>idle steps</th>"
       "<th class=\"num\">gap</th><th class=\"num\">transfer</th><th class=\"num\">freed steps</th>"
-      "<th class=\"num\">stall (predicted)</th><th>why</th></tr></thead><tbody>\n";
+      "<th class=\"num\">stall (predicted)</th><th class=\"num\">stall (simulated)</th>"
+      "<th>why</th></tr></thead><tbody>\n";
   for (size_t i = 0; i < ranked.size(); ++i) {
     const Decision& d = input.plan.decisions[ranked[i]];
+    const int64_t simulated_stall_ns = input.stalls.stall_ns_per_decision[ranked[i]];
     const std::string freed = d.freed_first_step >= 0
                                   ? fmt::format("{}\u2013{}", d.freed_first_step, d.freed_last_step)
                                   : "\u2014";
@@ -44,12 +46,15 @@ std::string OffloadsTable(const ReportInput& input, const std::vector<int32_t>& 
         "<tr><td class=\"num\">{}</td>{}<td>{}</td><td class=\"num\">{}</td><td>{}</td>"
         "<td class=\"nowrap\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td "
         "class=\"num\">{}</td>"
-        "<td class=\"num\">{}</td><td class=\"why\">{}</td></tr>\n",
+        "<td class=\"num\">{}</td><td class=\"num\" data-ns=\"{}\">{}</td>"
+        "<td class=\"why\">{}</td></tr>\n",
         i + 1, ValueCell(input.graph, d.value), EscapeMarkup(ValueClassText(input.graph, d.value)),
         EscapeMarkup(FormatBytes(d.bytes)), EscapeMarkup(TierName(input.profile, d.tier)),
         EscapeMarkup(GapText(input.plan, d)), EscapeMarkup(FormatDuration(d.gap_ns)),
         EscapeMarkup(FormatDuration(d.transfer_ns)), EscapeMarkup(freed),
-        EscapeMarkup(FormatDuration(d.predicted_stall_ns)), EscapeMarkup(d.detail));
+        EscapeMarkup(FormatDuration(d.predicted_stall_ns)), simulated_stall_ns,
+        EscapeMarkup(FormatDuration(simulated_stall_ns)),
+        EscapeMarkup(HumanizeQuantities(d.detail)));
   }
   html += "</tbody></table>\n";
   return html;
@@ -69,7 +74,7 @@ std::string RejectionsTable(const ReportInput& input, const std::vector<int32_t>
         ValueCell(input.graph, d.value), EscapeMarkup(ValueClassText(input.graph, d.value)),
         EscapeMarkup(FormatBytes(d.bytes)), EscapeMarkup(GapText(input.plan, d)),
         EscapeMarkup(FormatDuration(d.gap_ns)), EscapeMarkup(DecisionReasonName(d.reason)),
-        EscapeMarkup(d.detail));
+        EscapeMarkup(HumanizeQuantities(d.detail)));
   }
   html += "</tbody></table>\n";
   return html;
@@ -84,13 +89,23 @@ std::string DecisionsSection(const ReportInput& input) {
   const int64_t rejected = static_cast<int64_t>(plan.decisions.size()) - offloaded;
 
   std::string html = "<section id=\"decisions\">\n<h2>Decisions</h2>\n";
+  if (plan.decisions.empty() && !plan.produced_by.empty() && plan.produced_by != "hyperplan") {
+    html += fmt::format(
+        "<p id=\"decisions-contender\">This plan is {}'s, which beat the planner's own and "
+        "explains no decisions. Its transfers are in the streams above, and the ones compute "
+        "waits for are under \u201cWhere compute waits\u201d.</p>\n</section>",
+        EscapeMarkup(plan.produced_by));
+    return html;
+  }
   html += fmt::format("<p>{} candidate gaps: <b>{}</b> offloaded, {} left on the device.</p>\n",
                       plan.decisions.size(), offloaded, rejected);
   if (offloaded > 0) {
-    const std::vector<int32_t> ranked = BiggestOffloads(plan, kOffloadsShown);
+    const std::vector<int32_t> ranked =
+        BiggestOffloads(plan, input.stalls.stall_ns_per_decision, kOffloadsShown);
     html += fmt::format(
-        "<h3>Biggest offloads{}</h3>\n<p class=\"note-text\">Ranked by bytes \u00d7 steps freed "
-        "on the device.</p>\n",
+        "<h3>Biggest offloads{}</h3>\n<p class=\"note-text\">Ranked by the simulated stall "
+        "each causes (compute waiting on its transfers), then by bytes \u00d7 steps freed on "
+        "the device.</p>\n",
         ranked.size() < static_cast<size_t>(offloaded)
             ? fmt::format(" (top {} of {})", ranked.size(), offloaded)
             : std::string());

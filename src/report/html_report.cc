@@ -15,7 +15,8 @@
 namespace hyperplan::report {
 
 void WriteHtmlReport(std::ostream& out, const Graph& graph, const HardwareProfile& profile,
-                     const Plan& plan, const ReportProvenance& provenance) {
+                     const Plan& plan, const ReportProvenance& provenance,
+                     const ReportOutcome& outcome) {
   const LifetimeAnalysis model_order = AnalyzeLifetimes(graph, ModelOrder(graph));
   BaselineMemory baseline = DescribeBaseline(graph, plan, model_order);
   const int64_t end_ns = std::max(plan.timeline.makespan_ns, baseline.makespan_ns);
@@ -23,9 +24,11 @@ void WriteHtmlReport(std::ostream& out, const Graph& graph, const HardwareProfil
                           profile,
                           plan,
                           provenance,
+                          outcome,
                           std::move(baseline),
                           DescribePlanPeak(profile, plan),
-                          ChartColumns(end_ns)};
+                          ChartColumns(end_ns),
+                          AttributeStalls(profile, plan)};
 
   out << "<!DOCTYPE html>\n"
       << "<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n"
@@ -35,8 +38,11 @@ void WriteHtmlReport(std::ostream& out, const Graph& graph, const HardwareProfil
       << "<title>" << EscapeMarkup(fmt::format("hyperplan plan: {}", graph.name)) << "</title>\n"
       << "<style>" << ReportStyleSheet() << "</style>\n</head>\n<body>\n<main>\n";
   out << HeaderSection(input) << "\n";
+  const std::string comparison = ComparisonSection(input);
+  if (!comparison.empty()) out << comparison << "\n";
   out << MemorySection(input) << "\n";
   out << StreamsSection(input) << "\n";
+  out << StallsSection(input) << "\n";
   out << TiersSection(input) << "\n";
   out << DecisionsSection(input) << "\n";
   out << SummarySection(input) << "\n";
@@ -45,9 +51,9 @@ void WriteHtmlReport(std::ostream& out, const Graph& graph, const HardwareProfil
 }
 
 std::string HtmlReport(const Graph& graph, const HardwareProfile& profile, const Plan& plan,
-                       const ReportProvenance& provenance) {
+                       const ReportProvenance& provenance, const ReportOutcome& outcome) {
   std::ostringstream out;
-  WriteHtmlReport(out, graph, profile, plan, provenance);
+  WriteHtmlReport(out, graph, profile, plan, provenance, outcome);
   return out.str();
 }
 

@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 
+#include "hyperplan/units.h"
 #include "report/utf8.h"
 
 namespace hyperplan::report {
@@ -22,7 +23,55 @@ int64_t RoundedQuotient(Int128 numerator, Int128 denominator) {
   return static_cast<int64_t>((twice + (twice >= 0 ? 1 : -1)) / 2);
 }
 
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+bool IsLetterOrDigit(char c) {
+  return IsDigit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+// A number right after one of these is part of a name ("layers.12", "x12"), not a quantity.
+bool JoinsNumber(char c) { return IsLetterOrDigit(c) || c == '.'; }
+
+// Whether `text` continues at `pos` with the word `unit` (a space before it, no letter or
+// digit after it).
+bool UnitFollows(std::string_view text, size_t pos, std::string_view unit) {
+  if (pos >= text.size() || text[pos] != ' ') return false;
+  if (text.substr(pos + 1, unit.size()) != unit) return false;
+  const size_t after = pos + 1 + unit.size();
+  return after >= text.size() || !IsLetterOrDigit(text[after]);
+}
+
+constexpr size_t kMaxDigits = 18;  // fits int64_t
+
 }  // namespace
+
+std::string HumanizeQuantities(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  size_t i = 0;
+  while (i < text.size()) {
+    const bool starts_number = IsDigit(text[i]) && (i == 0 || !JoinsNumber(text[i - 1]));
+    if (!starts_number) {
+      out += text[i++];
+      continue;
+    }
+    size_t end = i;
+    while (end < text.size() && IsDigit(text[end])) ++end;
+    const std::string_view digits = text.substr(i, end - i);
+    const bool fits = digits.size() <= kMaxDigits;
+    if (fits && UnitFollows(text, end, "ns")) {
+      out += FormatDuration(std::stoll(std::string(digits)));
+      i = end + 3;
+    } else if (fits && UnitFollows(text, end, "bytes")) {
+      out += FormatBytes(std::stoll(std::string(digits)));
+      i = end + 6;
+    } else {
+      out.append(digits);
+      i = end;
+    }
+  }
+  return out;
+}
 
 std::string EscapeMarkup(std::string_view text) {
   std::string out;

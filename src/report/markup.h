@@ -45,6 +45,12 @@ class LinearScale {
 // "n/a" when `base` is not positive.
 std::string PercentChange(int64_t delta, int64_t base);
 
+// Prose for people: every "<integer> ns" becomes a duration ("4096 ns" -> "4.10 us") and
+// every "<integer> bytes" a size ("4096 bytes" -> "4.00 KiB"), through FormatDuration and
+// FormatBytes (hyperplan/units.h); other text is kept. For messages written for machines and
+// logs (decision details, the gate's message) shown on the page.
+std::string HumanizeQuantities(std::string_view text);
+
 // `part` as a share of `whole` with one decimal: "42.0%"; "n/a" when `whole` is not positive.
 std::string PercentOf(int64_t part, int64_t whole);
 

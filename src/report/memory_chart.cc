@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "report/axis_ticks.h"
 #include "report/markup.h"
@@ -17,19 +18,6 @@ constexpr int kByteTicks = 5;
 constexpr int kMarkerLineHeightPx = 14;
 constexpr int kApproxCharWidthDp = 62;  // 11px sans-serif, for placing text beside a marker
 
-int64_t ChartMaxBytes(const MemoryChart& chart) {
-  int64_t max_bytes = 1;
-  for (const MemorySeries& series : chart.series) {
-    for (const ColumnRange& range : series.columns)
-      max_bytes = std::max(max_bytes, range.max_bytes);
-  }
-  for (const BytesRule& rule : chart.rules) max_bytes = std::max(max_bytes, rule.bytes);
-  for (const PeakMarker& marker : chart.markers) max_bytes = std::max(max_bytes, marker.bytes);
-  // Headroom over a marked peak, so its text fits above it.
-  if (!chart.markers.empty()) max_bytes += max_bytes / 8;
-  return max_bytes;
-}
-
 // The columns a series draws: those starting before its end.
 int DrawnColumns(const MemorySeries& series, const TimeColumns& columns) {
   int drawn = 0;
@@ -40,18 +28,48 @@ int DrawnColumns(const MemorySeries& series, const TimeColumns& columns) {
   return drawn;
 }
 
+// The byte axis: from 0 (or near the lowest level drawn) to the highest level, rule or marker,
+// with headroom over a marked peak for its text.
+Axis ChartByteAxis(const MemoryChart& chart, const TimeColumns& columns) {
+  int64_t max_bytes = 1;
+  int64_t min_bytes = std::numeric_limits<int64_t>::max();
+  for (const MemorySeries& series : chart.series) {
+    const int drawn = DrawnColumns(series, columns);
+    for (int c = 0; c < drawn; ++c) {
+      // The floor follows the per-pixel maxima (the line): a run's last column holds its final
+      // free, and brief dips would pull a zoom back to zero. Lower levels are drawn at the floor.
+      max_bytes = std::max(max_bytes, series.columns[c].max_bytes);
+      min_bytes = std::min(min_bytes, series.columns[c].max_bytes);
+    }
+  }
+  for (const BytesRule& rule : chart.rules) {
+    max_bytes = std::max(max_bytes, rule.bytes);
+    min_bytes = std::min(min_bytes, rule.bytes);
+  }
+  for (const PeakMarker& marker : chart.markers) max_bytes = std::max(max_bytes, marker.bytes);
+  if (!chart.floor_at_data || min_bytes >= max_bytes) {
+    if (!chart.markers.empty()) max_bytes += max_bytes / 8;
+    return ByteAxis(max_bytes, kByteTicks);
+  }
+  // A flat curve still gets a band around it: at least 1/32 of its level.
+  min_bytes = std::min(min_bytes, max_bytes - max_bytes / 32);
+  if (!chart.markers.empty()) max_bytes += (max_bytes - min_bytes) / 4;
+  return ByteAxisFrom(min_bytes, max_bytes, kByteTicks);
+}
+
 // A step path through the per-column values; `closed` drops to the baseline at both ends.
 template <typename Level>
 std::string StepPath(const MemorySeries& series, int drawn, const TimeColumns& columns,
                      const LinearScale& x, const LinearScale& y, bool closed, Level level) {
   if (drawn == 0) return "";
   std::string d;
-  const int64_t base_dp = y(0);
-  int64_t current_dp = y(level(series.columns[0]));
+  const int64_t floor = y.domain_lo();
+  const int64_t base_dp = y(floor);
+  int64_t current_dp = y(std::max(floor, level(series.columns[0])));
   d += closed ? fmt::format("M{} {}V{}", Px(x(columns.Boundary(0))), Px(base_dp), Px(current_dp))
               : fmt::format("M{} {}", Px(x(columns.Boundary(0))), Px(current_dp));
   for (int c = 1; c < drawn; ++c) {
-    const int64_t next_dp = y(level(series.columns[c]));
+    const int64_t next_dp = y(std::max(floor, level(series.columns[c])));
     if (next_dp == current_dp) continue;
     d += fmt::format("H{}V{}", Px(x(columns.Boundary(c))), Px(next_dp));
     current_dp = next_dp;
@@ -93,10 +111,10 @@ std::string RenderMemoryChart(const MemoryChart& chart, const TimeColumns& colum
   PlotBox box;
   box.top_dp = int64_t{kPlotTopPx} * kDecipixelsPerPx;
   box.bottom_dp = int64_t{chart.height_px - kTimeAxisHeightPx} * kDecipixelsPerPx;
-  const Axis byte_axis = ByteAxis(ChartMaxBytes(chart), kByteTicks);
+  const Axis byte_axis = ChartByteAxis(chart, columns);
   const Axis time_axis = TimeAxis(columns.end_ns(), 10);
   const LinearScale x = TimeScale(box, columns);
-  const LinearScale y(0, byte_axis.top, box.bottom_dp, box.top_dp);
+  const LinearScale y(byte_axis.floor, byte_axis.top, box.bottom_dp, box.top_dp);
 
   std::string svg = SvgOpen(chart.height_px, chart.label);
   std::string grid;

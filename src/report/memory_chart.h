@@ -6,7 +6,8 @@
 // a lighter band above a darker floor and no peak is lost, however short. An unfilled series
 // draws its maximum as a line. Horizontal rules mark a budget or a capacity; markers mark a
 // peak, with up to a few lines of text beside it. The byte axis reaches the largest of the
-// series, rules and markers. Cost: O(columns x series); a few KB per series, whatever the plan.
+// series, rules and markers, from zero or (floor_at_data) from near the smallest. Cost: O(columns x
+// series); a few KB per series, whatever the plan.
 #pragma once
 
 #include <cstdint>
@@ -41,6 +42,9 @@ struct PeakMarker {
 
 struct MemoryChart {
   int height_px = 300;
+  // The byte axis starts near the lowest per-pixel maximum (a multiple of its step) instead of
+  // at zero: a zoom on a curve that stays high. Levels below the floor are drawn at it.
+  bool floor_at_data = false;
   std::string label;  // for screen readers
   std::vector<MemorySeries> series;
   std::vector<BytesRule> rules;

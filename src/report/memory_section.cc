@@ -1,5 +1,6 @@
 // Device memory over time, before and after, with the budget and capacity, each peak marked
-// and broken down into the blocks resident then.
+// and broken down into the blocks resident then; the after curve again on its own scale when
+// the before curve dwarfs it.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -20,6 +21,10 @@ namespace {
 constexpr size_t kSharesShown = 10;
 constexpr size_t kNameChars = 56;
 constexpr int kDeviceChartHeightPx = 320;
+constexpr int kZoomChartHeightPx = 220;
+// The after curve gets a chart of its own when its peak is below this share of the chart's
+// top (in percent): under it, the before scale squashes it towards the time axis.
+constexpr int64_t kZoomBelowPercent = 60;
 
 // Draw a capacity line only when it is near the data; a far-away capacity would flatten the
 // chart and is printed in words instead.
@@ -100,6 +105,42 @@ std::string Legend(const ReportInput& input, bool capacity_rule) {
   return html;
 }
 
+// The plan's device curve alone, on an axis that ends at its own peak (or at the budget, when
+// the budget is near it), so its shape shows when the before curve is far taller. Empty when
+// the main chart already shows it at a readable scale.
+std::string AfterZoom(const ReportInput& input, const MemoryChart& main_chart,
+                      int64_t main_max_bytes) {
+  const PeakComposition& peak = input.plan_peak;
+  if (main_chart.series.size() < 2 || peak.bytes <= 0 ||
+      peak.bytes * 100 >= main_max_bytes * kZoomBelowPercent) {
+    return "";
+  }
+  MemoryChart zoom;
+  zoom.height_px = kZoomChartHeightPx;
+  zoom.label = "device bytes over simulated time after the plan, on its own scale";
+  zoom.floor_at_data = true;
+  zoom.series.push_back(main_chart.series.back());  // the plan's
+  const Plan& plan = input.plan;
+  if (plan.budget_bytes && CapacityWorthDrawing(*plan.budget_bytes, peak.bytes)) {
+    zoom.rules.push_back({*plan.budget_bytes, "budget",
+                          "budget " + TrimTrailingZeros(FormatBytes(*plan.budget_bytes)), false});
+  }
+  zoom.markers.push_back(
+      {peak.time_ns,
+       peak.bytes,
+       "plan",
+       {fmt::format("after: peak {} at {}", FormatBytes(peak.bytes), FormatDuration(peak.time_ns))},
+       false});
+  std::string html = fmt::format(
+      "<h3>After the plan, on its own scale</h3>\n<p class=\"note-text\">The plan's peak is "
+      "{} of the chart above's scale; here the axis spans only the plan's own range{}, and "
+      "need not start at zero.</p>\n",
+      PercentOf(peak.bytes, main_max_bytes), zoom.rules.empty() ? "" : " and the budget");
+  html +=
+      "<figure id=\"memory-after-zoom\">" + RenderMemoryChart(zoom, input.columns) + "</figure>\n";
+  return html;
+}
+
 }  // namespace
 
 std::string MemorySection(const ReportInput& input) {
@@ -170,6 +211,7 @@ std::string MemorySection(const ReportInput& input) {
       fmt::format("<h2>Device memory ({}) over simulated time</h2>\n", EscapeMarkup(device_name));
   html += Legend(input, capacity_rule);
   html += "<figure>" + RenderMemoryChart(chart, input.columns) + "</figure>\n";
+  html += AfterZoom(input, chart, data_max_bytes);
   if (!capacity_drawn && capacity_bytes > 0) {
     html += fmt::format(
         "<p class=\"note-text\">{} capacity {} is far above the curves ({} of it "

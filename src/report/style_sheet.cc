@@ -28,6 +28,10 @@ svg { display: block; width: 100%; height: auto; }
 .badge.good { background: #dcfce7; color: #166534; }
 .badge.bad { background: #fee2e2; color: #991b1b; }
 .badge.neutral { background: #e5e7eb; color: #374151; }
+.badge.warn { background: #fef3c7; color: #92400e; }
+.alert { margin: 0 0 16px; padding: 8px 12px; border-radius: 6px; border-left: 4px solid; }
+.alert.bad { background: #fef2f2; border-color: #dc2626; color: #7f1d1d; }
+.alert.warn { background: #fffbeb; border-color: #d97706; color: #78350f; }
 .cards { display: grid; grid-template-columns: repeat(4, 1fr); gap: 12px; }
 .card { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 12px 14px; }
 .card-title { font-size: 12px; text-transform: uppercase; letter-spacing: .04em;

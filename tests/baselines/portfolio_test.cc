@@ -1,11 +1,12 @@
 // PlanBest: the plan a user gets is never worse than the planner's own nor than any contender
 // in the portfolio, it verifies, and it names the policy that made it.
+#include "baselines/portfolio.h"
+
 #include <filesystem>
 
 #include "baseline_support.h"
 #include "baselines/layer_streaming.h"
 #include "baselines/op_distance.h"
-#include "baselines/portfolio.h"
 #include "hyperplan/adapters/onnx_import.h"
 #include "hyperplan/loop.h"
 #include "hyperplan/planner/planner.h"
@@ -18,8 +19,8 @@ std::vector<std::pair<std::string, Plan>> ContenderPlans(const Graph& graph,
                                                          const HardwareProfile& profile,
                                                          const PlanOptions& options,
                                                          int64_t budget) {
-  const auto context = baselines::BuildBaselineContext(graph, profile, {},
-                                                       LoopSpec{true, options.aliases});
+  const auto context =
+      baselines::BuildBaselineContext(graph, profile, {}, LoopSpec{true, options.aliases});
   std::vector<std::pair<std::string, Plan>> plans;
   for (int lookahead : {1, 2}) {
     for (bool interleave : {false, true}) {
@@ -39,7 +40,7 @@ std::vector<std::pair<std::string, Plan>> ContenderPlans(const Graph& graph,
 
 TEST_CASE("portfolio: the plan returned is the best verified one, and says whose it is") {
   ImportOptions import;
-  import.dims = {{"batch", 1}, {"sequence", 1}, {"past_sequence", 32}};
+  import.dims = {{"batch", 1}, {"sequence", 1}, { "past_sequence", 32 }};
   const Graph graph =
       ImportOnnxModel(std::string(HYPERPLAN_SOURCE_DIR) + "/models/llama-tiny-decode.onnx", import);
   const HardwareProfile profile = UnitProfile();
@@ -61,7 +62,8 @@ TEST_CASE("portfolio: the plan returned is the best verified one, and says whose
       CHECK(best.plan.timeline.makespan_ns <= own.plan.timeline.makespan_ns);
     }
     // ...nor than any contender whose plan fits.
-    for (const auto& [name, plan] : ContenderPlans(graph, profile, options, *own.plan.budget_bytes)) {
+    for (const auto& [name, plan] :
+         ContenderPlans(graph, profile, options, *own.plan.budget_bytes)) {
       INFO(name);
       if (!plan.fits) continue;
       REQUIRE(best.plan.fits);
@@ -72,17 +74,55 @@ TEST_CASE("portfolio: the plan returned is the best verified one, and says whose
       CHECK(best.plan.timeline.makespan_ns == own.plan.timeline.makespan_ns);
     } else {
       const auto& policies = baselines::PortfolioPolicies();
-      CHECK(std::find(policies.begin(), policies.end(), best.plan.produced_by) !=
-            policies.end());
-      CHECK((!own.plan.fits ||
-             best.plan.timeline.makespan_ns < own.plan.timeline.makespan_ns));
+      CHECK(std::find(policies.begin(), policies.end(), best.plan.produced_by) != policies.end());
+      CHECK((!own.plan.fits || best.plan.timeline.makespan_ns < own.plan.timeline.makespan_ns));
     }
   }
 }
 
+TEST_CASE("portfolio: the comparison lists every contender and a bound no fitting plan beats") {
+  ImportOptions import;
+  import.dims = {{"batch", 1}, {"sequence", 1}, { "past_sequence", 32 }};
+  const Graph graph =
+      ImportOnnxModel(std::string(HYPERPLAN_SOURCE_DIR) + "/models/llama-tiny-decode.onnx", import);
+  const HardwareProfile profile = UnitProfile();
+  const int64_t peak = baselines::BuildBaselineContext(graph, profile).baseline_peak_bytes;
+  PlanOptions options;
+  options.budget_bytes = peak * 60 / 100;
+  options.aliases = FindAliases(graph, {});
+  baselines::PortfolioComparison comparison;
+  const PlanResult best = baselines::PlanBest(graph, profile, options, &comparison);
+  // Asking for the comparison changes nothing in the plan.
+  CHECK(best.plan.timeline.makespan_ns ==
+        baselines::PlanBest(graph, profile, options).plan.timeline.makespan_ns);
+  // Every contender, in portfolio order, and the winner is the best of them or the planner's.
+  std::vector<std::string> names;
+  for (const auto& contender : comparison.contenders) names.push_back(contender.name);
+  CHECK(names == baselines::PortfolioPolicies());
+  for (const auto& contender : comparison.contenders) {
+    INFO(contender.name);
+    if (contender.fits) CHECK(best.plan.timeline.makespan_ns <= contender.makespan_ns);
+  }
+  // The bound holds for every plan that fits the budget, the winner's and the contenders'.
+  REQUIRE(best.plan.fits);
+  CHECK(comparison.makespan_lower_bound_ns > 0);
+  CHECK(comparison.makespan_lower_bound_ns <= best.plan.timeline.makespan_ns);
+  for (const auto& contender : comparison.contenders) {
+    if (contender.fits) CHECK(comparison.makespan_lower_bound_ns <= contender.makespan_ns);
+  }
+  CHECK(comparison.peak_floor_bytes <= best.plan.layout.live_peak_bytes);
+  // Without a budget (the planner's own overhead mode) there is nothing to compare with.
+  PlanOptions no_budget;
+  no_budget.aliases = options.aliases;
+  baselines::PortfolioComparison none;
+  baselines::PlanBest(graph, profile, no_budget, &none);
+  CHECK(none.contenders.empty());
+  CHECK(none.makespan_lower_bound_ns == 0);
+}
+
 TEST_CASE("portfolio: without a budget on a device the model fits, the planner's plan stands") {
   ImportOptions import;
-  import.dims = {{"batch", 1}, {"sequence", 1}, {"past_sequence", 32}};
+  import.dims = {{"batch", 1}, {"sequence", 1}, { "past_sequence", 32 }};
   const Graph graph =
       ImportOnnxModel(std::string(HYPERPLAN_SOURCE_DIR) + "/models/llama-tiny-decode.onnx", import);
   PlanOptions options;

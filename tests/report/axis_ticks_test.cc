@@ -63,3 +63,16 @@ TEST_CASE("a byte axis steps by a power of two, so labels stay round in binary u
         std::vector<std::string>{"0", "256 KiB", "512 KiB", "768 KiB", "1 MiB", "1.25 MiB"});
   CHECK(ByteAxis(0, 5).top == 1);
 }
+
+TEST_CASE("a zoomed byte axis starts at a round value near the data, not at zero") {
+  // Span 1000 - 600 = 400 bytes over 5 intervals: the power-of-two step is 128 (80 would
+  // do; 64 needs 7 intervals). Floor 512 (the last multiple of 128 at or below 600), top
+  // 1024 (the first at or above 1000).
+  const Axis axis = ByteAxisFrom(600, 1000, 5);
+  CHECK(axis.floor == 512);
+  CHECK(axis.top == 1024);
+  CHECK(Values(axis) == std::vector<int64_t>{512, 640, 768, 896, 1024});
+  CHECK(Labels(axis).front() == "512 B");
+  // Data near zero floors at zero, as ByteAxis does.
+  CHECK(ByteAxisFrom(10, 1000, 5).floor == 0);
+}

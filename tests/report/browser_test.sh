@@ -2,7 +2,8 @@
 # Browser test: renders HTML reports in headless Chromium and checks what comes out.
 #   1. `hyperplan plan ... --report` on a bundled model (the README's "See the plan" command),
 #      plus the sample reports the report tests write (a small plan with a stall, a 3000-node
-#      plan whose lanes are density bands);
+#      plan whose lanes are density bands, a plan no budget fits (red verdict) and one over its
+#      overhead target (amber));
 #   2. each page is well-formed XML (xmllint), and Chromium's HTML parser builds the same
 #      elements from it (element count of --dump-dom against the XML parse), so the polyglot
 #      markup reads the same in both;
@@ -68,4 +69,11 @@ check_page() {
 check_page plan 6366f1 059669
 check_page tiny 6366f1 059669 dc2626
 check_page chain 6366f1 059669 dc2626
+# the verdict badges: red's background (fee2e2), amber's (fef3c7); neither page is green
+check_page infeasible 6366f1 fee2e2
+check_page overhead 6366f1 fef3c7
+if grep -q 'badge good' "$work/infeasible.html" "$work/overhead.html"; then
+  echo "a failed gate's page shows a green badge" >&2
+  exit 1
+fi
 echo "browser test: every report rendered"

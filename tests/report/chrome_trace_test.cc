@@ -11,6 +11,7 @@
 #include <map>
 #include <sstream>
 
+#include "report/hand_plans.h"
 #include "report/json_reader.h"
 #include "report/sample_plans.h"
 #include "support/run_command.h"
@@ -53,6 +54,8 @@ void CheckTraceMatchesPlan(const SamplePlan& sample, const std::string& text) {
     const std::string ph = event.At("ph").text;
     if (ph == "M" && event.At("name").text == "thread_name") {
       thread_names[std::stoll(event.At("tid").text)] = event.At("args").At("name").text;
+    } else if (ph == "X" && event.At("cat").text == "stall") {
+      continue;  // checked by "stalls, waits and links" below
     } else if (ph == "X") {
       const int64_t index = std::stoll(event.At("args").At("step").text);
       REQUIRE(index >= 0);
@@ -80,6 +83,8 @@ void CheckTraceMatchesPlan(const SamplePlan& sample, const std::string& text) {
       } else {
         CHECK(event.At("args").At("bytes").text == std::to_string(step.bytes));
       }
+    } else if (ph == "C" && event.At("name").text.rfind("link ", 0) == 0) {
+      continue;  // link utilisation, checked below
     } else if (ph == "C") {
       counters[event.At("name").text].push_back(std::stoll(event.At("args").At("bytes").text));
     }
@@ -154,4 +159,63 @@ TEST_CASE("names with control characters and invalid UTF-8 still make valid JSON
   }
   CHECK(found);
   CheckNodeParses(text);
+}
+
+TEST_CASE("the trace shows stalls, waits and link use explicitly") {
+  // hand_plans.h: l0 stalls 1000 ns on Prefetch w0 (step 0), l1 900 ns on Prefetch w1 (step
+  // 2), head 50 ns on nothing. Both prefetches run on ddr->hbm channel 0, back to back.
+  SamplePlan sample;
+  testing::HandPlan hand = testing::StreamingPlan();
+  sample.graph = std::move(hand.graph);
+  sample.plan = std::move(hand.plan);
+  sample.profile = testing::UnitProfile();
+  const std::string text = Trace(sample);
+  CheckNodeParses(text);
+  const JsonValue root = ParseJson(text);
+
+  std::vector<std::pair<int64_t, int64_t>> stall_slices;  // ts, dur in ns
+  std::vector<std::string> waited_for;
+  std::map<int64_t, std::vector<const JsonValue*>> flows;                 // id -> its s and f
+  std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> links;  // name -> ts, percent
+  for (const JsonValue& event : root.At("traceEvents").items) {
+    const std::string ph = event.At("ph").text;
+    if (ph == "X" && event.At("cat").text == "stall") {
+      CHECK(event.At("tid").text == std::to_string(report::kComputeThreadId));
+      stall_slices.push_back(
+          {MicrosecondsTextToNs(event.At("ts").text), MicrosecondsTextToNs(event.At("dur").text)});
+      const JsonValue& args = event.At("args");
+      waited_for.push_back(args.Find("waited_for") != nullptr ? args.At("waited_for").text : "-");
+    } else if (ph == "s" || ph == "f") {
+      flows[std::stoll(event.At("id").text)].push_back(&event);
+    } else if (ph == "C" && event.At("name").text.rfind("link ", 0) == 0) {
+      links[event.At("name").text].push_back(
+          {MicrosecondsTextToNs(event.At("ts").text),
+           std::stoll(event.At("args").At("busy_percent").text)});
+    }
+  }
+  // Each stall ends where its step starts: l0 at 1000 (from 0), l1 at 2000 (from 1100), head
+  // at 2150 (from 2100).
+  CHECK(stall_slices ==
+        std::vector<std::pair<int64_t, int64_t>>{{0, 1000}, {1100, 900}, {2100, 50}});
+  CHECK(waited_for ==
+        std::vector<std::string>{"prefetch model.layers.0.w", "prefetch model.layers.1.w", "-"});
+  // Two waits cross threads (l0 on step 0, l1 on step 2): two flows, each an "s" 1 ns before
+  // the prefetch ends on the copy thread and an "f" at the waiter's start on compute.
+  REQUIRE(flows.size() == 2);
+  const JsonValue& first_s = *flows.at(1).at(0);
+  const JsonValue& first_f = *flows.at(1).at(1);
+  CHECK(first_s.At("ph").text == "s");
+  CHECK(MicrosecondsTextToNs(first_s.At("ts").text) == 999);
+  CHECK(first_s.At("tid").text != std::to_string(report::kComputeThreadId));
+  CHECK(first_f.At("ph").text == "f");
+  CHECK(first_f.At("bp").text == "e");
+  CHECK(MicrosecondsTextToNs(first_f.At("ts").text) == 1000);
+  CHECK(first_f.At("tid").text == std::to_string(report::kComputeThreadId));
+  CHECK(MicrosecondsTextToNs(flows.at(2).at(1)->At("ts").text) == 2000);
+  // ddr->hbm has one channel, busy from 0 to 2000 (the second transfer starts as the first
+  // ends: one point at 1000 stays at 100%), then idle.
+  REQUIRE(links.size() == 1);
+  CHECK(links.begin()->first == "link ddr\u2192hbm");
+  CHECK(links.begin()->second ==
+        std::vector<std::pair<int64_t, int64_t>>{{0, 100}, {1000, 100}, {2000, 0}});
 }

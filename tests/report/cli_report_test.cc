@@ -52,6 +52,12 @@ TEST_CASE("plan --report --trace writes a well-formed page and a valid trace") {
   CHECK_THAT(result.stdout_text, Catch::Contains("-> " + peak_text + " ("));
   CHECK_THAT(doc.by_id.at("provenance").text, Catch::Contains("llama-tiny-decode.onnx"));
   CHECK_THAT(doc.by_id.at("provenance").text, Catch::Contains("past_sequence=64"));
+  // A budget run: the plan passed its gate (green), and sits beside its lower bound and the
+  // portfolio's five contenders (baselines/portfolio.h).
+  CHECK(doc.by_id.at("verdict").attributes.at("class") == "badge good");
+  CHECK(doc.by_id.count("comparison-bound") == 1);
+  CHECK(doc.by_id.count("comparison-contender-4") == 1);
+  CHECK(doc.by_id.count("comparison-contender-5") == 0);
   const auto trace = ParseJson(ReadWholeFile(trace_path));
   CHECK(!trace.At("traceEvents").items.empty());
   std::filesystem::remove(html_path);
@@ -71,4 +77,17 @@ TEST_CASE("plan --report to an unwritable place exits 9") {
   const auto result = RunCommand(PlanArgs({"--report", "/nonexistent-dir/x/plan.html"}));
   CHECK(result.exit_code == 9);
   CHECK_THAT(result.stderr_text, Catch::Contains("/nonexistent-dir/x/plan.html"));
+}
+
+TEST_CASE("plan --trace FILE.pftrace writes Perfetto's protobuf format, not JSON") {
+  const auto trace_path = TempPath("plan.pftrace");
+  const auto result = RunCommand(PlanArgs({"--trace", trace_path.string(), "--quiet"}));
+  INFO(result.stderr_text);
+  REQUIRE(result.exit_code == 0);
+  const std::string bytes = ReadWholeFile(trace_path);
+  REQUIRE(bytes.size() > 2);
+  // A Trace's first byte is the tag of field 1 (packet), length-delimited: (1 << 3) | 2.
+  CHECK(bytes[0] == '\x0a');
+  CHECK(bytes.find("\"traceEvents\"") == std::string::npos);
+  std::filesystem::remove(trace_path);
 }

@@ -200,3 +200,143 @@ TEST_CASE("a big plan's report stays small: aggregated, not one element per step
   CHECK(html.size() < 1'000'000);
   CHECK(doc.element_total < 5'000);  // against 6000 compute steps and thousands of transfers
 }
+
+namespace {
+
+// The cy of the first `<circle class="marker plan"` at or after `from` in `html`.
+double PlanMarkerY(const std::string& html, size_t from) {
+  const size_t circle = html.find("<circle class=\"marker plan\"", from);
+  REQUIRE(circle != std::string::npos);
+  const size_t cy = html.find("cy=\"", circle);
+  return std::stod(html.substr(cy + 4));
+}
+
+}  // namespace
+
+TEST_CASE("the after curve gets its own scale when the before curve dwarfs it") {
+  // 40% of the no-offload peak: the after curve sits in the lower part of the shared chart.
+  const SamplePlan chain = testing::ChainSample(200, 10, 40);
+  REQUIRE(chain.plan.summary.peak_bytes * 100 < chain.plan.summary.baseline_peak_bytes * 60);
+  const std::string html = Render(chain);
+  const HtmlDocument doc = CheckHtml(html);
+  REQUIRE(doc.by_id.count("memory-after-zoom") == 1);
+  const std::string& zoom_text = doc.by_id.at("memory-after-zoom").text;
+  CHECK_THAT(
+      zoom_text,
+      Catch::Contains("after: peak " +
+                      FormatBytes(report::DescribePlanPeak(chain.profile, chain.plan).bytes)));
+  CHECK(zoom_text.find("before") == std::string::npos);
+  // The shared chart is 320 px tall with the plot's floor near 290 px; a peak at 40% of the
+  // top sits below its middle (y > 160). In the 220 px zoom the same peak is near the top of
+  // the axis (y < 110).
+  const size_t zoom_at = html.find("id=\"memory-after-zoom\"");
+  CHECK(PlanMarkerY(html, html.find("<section id=\"memory\"")) > 160.0);
+  CHECK(PlanMarkerY(html, zoom_at) < 110.0);
+
+  // The tiny plan's peak is within 10% of its before peak: one chart is enough.
+  const HtmlDocument tiny = CheckHtml(Render(testing::TinyOffloadSample()));
+  CHECK(tiny.by_id.count("memory-after-zoom") == 0);
+}
+
+TEST_CASE("the plan's makespan sits beside its lower bound and the best contender") {
+  const SamplePlan sample = testing::TinyOffloadSample();
+  // Bound and contenders are set relative to the plan's makespan M: the bound is M / 2, so
+  // the plan is 2.00x it; contenders at 0.75 M and 1.5 M are 1.50x and 3.00x.
+  const int64_t makespan_ns = sample.plan.timeline.makespan_ns;
+  REQUIRE(makespan_ns % 4 == 0);
+  const int64_t bound_ns = makespan_ns / 2;
+  report::ReportOutcome outcome;
+  outcome.makespan_lower_bound_ns = bound_ns;
+  outcome.peak_floor_bytes = 4672;
+  outcome.contenders = {{"op distance 4", false, makespan_ns * 3 / 4, 6000, 0},
+                        {"layer streaming k=0", true, makespan_ns * 3 / 2, 4000, 8192}};
+  outcome.own_makespan_ns = makespan_ns;
+  outcome.own_fits = true;
+  const HtmlDocument doc = CheckHtml(
+      report::HtmlReport(sample.graph, sample.profile, sample.plan, Provenance(sample), outcome));
+  REQUIRE(doc.by_id.count("comparison-line") == 1);
+  const std::string& line = doc.by_id.at("comparison-line").text;
+  CHECK_THAT(line, Catch::Contains("2.00\u00d7 the lower bound of " + FormatDuration(bound_ns)));
+  // The contender that fits beats the faster one that does not.
+  CHECK_THAT(line, Catch::Contains("the best contender, layer streaming k=0, runs " +
+                                   FormatDuration(makespan_ns * 3 / 2)));
+  CHECK_THAT(doc.by_id.at("comparison-contender-1").text, Catch::Contains("best contender"));
+  CHECK_THAT(doc.by_id.at("comparison-contender-0").text, Catch::Contains("no"));
+  // 0.75 M / (M / 2) = 1.50; 1.5 M / (M / 2) = 3.00.
+  CHECK_THAT(doc.by_id.at("comparison-contender-0").text, Catch::Contains("1.50\u00d7"));
+  CHECK_THAT(doc.by_id.at("comparison-contender-1").text, Catch::Contains("3.00\u00d7"));
+  // The planner's own plan won: no "hyperplan alone" row.
+  CHECK(doc.by_id.count("comparison-own") == 0);
+  // Without a bound or contenders (a report made outside the CLI) the section is absent.
+  CHECK(CheckHtml(Render(sample)).by_id.count("comparison") == 0);
+}
+
+TEST_CASE("the report says where compute waits and ranks offloads by the stall they cause") {
+  const SamplePlan sample = testing::TinyOffloadSample();
+  const Plan& plan = sample.plan;
+  // The tiny plan stalls: "consume" waits for big's Prefetch back from ddr.
+  REQUIRE(plan.timeline.stall_ns > 0);
+  const HtmlDocument doc = CheckHtml(Render(sample));
+  REQUIRE(doc.by_id.count("stalls") == 1);
+  // Every stall waits on big's Prefetch over ddr->hbm (UnitProfile's link 1), so that link
+  // carries all of it; hbm->ddr (link 0) carried big's Store and is listed, busy, with none.
+  // No layer names exist in this graph.
+  CheckNs(doc, "stall-link-1", plan.timeline.stall_ns);
+  CheckNs(doc, "stall-link-0", 0);
+  CHECK(doc.by_id.count("stall-link-none") == 0);
+  CheckNs(doc, "stall-layer-none", plan.timeline.stall_ns);
+  CHECK_THAT(doc.by_id.at("stalls-by-transfer").text, Catch::Contains("big"));
+  // The offloads table puts the decision that stalls first, with its simulated stall.
+  const std::string& offloads = doc.by_id.at("offloads").text;
+  CHECK_THAT(offloads, Catch::Contains("stall (simulated)"));
+  CHECK_THAT(offloads, Catch::Contains(FormatDuration(plan.timeline.stall_ns)));
+}
+
+TEST_CASE("when a contender's plan won, the comparison names it and what hyperplan alone ran") {
+  SamplePlan sample = testing::TinyOffloadSample();
+  sample.plan.produced_by = "layer streaming k=1";
+  const int64_t makespan_ns = sample.plan.timeline.makespan_ns;
+  report::ReportOutcome outcome;
+  outcome.makespan_lower_bound_ns = makespan_ns;
+  outcome.contenders = {{"layer streaming k=1", true, makespan_ns, 4000, 8192}};
+  outcome.own_makespan_ns = makespan_ns * 2;
+  outcome.own_fits = false;
+  const HtmlDocument doc = CheckHtml(
+      report::HtmlReport(sample.graph, sample.profile, sample.plan, Provenance(sample), outcome));
+  const std::string& line = doc.by_id.at("comparison-line").text;
+  // The plan is the bound itself: 1.00x.
+  CHECK_THAT(line, Catch::Contains("1.00\u00d7 the lower bound"));
+  CHECK_THAT(line, Catch::Contains("it is the best contender's, layer streaming k=1, where "
+                                   "hyperplan alone runs " +
+                                   FormatDuration(makespan_ns * 2) + " and does not fit"));
+  REQUIRE(doc.by_id.count("comparison-own") == 1);
+  CHECK_THAT(doc.by_id.at("comparison-own").text, Catch::Contains("2.00\u00d7"));
+}
+
+TEST_CASE("a plan over its budget is not set against the lower bound") {
+  SamplePlan sample = testing::TinyOffloadSample();
+  sample.options.budget_bytes = 4000;  // below "consume"'s own 4672 bytes: nothing fits
+  sample.plan = PlanOffload(sample.graph, sample.profile, sample.options).plan;
+  REQUIRE(!sample.plan.fits);
+  report::ReportOutcome outcome;
+  outcome.makespan_lower_bound_ns = sample.plan.timeline.makespan_ns * 4;
+  outcome.contenders = {{"layer streaming k=0", false, 30'000, 4000, 8192}};
+  const HtmlDocument doc = CheckHtml(
+      report::HtmlReport(sample.graph, sample.profile, sample.plan, Provenance(sample), outcome));
+  CHECK(doc.by_id.count("comparison-bound") == 0);
+  const std::string& line = doc.by_id.at("comparison-line").text;
+  CHECK(line.find("the lower bound of") == std::string::npos);
+  CHECK_THAT(line, Catch::Contains("holds only for plans within the budget"));
+  CHECK_THAT(doc.by_id.at("comparison-plan").text, Catch::Contains("n/a"));
+}
+
+TEST_CASE("a contender's plan says it explains no decisions instead of listing none") {
+  SamplePlan sample = testing::TinyOffloadSample();
+  sample.plan.produced_by = "layer streaming k=0";
+  sample.plan.decisions.clear();
+  const HtmlDocument doc = CheckHtml(Render(sample));
+  REQUIRE(doc.by_id.count("decisions-contender") == 1);
+  CHECK_THAT(doc.by_id.at("decisions-contender").text,
+             Catch::Contains("layer streaming k=0's, which beat the planner's own"));
+  CHECK(doc.by_id.count("offloads") == 0);
+}

@@ -3,6 +3,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "hyperplan/units.h"
+
 using namespace hyperplan::report;
 
 TEST_CASE("markup escapes the five special characters") {
@@ -78,4 +80,24 @@ TEST_CASE("percentages have one decimal and the change's own sign") {
   CHECK(PercentOf(2, 3) == "66.7%");
   CHECK(PercentOf(3, 3) == "100.0%");
   CHECK(PercentOf(1, 0) == "n/a");
+}
+
+TEST_CASE("prose quantities become durations and sizes; other numbers stay") {
+  // Both go through hyperplan/units.h, so the expected text is computed the same way here and
+  // the test pins only which numbers change.
+  CHECK(HumanizeQuantities("predicted stall 4096 ns") ==
+        "predicted stall " + hyperplan::FormatDuration(4096));
+  CHECK(HumanizeQuantities("no room for 2048 bytes at steps 3..7") ==
+        "no room for " + hyperplan::FormatBytes(2048) + " at steps 3..7");
+  // 1'500'000 ns is 1.5 ms: the raw number is gone.
+  const std::string stall = HumanizeQuantities("stall 1500000 ns exceeds the 20 ns left");
+  CHECK(stall.find("1500000") == std::string::npos);
+  CHECK_THAT(stall, Catch::Contains("ms exceeds the"));
+  // Numbers without the unit word, inside names or followed by a longer word stay as they are.
+  CHECK(HumanizeQuantities("frees steps 3..7") == "frees steps 3..7");
+  CHECK(HumanizeQuantities("layers.12 ns") == "layers.12 ns");
+  CHECK(HumanizeQuantities("x12 ns") == "x12 ns");
+  CHECK(HumanizeQuantities("12 nsec") == "12 nsec");
+  CHECK(HumanizeQuantities("12 ns.") == hyperplan::FormatDuration(12) + ".");
+  CHECK(HumanizeQuantities("") == "");
 }
