@@ -59,9 +59,8 @@ std::string TimingLines(const executor::ExecutionReport& report, int64_t simulat
                         double time_scale) {
   const std::vector<int64_t>& measured = report.iteration_ns;
   const int64_t fastest_ns = *std::min_element(measured.begin(), measured.end());
-  const int64_t mean_ns =
-      std::accumulate(measured.begin(), measured.end(), int64_t{0}) /
-      static_cast<int64_t>(measured.size());
+  const int64_t mean_ns = std::accumulate(measured.begin(), measured.end(), int64_t{0}) /
+                          static_cast<int64_t>(measured.size());
   const double ratio = simulated_ns > 0 ? static_cast<double>(fastest_ns) / simulated_ns : 0.0;
   return fmt::format(
       "  timed (x{} wall time per planned ns): measured makespan {} per iteration (fastest of "
@@ -86,18 +85,17 @@ void RunPlan(const RunFlags& flags) {
       executor::Execute(inputs.graph, inputs.profile, inputs.plan, backend, options);
 
   const Plan& plan = inputs.plan;
-  std::string out = fmt::format("run of {} on '{}': {} iteration{} of {} steps on {} streams{}\n",
-                                flags.inputs.plan_path, inputs.profile.name, flags.iterations,
-                                flags.iterations == 1 ? "" : "s", plan.steps.size(),
-                                report.stream_count,
-                                plan.periodic ? ", from the cold start" : " (one-shot plan)");
+  std::string out = fmt::format(
+      "run of {} on '{}': {} iteration{} of {} steps on {} streams{}\n", flags.inputs.plan_path,
+      inputs.profile.name, flags.iterations, flags.iterations == 1 ? "" : "s", plan.steps.size(),
+      report.stream_count, plan.periodic ? ", from the cold start" : " (one-shot plan)");
   out += fmt::format("  buffers: {} in host memory (device arena {}, {} tier buffer{})\n",
                      FormatBytes(report.buffer_bytes), FormatBytes(plan.layout.arena_bytes),
                      plan.tier_buffers.size(), plan.tier_buffers.size() == 1 ? "" : "s");
   const int64_t runs = std::max(report.iterations_run, 1);
   out += fmt::format(
       "  per iteration: {} inputs checked ({} check), {} transfers moving {}, {} detaches, {} "
-      "graph outputs read back\n",
+      "blocks of graph outputs read back\n",
       report.inputs_checked / runs, flags.check, report.transfers / runs,
       FormatBytes(report.bytes_copied / runs), report.detaches / runs,
       report.outputs_checked / runs);

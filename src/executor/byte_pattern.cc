@@ -16,22 +16,39 @@ uint64_t Mix(ValueId value, int64_t version, int64_t word) {
   return x ^ (x >> 31);
 }
 
-std::byte ExpectedByte(const BytePattern& pattern, int64_t j) {
-  const int64_t version = j >= pattern.bytes - pattern.tail_bytes ? pattern.version : 0;
-  const uint64_t word = Mix(pattern.value, version, j / 8);
-  return static_cast<std::byte>(word >> (8 * (j % 8)));
-}
+// Byte j of a pattern, computing each 64-bit word once for the 8 bytes it covers.
+class PatternBytes {
+ public:
+  explicit PatternBytes(const BytePattern& pattern) : pattern_(pattern) {}
+  std::byte At(int64_t j) {
+    const int64_t version = j >= pattern_.bytes - pattern_.tail_bytes ? pattern_.version : 0;
+    if (j / 8 != word_index_ || version != word_version_) {
+      word_index_ = j / 8;
+      word_version_ = version;
+      word_ = Mix(pattern_.value, version, word_index_);
+    }
+    return static_cast<std::byte>(word_ >> (8 * (j % 8)));
+  }
+
+ private:
+  const BytePattern& pattern_;
+  int64_t word_index_ = -1;
+  int64_t word_version_ = -1;
+  uint64_t word_ = 0;
+};
 
 }  // namespace
 
 void FillPattern(std::byte* data, const BytePattern& pattern, int64_t begin_byte,
                  int64_t end_byte) {
-  for (int64_t j = begin_byte; j < end_byte; ++j) data[j - begin_byte] = ExpectedByte(pattern, j);
+  PatternBytes expected(pattern);
+  for (int64_t j = begin_byte; j < end_byte; ++j) data[j - begin_byte] = expected.At(j);
 }
 
 std::optional<int64_t> FindMismatch(const std::byte* data, const BytePattern& pattern,
                                     int64_t begin_byte, int64_t end_byte, CheckMode mode) {
-  const auto differs = [&](int64_t j) { return data[j - begin_byte] != ExpectedByte(pattern, j); };
+  PatternBytes expected(pattern);
+  const auto differs = [&](int64_t j) { return data[j - begin_byte] != expected.At(j); };
   if (mode == CheckMode::kFull || end_byte - begin_byte <= 64 * 8) {
     for (int64_t j = begin_byte; j < end_byte; ++j) {
       if (differs(j)) return j;

@@ -32,8 +32,7 @@ struct BytePattern {
 enum class CheckMode { kFull, kSampled };
 
 // Writes bytes [begin_byte, end_byte) of `pattern` to `data` (which points at byte begin_byte).
-void FillPattern(std::byte* data, const BytePattern& pattern, int64_t begin_byte,
-                 int64_t end_byte);
+void FillPattern(std::byte* data, const BytePattern& pattern, int64_t begin_byte, int64_t end_byte);
 
 // The first byte in [begin_byte, end_byte) that differs from `pattern` (an offset within the
 // value), or nullopt when every checked byte matches.

@@ -169,8 +169,8 @@ Run::~Run() {
 // Blocks: every residency (in the arena, buffer 0), then every tier copy (in its tier's
 // buffer, 1 + its index in plan.tier_buffers).
 void Run::AddBlocks() {
-  buffers_.push_back({profile_.device_tier, true, plan_.layout.arena_bytes,
-                      plan_.layout.alignment_bytes});
+  buffers_.push_back(
+      {profile_.device_tier, true, plan_.layout.arena_bytes, plan_.layout.alignment_bytes});
   for (const TierBuffer& buffer : plan_.tier_buffers) {
     buffers_.push_back({buffer.tier, false, buffer.size_bytes, buffer.alignment_bytes});
   }
@@ -185,8 +185,8 @@ void Run::AddBlocks() {
     blocks_.push_back({0, offset_bytes, interval.bytes,
                        fmt::format("{} (device block [{}, {}))", what, offset_bytes,
                                    offset_bytes + interval.bytes)});
-    block_info_.push_back({interval.value, profile_.device_tier, true, interval.opened_by,
-                           interval.closed_by});
+    block_info_.push_back(
+        {interval.value, profile_.device_tier, true, interval.opened_by, interval.closed_by});
   }
   for (const TierCopy& copy : plan_.tier_copies) {
     const int64_t buffer = TierBufferIndex(plan_, copy.tier);
@@ -394,8 +394,8 @@ void Run::PlaceBeforeIteration(int32_t iteration) {
   }
 }
 
-// After an iteration the caller reads the graph outputs (checked) and frees what does not
-// persist; a one-shot plan frees everything.
+// After an iteration the caller reads the graph outputs, every copy of them still held (on the
+// device or stored), checks them, and frees what does not persist; a one-shot plan frees all.
 void Run::CollectAfterIteration(int32_t iteration) {
   const Access caller{-1, iteration + 1};
   for (size_t b = 0; b < blocks_.size() && !failed_; ++b) {
@@ -405,8 +405,7 @@ void Run::CollectAfterIteration(int32_t iteration) {
     const ValueId value = info.value;
     const bool persists = value != kNoValue && persistent_[value] && info.closed_by < 0;
     if (persists) continue;
-    if (value != kNoValue && info.device && loop_.values[value].is_graph_output &&
-        loop_.values[value].bytes > 0) {
+    if (value != kNoValue && loop_.values[value].is_graph_output && loop_.values[value].bytes > 0) {
       const BytePattern pattern = PatternOf(value, iteration);
       if (Fail(-1, caller, ledger_->Read(block, caller, pattern), kRuleWaits)) return;
       if (const std::optional<int64_t> byte = backend_.Inspect(Span(block, pattern, 0))) {
@@ -489,10 +488,9 @@ bool Run::Fail(int32_t step, Access access, const std::optional<std::string>& pr
   if (!failed_) {
     failed_ = true;
     report_.ok = false;
-    const std::string where =
-        step < 0 ? fmt::format("before iteration {}", access.iteration)
-                 : fmt::format("step {} ({}), iteration {}", step, step_names_[step],
-                               access.iteration);
+    const std::string where = step < 0 ? fmt::format("before iteration {}", access.iteration)
+                                       : fmt::format("step {} ({}), iteration {}", step,
+                                                     step_names_[step], access.iteration);
     report_.violation = fmt::format("{}: {} (rule: {})", where, *problem, rule);
   }
   step_ended_.notify_all();
@@ -561,10 +559,10 @@ bool Run::BeginTransfer(int32_t step, Access access, Work& work) {
   const std::string& name = loop_.values[planned.value].name;
   if (touched.source < 0 || touched.destination < 0) {
     const TierId tier = touched.source < 0 ? planned.src_tier : planned.dst_tier;
-    return !Fail(step, access,
-                 fmt::format("'{}' has no block on {} at this step", name,
-                             profile_.tiers[tier].name),
-                 kRulePlaced);
+    return !Fail(
+        step, access,
+        fmt::format("'{}' has no block on {} at this step", name, profile_.tiers[tier].name),
+        kRulePlaced);
   }
   if (Fail(step, access, ledger_->Read(touched.source, access, std::nullopt), kRuleWaits)) {
     return false;
@@ -604,10 +602,10 @@ bool Run::BeginDetach(int32_t step, Access access) {
       problem.reset();
       break;
     }
-    problem = fmt::format("drops {}, but its copy {} is written by step {} ({}), which it does "
-                          "not wait for",
-                          blocks_[dropped].name, blocks_[other].name, writer.step,
-                          step_names_[writer.step]);
+    problem = fmt::format(
+        "drops {}, but its copy {} is written by step {} ({}), which it does "
+        "not wait for",
+        blocks_[dropped].name, blocks_[other].name, writer.step, step_names_[writer.step]);
   }
   ++report_.detaches;
   return !Fail(step, access, problem, kRuleDetach);

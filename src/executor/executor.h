@@ -49,10 +49,10 @@ struct ExecutionReport {
   std::string violation;       // the first problem: step, value, rule; empty when ok
   int32_t iterations_run = 0;  // completed without a problem
   int32_t stream_count = 0;
-  int64_t buffer_bytes = 0;      // arena + tier buffers allocated
-  int64_t inputs_checked = 0;    // compute inputs whose bytes were checked, over all iterations
-  int64_t outputs_checked = 0;   // graph outputs read back after their iteration
-  int64_t transfers = 0;         // Prefetch and Store steps run
+  int64_t buffer_bytes = 0;     // arena + tier buffers allocated
+  int64_t inputs_checked = 0;   // compute inputs whose bytes were checked, over all iterations
+  int64_t outputs_checked = 0;  // blocks of graph outputs read back after their iteration
+  int64_t transfers = 0;        // Prefetch and Store steps run
   int64_t bytes_copied = 0;
   int64_t detaches = 0;
   std::vector<int64_t> iteration_ns;  // measured wall time per iteration / time_scale

@@ -86,10 +86,10 @@ std::optional<std::string> Ledger::Allocate(int32_t block, Access access) {
                            it->first, it->second.end, blocks_[holder].name);
       }
       if (held.freed && !order_.Ordered(*held.freed, access)) {
-        return fmt::format("allocates {} over bytes [{}, {}) of {}, freed by {}, which it does "
-                           "not wait for",
-                           where.name, it->first, it->second.end, blocks_[holder].name,
-                           Who(*held.freed));
+        return fmt::format(
+            "allocates {} over bytes [{}, {}) of {}, freed by {}, which it does "
+            "not wait for",
+            where.name, it->first, it->second.end, blocks_[holder].name, Who(*held.freed));
       }
     }
     segments.erase(segments.lower_bound(begin), segments.lower_bound(end));
@@ -149,8 +149,7 @@ std::optional<std::string> Ledger::Read(int32_t block, Access access,
   return std::nullopt;
 }
 
-std::optional<std::string> Ledger::Write(int32_t block, Access access,
-                                         const BytePattern& content) {
+std::optional<std::string> Ledger::Write(int32_t block, Access access, const BytePattern& content) {
   State& state = state_[block];
   if (!state.live) return fmt::format("writes {}, which is not allocated", blocks_[block].name);
   if (auto problem = CheckOrderedAfterUses(block, access, "overwrites")) return problem;

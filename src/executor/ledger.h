@@ -43,7 +43,7 @@ class HappensBefore {
 
  private:
   std::vector<int32_t> stream_of_;
-  std::vector<int32_t> position_;               // 1-based position of each step on its stream
+  std::vector<int32_t> position_;                     // 1-based position of each step on its stream
   std::vector<std::vector<int32_t>> clock_at_start_;  // per step: steps ended per stream
 };
 

@@ -22,8 +22,8 @@ int64_t PlannedDurationNs(const Plan& plan, const HardwareProfile& profile, int3
 }
 
 void HoldStream(Clock::time_point start, int64_t planned_ns, double time_scale) {
-  const auto hold = std::chrono::nanoseconds(
-      static_cast<int64_t>(static_cast<double>(planned_ns) * time_scale));
+  const auto hold =
+      std::chrono::nanoseconds(static_cast<int64_t>(static_cast<double>(planned_ns) * time_scale));
   std::this_thread::sleep_until(start + hold);
 }
 

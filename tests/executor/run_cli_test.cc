@@ -1,7 +1,6 @@
 // `hyperplan run` end to end: every bundled model, planned with and without --budget, runs
 // clean for 3 iterations; the size guard and the timing report.
 #include <catch2/catch.hpp>
-
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -36,7 +35,8 @@ int64_t PeakBytes(const std::string& model) {
   REQUIRE(inspect.exit_code == 0);
   const size_t at = inspect.stdout_text.find("\"peak_bytes\":");
   REQUIRE(at != std::string::npos);
-  return std::stoll(inspect.stdout_text.substr(inspect.stdout_text.find_first_of("0123456789", at)));
+  return std::stoll(
+      inspect.stdout_text.substr(inspect.stdout_text.find_first_of("0123456789", at)));
 }
 
 // Plans `model` into `plan_path` (with `extra` flags) and returns the plan's path.
@@ -59,8 +59,9 @@ std::string TempPath(const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("run: every bundled model's plan runs clean for 3 iterations, with and without a "
-          "budget") {
+TEST_CASE(
+    "run: every bundled model's plan runs clean for 3 iterations, with and without a "
+    "budget") {
   for (const auto& entry : std::filesystem::directory_iterator(kSource + "/models")) {
     if (entry.path().extension() != ".onnx") continue;
     const std::string model = entry.path().string();
@@ -70,8 +71,8 @@ TEST_CASE("run: every bundled model's plan runs clean for 3 iterations, with and
     for (const std::vector<std::string>& flags :
          {std::vector<std::string>{}, std::vector<std::string>{"--budget", budget}}) {
       const std::string plan = PlanInto(model, TempPath(stem + ".pb"), flags);
-      const CommandResult run = Hyperplan(
-          {"run", plan, "--model", model, "--hw", "supernode", "--iterations", "3"});
+      const CommandResult run =
+          Hyperplan({"run", plan, "--model", model, "--hw", "supernode", "--iterations", "3"});
       INFO(stem << (flags.empty() ? "" : " --budget " + budget) << "\n"
                 << run.stdout_text << run.stderr_text);
       CHECK(run.exit_code == 0);
@@ -93,7 +94,7 @@ TEST_CASE("run: buffers over --max-memory are refused before anything is allocat
       Hyperplan({"run", plan, "--model", model, "--hw", "supernode", "--max-memory", "1KiB"});
   CHECK(run.exit_code == 2);
   CHECK(run.stdout_text.empty());
-  CHECK_THAT(run.stderr_text, Catch::Contains("over --max-memory 1 KiB; raise --max-memory"));
+  CHECK_THAT(run.stderr_text, Catch::Contains("over --max-memory 1.00 KiB; raise --max-memory"));
   std::filesystem::remove(plan);
 }
 
