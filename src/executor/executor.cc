@@ -383,7 +383,7 @@ void Run::PlaceBeforeIteration(int32_t iteration) {
              kRuleLoop);
         return;
       }
-      ledger_->Carry(left, block, caller);
+      if (Fail(-1, caller, ledger_->Carry(left, block, caller), kRuleDisjoint)) return;
       continue;
     }
     if (Fail(-1, caller, ledger_->Allocate(block, caller), kRuleDisjoint)) return;

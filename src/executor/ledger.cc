@@ -159,14 +159,15 @@ std::optional<std::string> Ledger::Write(int32_t block, Access access, const Byt
   return std::nullopt;
 }
 
-void Ledger::Carry(int32_t from, int32_t to, Access access) {
-  if (from == to) return;
-  State moved = state_[from];
+std::optional<std::string> Ledger::Carry(int32_t from, int32_t to, Access access) {
+  if (from == to) return std::nullopt;
+  const State moved = state_[from];
   state_[from].live = false;
   state_[from].freed = access;
-  Allocate(to, access);
+  if (auto problem = Allocate(to, access)) return problem;
   state_[to].content = moved.content;
   state_[to].writer = access;
+  return std::nullopt;
 }
 
 }  // namespace hyperplan::executor

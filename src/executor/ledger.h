@@ -70,8 +70,9 @@ class Ledger {
   bool Live(int32_t block) const { return state_[block].live; }
   const std::optional<BytePattern>& Content(int32_t block) const { return state_[block].content; }
   Access Writer(int32_t block) const { return state_[block].writer; }
-  // Moves a live block's content to `to` (same bytes), between iterations.
-  void Carry(int32_t from, int32_t to, Access access);
+  // Hands a live block's bytes and content to block `to` at the same place (the next
+  // iteration's block of a persistent value), between iterations.
+  std::optional<std::string> Carry(int32_t from, int32_t to, Access access);
 
  private:
   struct State {
