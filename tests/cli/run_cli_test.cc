@@ -2,6 +2,8 @@
 // clean for 3 iterations; the size guard and the timing report.
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -108,4 +110,48 @@ TEST_CASE("run: --timed reports the measured makespan next to the simulated one"
   CHECK_THAT(run.stdout_text, Catch::Contains("timed (x10 wall time per planned ns)"));
   CHECK_THAT(run.stdout_text, Catch::Contains("measured/simulated"));
   std::filesystem::remove(plan);
+}
+
+TEST_CASE("run: a plan file edited so two live blocks share bytes exits 10, naming the rule") {
+  const std::string model = kSource + "/models/llama-tiny-decode.onnx";
+  const std::string plan_path = PlanInto(model, TempPath("overlap.json"), {});
+  nlohmann::json plan = nlohmann::json::parse(hyperplan::testing::ReadWholeFile(plan_path));
+  // int64 fields are strings in protobuf's JSON mapping.
+  const auto number = [](const nlohmann::json& field) {
+    return field.is_string() ? std::stoll(field.get<std::string>()) : field.get<int64_t>();
+  };
+  const int64_t arena_bytes = number(plan["arena"]["size_bytes"]);
+  // The first compute step's output block, moved onto a block already live at that step.
+  nlohmann::json& residency = plan["residency"];
+  int moved = -1, target = -1;
+  for (size_t r = 0; r < residency.size() && moved < 0; ++r) {
+    const int32_t opener = residency[r]["opened_by"];
+    if (opener < 0 || plan["steps"][opener]["kind"] != "STEP_KIND_COMPUTE") continue;
+    const int64_t position = number(plan["steps"][opener]["boundary"]);
+    for (size_t q = 0; q < residency.size(); ++q) {
+      const int32_t q_opener = residency[q]["opened_by"];
+      if (q_opener >= opener || number(residency[q]["bytes"]) == 0) continue;
+      if (number(residency[q]["first_step"]) > position ||
+          number(residency[q]["last_step"]) < position) {
+        continue;
+      }
+      if (number(residency[q]["offset_bytes"]) + number(residency[r]["bytes"]) > arena_bytes) {
+        continue;
+      }
+      moved = static_cast<int>(r);
+      target = static_cast<int>(q);
+      break;
+    }
+  }
+  REQUIRE(moved >= 0);
+  residency[moved]["offset_bytes"] = residency[target]["offset_bytes"];
+  std::ofstream(plan_path) << plan.dump(1);
+  const CommandResult run =
+      Hyperplan({"run", plan_path, "--model", model, "--hw", "supernode", "--iterations", "3"});
+  CHECK(run.exit_code == 10);
+  CHECK(hyperplan::testing::LineCount(run.stderr_text) == 1);
+  CHECK_THAT(run.stderr_text, Catch::StartsWith("hyperplan: error: " + plan_path + ": step "));
+  CHECK_THAT(run.stderr_text, Catch::Contains(", iteration 1: allocates '"));
+  CHECK_THAT(run.stderr_text, Catch::Contains("rule: blocks never overlap in time and space"));
+  std::filesystem::remove(plan_path);
 }
