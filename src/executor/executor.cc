@@ -439,6 +439,7 @@ void Run::RunIteration(int32_t iteration) {
 // wait until every step it waits for has ended (its stream predecessor has: it ran just
 // before on this thread), run it, and announce that it ended.
 void Run::StreamLoop(int32_t stream, int32_t iteration) {
+  if (options_.timed) TightenSleeps();
   for (int32_t step : steps_of_stream_[stream]) {
     if (!WaitForDependencies(step)) return;  // another stream found a problem
     const Clock::time_point start = Clock::now();

@@ -1,6 +1,8 @@
 // Pacing (see pacing.h).
 #include "executor/pacing.h"
 
+#include <sys/prctl.h>
+
 #include <thread>
 
 #include "hyperplan/cost.h"
@@ -20,6 +22,8 @@ int64_t PlannedDurationNs(const Plan& plan, const HardwareProfile& profile, int3
   }
   return 0;
 }
+
+void TightenSleeps() { prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL); }
 
 void HoldStream(Clock::time_point start, int64_t planned_ns, double time_scale) {
   const auto hold =

@@ -6,8 +6,8 @@
 // `time_scale` stretches every duration (2.0: a planned ns lasts 2 ns), so microsecond-scale
 // models run long enough for the OS's sleep granularity, and the measured makespan is divided
 // by it again before it is compared with the simulated one.
-// Cost: one sleep per step. Limits: sleeps overshoot by the scheduler's slack (tens of us on a
-// loaded Linux box), which is why tiny models want a time_scale of 1000 or so.
+// Cost: one sleep per step. Limits: a sleep still overshoots by the wake-up latency (tens of us
+// on a loaded box: docs/benchmarks.md measures it), so microsecond steps want a time_scale.
 #pragma once
 
 #include <chrono>
@@ -22,6 +22,10 @@ using Clock = std::chrono::steady_clock;
 
 // The planned duration of step `step` of `plan` on `profile`, in planned ns.
 int64_t PlannedDurationNs(const Plan& plan, const HardwareProfile& profile, int32_t step);
+
+// Asks the OS to wake this thread's sleeps within 1 us of their deadline (Linux's timer slack
+// is 50 us by default, as much as a whole small-model step). Call once per stream thread.
+void TightenSleeps();
 
 // Sleeps until `start + planned_ns * time_scale` (returns at once when that has passed).
 void HoldStream(Clock::time_point start, int64_t planned_ns, double time_scale);
