@@ -431,7 +431,8 @@ void Run::RunIteration(int32_t iteration) {
     threads.emplace_back([this, stream, iteration] { StreamLoop(stream, iteration); });
   }
   for (std::thread& thread : threads) thread.join();
-  const double measured_ns = static_cast<double>((last_end_ - start).count());
+  const double measured_ns = static_cast<double>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(last_end_ - start).count());
   report_.iteration_ns.push_back(static_cast<int64_t>(measured_ns / options_.time_scale));
 }
 
@@ -675,6 +676,20 @@ ExecutionReport Execute(const Graph& graph, const HardwareProfile& profile, cons
                         Backend& backend, const ExecuteOptions& options) {
   if (options.iterations < 1 || options.time_scale <= 0) {
     throw Error(ErrorKind::kInternal, "Execute: iterations >= 1 and time_scale > 0");
+  }
+  // A wait on a later step would deadlock its stream (and has no happens-before): refuse it
+  // before any thread starts.
+  for (size_t s = 0; s < plan.steps.size(); ++s) {
+    for (int32_t wait : plan.steps[s].waits_for) {
+      if (wait >= 0 && static_cast<size_t>(wait) < s) continue;
+      ExecutionReport report;
+      report.ok = false;
+      report.violation = fmt::format(
+          "step {}: waits for step {}, which is not earlier in the sequence (rule: a step waits "
+          "only for steps before it in `steps`)",
+          s, wait);
+      return report;
+    }
   }
   Run run(graph, profile, plan, backend, options);
   return run.Go();

@@ -361,3 +361,18 @@ TEST_CASE("executor: timed, no iteration is faster than the simulated makespan")
   CHECK(report.iteration_ns[0] >= 280);
   CHECK(report.iteration_ns[1] >= 280);
 }
+
+TEST_CASE("executor: a wait on a later step is refused before any thread starts") {
+  const TwiceRead g;
+  Plan plan = PlanAndVerify(g.graph, UnitProfile(), Budget(210)).plan;
+  const int32_t n0 = ComputeStepOf(plan, 0);
+  const int32_t n1 = ComputeStepOf(plan, 1);
+  // n0 waiting for n1, which runs after it on the same stream: it would wait forever.
+  plan.steps[n0].waits_for.push_back(n1);
+  const ExecutionReport report = Run(g.graph, plan);
+  CHECK_FALSE(report.ok);
+  CHECK(report.violation == fmt::format("step {}: waits for step {}, which is not earlier in the "
+                                        "sequence (rule: a step waits only for steps before it "
+                                        "in `steps`)",
+                                        n0, n1));
+}
