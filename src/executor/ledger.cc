@@ -145,6 +145,12 @@ std::optional<std::string> Ledger::Read(int32_t block, Access access,
     return fmt::format("reads {}, which holds iteration {}'s bytes, not iteration {}'s", name,
                        state.content->version, expected->version);
   }
+  // Reads of earlier iterations are ordered before everything in this one: drop them, so a
+  // weight read every iteration does not grow its list with the iteration count.
+  if (!state.readers.empty() && state.readers.front().iteration < access.iteration) {
+    std::erase_if(state.readers,
+                  [&](const Access& reader) { return reader.iteration < access.iteration; });
+  }
   state.readers.push_back(access);
   return std::nullopt;
 }
