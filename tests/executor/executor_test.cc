@@ -376,3 +376,36 @@ TEST_CASE("executor: a wait on a later step is refused before any thread starts"
                                         "in `steps`)",
                                         n0, n1));
 }
+
+TEST_CASE("executor: a two-hop route runs through its staging copy on ddr") {
+  const TwiceRead g;
+  // Weights home on nvme, which has no link to hbm: each fetch of w is nvme -> ddr (a staging
+  // copy on ddr) then ddr -> hbm.
+  const Plan plan = PlanAndVerify(g.graph, NvmeProfile(), Budget(210)).plan;
+  const auto fetches = StepsOf(plan, StepKind::kPrefetch, g.w);
+  REQUIRE(std::any_of(fetches.begin(), fetches.end(),
+                      [&](int32_t s) { return plan.steps[s].src_tier == 2; }));
+  HostBackend backend(CheckMode::kFull);
+  ExecuteOptions options;
+  options.iterations = 3;
+  const ExecutionReport report = Execute(g.graph, NvmeProfile(), plan, backend, options);
+  INFO(report.violation);
+  REQUIRE(report.ok);
+  CHECK(report.stream_count == 3);  // compute, nvme->ddr, ddr->hbm
+  // Every hop moves w's 50 B.
+  CHECK(report.bytes_copied == 50 * static_cast<int64_t>(fetches.size()) * 3);
+}
+
+TEST_CASE("executor: a link with two channels runs clean, whichever channel each copy takes") {
+  const StoredThenFetched g;
+  const HardwareProfile profile = UnitProfile(int64_t{1} << 40, 2);
+  const Plan plan = PlanAndVerify(g.graph, profile, Budget(350)).plan;
+  HostBackend backend(CheckMode::kFull);
+  ExecuteOptions options;
+  options.iterations = 3;
+  const ExecutionReport report = Execute(g.graph, profile, plan, backend, options);
+  INFO(report.violation);
+  CHECK(report.ok);
+  CHECK(report.iterations_run == 3);
+  CHECK(report.bytes_copied == 3 * 200);  // the 100 B Store and the 100 B Prefetch
+}
