@@ -98,7 +98,7 @@ void RemoveWait(PlanStep& step, int32_t wait) { std::erase(step.waits_for, wait)
 
 }  // namespace
 
-TEST_CASE("executor: a pattern names its value, its iteration and each byte's position") {
+TEST_CASE("pattern: a pattern names its value, its iteration and each byte's position") {
   std::vector<std::byte> bytes(100);
   const BytePattern pattern{7, 2, 100, 100};
   FillPattern(bytes.data(), pattern, 0, 100);
@@ -111,7 +111,7 @@ TEST_CASE("executor: a pattern names its value, its iteration and each byte's po
   CHECK(FindMismatch(bytes.data(), pattern, 0, 100, CheckMode::kFull) == 57);
 }
 
-TEST_CASE("executor: an in-place update changes only the tail; the head keeps iteration 0") {
+TEST_CASE("pattern: an in-place update changes only the tail; the head keeps iteration 0") {
   // 110 B state whose last 10 B are rewritten each iteration: bytes [0, 100) stay at version 0.
   std::vector<std::byte> state(110);
   FillPattern(state.data(), {3, 0, 110, 10}, 0, 110);
@@ -122,7 +122,7 @@ TEST_CASE("executor: an in-place update changes only the tail; the head keeps it
   CHECK_FALSE(FindMismatch(state.data(), {3, 0, 110, 110}, 0, 100, CheckMode::kFull));
 }
 
-TEST_CASE("executor: sampled checks read 64 runs of 8 bytes, the first and last included") {
+TEST_CASE("pattern: sampled checks read 64 runs of 8 bytes, the first and last included") {
   std::vector<std::byte> bytes(64 * 1024);
   const BytePattern pattern{1, 1, 64 * 1024, 64 * 1024};
   FillPattern(bytes.data(), pattern, 0, 64 * 1024);
@@ -135,7 +135,7 @@ TEST_CASE("executor: sampled checks read 64 runs of 8 bytes, the first and last 
   CHECK(FindMismatch(bytes.data(), pattern, 0, 64 * 1024, CheckMode::kFull) == 500);
 }
 
-TEST_CASE("executor: happens-before follows waits and stream order, not the sequence") {
+TEST_CASE("order: happens-before follows waits and stream order, not the sequence") {
   // Steps 0 and 2 on stream 0, 1 and 3 on stream 1; step 2 waits for step 1.
   const HappensBefore order({0, 1, 0, 1}, {{}, {}, {1}, {}}, 2);
   CHECK(order.Ordered({0, 1}, {2, 1}));        // stream order
@@ -147,7 +147,7 @@ TEST_CASE("executor: happens-before follows waits and stream order, not the sequ
   CHECK(order.Ordered({-1, 1}, {0, 1}));  // the caller placed things before the steps
 }
 
-TEST_CASE("executor: the ledger refuses a block over bytes another still holds") {
+TEST_CASE("ledger: it refuses a block over bytes another still holds") {
   const HappensBefore order({0, 1}, {{}, {}}, 2);
   Ledger ledger({{0, 0, 64, "'x'"}, {0, 32, 64, "'y'"}}, order, {"compute 'n0'", "prefetch"});
   CHECK_FALSE(ledger.Allocate(0, {0, 1}));
@@ -161,7 +161,7 @@ TEST_CASE("executor: the ledger refuses a block over bytes another still holds")
   CHECK_FALSE(ledger.Allocate(1, {1, 2}));
 }
 
-TEST_CASE("executor: a weight fetched and dropped twice an iteration runs clean 3 times") {
+TEST_CASE("clean: a weight fetched and dropped twice an iteration runs clean 3 times") {
   const TwiceRead g;
   const Plan plan = PlanAndVerify(g.graph, UnitProfile(), Budget(210)).plan;
   const ExecutionReport report = Run(g.graph, plan);
@@ -178,7 +178,7 @@ TEST_CASE("executor: a weight fetched and dropped twice an iteration runs clean 
   CHECK(report.outputs_checked == 3 * 1);
 }
 
-TEST_CASE("executor: a stored, dropped and fetched-back value runs clean 3 times") {
+TEST_CASE("clean: a stored, dropped and fetched-back value runs clean 3 times") {
   const StoredThenFetched g;
   const Plan plan = PlanAndVerify(g.graph, UnitProfile(), Budget(350)).plan;
   REQUIRE(StepsOf(plan, StepKind::kStore, g.s).size() == 1);
@@ -190,7 +190,7 @@ TEST_CASE("executor: a stored, dropped and fetched-back value runs clean 3 times
   CHECK(report.bytes_copied == 3 * 200);
 }
 
-TEST_CASE("executor: in-place KV state carries each iteration's append into the next") {
+TEST_CASE("clean: in-place KV state carries each iteration's append into the next") {
   const KvAppend g;
   // Budget 350: the 110 B buffer leaves the device for step 3 (loop_test.cc); the write-back
   // Store moves only the 10 appended bytes, the Prefetch all 110.
@@ -206,7 +206,7 @@ TEST_CASE("executor: in-place KV state carries each iteration's append into the 
   CHECK(report.outputs_checked == 4 * 1);  // z (present is the state, not an output)
 }
 
-TEST_CASE("executor: a one-shot plan runs each iteration from a fresh preload") {
+TEST_CASE("clean: a one-shot plan runs each iteration from a fresh preload") {
   const TwiceRead g;
   PlanOptions options = Budget(210);
   options.single_run = true;
@@ -218,7 +218,7 @@ TEST_CASE("executor: a one-shot plan runs each iteration from a fresh preload") 
   CHECK(report.iterations_run == 3);
 }
 
-TEST_CASE("executor: a compute step without its Prefetch's wait is caught") {
+TEST_CASE("broken plan: a compute step without its Prefetch's wait is caught") {
   const TwiceRead g;
   Plan plan = PlanAndVerify(g.graph, UnitProfile(), Budget(210)).plan;
   const auto fetches = StepsOf(plan, StepKind::kPrefetch, g.w);
@@ -235,7 +235,7 @@ TEST_CASE("executor: a compute step without its Prefetch's wait is caught") {
   CHECK_THAT(report.violation, Catch::Contains("rule: a step touches bytes only after"));
 }
 
-TEST_CASE("executor: two blocks live at once at one offset are caught") {
+TEST_CASE("broken plan: two blocks live at once at one offset are caught") {
   const TwiceRead g;
   Plan plan = PlanAndVerify(g.graph, UnitProfile(), Budget(210)).plan;
   // a (written by n0) and w (read by n0) are both live at step 0: put a on w's bytes.
@@ -253,7 +253,7 @@ TEST_CASE("executor: two blocks live at once at one offset are caught") {
   CHECK_THAT(report.violation, Catch::Contains("rule: blocks never overlap in time and space"));
 }
 
-TEST_CASE("executor: a Detach that does not wait for its Store is caught") {
+TEST_CASE("broken plan: a Detach that does not wait for its Store is caught") {
   const StoredThenFetched g;
   Plan plan = PlanAndVerify(g.graph, UnitProfile(), Budget(350)).plan;
   const int32_t store = StepsOf(plan, StepKind::kStore, g.s)[0];
@@ -266,7 +266,7 @@ TEST_CASE("executor: a Detach that does not wait for its Store is caught") {
   CHECK_THAT(report.violation, Catch::Contains("rule: a Detach drops the device copy only when"));
 }
 
-TEST_CASE("executor: a Prefetch of a stored value ordered after its Store by nothing is caught") {
+TEST_CASE("broken plan: a Prefetch ordered after its Store by nothing is caught") {
   const StoredThenFetched g;
   Plan plan = PlanAndVerify(g.graph, UnitProfile(), Budget(350)).plan;
   const int32_t store = StepsOf(plan, StepKind::kStore, g.s)[0];
@@ -291,7 +291,7 @@ TEST_CASE("executor: a Prefetch of a stored value ordered after its Store by not
                                    Catch::Contains("still holds"));
 }
 
-TEST_CASE("executor: a block freed before its last reader is caught") {
+TEST_CASE("broken plan: a block freed before its last reader is caught") {
   const TwiceRead g;
   Plan plan = PlanAndVerify(g.graph, UnitProfile(), Budget(210)).plan;
   // a is written by n0 and read by n1: free it at n0's end instead.
@@ -307,7 +307,7 @@ TEST_CASE("executor: a block freed before its last reader is caught") {
   CHECK_THAT(report.violation, Catch::Contains("after step " + std::to_string(n0)));
 }
 
-TEST_CASE("executor: a persistent weight freed before the iteration ends is caught at the next") {
+TEST_CASE("broken plan: a weight freed before the iteration ends is caught at the next") {
   const TwiceRead g;
   // Budget 300 >= the 252 B peak: w stays on the device all iteration, one block from the run's
   // start to its end. Freeing it after its last reader (n3) breaks "ends as it began".
@@ -330,7 +330,7 @@ TEST_CASE("executor: a persistent weight freed before the iteration ends is caug
   CHECK_THAT(report.violation, Catch::Contains("rule: an iteration ends as it began"));
 }
 
-TEST_CASE("executor: sampled checks run the same plan clean") {
+TEST_CASE("clean: sampled checks run the same plan clean") {
   const TwiceRead g;
   const Plan plan = PlanAndVerify(g.graph, UnitProfile(), Budget(210)).plan;
   HostBackend backend(CheckMode::kSampled);
@@ -342,7 +342,7 @@ TEST_CASE("executor: sampled checks run the same plan clean") {
   CHECK(report.inputs_checked == 2 * 6);
 }
 
-TEST_CASE("executor: timed, no iteration is faster than the simulated makespan") {
+TEST_CASE("timed: no iteration is faster than the simulated makespan") {
   const TwiceRead g;
   const Plan plan = PlanAndVerify(g.graph, UnitProfile(), Budget(210)).plan;
   REQUIRE(plan.summary.makespan_ns == 280);  // loop_test.cc: a 50 ns stall, then 230 ns
@@ -362,7 +362,7 @@ TEST_CASE("executor: timed, no iteration is faster than the simulated makespan")
   CHECK(report.iteration_ns[1] >= 280);
 }
 
-TEST_CASE("executor: a wait on a later step is refused before any thread starts") {
+TEST_CASE("broken plan: a wait on a later step is refused before any thread starts") {
   const TwiceRead g;
   Plan plan = PlanAndVerify(g.graph, UnitProfile(), Budget(210)).plan;
   const int32_t n0 = ComputeStepOf(plan, 0);
@@ -377,7 +377,7 @@ TEST_CASE("executor: a wait on a later step is refused before any thread starts"
                                         n0, n1));
 }
 
-TEST_CASE("executor: a two-hop route runs through its staging copy on ddr") {
+TEST_CASE("clean: a two-hop route runs through its staging copy on ddr") {
   const TwiceRead g;
   // Weights home on nvme, which has no link to hbm: each fetch of w is nvme -> ddr (a staging
   // copy on ddr) then ddr -> hbm.
@@ -396,7 +396,7 @@ TEST_CASE("executor: a two-hop route runs through its staging copy on ddr") {
   CHECK(report.bytes_copied == 50 * static_cast<int64_t>(fetches.size()) * 3);
 }
 
-TEST_CASE("executor: a link with two channels runs clean, whichever channel each copy takes") {
+TEST_CASE("clean: a link with two channels runs clean, whichever channel each copy takes") {
   const StoredThenFetched g;
   const HardwareProfile profile = UnitProfile(int64_t{1} << 40, 2);
   const Plan plan = PlanAndVerify(g.graph, profile, Budget(350)).plan;
