@@ -406,7 +406,10 @@ void Run::CollectAfterIteration(int32_t iteration) {
     const bool persists = value != kNoValue && persistent_[value] && info.closed_by < 0;
     if (persists) continue;
     if (value != kNoValue && loop_.values[value].is_graph_output && loop_.values[value].bytes > 0) {
-      const BytePattern pattern = PatternOf(value, iteration);
+      // An output no node produces is an input or a weight passed through, as placed.
+      const bool produced = loop_.values[value].producer != kNoNode;
+      const BytePattern pattern =
+          PatternOf(value, produced ? iteration : VersionPlaced(value, iteration));
       if (Fail(-1, caller, ledger_->Read(block, caller, pattern), kRuleWaits)) return;
       if (const std::optional<int64_t> byte = backend_.Inspect(Span(block, pattern, 0))) {
         Fail(-1, caller,

@@ -409,3 +409,16 @@ TEST_CASE("clean: a link with two channels runs clean, whichever channel each co
   CHECK(report.iterations_run == 3);
   CHECK(report.bytes_copied == 3 * 200);  // the 100 B Store and the 100 B Prefetch
 }
+
+TEST_CASE("clean: a graph input that is also an output is read back as the caller placed it") {
+  // x (10 B) is fed each iteration and returned as is; n0 x -> y (1 B, output).
+  Graph graph;
+  const ValueId x = Input(graph, "x", 10);
+  MarkOutput(graph, x);
+  MarkOutput(graph, Work(graph, "n0", {x}, "y", 1, 10));
+  const Plan plan = PlanAndVerify(graph, UnitProfile(), Budget(1000)).plan;
+  const ExecutionReport report = Run(graph, plan, 2);
+  INFO(report.violation);
+  REQUIRE(report.ok);
+  CHECK(report.outputs_checked == 2 * 2);  // x and y, each iteration
+}
