@@ -403,8 +403,6 @@ void Run::CollectAfterIteration(int32_t iteration) {
     if (!ledger_->Live(block)) continue;
     const BlockInfo& info = block_info_[b];
     const ValueId value = info.value;
-    const bool persists = value != kNoValue && persistent_[value] && info.closed_by < 0;
-    if (persists) continue;
     if (value != kNoValue && loop_.values[value].is_graph_output && loop_.values[value].bytes > 0) {
       // An output no node produces is an input or a weight passed through, as placed.
       const bool produced = loop_.values[value].producer != kNoNode;
@@ -420,6 +418,8 @@ void Run::CollectAfterIteration(int32_t iteration) {
       }
       ++report_.outputs_checked;
     }
+    const bool persists = value != kNoValue && persistent_[value] && info.closed_by < 0;
+    if (persists) continue;
     if (Fail(-1, caller, ledger_->Free(block, caller), kRuleFree)) return;
   }
 }

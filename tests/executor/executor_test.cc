@@ -410,15 +410,19 @@ TEST_CASE("clean: a link with two channels runs clean, whichever channel each co
   CHECK(report.bytes_copied == 3 * 200);  // the 100 B Store and the 100 B Prefetch
 }
 
-TEST_CASE("clean: a graph input that is also an output is read back as the caller placed it") {
-  // x (10 B) is fed each iteration and returned as is; n0 x -> y (1 B, output).
+TEST_CASE("clean: outputs no node produces are read back as the caller placed them") {
+  // x (10 B, fed each iteration) and w (20 B weight, placed once) are returned as they are;
+  // n0 x, w -> y (1 B, output). Placed: x at the iteration's pattern, w at iteration 0's.
   Graph graph;
   const ValueId x = Input(graph, "x", 10);
+  const ValueId w = Weight(graph, "w", 20);
   MarkOutput(graph, x);
-  MarkOutput(graph, Work(graph, "n0", {x}, "y", 1, 10));
+  MarkOutput(graph, w);
+  MarkOutput(graph, Work(graph, "n0", {x, w}, "y", 1, 10));
   const Plan plan = PlanAndVerify(graph, UnitProfile(), Budget(1000)).plan;
   const ExecutionReport report = Run(graph, plan, 2);
   INFO(report.violation);
   REQUIRE(report.ok);
-  CHECK(report.outputs_checked == 2 * 2);  // x and y, each iteration
+  // x, w and y each iteration; w checked against iteration 0's pattern, x against this one's.
+  CHECK(report.outputs_checked == 2 * 3);
 }
