@@ -93,12 +93,13 @@ void RunPlan(const RunFlags& flags) {
                      FormatBytes(report.buffer_bytes), FormatBytes(plan.layout.arena_bytes),
                      plan.tier_buffers.size(), plan.tier_buffers.size() == 1 ? "" : "s");
   const int64_t runs = std::max(report.iterations_run, 1);
+  const int64_t outputs_read = report.outputs_checked / runs;
   out += fmt::format(
-      "  per iteration: {} inputs checked ({} check), {} transfers moving {}, {} detaches, {} "
-      "blocks of graph outputs read back\n",
+      "  per iteration: {} inputs checked ({} check), {} transfers moving {}, {} detaches, "
+      "graph outputs read back from {} block{}\n",
       report.inputs_checked / runs, flags.check, report.transfers / runs,
-      FormatBytes(report.bytes_copied / runs), report.detaches / runs,
-      report.outputs_checked / runs);
+      FormatBytes(report.bytes_copied / runs), report.detaches / runs, outputs_read,
+      outputs_read == 1 ? "" : "s");
   if (report.ok && flags.timed) {
     const SimulationResult replay = Simulate(inputs.graph, inputs.profile, plan);
     out += TimingLines(report, replay.makespan_ns, flags.time_scale);
