@@ -22,6 +22,7 @@ enum class ErrorKind {
   kGateFailed = 7,  // a plan exists but misses the requested overhead target
   kPlanFile = 8,    // a plan file is malformed, foreign, or does not match the model
   kOutputFile = 9,  // an output file could not be written
+  kViolation = 10,  // the reference executor (run) caught the plan breaking a runtime rule
 };
 
 // The process exit code for an error kind; equal to the enum's value, named for readability.
@@ -49,6 +50,8 @@ constexpr std::string_view ErrorKindName(ErrorKind kind) {
       return "plan_file";
     case ErrorKind::kOutputFile:
       return "output_file";
+    case ErrorKind::kViolation:
+      return "violation";
   }
   return "internal";
 }

@@ -23,7 +23,9 @@ std::string ExitCodeTable() {
          "  7  the plan (or simulate's replay) is slower than the overhead target the user set "
          "with --max-overhead; without it, never (fit: already at the smallest value)\n"
          "  8  a plan file is malformed, foreign, or does not match the model\n"
-         "  9  an output file could not be written\n";
+         "  9  an output file could not be written\n"
+         "  10 run: the executor caught the plan breaking a rule of schemas/README.md (a "
+         "missing wait, overlapping blocks, a Detach before its Store, bytes not as written)\n";
 }
 
 std::string ModelLimits() {

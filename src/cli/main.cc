@@ -18,6 +18,7 @@
 #include "inspect_command.h"
 #include "plan_command.h"
 #include "profiles_command.h"
+#include "run_command.h"
 #include "simulate_command.h"
 #include "verify_command.h"
 
@@ -59,6 +60,7 @@ int main(int argc, char** argv) {
   hyperplan::cli::AddFitCommand(app);
   hyperplan::cli::AddVerifyCommand(app);
   hyperplan::cli::AddSimulateCommand(app);
+  hyperplan::cli::AddRunCommand(app);
   hyperplan::cli::AddProfilesCommand(app);
   const std::string footer = hyperplan::cli::ExitCodeTable() + "\n" + hyperplan::cli::ModelLimits();
   app.footer(footer);

@@ -1,0 +1,701 @@
+// The reference executor (see executor.h). Read it top to bottom: the rules, the plan's static
+// view (blocks, streams, which block each step touches), the caller's part between iterations,
+// then the stream loop and the three phases of a step (begin under the lock, the bytes outside
+// it, end under the lock).
+#include "executor/executor.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <utility>
+
+#include "executor/ledger.h"
+#include "executor/pacing.h"
+#include "hyperplan/error.h"
+#include "hyperplan/loop.h"
+
+namespace hyperplan::executor {
+namespace {
+
+// The rules a violation names (schemas/README.md, "Running a plan").
+constexpr const char* kRuleWaits =
+    "a step touches bytes only after every step that wrote them, or must read them first, has "
+    "ended: through its waits_for or its stream's order";
+constexpr const char* kRuleDisjoint =
+    "blocks never overlap in time and space: bytes are reused only after the step freeing "
+    "them has ended";
+constexpr const char* kRuleFree = "a block is freed only after every step using it has ended";
+constexpr const char* kRuleDetach =
+    "a Detach drops the device copy only when another complete copy of the same bytes exists "
+    "(it waits for the Store writing it)";
+constexpr const char* kRuleBytes = "a step reads each input's bytes as their producer wrote them";
+constexpr const char* kRulePlaced =
+    "every value a step reads or writes has a block at that step, inside its buffer";
+constexpr const char* kRuleLoop =
+    "an iteration ends as it began: every persistent value in the same block, its copies on "
+    "the same tiers (invariant 8)";
+
+// Where a block comes from in the plan: a residency, or a tier copy.
+struct BlockInfo {
+  ValueId value = kNoValue;
+  TierId tier = kNoTier;
+  bool device = false;
+  int32_t opened_by = -1;
+  int32_t closed_by = -1;
+};
+
+// What one step touches, found once from the plan.
+struct StepBlocks {
+  std::vector<int32_t> opens;   // blocks allocated at its start
+  std::vector<int32_t> closes;  // blocks freed at its end
+  // Compute: (value, block) read, written whole, and updated in place (alias state).
+  std::vector<std::pair<ValueId, int32_t>> reads, writes, updates;
+  int32_t source = -1;       // transfers: the block read
+  int32_t destination = -1;  // transfers: the block written
+  int32_t dropped = -1;      // Detach: the device block freed
+};
+
+int64_t TierBufferIndex(const Plan& plan, TierId tier) {
+  for (size_t b = 0; b < plan.tier_buffers.size(); ++b) {
+    if (plan.tier_buffers[b].tier == tier) return static_cast<int64_t>(b);
+  }
+  return -1;
+}
+
+class Run {
+ public:
+  Run(const Graph& graph, const HardwareProfile& profile, const Plan& plan, Backend& backend,
+      const ExecuteOptions& options);
+  ~Run();
+  ExecutionReport Go();
+
+ private:
+  // The static view.
+  Graph LoopView(const Graph& graph) const;
+  void AddBlocks();
+  void AssignStreams();
+  void FindStepBlocks();
+  int32_t ResidencyAt(ValueId value, Step step) const;
+  int32_t BlockAt(ValueId value, TierId tier, int32_t step, bool opened_here) const;
+  std::string StepName(int32_t step) const;
+  std::optional<std::string> CheckBlocksInBuffers() const;
+  BytePattern PatternOf(ValueId value, int64_t version) const;
+  int64_t VersionRead(ValueId value, Step step, int32_t iteration) const;
+  int64_t VersionPlaced(ValueId value, int32_t iteration) const;
+  ValueSpan Span(int32_t block, const BytePattern& pattern, int64_t begin_byte) const;
+
+  // The caller's part.
+  void PlaceBeforeIteration(int32_t iteration);
+  void CollectAfterIteration(int32_t iteration);
+
+  // The stream loop and a step's phases.
+  void RunIteration(int32_t iteration);
+  void StreamLoop(int32_t stream, int32_t iteration);
+  bool WaitForDependencies(int32_t step);
+  void MarkEnded(int32_t step, Clock::time_point end);
+  struct Work {
+    ComputeCall call;
+    std::byte* copy_to = nullptr;
+    const std::byte* copy_from = nullptr;
+    int64_t copy_bytes = 0;
+  };
+  bool BeginStep(int32_t step, Access access, Work& work);
+  bool BeginCompute(int32_t step, Access access, Work& work);
+  bool BeginTransfer(int32_t step, Access access, Work& work);
+  bool BeginDetach(int32_t step, Access access);
+  bool DoWork(int32_t step, Access access, const Work& work);
+  bool EndStep(int32_t step, Access access);
+  bool Fail(int32_t step, Access access, const std::optional<std::string>& problem,
+            const char* rule);
+
+  const HardwareProfile& profile_;
+  const Plan& plan_;
+  Backend& backend_;
+  const ExecuteOptions& options_;
+  const Graph loop_;  // the graph one iteration sees (loop.h LoopGraph)
+  std::vector<uint8_t> persistent_;
+  std::vector<Step> step_of_node_;
+  std::vector<BlockInfo> block_info_;
+  std::vector<Block> blocks_;
+  std::vector<BufferSpec> buffers_;  // 0: the device arena, then the tier buffers
+  std::vector<std::byte*> memory_;
+  std::map<ValueId, std::vector<int32_t>> blocks_of_;
+  std::vector<int32_t> stream_of_;
+  std::vector<std::vector<int32_t>> steps_of_stream_;
+  std::vector<StepBlocks> step_blocks_;
+  std::vector<std::string> step_names_;
+  std::optional<HappensBefore> order_;
+  std::optional<Ledger> ledger_;
+
+  // Shared between the stream threads: all guarded by mutex_.
+  std::mutex mutex_;
+  std::condition_variable step_ended_;
+  std::vector<uint8_t> ended_;
+  Clock::time_point last_end_;
+  bool failed_ = false;
+  ExecutionReport report_;
+};
+
+Graph Run::LoopView(const Graph& graph) const {
+  return plan_.periodic ? LoopGraph(graph, plan_.aliases) : graph;
+}
+
+Run::Run(const Graph& graph, const HardwareProfile& profile, const Plan& plan, Backend& backend,
+         const ExecuteOptions& options)
+    : profile_(profile), plan_(plan), backend_(backend), options_(options), loop_(LoopView(graph)) {
+  persistent_ = plan.periodic ? PersistentValues(loop_, plan.aliases)
+                              : std::vector<uint8_t>(loop_.values.size(), 0);
+  step_of_node_.assign(loop_.nodes.size(), -1);
+  for (size_t k = 0; k < plan.order.size(); ++k) step_of_node_[plan.order[k]] = Step(k);
+  AddBlocks();
+  AssignStreams();
+  FindStepBlocks();
+  for (size_t s = 0; s < plan.steps.size(); ++s) step_names_.push_back(StepName(int32_t(s)));
+  std::vector<std::vector<int32_t>> waits;
+  for (const PlanStep& step : plan.steps) waits.push_back(step.waits_for);
+  order_.emplace(stream_of_, waits, report_.stream_count);
+  ledger_.emplace(blocks_, *order_, step_names_);
+}
+
+Run::~Run() {
+  for (size_t b = 0; b < memory_.size(); ++b) backend_.Release(memory_[b], buffers_[b]);
+}
+
+// Blocks: every residency (in the arena, buffer 0), then every tier copy (in its tier's
+// buffer, 1 + its index in plan.tier_buffers).
+void Run::AddBlocks() {
+  buffers_.push_back(
+      {profile_.device_tier, true, plan_.layout.arena_bytes, plan_.layout.alignment_bytes});
+  for (const TierBuffer& buffer : plan_.tier_buffers) {
+    buffers_.push_back({buffer.tier, false, buffer.size_bytes, buffer.alignment_bytes});
+  }
+  for (size_t r = 0; r < plan_.residency.size(); ++r) {
+    const ResidentInterval& interval = plan_.residency[r];
+    const int64_t offset_bytes =
+        r < plan_.layout.offset_bytes.size() ? plan_.layout.offset_bytes[r] : -1;
+    const std::string what =
+        interval.value != kNoValue
+            ? fmt::format("'{}'", loop_.values[interval.value].name)
+            : fmt::format("the scratch of '{}'", loop_.nodes[interval.scratch_node].name);
+    blocks_.push_back({0, offset_bytes, interval.bytes,
+                       fmt::format("{} (device block [{}, {}))", what, offset_bytes,
+                                   offset_bytes + interval.bytes)});
+    block_info_.push_back(
+        {interval.value, profile_.device_tier, true, interval.opened_by, interval.closed_by});
+  }
+  for (const TierCopy& copy : plan_.tier_copies) {
+    const int64_t buffer = TierBufferIndex(plan_, copy.tier);
+    blocks_.push_back({static_cast<int32_t>(buffer + 1), copy.offset_bytes, copy.bytes,
+                       fmt::format("'{}' ({} copy [{}, {}))", loop_.values[copy.value].name,
+                                   profile_.tiers[copy.tier].name, copy.offset_bytes,
+                                   copy.offset_bytes + copy.bytes)});
+    block_info_.push_back({copy.value, copy.tier, false, copy.opened_by, copy.closed_by});
+  }
+  for (size_t b = 0; b < blocks_.size(); ++b) {
+    if (block_info_[b].value != kNoValue) blocks_of_[block_info_[b].value].push_back(int32_t(b));
+  }
+}
+
+// Stream 0 computes (and detaches); each (link, channel) the plan uses is a copy stream, in
+// ascending order.
+void Run::AssignStreams() {
+  std::map<std::pair<int32_t, int32_t>, int32_t> channels;
+  for (const PlanStep& step : plan_.steps) {
+    if (step.kind == StepKind::kPrefetch || step.kind == StepKind::kStore) {
+      channels.emplace(std::make_pair(step.link, step.channel), 0);
+    }
+  }
+  int32_t next = 1;
+  for (auto& [channel, stream] : channels) stream = next++;
+  report_.stream_count = next;
+  steps_of_stream_.resize(next);
+  for (size_t s = 0; s < plan_.steps.size(); ++s) {
+    const PlanStep& step = plan_.steps[s];
+    const bool copy = step.kind == StepKind::kPrefetch || step.kind == StepKind::kStore;
+    const int32_t stream = copy ? channels.at({step.link, step.channel}) : 0;
+    stream_of_.push_back(stream);
+    steps_of_stream_[stream].push_back(int32_t(s));
+  }
+}
+
+// The residency of `value` that a compute step at `step` reads or writes.
+int32_t Run::ResidencyAt(ValueId value, Step step) const {
+  const auto found = blocks_of_.find(value);
+  if (found == blocks_of_.end()) return -1;
+  for (int32_t b : found->second) {
+    if (!block_info_[b].device) continue;
+    const ResidentInterval& interval = plan_.residency[b];
+    if (interval.first_step <= step && step <= interval.last_step) return b;
+  }
+  return -1;
+}
+
+// The block of `value` on `tier` a transfer at `step` touches: the one it opens, else the one
+// live at that point of the sequence (the latest opened).
+int32_t Run::BlockAt(ValueId value, TierId tier, int32_t step, bool opened_here) const {
+  const auto found = blocks_of_.find(value);
+  if (found == blocks_of_.end()) return -1;
+  int32_t best = -1;
+  for (int32_t b : found->second) {
+    const BlockInfo& info = block_info_[b];
+    if (info.tier != tier) continue;
+    if (opened_here) {
+      if (info.opened_by == step) return b;
+      continue;
+    }
+    const bool live = info.opened_by < step && (info.closed_by < 0 || info.closed_by >= step);
+    if (live && (best < 0 || info.opened_by > block_info_[best].opened_by)) best = b;
+  }
+  return best;
+}
+
+void Run::FindStepBlocks() {
+  step_blocks_.resize(plan_.steps.size());
+  for (size_t b = 0; b < block_info_.size(); ++b) {
+    if (block_info_[b].opened_by >= 0) step_blocks_[block_info_[b].opened_by].opens.push_back(b);
+    if (block_info_[b].closed_by >= 0) step_blocks_[block_info_[b].closed_by].closes.push_back(b);
+  }
+  for (size_t s = 0; s < plan_.steps.size(); ++s) {
+    const PlanStep& step = plan_.steps[s];
+    StepBlocks& touched = step_blocks_[s];
+    const int32_t index = static_cast<int32_t>(s);
+    switch (step.kind) {
+      case StepKind::kCompute: {
+        const Node& node = loop_.nodes[step.node];
+        std::vector<ValueId> inputs = node.inputs;
+        std::sort(inputs.begin(), inputs.end());
+        inputs.erase(std::unique(inputs.begin(), inputs.end()), inputs.end());
+        for (ValueId value : inputs) {
+          if (loop_.values[value].bytes <= 0) continue;
+          touched.reads.emplace_back(value, ResidencyAt(value, step.boundary));
+          if (loop_.values[value].written_by == step.node) {
+            touched.updates.emplace_back(value, ResidencyAt(value, step.boundary));
+          }
+        }
+        for (ValueId value : node.outputs) {
+          if (loop_.values[value].bytes <= 0) continue;
+          touched.writes.emplace_back(value, ResidencyAt(value, step.boundary));
+        }
+        break;
+      }
+      case StepKind::kPrefetch:
+      case StepKind::kStore:
+        touched.source = BlockAt(step.value, step.src_tier, index, false);
+        touched.destination = BlockAt(step.value, step.dst_tier, index, true);
+        if (touched.destination < 0) {
+          touched.destination = BlockAt(step.value, step.dst_tier, index, false);
+        }
+        break;
+      case StepKind::kDetach:
+        for (int32_t b : touched.closes) {
+          if (block_info_[b].device && block_info_[b].value == step.value) touched.dropped = b;
+        }
+        break;
+    }
+  }
+}
+
+std::string Run::StepName(int32_t step) const {
+  const PlanStep& planned = plan_.steps[step];
+  const std::string kind(StepKindName(planned.kind));
+  if (planned.kind == StepKind::kCompute) {
+    return fmt::format("{} '{}'", kind, loop_.nodes[planned.node].name);
+  }
+  const std::string& value = loop_.values[planned.value].name;
+  if (planned.kind == StepKind::kDetach) return fmt::format("{} '{}'", kind, value);
+  return fmt::format("{} '{}' {}->{}", kind, value, profile_.tiers[planned.src_tier].name,
+                     profile_.tiers[planned.dst_tier].name);
+}
+
+std::optional<std::string> Run::CheckBlocksInBuffers() const {
+  for (size_t b = 0; b < blocks_.size(); ++b) {
+    const Block& block = blocks_[b];
+    if (block.buffer < 1 && !block_info_[b].device) {
+      return fmt::format("{} is on a tier the plan gives no buffer", block.name);
+    }
+    if (block.offset_bytes < 0 || block.bytes < 0 ||
+        block.offset_bytes + block.bytes > buffers_[block.buffer].size_bytes) {
+      return fmt::format("{} lies outside its buffer of {} bytes", block.name,
+                         buffers_[block.buffer].size_bytes);
+    }
+    const ValueId value = block_info_[b].value;
+    if (value != kNoValue && block.bytes < loop_.values[value].bytes) {
+      return fmt::format("{} is smaller than the value ({} bytes)", block.name,
+                         loop_.values[value].bytes);
+    }
+  }
+  return std::nullopt;
+}
+
+// A value written whole carries one version; alias state changes only its written_bytes tail.
+BytePattern Run::PatternOf(ValueId value, int64_t version) const {
+  const Value& info = loop_.values[value];
+  const int64_t tail_bytes = info.written_by != kNoNode ? info.written_bytes : info.bytes;
+  return {value, version, info.bytes, tail_bytes};
+}
+
+// What a compute step at `step` of `iteration` must find: weights as placed, alias state as
+// the previous iteration left it until its writer runs, everything else this iteration's.
+int64_t Run::VersionRead(ValueId value, Step step, int32_t iteration) const {
+  const Value& info = loop_.values[value];
+  if (info.written_by != kNoNode) {
+    return step <= step_of_node_[info.written_by] ? iteration - 1 : iteration;
+  }
+  return VersionPlaced(value, iteration);
+}
+
+int64_t Run::VersionPlaced(ValueId value, int32_t iteration) const {
+  return loop_.values[value].is_initializer || persistent_[value] ? 0 : iteration;
+}
+
+ValueSpan Run::Span(int32_t block, const BytePattern& pattern, int64_t begin_byte) const {
+  std::byte* base = memory_[blocks_[block].buffer] + blocks_[block].offset_bytes;
+  return {base + begin_byte, pattern, begin_byte, pattern.bytes};
+}
+
+// Before iteration 1 (and every iteration of a one-shot plan) the caller places every block
+// open at the run's start; before a later iteration of a loop, the persistent ones must be
+// where the last iteration left them, and only the graph inputs are placed anew.
+void Run::PlaceBeforeIteration(int32_t iteration) {
+  const Access caller{-1, iteration};
+  for (size_t b = 0; b < blocks_.size() && !failed_; ++b) {
+    const BlockInfo& info = block_info_[b];
+    if (info.opened_by >= 0) continue;
+    const int32_t block = static_cast<int32_t>(b);
+    const ValueId value = info.value;
+    if (plan_.periodic && iteration > 1 && value != kNoValue && persistent_[value]) {
+      int32_t left = -1;
+      for (int32_t other : blocks_of_.at(value)) {
+        if (ledger_->Live(other) && block_info_[other].closed_by < 0 &&
+            blocks_[other].buffer == blocks_[b].buffer &&
+            blocks_[other].offset_bytes == blocks_[b].offset_bytes) {
+          left = other;
+        }
+      }
+      if (left < 0) {
+        Fail(-1, caller,
+             fmt::format("{} is not where iteration {} left it", blocks_[b].name, iteration - 1),
+             kRuleLoop);
+        return;
+      }
+      if (Fail(-1, caller, ledger_->Carry(left, block, caller), kRuleDisjoint)) return;
+      continue;
+    }
+    if (Fail(-1, caller, ledger_->Allocate(block, caller), kRuleDisjoint)) return;
+    if (value == kNoValue || loop_.values[value].bytes <= 0) continue;
+    const BytePattern pattern = PatternOf(value, VersionPlaced(value, iteration));
+    backend_.Place(Span(block, pattern, 0));
+    ledger_->Write(block, caller, pattern);
+  }
+}
+
+// After an iteration the caller reads the graph outputs, every copy of them still held (on the
+// device or stored), checks them, and frees what does not persist; a one-shot plan frees all.
+void Run::CollectAfterIteration(int32_t iteration) {
+  const Access caller{-1, iteration + 1};
+  for (size_t b = 0; b < blocks_.size() && !failed_; ++b) {
+    const int32_t block = static_cast<int32_t>(b);
+    if (!ledger_->Live(block)) continue;
+    const BlockInfo& info = block_info_[b];
+    const ValueId value = info.value;
+    if (value != kNoValue && loop_.values[value].is_graph_output && loop_.values[value].bytes > 0) {
+      // An output no node produces is an input or a weight passed through, as placed.
+      const bool produced = loop_.values[value].producer != kNoNode;
+      const BytePattern pattern =
+          PatternOf(value, produced ? iteration : VersionPlaced(value, iteration));
+      if (Fail(-1, caller, ledger_->Read(block, caller, pattern), kRuleWaits)) return;
+      if (const std::optional<int64_t> byte = backend_.Inspect(Span(block, pattern, 0))) {
+        Fail(-1, caller,
+             fmt::format("the graph output {} differs from what its producer wrote at byte {}",
+                         blocks_[b].name, *byte),
+             kRuleBytes);
+        return;
+      }
+      ++report_.outputs_checked;
+    }
+    const bool persists = value != kNoValue && persistent_[value] && info.closed_by < 0;
+    if (persists) continue;
+    if (Fail(-1, caller, ledger_->Free(block, caller), kRuleFree)) return;
+  }
+}
+
+// One iteration: one thread per stream, each walking its own steps (StreamLoop).
+void Run::RunIteration(int32_t iteration) {
+  ended_.assign(plan_.steps.size(), 0);
+  const Clock::time_point start = Clock::now();
+  last_end_ = start;
+  std::vector<std::thread> threads;
+  for (int32_t stream = 0; stream < report_.stream_count; ++stream) {
+    threads.emplace_back([this, stream, iteration] { StreamLoop(stream, iteration); });
+  }
+  for (std::thread& thread : threads) thread.join();
+  const double measured_ns = static_cast<double>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(last_end_ - start).count());
+  report_.iteration_ns.push_back(static_cast<int64_t>(measured_ns / options_.time_scale));
+}
+
+// THE STREAM LOOP. A runtime's copy of it: for each step of this stream, in sequence order,
+// wait until every step it waits for has ended (its stream predecessor has: it ran just
+// before on this thread), run it, and announce that it ended.
+void Run::StreamLoop(int32_t stream, int32_t iteration) {
+  if (options_.timed) TightenSleeps();
+  for (int32_t step : steps_of_stream_[stream]) {
+    if (!WaitForDependencies(step)) return;  // another stream found a problem
+    const Clock::time_point start = Clock::now();
+    const Access access{step, iteration};
+    Work work;
+    bool ok;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      ok = BeginStep(step, access, work);
+    }
+    ok = ok && DoWork(step, access, work);
+    if (ok && options_.timed) {
+      HoldStream(start, PlannedDurationNs(plan_, profile_, step), options_.time_scale);
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      ok = ok && EndStep(step, access);
+    }
+    if (!ok) return;
+    MarkEnded(step, Clock::now());
+  }
+}
+
+bool Run::WaitForDependencies(int32_t step) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  const std::vector<int32_t>& waits = plan_.steps[step].waits_for;
+  step_ended_.wait(lock, [&] {
+    return failed_ || std::all_of(waits.begin(), waits.end(), [&](int32_t w) { return ended_[w]; });
+  });
+  return !failed_;
+}
+
+void Run::MarkEnded(int32_t step, Clock::time_point end) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ended_[step] = 1;
+    last_end_ = std::max(last_end_, end);
+  }
+  step_ended_.notify_all();
+}
+
+// Records the first problem (under mutex_, or on the caller's thread) and stops every stream.
+// Returns whether there was one.
+bool Run::Fail(int32_t step, Access access, const std::optional<std::string>& problem,
+               const char* rule) {
+  if (!problem) return false;
+  if (!failed_) {
+    failed_ = true;
+    report_.ok = false;
+    const std::string where = step < 0 ? fmt::format("before iteration {}", access.iteration)
+                                       : fmt::format("step {} ({}), iteration {}", step,
+                                                     step_names_[step], access.iteration);
+    report_.violation = fmt::format("{}: {} (rule: {})", where, *problem, rule);
+  }
+  step_ended_.notify_all();
+  return true;
+}
+
+// Begin (under the lock): allocate what the step opens, then enter its reads and writes in the
+// ledger; the bytes are touched only once these pass.
+bool Run::BeginStep(int32_t step, Access access, Work& work) {
+  if (failed_) return false;
+  for (int32_t block : step_blocks_[step].opens) {
+    if (Fail(step, access, ledger_->Allocate(block, access), kRuleDisjoint)) return false;
+  }
+  switch (plan_.steps[step].kind) {
+    case StepKind::kCompute:
+      return BeginCompute(step, access, work);
+    case StepKind::kPrefetch:
+    case StepKind::kStore:
+      return BeginTransfer(step, access, work);
+    case StepKind::kDetach:
+      return BeginDetach(step, access);
+  }
+  return false;
+}
+
+bool Run::BeginCompute(int32_t step, Access access, Work& work) {
+  const StepBlocks& touched = step_blocks_[step];
+  const Step position = plan_.steps[step].boundary;
+  work.call.node = plan_.steps[step].node;
+  const auto missing = [&](ValueId value) {
+    return fmt::format("'{}' has no device block at compute step {}", loop_.values[value].name,
+                       position);
+  };
+  for (const auto& [value, block] : touched.reads) {
+    if (block < 0) {
+      Fail(step, access, missing(value), kRulePlaced);
+      return false;
+    }
+    const BytePattern expected = PatternOf(value, VersionRead(value, position, access.iteration));
+    if (Fail(step, access, ledger_->Read(block, access, expected), kRuleWaits)) return false;
+    work.call.inputs.push_back(Span(block, expected, 0));
+  }
+  for (const auto& [value, block] : touched.updates) {
+    const BytePattern updated = PatternOf(value, access.iteration);
+    if (Fail(step, access, ledger_->Write(block, access, updated), kRuleWaits)) return false;
+    work.call.outputs.push_back(Span(block, updated, updated.bytes - updated.tail_bytes));
+  }
+  for (const auto& [value, block] : touched.writes) {
+    if (block < 0) {
+      Fail(step, access, missing(value), kRulePlaced);
+      return false;
+    }
+    const BytePattern written = PatternOf(value, access.iteration);
+    if (Fail(step, access, ledger_->Write(block, access, written), kRuleWaits)) return false;
+    work.call.outputs.push_back(Span(block, written, 0));
+  }
+  report_.inputs_checked += static_cast<int64_t>(touched.reads.size());
+  return true;
+}
+
+// A transfer of B bytes of a value of S bytes moves its last B bytes (all of it, or the part
+// an in-place update changed), at the same place in both blocks.
+bool Run::BeginTransfer(int32_t step, Access access, Work& work) {
+  const StepBlocks& touched = step_blocks_[step];
+  const PlanStep& planned = plan_.steps[step];
+  const std::string& name = loop_.values[planned.value].name;
+  if (touched.source < 0 || touched.destination < 0) {
+    const TierId tier = touched.source < 0 ? planned.src_tier : planned.dst_tier;
+    return !Fail(
+        step, access,
+        fmt::format("'{}' has no block on {} at this step", name, profile_.tiers[tier].name),
+        kRulePlaced);
+  }
+  if (Fail(step, access, ledger_->Read(touched.source, access, std::nullopt), kRuleWaits)) {
+    return false;
+  }
+  const BytePattern content = *ledger_->Content(touched.source);
+  if (Fail(step, access, ledger_->Write(touched.destination, access, content), kRuleWaits)) {
+    return false;
+  }
+  const int64_t value_bytes = loop_.values[planned.value].bytes;
+  work.copy_bytes = std::min(planned.bytes, value_bytes);
+  const int64_t begin_byte = value_bytes - work.copy_bytes;
+  work.copy_from = Span(touched.source, content, begin_byte).data;
+  work.copy_to = Span(touched.destination, content, begin_byte).data;
+  ++report_.transfers;
+  report_.bytes_copied += work.copy_bytes;
+  return true;
+}
+
+// A Detach needs another block of the value, live, holding the same bytes, whose writer it
+// waits for (a home copy, or a Store's copy whose Store has ended).
+bool Run::BeginDetach(int32_t step, Access access) {
+  const int32_t dropped = step_blocks_[step].dropped;
+  const std::string& name = loop_.values[plan_.steps[step].value].name;
+  if (dropped < 0 || !ledger_->Live(dropped) || !ledger_->Content(dropped)) {
+    return !Fail(step, access, fmt::format("'{}' has no device block to drop here", name),
+                 kRulePlaced);
+  }
+  std::optional<std::string> problem =
+      fmt::format("drops {}, but no other copy holds its bytes", blocks_[dropped].name);
+  for (int32_t other : blocks_of_.at(plan_.steps[step].value)) {
+    if (block_info_[other].device || !ledger_->Live(other) ||
+        !(ledger_->Content(other) == ledger_->Content(dropped))) {
+      continue;
+    }
+    const Access writer = ledger_->Writer(other);
+    if (order_->Ordered(writer, access)) {
+      problem.reset();
+      break;
+    }
+    problem = fmt::format(
+        "drops {}, but its copy {} is written by step {} ({}), which it does "
+        "not wait for",
+        blocks_[dropped].name, blocks_[other].name, writer.step, step_names_[writer.step]);
+  }
+  ++report_.detaches;
+  return !Fail(step, access, problem, kRuleDetach);
+}
+
+// The bytes, outside the lock: the ledger has ordered every access to them.
+bool Run::DoWork(int32_t step, Access access, const Work& work) {
+  switch (plan_.steps[step].kind) {
+    case StepKind::kCompute: {
+      const std::optional<InputMismatch> mismatch = backend_.Compute(work.call);
+      if (!mismatch) return true;
+      const ValueSpan& input = work.call.inputs[mismatch->input];
+      std::lock_guard<std::mutex> lock(mutex_);
+      const int32_t block = step_blocks_[step].reads[mismatch->input].second;
+      return !Fail(step, access,
+                   fmt::format("byte {} of {} is not what its producer wrote (iteration {})",
+                               mismatch->byte, blocks_[block].name, input.pattern.version),
+                   kRuleBytes);
+    }
+    case StepKind::kPrefetch:
+    case StepKind::kStore:
+      backend_.Copy(work.copy_to, work.copy_from, work.copy_bytes, stream_of_[step]);
+      return true;
+    case StepKind::kDetach:
+      return true;
+  }
+  return true;
+}
+
+// End (under the lock): free what the step closes.
+bool Run::EndStep(int32_t step, Access access) {
+  if (failed_) return false;
+  for (int32_t block : step_blocks_[step].closes) {
+    if (Fail(step, access, ledger_->Free(block, access), kRuleFree)) return false;
+  }
+  return true;
+}
+
+ExecutionReport Run::Go() {
+  if (Fail(-1, {-1, 1}, CheckBlocksInBuffers(), kRulePlaced)) return report_;
+  for (const BufferSpec& buffer : buffers_) {
+    memory_.push_back(backend_.Allocate(buffer));
+    report_.buffer_bytes += buffer.size_bytes;
+  }
+  for (int32_t iteration = 1; iteration <= options_.iterations; ++iteration) {
+    PlaceBeforeIteration(iteration);
+    if (failed_) break;
+    RunIteration(iteration);
+    if (failed_) break;
+    CollectAfterIteration(iteration);
+    if (failed_) break;
+    ++report_.iterations_run;
+  }
+  return report_;
+}
+
+}  // namespace
+
+int64_t PlanBufferBytes(const Plan& plan) {
+  int64_t total_bytes = plan.layout.arena_bytes;
+  for (const TierBuffer& buffer : plan.tier_buffers) total_bytes += buffer.size_bytes;
+  return total_bytes;
+}
+
+ExecutionReport Execute(const Graph& graph, const HardwareProfile& profile, const Plan& plan,
+                        Backend& backend, const ExecuteOptions& options) {
+  if (options.iterations < 1 || options.time_scale <= 0) {
+    throw Error(ErrorKind::kInternal, "Execute: iterations >= 1 and time_scale > 0");
+  }
+  // A wait on a later step would deadlock its stream (and has no happens-before): refuse it
+  // before any thread starts.
+  for (size_t s = 0; s < plan.steps.size(); ++s) {
+    for (int32_t wait : plan.steps[s].waits_for) {
+      if (wait >= 0 && static_cast<size_t>(wait) < s) continue;
+      ExecutionReport report;
+      report.ok = false;
+      report.violation = fmt::format(
+          "step {}: waits for step {}, which is not earlier in the sequence (rule: a step waits "
+          "only for steps before it in `steps`)",
+          s, wait);
+      return report;
+    }
+  }
+  Run run(graph, profile, plan, backend, options);
+  return run.Go();
+}
+
+}  // namespace hyperplan::executor

@@ -1,0 +1,157 @@
+// `hyperplan run` end to end: every bundled model, planned with and without --budget, runs
+// clean for 3 iterations; the size guard and the timing report.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "support/run_command.h"
+
+using hyperplan::testing::CommandResult;
+using hyperplan::testing::RunCommand;
+
+namespace {
+
+const std::string kSource = HYPERPLAN_SOURCE_DIR;
+const std::string kCli = HYPERPLAN_CLI_PATH;
+
+CommandResult Hyperplan(std::vector<std::string> args) {
+  args.insert(args.begin(), kCli);
+  return RunCommand(args);
+}
+
+std::vector<std::string> DimsOf(const std::string& model) {
+  if (model.find("decode") != std::string::npos) {
+    return {"--dim", "batch=1", "--dim", "sequence=1", "--dim", "past_sequence=16"};
+  }
+  return {"--dim", "batch=1", "--dim", "sequence=8"};
+}
+
+// The no-offload peak `inspect --json` reports.
+int64_t PeakBytes(const std::string& model) {
+  std::vector<std::string> args = {"inspect", model, "--hw", "supernode", "--json"};
+  for (const std::string& dim : DimsOf(model)) args.push_back(dim);
+  const CommandResult inspect = Hyperplan(args);
+  REQUIRE(inspect.exit_code == 0);
+  const size_t at = inspect.stdout_text.find("\"peak_bytes\":");
+  REQUIRE(at != std::string::npos);
+  return std::stoll(
+      inspect.stdout_text.substr(inspect.stdout_text.find_first_of("0123456789", at)));
+}
+
+// Plans `model` into `plan_path` (with `extra` flags) and returns the plan's path.
+std::string PlanInto(const std::string& model, const std::string& plan_path,
+                     const std::vector<std::string>& extra) {
+  std::vector<std::string> args = {"plan", model, "--hw", "supernode", "-o", plan_path, "-q"};
+  for (const std::string& dim : DimsOf(model)) args.push_back(dim);
+  for (const std::string& flag : extra) args.push_back(flag);
+  const CommandResult plan = Hyperplan(args);
+  INFO(plan.stderr_text);
+  REQUIRE(plan.exit_code == 0);
+  return plan_path;
+}
+
+std::string TempPath(const std::string& name) {
+  return (std::filesystem::temp_directory_path() /
+          ("hyperplan-run-" + std::to_string(getpid()) + "-" + name))
+      .string();
+}
+
+}  // namespace
+
+TEST_CASE(
+    "run: every bundled model's plan runs clean for 3 iterations, with and without a "
+    "budget") {
+  for (const auto& entry : std::filesystem::directory_iterator(kSource + "/models")) {
+    if (entry.path().extension() != ".onnx") continue;
+    const std::string model = entry.path().string();
+    const std::string stem = entry.path().stem().string();
+    // Half the no-offload peak, as tests/ort does: most values have to move.
+    const std::string budget = std::to_string(PeakBytes(model) / 2) + "B";
+    for (const std::vector<std::string>& flags :
+         {std::vector<std::string>{}, std::vector<std::string>{"--budget", budget}}) {
+      const std::string plan = PlanInto(model, TempPath(stem + ".pb"), flags);
+      const CommandResult run =
+          Hyperplan({"run", plan, "--model", model, "--hw", "supernode", "--iterations", "3"});
+      INFO(stem << (flags.empty() ? "" : " --budget " + budget) << "\n"
+                << run.stdout_text << run.stderr_text);
+      CHECK(run.exit_code == 0);
+      CHECK_THAT(run.stdout_text, Catch::Contains("3 iterations of"));
+      CHECK_THAT(run.stdout_text, Catch::Contains("\nok: every step ran"));
+      if (!flags.empty()) {
+        // Half the peak cannot be met without moving something.
+        CHECK_THAT(run.stdout_text, !Catch::Contains(" 0 transfers"));
+      }
+      std::filesystem::remove(plan);
+    }
+  }
+}
+
+TEST_CASE("run: buffers over --max-memory are refused before anything is allocated") {
+  const std::string model = kSource + "/models/llama-tiny-decode.onnx";
+  const std::string plan = PlanInto(model, TempPath("max-memory.pb"), {});
+  const CommandResult run =
+      Hyperplan({"run", plan, "--model", model, "--hw", "supernode", "--max-memory", "1KiB"});
+  CHECK(run.exit_code == 2);
+  CHECK(run.stdout_text.empty());
+  CHECK_THAT(run.stderr_text, Catch::Contains("over --max-memory 1.00 KiB; raise --max-memory"));
+  std::filesystem::remove(plan);
+}
+
+TEST_CASE("run: --timed reports the measured makespan next to the simulated one") {
+  const std::string model = kSource + "/models/llama-tiny-decode.onnx";
+  const std::string plan = PlanInto(model, TempPath("timed.pb"), {});
+  const CommandResult run = Hyperplan({"run", plan, "--model", model, "--hw", "supernode",
+                                       "--iterations", "2", "--timed", "--time-scale", "10"});
+  INFO(run.stderr_text);
+  CHECK(run.exit_code == 0);
+  CHECK_THAT(run.stdout_text, Catch::Contains("timed (x10 wall time per planned ns)"));
+  CHECK_THAT(run.stdout_text, Catch::Contains("measured/simulated"));
+  std::filesystem::remove(plan);
+}
+
+TEST_CASE("run: a plan file edited so two live blocks share bytes exits 10, naming the rule") {
+  const std::string model = kSource + "/models/llama-tiny-decode.onnx";
+  const std::string plan_path = PlanInto(model, TempPath("overlap.json"), {});
+  nlohmann::json plan = nlohmann::json::parse(hyperplan::testing::ReadWholeFile(plan_path));
+  // int64 fields are strings in protobuf's JSON mapping.
+  const auto number = [](const nlohmann::json& field) {
+    return field.is_string() ? std::stoll(field.get<std::string>()) : field.get<int64_t>();
+  };
+  const int64_t arena_bytes = number(plan["arena"]["size_bytes"]);
+  // The first compute step's output block, moved onto a block already live at that step.
+  nlohmann::json& residency = plan["residency"];
+  int moved = -1, target = -1;
+  for (size_t r = 0; r < residency.size() && moved < 0; ++r) {
+    const int32_t opener = residency[r]["opened_by"];
+    if (opener < 0 || plan["steps"][opener]["kind"] != "STEP_KIND_COMPUTE") continue;
+    const int64_t position = number(plan["steps"][opener]["boundary"]);
+    for (size_t q = 0; q < residency.size(); ++q) {
+      const int32_t q_opener = residency[q]["opened_by"];
+      if (q_opener >= opener || number(residency[q]["bytes"]) == 0) continue;
+      if (number(residency[q]["first_step"]) > position ||
+          number(residency[q]["last_step"]) < position) {
+        continue;
+      }
+      if (number(residency[q]["offset_bytes"]) + number(residency[r]["bytes"]) > arena_bytes) {
+        continue;
+      }
+      moved = static_cast<int>(r);
+      target = static_cast<int>(q);
+      break;
+    }
+  }
+  REQUIRE(moved >= 0);
+  residency[moved]["offset_bytes"] = residency[target]["offset_bytes"];
+  std::ofstream(plan_path) << plan.dump(1);
+  const CommandResult run =
+      Hyperplan({"run", plan_path, "--model", model, "--hw", "supernode", "--iterations", "3"});
+  CHECK(run.exit_code == 10);
+  CHECK(hyperplan::testing::LineCount(run.stderr_text) == 1);
+  CHECK_THAT(run.stderr_text, Catch::StartsWith("hyperplan: error: " + plan_path + ": step "));
+  CHECK_THAT(run.stderr_text, Catch::Contains(", iteration 1: allocates '"));
+  CHECK_THAT(run.stderr_text, Catch::Contains("rule: blocks never overlap in time and space"));
+  std::filesystem::remove(plan_path);
+}
