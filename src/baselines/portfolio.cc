@@ -60,9 +60,14 @@ int64_t BytesMoved(const Plan& plan) {
   return total;
 }
 
-// Whether `a` beats `b` (strictly): fits, then makespan, then bytes moved, then arena.
+// Whether `a` beats `b` (strictly): fits, then makespan, then bytes moved, then arena. When
+// neither fits, the one closer to fitting (the smaller arena) wins: a user who is told "no
+// fit" sees the plan that came nearest, not a fast one twice the device.
 bool Beats(const Plan& a, const Plan& b) {
   if (a.fits != b.fits) return a.fits;
+  if (!a.fits && a.layout.arena_bytes != b.layout.arena_bytes) {
+    return a.layout.arena_bytes < b.layout.arena_bytes;
+  }
   if (a.timeline.makespan_ns != b.timeline.makespan_ns) {
     return a.timeline.makespan_ns < b.timeline.makespan_ns;
   }

@@ -5,7 +5,8 @@
 // a user should not get the worse plan: in budget mode (a --budget, or a device the model
 // does not fit) the contenders plan the same loop on the same graph, every plan passes the
 // same verifier, and the best wins: fits first, then the shortest iteration, then fewer bytes
-// moved, then the smaller arena; ties keep the planner's. Plan::produced_by names the winner
+// moved, then the smaller arena (when none fits: the smallest arena first, the plan that came
+// nearest); ties keep the planner's. Plan::produced_by names the winner
 // (the summary, the plan file and the report say it); a contender's plan explains no
 // decisions. Without a budget on a device the model fits, the planner's plan is returned
 // as is (its overhead mode has no counterpart among the contenders).
