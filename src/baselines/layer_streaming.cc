@@ -21,16 +21,16 @@ std::vector<uint8_t> StreamedRanks(int layer_count, int resident_layers, bool in
   std::vector<uint8_t> streamed(layer_count, 0);
   const int64_t streamed_count = layer_count - resident_layers;
   for (int rank = 0; rank < layer_count; ++rank) {
-    streamed[rank] = interleave ? (rank + 1) * streamed_count / layer_count >
-                                      rank * streamed_count / layer_count
-                                : rank >= resident_layers;
+    streamed[rank] =
+        interleave ? (rank + 1) * streamed_count / layer_count > rank * streamed_count / layer_count
+                   : rank >= resident_layers;
   }
   return streamed;
 }
 
 Plan BuildStreaming(const BaselineContext& context, const WeightLayers& layers, int lookahead,
-                    const std::vector<uint8_t>& streamed_rank,
-                    std::optional<int64_t> budget_bytes, const std::vector<uint8_t>& start_off) {
+                    const std::vector<uint8_t>& streamed_rank, std::optional<int64_t> budget_bytes,
+                    const std::vector<uint8_t>& start_off) {
   const Graph& graph = *context.graph;
   const Step step_count = context.step_count();
   // A weight streams when its layer is not kept resident and its home tier has room for it.
@@ -39,8 +39,8 @@ Plan BuildStreaming(const BaselineContext& context, const WeightLayers& layers, 
   for (size_t id = 0; id < graph.values.size(); ++id) {
     const auto value = static_cast<ValueId>(id);
     const int rank = layers.rank_of_value[id];
-    is_streamed[id] = rank >= 0 && streamed_rank[rank] && context.homes.Homed(value) &&
-                      copies.Reserve(value);
+    is_streamed[id] =
+        rank >= 0 && streamed_rank[rank] && context.homes.Homed(value) && copies.Reserve(value);
   }
   auto streamed = [&](ValueId value) { return is_streamed[value] != 0; };
   // Each streamed weight's windows [fetch boundary, last step of the visit], merged when

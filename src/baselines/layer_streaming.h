@@ -1,8 +1,8 @@
 // Layer streaming with a fixed lookahead: DeepSpeed ZeRO-Inference's weight streaming and
 // Accelerate's offload hooks (device_map with CPU/disk offload).
 //
-// Weights are grouped by layer (hyperplan/layers.h). A "visit" is a maximal run of steps reading one
-// layer's weights (a forward pass visits each layer once; a training step twice, forward and
+// Weights are grouped by layer (hyperplan/layers.h). A "visit" is a maximal run of steps reading
+// one layer's weights (a forward pass visits each layer once; a training step twice, forward and
 // backward). The weights a visit reads are fetched when the visit `lookahead` visits earlier
 // begins (lookahead 0: when the visit itself begins, so compute waits for the whole fetch, as
 // Accelerate's pre-forward hook does; lookahead k >= 1: k layers in flight, as ZeRO-Inference

@@ -183,6 +183,27 @@ void WriteWaitFlows(JsonWriter& json, const Plan& plan, const std::vector<int>& 
   }
 }
 
+// One counter sample: viewers draw a track per name, stepping to `value` at `time_ns`.
+void WriteCounter(JsonWriter& json, const std::string& name, int64_t time_ns, const char* arg_name,
+                  int64_t value) {
+  json.Newline();
+  json.BeginObject();
+  json.Key("name");
+  json.String(name);
+  json.Key("ph");
+  json.String("C");
+  json.Key("ts");
+  json.Decimal(time_ns, kNsDigits);
+  json.Key("pid");
+  json.Int(kProcessId);
+  json.Key("args");
+  json.BeginObject();
+  json.Key(arg_name);
+  json.Int(value);
+  json.EndObject();
+  json.EndObject();
+}
+
 // Per link that carries a transfer, a counter of its busy share (LinkBusyPercent).
 void WriteLinkCounters(JsonWriter& json, const HardwareProfile& profile, const Plan& plan) {
   const std::vector<std::vector<BusyPoint>> busy = LinkBusyPercent(profile, plan);
@@ -190,22 +211,7 @@ void WriteLinkCounters(JsonWriter& json, const HardwareProfile& profile, const P
     // Viewers name the track "<event name> <arg name>": "link ddr->hbm busy_percent".
     const std::string counter = "link " + LinkName(profile, static_cast<int32_t>(l));
     for (const BusyPoint& point : busy[l]) {
-      json.Newline();
-      json.BeginObject();
-      json.Key("name");
-      json.String(counter);
-      json.Key("ph");
-      json.String("C");
-      json.Key("ts");
-      json.Decimal(point.time_ns, kNsDigits);
-      json.Key("pid");
-      json.Int(kProcessId);
-      json.Key("args");
-      json.BeginObject();
-      json.Key("busy_percent");
-      json.Int(point.percent);
-      json.EndObject();
-      json.EndObject();
+      WriteCounter(json, counter, point.time_ns, "busy_percent", point.percent);
     }
   }
 }
@@ -293,22 +299,7 @@ void WriteChromeTrace(std::ostream& out, const Graph& graph, const HardwareProfi
     // Viewers name the track "<event name> <arg name>": "hbm bytes".
     const std::string counter = TierName(profile, static_cast<TierId>(t));
     for (const TierUsagePoint& point : plan.timeline.bytes_per_tier[t]) {
-      json.Newline();
-      json.BeginObject();
-      json.Key("name");
-      json.String(counter);
-      json.Key("ph");
-      json.String("C");
-      json.Key("ts");
-      json.Decimal(point.time_ns, kNsDigits);
-      json.Key("pid");
-      json.Int(kProcessId);
-      json.Key("args");
-      json.BeginObject();
-      json.Key("bytes");
-      json.Int(point.bytes);
-      json.EndObject();
-      json.EndObject();
+      WriteCounter(json, counter, point.time_ns, "bytes", point.bytes);
     }
   }
   json.Newline();

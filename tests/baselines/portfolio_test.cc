@@ -27,8 +27,8 @@ std::vector<std::pair<std::string, Plan>> ContenderPlans(const Graph& graph,
       baselines::LayerStreamingOptions streaming;
       streaming.lookahead_layers = lookahead;
       streaming.interleave = interleave;
-      plans.push_back({std::string(interleave ? "interleaved " : "") + "layer streaming k=" +
-                           std::to_string(lookahead),
+      plans.push_back({std::string(interleave ? "interleaved " : "") +
+                           "layer streaming k=" + std::to_string(lookahead),
                        baselines::LayerStreamingPlan(context, budget, streaming).plan});
     }
   }
