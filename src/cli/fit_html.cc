@@ -233,9 +233,10 @@ void AppendRule(std::string& svg, const PlotBox& box, const LinearScale& y, cons
   const int64_t rule_y = y(rule.level);
   svg += fmt::format("<path class=\"rule {}\" d=\"M{} {}H{}\"/>", rule.css_class, Px(box.left_dp),
                      Px(rule_y), Px(box.right_dp));
+  // Labelled at the left end: a search's points crowd the right one, near the answer.
   svg +=
-      fmt::format("<text class=\"note {}\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
-                  rule.css_class, Px(box.right_dp - 40), Px(rule_y - 40), EscapeMarkup(rule.label));
+      fmt::format("<text class=\"note {}\" x=\"{}\" y=\"{}\" text-anchor=\"start\">{}</text>",
+                  rule.css_class, Px(box.left_dp + 60), Px(rule_y - 40), EscapeMarkup(rule.label));
 }
 
 // The line through the points, the points (with their values as tooltips) and the answer's
