@@ -233,3 +233,10 @@ TEST_CASE("fit --report refuses an input as its output, before any work") {
   CHECK_THAT(hw.stderr_text, Catch::Contains("hardware profile"));
   CHECK(hw.stdout_text.empty());
 }
+
+TEST_CASE("fit --report to an unwritable place exits 9, and says where") {
+  const CommandResult result = Fit(UnitProfile(false), {"--sweep", "past_sequence=1..2", "--report",
+                                                        "/nonexistent-dir/x/fit.html"});
+  CHECK(result.exit_code == 9);
+  CHECK_THAT(result.stderr_text, Catch::Contains("/nonexistent-dir/x/fit.html"));
+}
