@@ -123,8 +123,9 @@ void AddFitFlags(CLI::App& command, FitFlags& flags) {
   command.add_flag("--json", flags.json,
                    "print one JSON document (schemas/fit.proto FitReport) instead of the text");
   command.add_option("--report", flags.report_path,
-                     "write a self-contained HTML page: tokens/s, time per iteration, arena and "
-                     "overhead against the dim's values, and the table");
+                     "FILE.html: also write a self-contained HTML page, from the same report as "
+                     "--json: tokens/s, time per iteration, arena and overhead against the dim's "
+                     "values, and the table");
   command.add_flag("--single-run", flags.single_run,
                    "plan one run from a free preload instead of one iteration of a loop");
   AddVerbosityFlags(command);
