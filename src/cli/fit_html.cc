@@ -242,7 +242,8 @@ void AppendRule(std::string& svg, const PlotBox& box, const LinearScale& y, cons
 // The line through the points, the points (with their values as tooltips) and the answer's
 // ring.
 void AppendSeries(std::string& svg, const LineChart& chart, const std::string& dim,
-                  const ValueScale& x, const LinearScale& y, const FitPoint* answer) {
+                  const ValueScale& x, const LinearScale& y, int64_t box_bottom_dp,
+                  const FitPoint* answer) {
   std::string line;
   for (const ChartPoint& point : chart.points) {
     line += fmt::format("{}{} {}", line.empty() ? "M" : "L", Px(x(point.row->value())),
@@ -258,17 +259,25 @@ void AppendSeries(std::string& svg, const LineChart& chart, const std::string& d
         EscapeMarkup(
             fmt::format("{}={}: {} ({})", dim, value, point.level_text, ResultWords(*point.row))));
   }
-  for (const ChartPoint& point : chart.points) {
+  for (size_t index = 0; index < chart.points.size(); ++index) {
+    const ChartPoint& point = chart.points[index];
     if (answer == nullptr || point.row->value() != answer->value()) continue;
     const int64_t cx = x(point.row->value());
     const int64_t cy = y(point.level);
     svg += fmt::format("<circle id=\"{}-answer\" class=\"ring\" cx=\"{}\" cy=\"{}\" r=\"8\"/>",
                        chart.id, Px(cx), Px(cy));
     const bool to_left = cx > (report::kPlotLeftPx + report::kPlotRightPx) / 2 * 10;
+    // The label goes on the side of the point the line leaves free: under it when the
+    // neighbour on the label's side is higher, over it otherwise.
+    const ChartPoint* neighbour =
+        to_left ? (index > 0 ? &chart.points[index - 1] : nullptr)
+                : (index + 1 < chart.points.size() ? &chart.points[index + 1] : nullptr);
+    const bool below = neighbour != nullptr && y(neighbour->level) < cy;
+    const int64_t label_y_dp =
+        below ? std::min<int64_t>(cy + 200, box_bottom_dp - 40) : std::max<int64_t>(cy - 100, 110);
     svg += fmt::format(
         "<text class=\"note strong answer\" x=\"{}\" y=\"{}\" text-anchor=\"{}\">{}</text>",
-        Px(to_left ? cx - 120 : cx + 120), Px(std::max<int64_t>(cy - 100, 110)),
-        to_left ? "end" : "start",
+        Px(to_left ? cx - 120 : cx + 120), Px(label_y_dp), to_left ? "end" : "start",
         EscapeMarkup(fmt::format("answer: {}={}", dim, answer->value())));
   }
 }
@@ -285,7 +294,7 @@ std::string RenderLineChart(const LineChart& chart, const FitReport& report,
   AppendYAxis(svg, box, y, chart.y_axis);
   AppendXAxis(svg, box, x, DimTicks(rows, x));
   if (chart.rule) AppendRule(svg, box, y, *chart.rule);
-  AppendSeries(svg, chart, report.dim(), x, y, answer);
+  AppendSeries(svg, chart, report.dim(), x, y, box.bottom_dp, answer);
   svg += "</svg>";
   return svg;
 }
