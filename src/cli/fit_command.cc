@@ -3,7 +3,8 @@
 // Order of work: flags first (ranges, the moved dim not also bound by --dim), so a mistake
 // costs nothing; then the profile and one parse of the model; then the search or the sweep,
 // each value imported from that parse and planned; then the report (text, or --json through
-// schemas/fit.proto); the exit code last.
+// schemas/fit.proto) and the --report page (fit_html.h), both from the same FitReport; the exit
+// code last. --report is checked against the inputs before any work (files/output_guard.h).
 #include "fit_command.h"
 
 #include <fmt/format.h>
@@ -15,6 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "files/atomic_write.h"
+#include "files/output_guard.h"
+#include "fit_html.h"
 #include "fit_point.h"
 #include "fit_range.h"
 #include "fit_search.h"
@@ -42,6 +46,7 @@ struct FitFlags {
   std::vector<std::string> ties;         // --tie NAME=EXPRESSION
   std::vector<std::string> alias_flags;  // --alias OUT=IN
   std::string tokens_input = "input_ids";
+  std::string report_path;  // --report fit.html
   bool json = false;
   bool single_run = false;
 };
@@ -117,6 +122,10 @@ void AddFitFlags(CLI::App& command, FitFlags& flags) {
                      "(batch x new tokens), for tokens/s (default input_ids)");
   command.add_flag("--json", flags.json,
                    "print one JSON document (schemas/fit.proto FitReport) instead of the text");
+  command.add_option("--report", flags.report_path,
+                     "FILE.html: also write a self-contained HTML page, from the same report as "
+                     "--json: tokens/s, time per iteration, arena and overhead against the dim's "
+                     "values, and the table");
   command.add_flag("--single-run", flags.single_run,
                    "plan one run from a free preload instead of one iteration of a loop");
   AddVerbosityFlags(command);
@@ -252,8 +261,38 @@ std::optional<Error> Verdict(const fit::v1::FitReport& report) {
   return Error(FailureKind(first), report.model() + ": " + first.message());
 }
 
+// The files the run reads and the one it may write: --report must be neither input.
+void CheckOutputs(const FitFlags& flags) {
+  files::OutputGuard guard;
+  guard.AddInput("model", flags.inputs.model_path);
+  guard.AddInput("hardware profile", flags.inputs.profile_path);
+  guard.AddOutput("--report", "report output", flags.report_path);
+  guard.Check();
+}
+
+void SetVerdict(const std::optional<Error>& verdict, fit::v1::FitReport& report) {
+  if (!verdict) return;
+  report.set_exit_code(ExitCode(verdict->kind()));
+  report.set_error_kind(std::string(ErrorKindName(verdict->kind())));
+  report.set_message(verdict->what());
+}
+
+// The page first (a failed write is exit 9 before anything is printed), then stdout.
+void WriteOutputs(const FitFlags& flags, const fit::v1::FitReport& report) {
+  if (!flags.report_path.empty()) {
+    files::WriteFileAtomically(
+        flags.report_path, FitHtmlReport(report, std::string("hyperplan ") + HYPERPLAN_VERSION));
+  }
+  std::string text =
+      flags.json ? planio::EncodeJson(report, /*pretty=*/true) + "\n" : FormatFitText(report);
+  if (!flags.json && !flags.report_path.empty()) text += "  wrote " + flags.report_path + "\n";
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
+}
+
 void RunFit(const FitFlags& flags) {
   const Moved moved = MovedDim(flags);
+  CheckOutputs(flags);
   HardwareProfile profile =
       flags.inputs.profile_path.empty() ? DefaultProfile() : LoadProfile(flags.inputs.profile_path);
   const ParsedOnnxModel model(flags.inputs.model_path);
@@ -269,15 +308,8 @@ void RunFit(const FitFlags& flags) {
   progress.Finish();
   report.set_plans(evaluator.plans());
   const std::optional<Error> verdict = Verdict(report);
-  if (verdict) {
-    report.set_exit_code(ExitCode(verdict->kind()));
-    report.set_error_kind(std::string(ErrorKindName(verdict->kind())));
-    report.set_message(verdict->what());
-  }
-  const std::string text =
-      flags.json ? planio::EncodeJson(report, /*pretty=*/true) + "\n" : FormatFitText(report);
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  std::fflush(stdout);
+  SetVerdict(verdict, report);
+  WriteOutputs(flags, report);
   if (verdict) throw *verdict;
 }
 

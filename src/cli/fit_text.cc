@@ -16,12 +16,6 @@ namespace {
 using fit::v1::FitPoint;
 using fit::v1::FitReport;
 
-// "+12.3%" from ppm (1% = 10'000 ppm), rounded half up to one decimal.
-std::string OverheadText(int64_t ppm) {
-  const int64_t tenths = (ppm + 500) / 1000;
-  return fmt::format("+{}.{}%", tenths / 10, tenths % 10);
-}
-
 std::string ResultText(const FitPoint& point) {
   if (point.result() == "ok") return "ok";
   if (point.result() == "over_overhead") return "over overhead";
@@ -37,22 +31,10 @@ std::string BottleneckText(const FitPoint& point) {
   return fmt::format("{} {}%", point.bottleneck(), percent);
 }
 
-std::vector<std::string> Row(const FitPoint& point) {
-  return {std::to_string(point.value()),
-          ResultText(point),
-          FormatBytes(point.arena_bytes()),
-          FormatDuration(point.time_per_iteration_ns()),
-          point.tokens_per_iteration() > 0 ? FormatTokensPerSecond(point.tokens_per_s()) : "n/a",
-          point.planned() ? FormatDuration(point.cold_start_ns()) : "-",
-          OverheadText(point.overhead_ppm()),
-          BottleneckText(point)};
-}
-
 // Columns padded to their widest cell; text columns left-aligned, numbers right-aligned.
 std::string Table(const std::string& dim, const std::vector<const FitPoint*>& points) {
-  std::vector<std::vector<std::string>> rows = {
-      {dim, "result", "arena", "time/iter", "tokens/s", "cold start", "overhead", "bottleneck"}};
-  for (const FitPoint* point : points) rows.push_back(Row(*point));
+  std::vector<std::vector<std::string>> rows = {FitTableHeader(dim)};
+  for (const FitPoint* point : points) rows.push_back(FitTableRow(*point));
   std::vector<size_t> widths(rows.front().size(), 0);
   for (const auto& row : rows) {
     for (size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
@@ -71,22 +53,13 @@ std::string Table(const std::string& dim, const std::vector<const FitPoint*>& po
   return text;
 }
 
-// "batch=1, sequence=1"
-std::string FixedDims(const FitReport& report) {
-  std::vector<std::string> dims;
-  for (const auto& dim : report.fixed_dims()) {
-    dims.push_back(fmt::format("{}={}", dim.name(), dim.value()));
-  }
-  for (const std::string& tie : report.ties()) dims.push_back(tie);
-  return dims.empty() ? "no other dims" : fmt::format("{}", fmt::join(dims, ", "));
-}
-
 std::string Targets(const FitReport& report) {
-  return fmt::format("  budget: {}{}; overhead target: {}\n", FormatBytes(report.budget_bytes()),
-                     report.budget_is_device() ? " (the device's capacity)" : "",
-                     report.has_max_overhead_ppm()
-                         ? OverheadText(report.max_overhead_ppm()).substr(1) + " over no offloading"
-                         : std::string("none"));
+  return fmt::format(
+      "  budget: {}{}; overhead target: {}\n", FormatBytes(report.budget_bytes()),
+      report.budget_is_device() ? " (the device's capacity)" : "",
+      report.has_max_overhead_ppm()
+          ? FitOverheadText(report.max_overhead_ppm()).substr(1) + " over no offloading"
+          : std::string("none"));
 }
 
 std::string SearchLine(const FitReport& report) {
@@ -100,8 +73,9 @@ std::string SearchLine(const FitReport& report) {
 }
 
 std::string GrowHeader(const FitReport& report) {
-  const std::string subject = fmt::format("fit of {} for {} on '{}' ({})", report.dim(),
-                                          report.model(), report.profile(), FixedDims(report));
+  const std::string subject =
+      fmt::format("fit of {} for {} on '{}' ({})", report.dim(), report.model(), report.profile(),
+                  FitFixedDimsText(report));
   if (!report.found()) {
     return fmt::format("{}: nothing fits, not even {}={}\n", subject, report.dim(), report.min());
   }
@@ -133,16 +107,12 @@ std::string GrowText(const FitReport& report) {
 
 std::string SweepText(const FitReport& report) {
   std::string text = fmt::format("sweep of {} for {} on '{}' ({})\n", report.dim(), report.model(),
-                                 report.profile(), FixedDims(report));
+                                 report.profile(), FitFixedDimsText(report));
   text += Targets(report);
   std::vector<const FitPoint*> rows;
-  const FitPoint* last_ok = nullptr;
-  const FitPoint* first_failing = nullptr;
-  for (const FitPoint& point : report.points()) {
-    rows.push_back(&point);
-    if (Passes(point)) last_ok = &point;
-    if (!Passes(point) && first_failing == nullptr) first_failing = &point;
-  }
+  for (const FitPoint& point : report.points()) rows.push_back(&point);
+  const FitPoint* last_ok = FitAnswerPoint(report);
+  const FitPoint* first_failing = FitFirstFailure(report);
   text += Table(report.dim(), rows);
   if (last_ok != nullptr && !last_ok->residency().empty()) {
     text += fmt::format("  residency at {}={}: {}\n", report.dim(), last_ok->value(),
@@ -156,6 +126,54 @@ std::string SweepText(const FitReport& report) {
 }
 
 }  // namespace
+
+std::string FitOverheadText(int64_t ppm) {
+  const int64_t tenths = (ppm + 500) / 1000;
+  return fmt::format("+{}.{}%", tenths / 10, tenths % 10);
+}
+
+std::vector<std::string> FitTableHeader(const std::string& dim) {
+  return {dim, "result", "arena", "time/iter", "tokens/s", "cold start", "overhead", "bottleneck"};
+}
+
+std::vector<std::string> FitTableRow(const FitPoint& point) {
+  return {std::to_string(point.value()),
+          ResultText(point),
+          FormatBytes(point.arena_bytes()),
+          FormatDuration(point.time_per_iteration_ns()),
+          point.tokens_per_iteration() > 0 ? FormatTokensPerSecond(point.tokens_per_s()) : "n/a",
+          point.planned() ? FormatDuration(point.cold_start_ns()) : "-",
+          FitOverheadText(point.overhead_ppm()),
+          BottleneckText(point)};
+}
+
+std::string FitFixedDimsText(const FitReport& report) {
+  std::vector<std::string> dims;
+  for (const auto& dim : report.fixed_dims()) {
+    dims.push_back(fmt::format("{}={}", dim.name(), dim.value()));
+  }
+  for (const std::string& tie : report.ties()) dims.push_back(tie);
+  return dims.empty() ? "no other dims" : fmt::format("{}", fmt::join(dims, ", "));
+}
+
+const FitPoint* FitAnswerPoint(const FitReport& report) {
+  if (report.mode() != "sweep") return report.found() ? &report.at_answer() : nullptr;
+  const FitPoint* last_ok = nullptr;
+  for (const FitPoint& point : report.points()) {
+    if (Passes(point)) last_ok = &point;
+  }
+  return last_ok;
+}
+
+const FitPoint* FitFirstFailure(const FitReport& report) {
+  if (report.mode() != "sweep") {
+    return report.has_first_failing() ? &report.first_failing() : nullptr;
+  }
+  for (const FitPoint& point : report.points()) {
+    if (!Passes(point)) return &point;
+  }
+  return nullptr;
+}
 
 std::string FormatTokensPerSecond(double tokens_per_s) {
   if (tokens_per_s >= 100) return fmt::format("{:.0f}", tokens_per_s);

@@ -5,13 +5,29 @@
 // as its longest number.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "schemas/fit.pb.h"
 
 namespace hyperplan::cli {
 
 std::string FormatFitText(const fit::v1::FitReport& report);
+
+// The table's pieces, shared with the HTML report (fit_html.h) so both show the same cells.
+std::vector<std::string> FitTableHeader(const std::string& dim);
+std::vector<std::string> FitTableRow(const fit::v1::FitPoint& point);
+// "batch=1, sequence=1" (the fixed dims and ties), or "no other dims".
+std::string FitFixedDimsText(const fit::v1::FitReport& report);
+// "+12.3%" from ppm (1% = 10'000 ppm), rounded half up to one decimal.
+std::string FitOverheadText(int64_t ppm);
+// The answer's point: grow, the answer's plan; sweep, the largest row that passes (rows
+// ascend). nullptr when nothing passes.
+const fit::v1::FitPoint* FitAnswerPoint(const fit::v1::FitReport& report);
+// Why the next value fails: grow, the smallest failing value probed; sweep, the first row that
+// fails. nullptr when none fails.
+const fit::v1::FitPoint* FitFirstFailure(const fit::v1::FitReport& report);
 
 // "1.23", "45.6", "789", "12345" tokens/s: three significant digits below 1000, whole above.
 std::string FormatTokensPerSecond(double tokens_per_s);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Browser test: renders HTML reports in headless Chromium and checks what comes out.
 #   1. `hyperplan plan ... --report` on a bundled model (the README's "See the plan" command),
+#      `hyperplan fit --sweep ... --report` on the model the fit tests use (four values),
 #      plus the sample reports the report tests write (a small plan with a stall, a 3000-node
 #      plan whose lanes are density bands, a plan no budget fits (red verdict) and one over its
 #      overhead target (amber));
@@ -45,6 +46,24 @@ chromium_headless() {
 "$cli" plan models/llama-tiny-decode.onnx --dim batch=1 --dim sequence=1 \
   --dim past_sequence=256 --budget 1MiB --report "$work/plan.html" --trace "$work/plan.json" \
   --quiet >/dev/null
+# The fit tests' unit-rate two-tier machine (tests/cli/fit_cli_test.cc): 256 tokens of cache
+# stay on the 1 MB device (a green point, the answer), 2048 stream from ddr (over the target).
+cat >"$work/unit-two-tier.yaml" <<'YAML'
+name: unit-two-tier
+tiers:
+  - {name: hbm, capacity: 1MB, device: true, alignment: 1B}
+  - {name: ddr, capacity: 1GB, alignment: 1B}
+links:
+  - {from: ddr, to: hbm, bandwidth: 1GB/s, reverse_bandwidth: 1GB/s}
+compute:
+  peak: {float: 1GFLOPS}
+  memory_bandwidth: 1GB/s
+  efficiency: 1
+  kernel_launch_overhead: 0ns
+YAML
+"$cli" fit models/llama-tiny-decode-contrib.onnx --hw "$work/unit-two-tier.yaml" \
+  --dim batch=1 --dim sequence=1 --sweep past_sequence=256..2048 --max-overhead 5 \
+  --report "$work/fit.html" --quiet >/dev/null
 HYPERPLAN_REPORT_OUT="$work" "$report_tests" "[.browser]" >/dev/null
 
 # page and the fills its screenshot must show (compute indigo, prefetch green, stall red)
@@ -67,6 +86,8 @@ check_page() {
 }
 
 check_page plan 6366f1 059669
+# the fit page: its points (plan blue) and its green verdict badge (dcfce7)
+check_page fit 2563eb dcfce7
 check_page tiny 6366f1 059669 dc2626
 check_page chain 6366f1 059669 dc2626
 # the verdict badges: red's background (fee2e2), amber's (fef3c7); neither page is green
