@@ -23,9 +23,11 @@ for target in "${targets[@]}"; do
   work="build-fuzz/corpus/${target}"
   findings="build-fuzz/findings/${target}"
   mkdir -p "${work}" "${findings}"
+  # A target no fuzzer has failed on yet has no regressions directory (libFuzzer refuses a
+  # missing one).
+  inputs=("${work}" "tests/fuzz/corpus/${target}")
+  [ -d "tests/fuzz/regressions/${target}" ] && inputs+=("tests/fuzz/regressions/${target}")
   echo "fuzz: ${target} for ${seconds} s"
   build-fuzz/tests/fuzz/hyperplan-fuzz-"${target}" -max_total_time="${seconds}" -timeout=10 \
-    -rss_limit_mb=4096 -print_final_stats=1 \
-    -artifact_prefix="${findings}/" "${work}" "tests/fuzz/corpus/${target}" \
-    "tests/fuzz/regressions/${target}"
+    -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="${findings}/" "${inputs[@]}"
 done
