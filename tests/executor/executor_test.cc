@@ -14,6 +14,7 @@
 #include "executor/host_backend.h"
 #include "executor/ledger.h"
 #include "hyperplan/loop.h"
+#include "planner/loop_graphs.h"
 #include "planner/planner_support.h"
 
 using namespace hyperplan;
@@ -21,27 +22,6 @@ using namespace hyperplan::executor;
 using namespace hyperplan::planner_test;
 
 namespace {
-
-// w (50 B weight, home ddr) is read at steps 0 and 3; steps 1 and 4 need 200 B of scratch.
-//   n0 w -> a      10 ns
-//   n1 a -> b     100 ns, 200 B scratch
-//   n2 b -> c     100 ns
-//   n3 c, w -> d   10 ns
-//   n4 d -> y      10 ns, 200 B scratch
-// With a 210 B budget w leaves after each use: two Prefetches, two Detaches an iteration
-// (tests/planner/loop_test.cc works the plan out).
-struct TwiceRead {
-  Graph graph;
-  ValueId w, a;
-  TwiceRead() {
-    w = Weight(graph, "w", 50);
-    a = Work(graph, "n0", {w}, "a", 1, 10);
-    const ValueId b = Work(graph, "n1", {a}, "b", 1, 100, 200);
-    const ValueId c = Work(graph, "n2", {b}, "c", 1, 100);
-    const ValueId d = Work(graph, "n3", {c, w}, "d", 1, 10);
-    MarkOutput(graph, Work(graph, "n4", {d}, "y", 1, 10, 200));
-  }
-};
 
 // s (100 B) is written at step 0 and read at step 4; step 2 needs 300 B of scratch, so with a
 // 350 B budget s is stored, dropped and fetched back (tests/planner/catalogue_test.cc).
@@ -54,29 +34,6 @@ struct StoredThenFetched {
     const ValueId b = Work(graph, "n2", {a}, "b", 1, 10, 300);
     const ValueId c = Work(graph, "n3", {b}, "c", 1, 150);
     MarkOutput(graph, Work(graph, "n4", {c, s}, "y", 1, 10));
-  }
-};
-
-// A decode-like step with an in-place KV append: past (100 B) and present (110 B) alias, so
-// the loop graph has one 110 B buffer that n1 updates (its last 10 bytes) every iteration.
-//   n0 () -> a            100 ns
-//   n1 past, a -> present  10 ns
-//   n2 present -> y        10 ns
-//   n3 y -> z (output)    100 ns, 300 B scratch
-struct KvAppend {
-  Graph graph;
-  KvAppend() {
-    const ValueId past = Input(graph, "past_key_values.0.key", 100);
-    const ValueId a = Work(graph, "n0", {}, "a", 1, 100);
-    const ValueId present = Work(graph, "n1", {past, a}, "present.0.key", 110, 10);
-    MarkOutput(graph, present);
-    const ValueId y = Work(graph, "n2", {present}, "y", 1, 10);
-    MarkOutput(graph, Work(graph, "n3", {y}, "z", 1, 100, 300));
-  }
-  PlanOptions Options(int64_t budget_bytes) const {
-    PlanOptions options = Budget(budget_bytes);
-    options.aliases = FindAliases(graph, {});
-    return options;
   }
 };
 
