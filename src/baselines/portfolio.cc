@@ -20,27 +20,24 @@ struct Entry {
   std::function<Plan(const BaselineContext&, int64_t budget_bytes)> plan;
 };
 
+// Layer streaming with `lookahead` layers in flight, the resident layers leading or (hyperplan's
+// own schedule) interleaved with the streamed ones (layer_streaming.h).
+Entry StreamingEntry(int lookahead, bool interleave) {
+  const std::string name = std::string(interleave ? "interleaved " : "") +
+                           "layer streaming k=" + std::to_string(lookahead);
+  return {name, [lookahead, interleave](const BaselineContext& context, int64_t budget) {
+            LayerStreamingOptions options;
+            options.lookahead_layers = lookahead;
+            options.interleave = interleave;
+            return LayerStreamingPlan(context, budget, options).plan;
+          }};
+}
+
 const std::vector<Entry>& Entries() {
   static const std::vector<Entry> entries = [] {
     std::vector<Entry> list;
-    for (int lookahead : {0, 1, 2}) {
-      list.push_back({"layer streaming k=" + std::to_string(lookahead),
-                      [lookahead](const BaselineContext& context, int64_t budget) {
-                        LayerStreamingOptions options;
-                        options.lookahead_layers = lookahead;
-                        return LayerStreamingPlan(context, budget, options).plan;
-                      }});
-    }
-    // hyperplan's own layer schedule: resident layers interleaved with streamed ones.
-    for (int lookahead : {1, 2}) {
-      list.push_back({"interleaved layer streaming k=" + std::to_string(lookahead),
-                      [lookahead](const BaselineContext& context, int64_t budget) {
-                        LayerStreamingOptions options;
-                        options.lookahead_layers = lookahead;
-                        options.interleave = true;
-                        return LayerStreamingPlan(context, budget, options).plan;
-                      }});
-    }
+    for (int lookahead : {0, 1, 2}) list.push_back(StreamingEntry(lookahead, false));
+    for (int lookahead : {1, 2}) list.push_back(StreamingEntry(lookahead, true));
     for (int distance : {4, 32}) {
       list.push_back({"op distance " + std::to_string(distance),
                       [distance](const BaselineContext& context, int64_t budget) {
