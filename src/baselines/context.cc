@@ -53,7 +53,7 @@ BaselineContext BuildBaselineContext(const Graph& model, const HardwareProfile& 
   }
   context.node_time_ns = std::move(node_time_ns);
   context.lifetimes = AnalyzeLifetimes(graph, context.order);
-  context.routes = FindRoutes(profile);
+  context.routes = FindDeviceRoutes(profile);
   context.homes = DecideHomes(graph, profile, context.routes, context.persistent);
   context.baseline_peak_bytes = context.lifetimes.timeline.peak_bytes;
 

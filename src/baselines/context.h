@@ -3,7 +3,7 @@
 //
 // The model's own order (every baseline keeps it: the alternatives do not reorder), node
 // times (the roofline cost model, or the caller's), lifetimes in that order, routes and value
-// homes (value_homes.h), and the no-offload peak and arena that summaries compare against.
+// homes (hyperplan/planner/homes.h), and the no-offload peak and arena that summaries compare against.
 // Cost: O(nodes + values + uses) plus one arena layout of the no-offload residency.
 // Limits: the graph and profile must outlive the context (it keeps references).
 #pragma once
@@ -13,7 +13,7 @@
 #include <optional>
 #include <vector>
 
-#include "baselines/value_homes.h"
+#include "hyperplan/planner/homes.h"
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
 #include "hyperplan/lifetimes.h"
@@ -34,7 +34,7 @@ struct BaselineContext {
   std::vector<NodeId> order;
   std::vector<int64_t> node_time_ns;  // by NodeId
   LifetimeAnalysis lifetimes;
-  Routes routes;
+  DeviceRoutes routes;
   ValueHomes homes;
   int64_t baseline_peak_bytes = 0;   // no offloading: live bytes
   int64_t baseline_arena_bytes = 0;  // no offloading: its arena

@@ -28,6 +28,30 @@ std::vector<uint8_t> StreamedRanks(int layer_count, int resident_layers, bool in
   return streamed;
 }
 
+// `layers` with the state each visit reads (KV cache, optimizer state and other homed values
+// that are not weights) joined to that visit, by the visit containing its first use: state
+// read by a layer streams with that layer's weights, as FlexGen streams a layer's KV cache.
+WeightLayers WithLayerState(const BaselineContext& context, WeightLayers layers) {
+  const Graph& graph = *context.graph;
+  for (LayerVisit& visit : layers.visits) {
+    for (Step k = visit.first; k <= visit.last; ++k) {
+      for (ValueId input : graph.nodes[context.order[k]].inputs) {
+        const Value& value = graph.values[input];
+        if (value.value_class == ValueClass::kWeight || !context.homes.Homed(input) ||
+            layers.rank_of_value[input] >= 0 ||
+            context.lifetimes.lifetimes[input].use_steps.empty() ||
+            context.lifetimes.lifetimes[input].use_steps.front() != k) {
+          continue;
+        }
+        layers.rank_of_value[input] = visit.rank;
+        visit.weights.push_back(input);
+      }
+    }
+    std::sort(visit.weights.begin(), visit.weights.end());
+  }
+  return layers;
+}
+
 Plan BuildStreaming(const BaselineContext& context, const WeightLayers& layers, int lookahead,
                     const std::vector<uint8_t>& streamed_rank, std::optional<int64_t> budget_bytes,
                     const std::vector<uint8_t>& start_off) {
@@ -93,7 +117,8 @@ Plan BuildStreaming(const BaselineContext& context, const WeightLayers& layers, 
 LayerStreamingResult LayerStreamingPlan(const BaselineContext& context,
                                         std::optional<int64_t> budget_bytes,
                                         const LayerStreamingOptions& options) {
-  const WeightLayers layers = FindWeightLayers(*context.graph, context.order);
+  WeightLayers layers = FindWeightLayers(*context.graph, context.order);
+  if (options.stream_state) layers = WithLayerState(context, std::move(layers));
   const int lookahead = std::max(0, options.lookahead_layers);
   const std::optional<int64_t> budget =
       budget_bytes ? std::optional<int64_t>(context.EffectiveBudget(budget_bytes)) : std::nullopt;

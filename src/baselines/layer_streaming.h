@@ -9,7 +9,8 @@
 // prefetches) and dropped (Detach; a home copy exists) when the visit ends. Fetches of one
 // weight whose windows touch merge into one residency. As Accelerate's device_map="auto",
 // the first `resident_layers` layers (in order of first use) stay on the device for the whole
-// run, and so do weights of no layer; activations and KV caches never move. With a budget,
+// run, and so do weights of no layer; activations never move, and KV caches only with state
+// streaming (below). With a budget,
 // resident_layers is the largest count whose arena fits (binary search; it never fits when
 // streaming every layer does not). Transfers are asynchronous on the copy streams.
 // Interleaved (hyperplan's own variant, not a peer's): the resident layers are spread evenly
@@ -17,8 +18,12 @@
 // streams when floor((r + 1) S / L) > floor(r S / L)), so a streamed layer's fetch overlaps
 // the resident layers' compute before it and the link works through the whole iteration;
 // with the leading layers resident it idles through them and binds the streamed tail.
+// With state: the homed values that are not weights (the KV cache and
+// optimizer state fed in) join the layer whose visit first reads them and stream with its
+// weights, written back where updated in place, as FlexGen streams a layer's KV cache; without
+// it the state stays on the device, and a batch-16 32k KV cache (172 GB) fits no 80 GB device.
 // Cost: O(steps + uses) per plan, times log(layers) plans for the budget search.
-// Limits: weights only; a layer's weights move together per visit, not per tensor use.
+// Limits: a layer's values move together per visit, not per tensor use.
 #pragma once
 
 #include <cstdint>
@@ -33,7 +38,8 @@ struct LayerStreamingOptions {
   int lookahead_layers = 1;
   // Leading layers kept on the device; unset: the most that fit the budget (see above).
   std::optional<int> resident_layers;
-  bool interleave = false;  // resident layers spread among the streamed ones (see above)
+  bool interleave = false;    // resident layers spread among the streamed ones (see above)
+  bool stream_state = false;  // state a layer reads streams with its weights (see above)
 };
 
 struct LayerStreamingResult {

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "baselines/value_homes.h"
+#include "hyperplan/planner/homes.h"
 
 namespace hyperplan::baselines {
 namespace {
@@ -57,7 +57,7 @@ LowerBounds ComputeLowerBounds(const Graph& graph, const HardwareProfile& profil
   if (n == 0) return bounds;
 
   const LifetimeAnalysis lifetimes = AnalyzeLifetimes(graph, order);
-  const Routes routes = FindRoutes(profile);
+  const DeviceRoutes routes = FindDeviceRoutes(profile);
   const ValueHomes homes = DecideHomes(graph, profile, routes, persistent);
   StepSums pinned(n);  // can never leave
   StepSums fetch(n);   // U(s)

@@ -29,6 +29,7 @@ Entry StreamingEntry(int lookahead, bool interleave) {
             LayerStreamingOptions options;
             options.lookahead_layers = lookahead;
             options.interleave = interleave;
+            options.stream_state = true;  // a layer's KV cache streams with it (FlexGen)
             return LayerStreamingPlan(context, budget, options).plan;
           }};
 }

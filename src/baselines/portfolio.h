@@ -16,6 +16,9 @@
 // spread among the streamed ones, layer_streaming.h), which no peer policy does: it reaches
 // the lower bound on Llama-3-70B decode on the GH200 and supernode profiles, where the
 // leading-layers form binds on the link through its streamed tail (1.16-1.40x the bound).
+// Every layer-streaming policy here streams a layer's KV cache with its weights (as the
+// benchmark's layer-streaming contender does, like FlexGen and ZeRO-Inference's KV offload):
+// a batch-16 32k cache (172 GB) fits no 80 GB device otherwise.
 // Every policy's numbers and the lower bounds at the planned budget are kept in the result
 // (PortfolioComparison, when asked for), so a report can set them beside the plan.
 // When a contender wins, the planner plans again on its simulated timeline

@@ -49,4 +49,17 @@ int64_t RouteTimeNs(const HardwareProfile& profile, const Route& route, int64_t 
   return total_ns;
 }
 
+DeviceRoutes FindDeviceRoutes(const HardwareProfile& profile) {
+  DeviceRoutes routes;
+  routes.to_device.resize(profile.tiers.size());
+  routes.from_device.resize(profile.tiers.size());
+  for (size_t tier = 0; tier < profile.tiers.size(); ++tier) {
+    const auto id = static_cast<TierId>(tier);
+    if (id == profile.device_tier) continue;
+    routes.to_device[tier] = FindRoute(profile, id, profile.device_tier);
+    routes.from_device[tier] = FindRoute(profile, profile.device_tier, id);
+  }
+  return routes;
+}
+
 }  // namespace hyperplan

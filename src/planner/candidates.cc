@@ -7,11 +7,6 @@
 namespace hyperplan::planner {
 namespace {
 
-bool IsHomedClass(ValueClass value_class) {
-  return value_class == ValueClass::kWeight || value_class == ValueClass::kKvCache ||
-         value_class == ValueClass::kOptimizerState;
-}
-
 Decision PinnedDecision(ValueId value, int64_t bytes, Step step_count, DecisionReason reason,
                         std::string detail) {
   Decision decision;
@@ -36,26 +31,6 @@ bool RanksBefore(const Candidate& a, const Candidate& b) {
   if (a.value != b.value) return a.value < b.value;
   return a.after_step < b.after_step;
 }
-
-}  // namespace
-
-TierId OffloadTier(const HardwareProfile& profile, const CostAnalysis& cost, int64_t bytes) {
-  TierId best = kNoTier;
-  int64_t best_ns = 0;
-  for (size_t tier = 0; tier < profile.tiers.size(); ++tier) {
-    if (static_cast<TierId>(tier) == profile.device_tier) continue;
-    if (!cost.to_device[tier] || !cost.from_device[tier]) continue;
-    const int64_t round_trip_ns = RouteTimeNs(profile, *cost.from_device[tier], bytes) +
-                                  RouteTimeNs(profile, *cost.to_device[tier], bytes);
-    if (best == kNoTier || round_trip_ns < best_ns) {
-      best = static_cast<TierId>(tier);
-      best_ns = round_trip_ns;
-    }
-  }
-  return best;
-}
-
-namespace {
 
 // Which of a value's gaps a candidate is, to tie the wrap-around ones together after sorting.
 enum class GapKind : uint8_t { kLeading, kInner, kTrailing };
@@ -103,7 +78,7 @@ void BundleWrapAround(std::vector<Candidate>& candidates, const std::vector<GapK
 
 CandidateSet FindCandidates(const Graph& graph, const HardwareProfile& profile,
                             const LifetimeAnalysis& lifetimes, const CostAnalysis& cost,
-                            const std::vector<uint8_t>& persistent) {
+                            const ValueHomes& homes, const std::vector<uint8_t>& persistent) {
   CandidateSet set;
   std::vector<GapKind> kinds;
   const bool loop = !persistent.empty();
@@ -122,33 +97,28 @@ CandidateSet FindCandidates(const Graph& graph, const HardwareProfile& profile,
     const bool produced = value.producer != kNoNode;
     const bool wraps = loop && persistent[id];
 
+    if (!produced && value.value_class == ValueClass::kWeight &&
+        profile.weight_home_tier == kNoTier) {
+      set.pinned.push_back(PinnedDecision(value_id, value.bytes, step_count,
+                                          DecisionReason::kPinnedByPolicy,
+                                          "the profile keeps weights on the device"));
+      continue;
+    }
     Candidate base;
     base.value = value_id;
     base.bytes = value.bytes;
-    if (!produced && value.value_class == ValueClass::kWeight) {
-      if (profile.weight_home_tier == kNoTier) {
-        set.pinned.push_back(PinnedDecision(value_id, value.bytes, step_count,
-                                            DecisionReason::kPinnedByPolicy,
-                                            "the profile keeps weights on the device"));
-        continue;
-      }
-      base.homed = true;
-      base.tier = profile.weight_home_tier;
-    } else {
-      base.homed = !produced && (IsHomedClass(value.value_class) || wraps);
-      base.tier = OffloadTier(profile, cost, value.bytes);
-    }
-    const bool has_to_device =
-        base.tier != kNoTier && base.tier != profile.device_tier && cost.to_device[base.tier];
-    const bool has_from_device =
-        base.tier != kNoTier && base.tier != profile.device_tier && cost.from_device[base.tier];
+    base.homed = homes.Homed(value_id);
+    base.tier = homes.OffTier(value_id);
+    const bool has_to_device = base.tier != kNoTier && cost.routes.to_device[base.tier];
+    const bool has_from_device = base.tier != kNoTier && cost.routes.from_device[base.tier];
     if (!has_to_device || (!base.homed && !has_from_device)) {
       set.pinned.push_back(PinnedDecision(value_id, value.bytes, step_count,
                                           DecisionReason::kNoRoute,
                                           "no link route between the device and a tier for it"));
       continue;
     }
-    const int64_t prefetch_ns = RouteTimeNs(profile, *cost.to_device[base.tier], value.bytes);
+    const int64_t prefetch_ns =
+        RouteTimeNs(profile, *cost.routes.to_device[base.tier], value.bytes);
     // An in-place write leaves the home copy stale: gaps after it write the change back.
     const Step written_step =
         value.written_by != kNoNode ? lifetimes.step_of_node[value.written_by] : step_count;
@@ -178,7 +148,7 @@ CandidateSet FindCandidates(const Graph& graph, const HardwareProfile& profile,
       candidate.store_bytes = base.homed ? value.written_bytes : value.bytes;
       candidate.store_ns =
           candidate.needs_store
-              ? RouteTimeNs(profile, *cost.from_device[base.tier], candidate.store_bytes)
+              ? RouteTimeNs(profile, *cost.routes.from_device[base.tier], candidate.store_bytes)
               : 0;
       candidate.prefetch_ns = before_step < step_count ? prefetch_ns : 0;
       set.candidates.push_back(candidate);
@@ -211,9 +181,8 @@ CandidateSet FindCandidates(const Graph& graph, const HardwareProfile& profile,
   }
   std::vector<size_t> by_rank(set.candidates.size());
   for (size_t i = 0; i < by_rank.size(); ++i) by_rank[i] = i;
-  std::sort(by_rank.begin(), by_rank.end(), [&](size_t a, size_t b) {
-    return RanksBefore(set.candidates[a], set.candidates[b]);
-  });
+  std::sort(by_rank.begin(), by_rank.end(),
+            [&](size_t a, size_t b) { return RanksBefore(set.candidates[a], set.candidates[b]); });
   std::vector<Candidate> ranked;
   std::vector<GapKind> ranked_kinds;
   ranked.reserve(by_rank.size());

@@ -6,15 +6,15 @@
 // (values owned outside the run) or after the last (weights, graph inputs and outputs, which
 // the baseline keeps to the end) is a gap; a gap with at least one step inside is a
 // candidate. Policies by class:
-// - weights live in the profile's weight home tier (kNoTier: pinned on the device); kv cache
-//   and optimizer state that enter as graph inputs live in the best offload tier: these are
-//   "homed" (a copy exists off the device from the start: no Store, only Prefetch and Detach);
+// - each value's tier comes from the shared home policy (hyperplan/planner/homes.h): weights,
+//   and kv cache and optimizer state that enter as graph inputs, are "homed" (a copy exists
+//   off the device from the start: no Store, only Prefetch and Detach), spilled to the next
+//   tier when their preferred one is full; weights are pinned when the profile has no home;
 // - everything else (activations, graph inputs and outputs, kv cache and optimizer state
 //   produced by the run) is "stored": one Store after production, shared by all its gaps;
 // - a homed value's leading gap ends with a Prefetch and nothing else; a trailing gap needs
 //   no Prefetch; an activation's gap is Store (once), Detach, Prefetch.
-// The offload tier of a stored value is the non-device tier with routes both ways that has
-// the cheapest round trip for its size (ties: lower tier id). Rank: bytes x gap time against
+// Rank: bytes x gap time against
 // transfer time, higher first; ties by value id, then gap start ("ties broken by id").
 // Values with no candidate get one Decision saying why (pinned, unknown size, no gap, no route).
 // Loops (a non-empty `persistent`): a value that persists across iterations (a weight, an
@@ -35,6 +35,7 @@
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
 #include "hyperplan/lifetimes.h"
+#include "hyperplan/planner/homes.h"
 #include "hyperplan/planner/plan.h"
 #include "planner/cost_analysis.h"
 
@@ -46,7 +47,7 @@ struct Candidate {
   Step before_step = 0;  // next required step; n: none (no Prefetch)
   Step cover_first = 0;  // the steps this gap could free (inclusive)
   Step cover_last = 0;
-  bool homed = false;  // a copy already lives in `tier` from the run's start
+  bool homed = false;        // a copy already lives in `tier` from the run's start
   bool needs_store = false;  // a Store must write the device copy to `tier` before the Detach
   int64_t store_bytes = 0;   // bytes that Store moves (all, or what an in-place write changed)
   TierId tier = kNoTier;
@@ -64,12 +65,10 @@ struct CandidateSet {
   std::vector<Decision> pinned;       // one per value that has no candidate, by value id
 };
 
-// `persistent` (by ValueId, loop.h PersistentValues) is empty for a one-shot plan.
+// `homes` decides each value's tier (homes.h); `persistent` (by ValueId, loop.h
+// PersistentValues) is empty for a one-shot plan.
 CandidateSet FindCandidates(const Graph& graph, const HardwareProfile& profile,
                             const LifetimeAnalysis& lifetimes, const CostAnalysis& cost,
-                            const std::vector<uint8_t>& persistent);
-
-// The non-device tier a stored value of `bytes` goes to, or kNoTier when none has routes.
-TierId OffloadTier(const HardwareProfile& profile, const CostAnalysis& cost, int64_t bytes);
+                            const ValueHomes& homes, const std::vector<uint8_t>& persistent);
 
 }  // namespace hyperplan::planner

@@ -3,17 +3,19 @@
 
 #include <algorithm>
 
+#include "hyperplan/planner/homes.h"
 #include "hyperplan/planner/routes.h"
 
 namespace hyperplan {
 namespace {
 
-// The tier a persistent value's device copy is first brought from.
-TierId SourceTier(const HardwareProfile& profile, const Plan& plan, ValueId value) {
+// The tier a persistent value's device copy is first brought from: its home copy's tier in
+// the plan, else the home the shared policy gives it (homes.h; spilled weights wait on NVMe).
+TierId SourceTier(const ValueHomes& homes, const Plan& plan, ValueId value) {
   for (const TierCopy& copy : plan.tier_copies) {
     if (copy.value == value && copy.opened_by < 0) return copy.tier;
   }
-  return profile.weight_home_tier;
+  return homes.home_tier[value];
 }
 
 // The tier with the fastest route to the device for `bytes` (ties: lower id), or kNoTier.
@@ -42,6 +44,7 @@ ColdStart ComputeColdStart(const Graph& loop_graph, const HardwareProfile& profi
   cold.bytes_per_tier.assign(profile.tiers.size(), 0);
   if (!plan.periodic) return cold;
   const std::vector<uint8_t> persistent = PersistentValues(loop_graph, plan.aliases);
+  const ValueHomes homes = DecideHomes(loop_graph, profile, FindDeviceRoutes(profile), persistent);
   for (const TierCopy& copy : plan.tier_copies) {
     if (copy.opened_by < 0 && persistent[copy.value]) cold.bytes_per_tier[copy.tier] += copy.bytes;
   }
@@ -52,7 +55,7 @@ ColdStart ComputeColdStart(const Graph& loop_graph, const HardwareProfile& profi
       continue;
     }
     cold.bytes_per_tier[profile.device_tier] += interval.bytes;
-    TierId source = SourceTier(profile, plan, interval.value);
+    TierId source = SourceTier(homes, plan, interval.value);
     std::optional<Route> route;
     if (source != kNoTier && source != profile.device_tier) {
       route = FindRoute(profile, source, profile.device_tier);
@@ -70,10 +73,9 @@ ColdStart ComputeColdStart(const Graph& loop_graph, const HardwareProfile& profi
   for (size_t l = 0; l < profile.links.size(); ++l) {
     const Link& link = profile.links[l];
     if (!link_used[l] || link.bandwidth_bytes_per_s <= 0) continue;
-    const __int128 transfer_ns =
-        (static_cast<__int128>(bytes_per_link[l]) * 1'000'000'000 + link.bandwidth_bytes_per_s -
-         1) /
-        link.bandwidth_bytes_per_s;
+    const __int128 transfer_ns = (static_cast<__int128>(bytes_per_link[l]) * 1'000'000'000 +
+                                  link.bandwidth_bytes_per_s - 1) /
+                                 link.bandwidth_bytes_per_s;
     cold.time_ns = std::max(cold.time_ns, link.latency_ns + static_cast<int64_t>(transfer_ns));
   }
   return cold;

@@ -16,8 +16,9 @@ PlanContext BuildContext(const Graph& graph, const HardwareProfile& profile,
   context.reordered = order != ModelOrder(graph);
   context.order = std::move(order);
   context.persistent = std::move(persistent);
-  context.candidates =
-      FindCandidates(graph, profile, context.lifetimes, context.cost, context.persistent);
+  context.homes = DecideHomes(graph, profile, context.cost.routes, context.persistent);
+  context.candidates = FindCandidates(graph, profile, context.lifetimes, context.cost,
+                                      context.homes, context.persistent);
   return context;
 }
 
@@ -32,8 +33,9 @@ PlanContext RetimedContext(const PlanContext& base, std::vector<int64_t> step_st
   context.cost.step_start_ns = std::move(step_start_ns);
   context.persistent = base.persistent;
   context.layout = base.layout;
+  context.homes = base.homes;
   context.candidates = FindCandidates(*context.graph, *context.profile, context.lifetimes,
-                                      context.cost, context.persistent);
+                                      context.cost, context.homes, context.persistent);
   return context;
 }
 

@@ -25,6 +25,7 @@ struct PlanContext {
   bool reordered = false;
   LifetimeAnalysis lifetimes;
   CostAnalysis cost;
+  ValueHomes homes;  // homes.h: the same for every order and time axis
   CandidateSet candidates;
   std::vector<uint8_t> persistent;  // by ValueId; empty: a one-shot plan (loop.h)
   LayoutOptions layout;  // PlanOptions::layout

@@ -40,15 +40,7 @@ CostAnalysis AnalyzeCosts(const Graph& graph, const HardwareProfile& profile,
   for (size_t step = 0; step < order.size(); ++step) {
     cost.step_start_ns[step + 1] = cost.step_start_ns[step] + cost.node_time_ns[order[step]];
   }
-  const size_t tier_count = profile.tiers.size();
-  cost.to_device.resize(tier_count);
-  cost.from_device.resize(tier_count);
-  for (size_t tier = 0; tier < tier_count; ++tier) {
-    const auto id = static_cast<TierId>(tier);
-    if (id == profile.device_tier) continue;
-    cost.to_device[tier] = FindRoute(profile, id, profile.device_tier);
-    cost.from_device[tier] = FindRoute(profile, profile.device_tier, id);
-  }
+  cost.routes = FindDeviceRoutes(profile);
   return cost;
 }
 

@@ -22,8 +22,7 @@ namespace hyperplan::planner {
 struct CostAnalysis {
   std::vector<int64_t> node_time_ns;   // by NodeId
   std::vector<int64_t> step_start_ns;  // by step, size n + 1; [n] is the stall-free makespan
-  std::vector<std::optional<Route>> to_device;    // by TierId
-  std::vector<std::optional<Route>> from_device;  // by TierId
+  DeviceRoutes routes;                 // between the device and every tier
 };
 
 // Throws Error(kUsage) when `node_time_override` is non-empty but not one entry per node or

@@ -294,7 +294,7 @@ class Refiner {
           store_first_boundary = context_.lifetimes.step_of_node[value.written_by] + 1;
         }
         int64_t lower = start_ns_[store_first_boundary];
-        for (int32_t link : *context_.cost.from_device[candidate.tier]) {
+        for (int32_t link : *context_.cost.routes.from_device[candidate.tier]) {
           const int64_t duration =
               ChannelTransferTimeNs(profile_.links[link], candidate.store_bytes);
           placement.store_hops.push_back(Hop(link, links_.EarliestSlot(link, lower, duration)));
@@ -339,7 +339,7 @@ class Refiner {
     if (candidate.before_step < step_count_) {
       const Step consumer = candidate.before_step;
       const int64_t deadline = start_ns_[consumer];
-      const Route& route = *context_.cost.to_device[candidate.tier];
+      const Route& route = *context_.cost.routes.to_device[candidate.tier];
       const int64_t source_ready = candidate.needs_store ? store_end : 0;
       const Step after = keep_last >= 0 ? std::max(step, keep_last) : step;
       const int64_t device_lower = std::max(start_ns_[after + 1], source_ready);

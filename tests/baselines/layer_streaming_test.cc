@@ -179,5 +179,59 @@ TEST_CASE("interleaved streaming spreads the resident layers, so the link works 
   }
 }
 
+TEST_CASE("streaming with state: a layer's KV cache moves with its weights") {
+  // x (10) -> n0(x, w0) -> a0 (10) -> n1(a0, w1, kv) -> a1 (10) -> n2(a1, w2) -> y (10);
+  // weights 100 B, kv a 50 B KV cache fed in (homed in ddr), 150 ns a node.
+  Graph graph;
+  const ValueId x = Input(graph, "x", 10);
+  const ValueId w0 = Weight(graph, "layers.0.w", 100);
+  const ValueId w1 = Weight(graph, "layers.1.w", 100);
+  const ValueId w2 = Weight(graph, "layers.2.w", 100);
+  const ValueId kv = Input(graph, "past_key_values.1.key", 50);
+  graph.values[kv].value_class = ValueClass::kKvCache;
+  const ValueId a0 = Bytes(graph, "a0", 10);
+  const ValueId a1 = Bytes(graph, "a1", 10);
+  const ValueId y = Bytes(graph, "y", 10);
+  Op(graph, "n0", "Work", {x, w0}, {a0});
+  Op(graph, "n1", "Work", {a0, w1, kv}, {a1});
+  Op(graph, "n2", "Work", {a1, w2}, {y});
+  MarkOutput(graph, y);
+  const HardwareProfile profile = UnitProfile();
+  const auto context = BuildBaselineContext(graph, profile, {150, 150, 150});
+  LayerStreamingOptions options;
+  options.lookahead_layers = 0;
+  options.resident_layers = 0;
+  SECTION("without: the KV cache stays on the device all run") {
+    const auto result = LayerStreamingPlan(context, std::nullopt, options);
+    RequireVerified(graph, profile, result.plan);
+    CHECK(Fetched(graph, result.plan) ==
+          std::vector<std::string>{"layers.0.w", "layers.1.w", "layers.2.w"});
+    // Fetch w0 0..100, n0 100..250, w1 250..350, n1 350..500, w2 500..600, n2 600..750.
+    CHECK(result.plan.timeline.makespan_ns == 750);
+  }
+  SECTION("with: fetched with layer 1, dropped after it") {
+    options.stream_state = true;
+    const auto result = LayerStreamingPlan(context, std::nullopt, options);
+    RequireVerified(graph, profile, result.plan);
+    CHECK(Fetched(graph, result.plan) == std::vector<std::string>{"layers.0.w", "layers.1.w",
+                                                                  "layers.2.w",
+                                                                  "past_key_values.1.key"});
+    // Fetch w0 0..100, n0 100..250; at boundary 1 w1 250..350 then kv 350..400 on the one
+    // channel, n1 400..550; w2 550..650, n2 650..800.
+    CHECK(result.plan.timeline.makespan_ns == 800);
+    // kv is resident for step 1 alone (its home copy in ddr makes the drop a Detach).
+    int kv_intervals = 0;
+    for (const ResidentInterval& interval : result.plan.residency) {
+      if (interval.value != kv) continue;
+      ++kv_intervals;
+      CHECK(interval.first_step == 1);
+      CHECK(interval.last_step == 1);
+    }
+    CHECK(kv_intervals == 1);
+    const std::vector<StepKind> kinds = Kinds(result.plan);
+    CHECK(std::count(kinds.begin(), kinds.end(), StepKind::kStore) == 0);
+  }
+}
+
 }  // namespace
 }  // namespace hyperplan::baselines_test

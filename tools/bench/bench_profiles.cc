@@ -2,6 +2,7 @@
 #include "bench_profiles.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "format.h"
 #include "hyperplan/adapters/profile_yaml.h"
@@ -17,46 +18,23 @@ std::vector<NamedProfile> ShippedProfiles() {
   return profiles;
 }
 
-std::string FitWeightHome(const Graph& graph, HardwareProfile& profile) {
-  // What lives in the weight home: the weights, and the KV cache and optimizer state fed in
-  // (homed in the offload tier, which is the weight home on every shipped profile).
-  int64_t weight_bytes = 0;
-  int64_t state_bytes = 0;
-  for (const Value& value : graph.values) {
-    if (value.producer != kNoNode) continue;
-    if (value.value_class == ValueClass::kWeight) weight_bytes += value.bytes;
-    if (value.value_class == ValueClass::kKvCache ||
-        value.value_class == ValueClass::kOptimizerState) {
-      state_bytes += value.bytes;
-    }
-  }
-  const TierId home = profile.weight_home_tier;
-  if (home == kNoTier || profile.tiers[home].capacity_bytes <= 0 ||
-      weight_bytes + state_bytes <= profile.tiers[home].capacity_bytes) {
-    return "";
-  }
-  TierId best = kNoTier;
+std::string SpillNote(const HardwareProfile& profile, const ValueHomes& homes) {
+  if (homes.SpilledBytes() == 0) return "";
+  int64_t homed_bytes = 0;
+  for (int64_t bytes : homes.homed_bytes_per_tier) homed_bytes += bytes;
+  std::vector<std::string> spills;
   for (size_t tier = 0; tier < profile.tiers.size(); ++tier) {
-    const Tier& candidate = profile.tiers[tier];
-    if (static_cast<TierId>(tier) == profile.device_tier || static_cast<TierId>(tier) == home) {
-      continue;
-    }
-    if (candidate.capacity_bytes > 0 && candidate.capacity_bytes < weight_bytes) continue;
-    if (best == kNoTier || candidate.capacity_bytes > profile.tiers[best].capacity_bytes) {
-      best = static_cast<TierId>(tier);
-    }
+    if (homes.spilled_in_bytes_per_tier[tier] == 0) continue;
+    spills.push_back(fmt::format("{} spilled to {}",
+                                 Gigabytes(homes.spilled_in_bytes_per_tier[tier]),
+                                 profile.tiers[tier].name));
   }
-  const std::string held = state_bytes > 0
-                               ? fmt::format("weights ({}) and KV cache / optimizer state ({})",
-                                             Gigabytes(weight_bytes), Gigabytes(state_bytes))
-                               : fmt::format("weights ({})", Gigabytes(weight_bytes));
-  if (best == kNoTier) {
-    return fmt::format("{} exceed {} ({}) and no other tier holds the weights", held,
-                       profile.tiers[home].name, Gigabytes(profile.tiers[home].capacity_bytes));
-  }
-  profile.weight_home_tier = best;
-  return fmt::format("{} exceed {} ({}): weight home moved to {}", held, profile.tiers[home].name,
-                     Gigabytes(profile.tiers[home].capacity_bytes), profile.tiers[best].name);
+  const Tier& home = profile.tiers[profile.weight_home_tier];
+  return fmt::format(
+      "weights, KV cache and optimizer state fed in ({}) exceed {} ({} less its "
+      "1/{} staging reserve): {}",
+      Gigabytes(homed_bytes), home.name, Gigabytes(home.capacity_bytes), kStagingReserveDivisor,
+      fmt::join(spills, ", "));
 }
 
 }  // namespace hyperplan::bench

@@ -1,9 +1,9 @@
-// The shipped hardware profiles (configs/*.yaml) the comparison runs on, and the one
-// adjustment a workload may need: when the weights, with the KV cache and optimizer state fed
-// in, outgrow the profile's weight home tier (405B or DeepSeek-V3 weights, or 70B weights
-// beside a batch-16 32k KV cache, against 256-512 GB of host memory), the weight home moves to
-// the largest other tier that holds the weights (NVMe behind DDR), as ZeRO-Infinity and
-// FlexGen do; the note says so in the table.
+// The shipped hardware profiles (configs/*.yaml) the comparison runs on, as shipped: when the
+// weights, with the KV cache and optimizer state fed in, outgrow the profile's weight home
+// tier (405B or DeepSeek-V3 weights, or 70B weights beside a batch-16 32k KV cache, against
+// 256-512 GB of host memory), the shared home policy (hyperplan/planner/homes.h) spills the
+// earliest-used of them to the next tier (NVMe behind DDR) for every contender alike, so each
+// row is what `hyperplan plan` gives with the same profile file; the note says what spilled.
 // Cost: one YAML load per profile. Limits: the profiles are read from the source tree.
 #pragma once
 
@@ -12,6 +12,7 @@
 
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
+#include "hyperplan/planner/homes.h"
 
 namespace hyperplan::bench {
 
@@ -23,7 +24,8 @@ struct NamedProfile {
 // configs/h100-sxm.yaml, gh200.yaml, a100-pcie4.yaml, supernode.yaml, in that order.
 std::vector<NamedProfile> ShippedProfiles();
 
-// Moves the weight home when what it must hold does not fit; returns a note ("" if none).
-std::string FitWeightHome(const Graph& graph, HardwareProfile& profile);
+// What the home policy spilled, per tier it spilled into ("" when nothing did): e.g. "homes
+// (313 GB) exceed ddr (256 GB less its staging reserve): 73.0 GB spilled to nvme".
+std::string SpillNote(const HardwareProfile& profile, const ValueHomes& homes);
 
 }  // namespace hyperplan::bench

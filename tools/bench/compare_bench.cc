@@ -99,20 +99,19 @@ struct GoalLine {
 
 // One workload on one profile; returns its goal inputs.
 GoalInputs RunPair(const Workload& workload, const Graph& graph, const NamedProfile& named) {
-  HardwareProfile profile = named.profile;
-  const std::string home_note = FitWeightHome(graph, profile);
+  const HardwareProfile& profile = named.profile;
   // Every contender plans one iteration of the same loop (design.md invariant 8).
   const LoopSpec loop{true, FindAliases(graph, {})};
   const baselines::BaselineContext context =
       baselines::BuildBaselineContext(graph, profile, {}, loop);
+  const std::string home_note = SpillNote(profile, context.homes);
   const Graph& loop_graph = *context.graph;
   const int64_t capacity = context.device_capacity_bytes();
   const Outcome reference =
       RunContender({"no offloading", ContenderKind::kNoOffload, 0}, context, std::nullopt);
   const int64_t reference_ns = reference.plan.timeline.makespan_ns;
-  const auto floor = baselines::ComputeLowerBounds(loop_graph, profile, context.order,
-                                                   context.node_time_ns, capacity,
-                                                   context.persistent);
+  const auto floor = baselines::ComputeLowerBounds(
+      loop_graph, profile, context.order, context.node_time_ns, capacity, context.persistent);
 
   GoalInputs goals;
   goals.workload = workload.label;
@@ -156,9 +155,8 @@ GoalInputs RunPair(const Workload& workload, const Graph& graph, const NamedProf
 
   for (const Budget& budget : StandardBudgets(reference.plan.layout.live_peak_bytes,
                                               reference.plan.layout.arena_bytes, capacity)) {
-    auto bound = baselines::ComputeLowerBounds(loop_graph, profile, context.order,
-                                               context.node_time_ns, budget.bytes,
-                                               context.persistent);
+    auto bound = baselines::ComputeLowerBounds(
+        loop_graph, profile, context.order, context.node_time_ns, budget.bytes, context.persistent);
     if (bound.budget_below_floor) {
       Emit(
           fmt::format("| {} | every policy | **no**: below the peak lower bound {} | | | | | | |\n",
@@ -173,9 +171,9 @@ GoalInputs RunPair(const Workload& workload, const Graph& graph, const NamedProf
     const Outcome& planned = outcomes.back().second;
     if (planned.ok && planned.plan.order != context.order) {
       // The bound holds per order; the planner's own order may allow less.
-      const auto own = baselines::ComputeLowerBounds(loop_graph, profile, planned.plan.order,
-                                                     context.node_time_ns, budget.bytes,
-                                                     context.persistent);
+      const auto own =
+          baselines::ComputeLowerBounds(loop_graph, profile, planned.plan.order,
+                                        context.node_time_ns, budget.bytes, context.persistent);
       if (own.makespan_ns < bound.makespan_ns) bound = own;
     }
     const int64_t bound_ns = std::max<int64_t>(1, bound.makespan_ns);

@@ -63,6 +63,7 @@ Outcome RunContender(const Contender& contender, const baselines::BaselineContex
       case ContenderKind::kStreaming: {
         baselines::LayerStreamingOptions options;
         options.lookahead_layers = contender.parameter;
+        options.stream_state = true;  // a layer's KV cache streams with it, as FlexGen does
         auto result = baselines::LayerStreamingPlan(context, budget, options);
         outcome.note =
             fmt::format("{}/{} layers resident", result.resident_layers, result.layer_count);

@@ -146,9 +146,9 @@ int RunLayoutBench(const LayoutBenchOptions& options) {
     for (NamedProfile& named : ShippedProfiles()) {
       if (!Selected(named.file, options.profiles, default_profiles)) continue;
       const Graph graph = ImportOnnxModel(path, DimsOf(workload, named.profile));
-      HardwareProfile profile = named.profile;
-      const std::string home_note = FitWeightHome(graph, profile);
+      const HardwareProfile& profile = named.profile;
       const baselines::BaselineContext context = baselines::BuildBaselineContext(graph, profile);
+      const std::string home_note = SpillNote(profile, context.homes);
       Emit(fmt::format("\n## {} on {}\n\n{} nodes; budget: the device, {}.{}\n\n", workload.label,
                        named.file, graph.nodes.size(), Gigabytes(context.device_capacity_bytes()),
                        home_note.empty() ? "" : " Note: " + home_note + "."));

@@ -73,7 +73,6 @@ int main(int argc, char** argv) {
   plan_once->add_option("--budget-percent", plan_once_options.budget_percents)
       ->check(CLI::Range(1, 100));
   plan_once->add_flag("--standard-budgets", plan_once_options.standard_budgets);
-  plan_once->add_flag("--fit-weight-home", plan_once_options.fit_weight_home);
 
   CLI11_PARSE(app, argc, argv);
   try {

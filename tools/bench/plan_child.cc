@@ -43,7 +43,6 @@ int RunPlanOnce(const PlanOnceOptions& options) {
     auto start = std::chrono::steady_clock::now();
     const Graph graph = ImportOnnxModel(options.model_path, import);
     const int64_t import_ns = Since(start);
-    if (options.fit_weight_home) FitWeightHome(graph, profile);
 
     std::vector<Budget> budgets;
     const int64_t peak = AnalyzeLifetimes(graph, ModelOrder(graph)).timeline.peak_bytes;

@@ -17,7 +17,6 @@ struct PlanOnceOptions {
   std::vector<std::string> dims;     // name=value
   std::vector<int> budget_percents;  // of the no-offload live peak
   bool standard_budgets = false;     // budgets.h's menu
-  bool fit_weight_home = false;      // bench_profiles.h's FitWeightHome
 };
 
 // Prints the JSON lines; returns 0, or 1 after printing the error.

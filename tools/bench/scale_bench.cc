@@ -60,7 +60,7 @@ void RunSeries(const ScaleOptions& options) {
     const std::string path = EnsureModel(workload, options.models_dir);
     const ProcessStats child = RunMeasured(
         WithDims({HYPERPLAN_BENCH_PATH, "plan-once", path, "--hw", Config("h100-sxm.yaml"),
-                  "--fit-weight-home", "--budget-percent", "50"},
+                  "--budget-percent", "50"},
                  workload));
     if (child.exit_code != 0) {
       Emit(fmt::format("| {} | plan-once exited with {} | | | | |\n", layers, child.exit_code));
@@ -106,7 +106,7 @@ void RunTable(const ScaleOptions& options) {
     for (const std::string& profile : profiles) {
       const ProcessStats child =
           RunMeasured(WithDims({HYPERPLAN_BENCH_PATH, "plan-once", path, "--hw", Config(profile),
-                                "--standard-budgets", "--fit-weight-home"},
+                                "--standard-budgets"},
                                workload));
       if (child.exit_code != 0) {
         Emit(fmt::format("| {} | {} | plan-once exited with {} | | | | | | | | |\n", workload.label,

@@ -22,4 +22,12 @@ std::optional<Route> FindRoute(const HardwareProfile& profile, TierId from, Tier
 // Sum of the hops' transfer times for `bytes`, each at one channel's share of its link.
 int64_t RouteTimeNs(const HardwareProfile& profile, const Route& route, int64_t bytes);
 
+// The routes between the device and every other tier, by TierId (the device's own: nullopt).
+struct DeviceRoutes {
+  std::vector<std::optional<Route>> to_device;
+  std::vector<std::optional<Route>> from_device;
+};
+
+DeviceRoutes FindDeviceRoutes(const HardwareProfile& profile);
+
 }  // namespace hyperplan

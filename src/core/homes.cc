@@ -1,0 +1,160 @@
+// Value homes, with spill when a tier is full (see hyperplan/planner/homes.h).
+#include "hyperplan/planner/homes.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "hyperplan/lifetimes.h"
+
+namespace hyperplan {
+namespace {
+
+// Each value's first use in the model's order (the position of its first consumer); values
+// nothing reads come first, since they never need to come back.
+std::vector<int64_t> FirstUsePositions(const Graph& graph) {
+  const std::vector<NodeId> order = ModelOrder(graph);
+  std::vector<int64_t> position_of_node(graph.nodes.size(), 0);
+  for (size_t k = 0; k < order.size(); ++k) position_of_node[order[k]] = static_cast<int64_t>(k);
+  std::vector<int64_t> first_use(graph.values.size(), -1);
+  for (size_t id = 0; id < graph.values.size(); ++id) {
+    int64_t first = std::numeric_limits<int64_t>::max();
+    for (NodeId consumer : graph.values[id].consumers) {
+      first = std::min(first, position_of_node[consumer]);
+    }
+    if (!graph.values[id].consumers.empty()) first_use[id] = first;
+  }
+  return first_use;
+}
+
+// The bytes of home copies a tier takes: all of an unlimited tier (capacity 0), else its
+// capacity less the staging reserve.
+int64_t HomeRoomBytes(const Tier& tier) {
+  if (tier.capacity_bytes <= 0) return std::numeric_limits<int64_t>::max();
+  return tier.capacity_bytes - tier.capacity_bytes / kStagingReserveDivisor;
+}
+
+// The preferred home of a value that enters the run, or kNoTier when it is stored (or pinned).
+TierId PreferredHome(const HardwareProfile& profile, const DeviceRoutes& routes, const Value& value,
+                     bool persists) {
+  if (value.value_class == ValueClass::kWeight) {
+    const TierId home = profile.weight_home_tier;
+    const bool reachable = home != kNoTier && home != profile.device_tier && routes.to_device[home];
+    return reachable ? home : kNoTier;
+  }
+  if (!HomedClass(value.value_class) && !persists) return kNoTier;
+  return OffloadTier(profile, routes, value.bytes);
+}
+
+// The tier with the fastest route to the device for `bytes` that has room for it, other than
+// `full`; a value written in place needs the way back too. kNoTier when none has room.
+TierId SpillTier(const HardwareProfile& profile, const DeviceRoutes& routes, TierId full,
+                 const Value& value, const std::vector<int64_t>& room_bytes) {
+  const bool needs_way_back = value.written_by != kNoNode;
+  TierId best = kNoTier;
+  int64_t best_ns = 0;
+  for (size_t tier = 0; tier < profile.tiers.size(); ++tier) {
+    const auto id = static_cast<TierId>(tier);
+    if (id == profile.device_tier || id == full || !routes.to_device[tier]) continue;
+    if (needs_way_back && !routes.from_device[tier]) continue;
+    if (room_bytes[tier] < value.bytes) continue;
+    const int64_t time_ns = RouteTimeNs(profile, *routes.to_device[tier], value.bytes);
+    if (best == kNoTier || time_ns < best_ns) {
+      best = id;
+      best_ns = time_ns;
+    }
+  }
+  return best;
+}
+
+// Moves home copies out of every tier whose homes exceed its room, the earliest-used first
+// (by first use in the model's order, ties by id), each to the tier with the fastest route
+// that has room, until the tier fits or nothing more can move.
+void SpillOverfullTiers(const Graph& graph, const HardwareProfile& profile,
+                        const DeviceRoutes& routes, ValueHomes& homes) {
+  const size_t tier_count = profile.tiers.size();
+  std::vector<int64_t> room_bytes(tier_count);
+  bool overfull = false;
+  for (size_t tier = 0; tier < tier_count; ++tier) {
+    room_bytes[tier] = HomeRoomBytes(profile.tiers[tier]) - homes.homed_bytes_per_tier[tier];
+    overfull = overfull || room_bytes[tier] < 0;
+  }
+  if (!overfull) return;
+  const std::vector<int64_t> first_use = FirstUsePositions(graph);
+  std::vector<ValueId> homed;
+  for (size_t id = 0; id < graph.values.size(); ++id) {
+    if (homes.home_tier[id] != kNoTier) homed.push_back(static_cast<ValueId>(id));
+  }
+  std::sort(homed.begin(), homed.end(), [&](ValueId a, ValueId b) {
+    return first_use[a] != first_use[b] ? first_use[a] < first_use[b] : a < b;
+  });
+  for (ValueId id : homed) {
+    const TierId from = homes.home_tier[id];
+    if (room_bytes[from] >= 0) continue;
+    const Value& value = graph.values[id];
+    const TierId to = SpillTier(profile, routes, from, value, room_bytes);
+    if (to == kNoTier) continue;
+    homes.home_tier[id] = to;
+    room_bytes[from] += value.bytes;
+    room_bytes[to] -= value.bytes;
+    homes.homed_bytes_per_tier[from] -= value.bytes;
+    homes.homed_bytes_per_tier[to] += value.bytes;
+    homes.spilled_in_bytes_per_tier[to] += value.bytes;
+  }
+}
+
+}  // namespace
+
+bool HomedClass(ValueClass value_class) {
+  return value_class == ValueClass::kWeight || value_class == ValueClass::kKvCache ||
+         value_class == ValueClass::kOptimizerState;
+}
+
+int64_t ValueHomes::SpilledBytes() const {
+  int64_t total = 0;
+  for (int64_t bytes : spilled_in_bytes_per_tier) total += bytes;
+  return total;
+}
+
+TierId OffloadTier(const HardwareProfile& profile, const DeviceRoutes& routes, int64_t bytes) {
+  TierId best = kNoTier;
+  int64_t best_ns = 0;
+  for (size_t tier = 0; tier < profile.tiers.size(); ++tier) {
+    if (static_cast<TierId>(tier) == profile.device_tier) continue;
+    if (!routes.to_device[tier] || !routes.from_device[tier]) continue;
+    const int64_t round_trip_ns = RouteTimeNs(profile, *routes.from_device[tier], bytes) +
+                                  RouteTimeNs(profile, *routes.to_device[tier], bytes);
+    if (best == kNoTier || round_trip_ns < best_ns) {
+      best = static_cast<TierId>(tier);
+      best_ns = round_trip_ns;
+    }
+  }
+  return best;
+}
+
+ValueHomes DecideHomes(const Graph& graph, const HardwareProfile& profile,
+                       const DeviceRoutes& routes, const std::vector<uint8_t>& persistent) {
+  ValueHomes homes;
+  homes.home_tier.assign(graph.values.size(), kNoTier);
+  homes.store_tier.assign(graph.values.size(), kNoTier);
+  homes.homed_bytes_per_tier.assign(profile.tiers.size(), 0);
+  homes.spilled_in_bytes_per_tier.assign(profile.tiers.size(), 0);
+  for (size_t id = 0; id < graph.values.size(); ++id) {
+    const Value& value = graph.values[id];
+    if (!value.size_known || value.bytes <= 0) continue;
+    const bool persists = !persistent.empty() && persistent[id];
+    if (value.producer == kNoNode) {
+      const TierId home = PreferredHome(profile, routes, value, persists);
+      if (home != kNoTier) {
+        homes.home_tier[id] = home;
+        homes.homed_bytes_per_tier[home] += value.bytes;
+        continue;
+      }
+      if (value.value_class == ValueClass::kWeight) continue;  // pinned: no reachable home
+    }
+    homes.store_tier[id] = OffloadTier(profile, routes, value.bytes);
+  }
+  SpillOverfullTiers(graph, profile, routes, homes);
+  return homes;
+}
+
+}  // namespace hyperplan

@@ -1,0 +1,139 @@
+// Value homes (hyperplan/planner/homes.h): the preferred tiers and the spill to the next tier
+// when the preferred one is full, worked by hand; then a plan on a full home tier.
+#include "hyperplan/planner/homes.h"
+
+#include "planner_support.h"
+
+namespace hyperplan::planner_test {
+namespace {
+
+constexpr TierId kDdr = 1;
+constexpr TierId kNvme = 2;
+
+// A chain of `layers` layers (six unless said): n_i(a_{i-1}, w_i) -> a_i, weights 100 B,
+// activations 10 B (a_{-1} is the input x), 100 ns a node. Every node's working set is
+// 10 + 100 + 10 = 120 B, and w_i is first used at step i.
+struct Chain {
+  Graph graph;
+  std::vector<ValueId> w;
+};
+
+Chain MakeChain(int layers = 6) {
+  Chain c;
+  ValueId previous = Input(c.graph, "x", 10);
+  for (int i = 0; i < layers; ++i) {
+    c.w.push_back(Weight(c.graph, Named("layers.", i, ".w"), 100));
+    previous = Work(c.graph, Named("n", i), {previous, c.w.back()}, Named("a", i), 10, 100);
+  }
+  MarkOutput(c.graph, previous);
+  return c;
+}
+
+// hbm (`device_bytes`) <-> ddr (`ddr_bytes`) <-> nvme (`nvme_bytes`) at 1 byte/ns a hop;
+// weights home in ddr.
+HardwareProfile TieredProfile(int64_t device_bytes, int64_t ddr_bytes, int64_t nvme_bytes) {
+  HardwareProfile profile = NvmeProfile();
+  profile.tiers[0].capacity_bytes = device_bytes;
+  profile.tiers[kDdr].capacity_bytes = ddr_bytes;
+  profile.tiers[kNvme].capacity_bytes = nvme_bytes;
+  profile.weight_home_tier = kDdr;
+  return profile;
+}
+
+std::vector<TierId> WeightHomes(const Chain& c, const ValueHomes& homes) {
+  std::vector<TierId> tiers;
+  for (ValueId w : c.w) tiers.push_back(homes.home_tier[w]);
+  return tiers;
+}
+
+ValueHomes HomesOf(const Chain& c, const HardwareProfile& profile) {
+  return DecideHomes(c.graph, profile, FindDeviceRoutes(profile));
+}
+
+TEST_CASE("homes: everything in its preferred tier while it has room") {
+  Chain c = MakeChain();
+  const ValueId kv = Input(c.graph, "past_key_values.0.key", 50);
+  c.graph.values[kv].value_class = ValueClass::kKvCache;
+  const HardwareProfile profile = TieredProfile(220, int64_t{1} << 20, int64_t{1} << 30);
+  const ValueHomes homes = HomesOf(c, profile);
+  CHECK(WeightHomes(c, homes) == std::vector<TierId>(6, kDdr));  // the weight home
+  // The KV cache: the cheapest round trip, ddr (2 ns a byte) before nvme (4).
+  CHECK(homes.home_tier[kv] == kDdr);
+  // x is an input of no homed class, a0 produced: both stored, in ddr.
+  const ValueId x = c.graph.nodes[0].inputs[0];
+  const ValueId a0 = c.graph.nodes[0].outputs[0];
+  CHECK_FALSE(homes.Homed(x));
+  CHECK(homes.store_tier[x] == kDdr);
+  CHECK(homes.store_tier[a0] == kDdr);
+  CHECK(homes.homed_bytes_per_tier[kDdr] == 650);  // 6 x 100 + 50
+  CHECK(homes.SpilledBytes() == 0);
+}
+
+TEST_CASE("homes: a full tier spills its earliest-used home copies to the next tier") {
+  const Chain c = MakeChain();
+  // ddr 320 B keeps 320 / 16 = 20 B for staging: 300 B of homes fit, 600 B want in. The
+  // earliest-used go first, whole, until the rest fit: w0, w1, w2 to nvme (the fastest route
+  // with room: nvme is the only other tier).
+  const HardwareProfile profile = TieredProfile(220, 320, int64_t{1} << 30);
+  const ValueHomes homes = HomesOf(c, profile);
+  CHECK(WeightHomes(c, homes) == std::vector<TierId>{kNvme, kNvme, kNvme, kDdr, kDdr, kDdr});
+  CHECK(homes.homed_bytes_per_tier[kDdr] == 300);
+  CHECK(homes.homed_bytes_per_tier[kNvme] == 300);
+  CHECK(homes.spilled_in_bytes_per_tier[kNvme] == 300);
+  CHECK(homes.SpilledBytes() == 300);
+  // Stored values keep the cheapest round trip: spill moves home copies only.
+  CHECK(homes.store_tier[c.graph.nodes[0].outputs[0]] == kDdr);
+}
+
+TEST_CASE("homes: a value the next tier cannot hold stays; the tier stays over") {
+  const Chain c = MakeChain();
+  // nvme 240 B keeps 15 B for staging: room for 225. w0 and w1 spill (25 B left); w2..w5
+  // (100 B each) do not fit there, so ddr keeps 400 B, 100 over its room, which the planner
+  // will report as the tier being full.
+  const HardwareProfile profile = TieredProfile(220, 320, 240);
+  const ValueHomes homes = HomesOf(c, profile);
+  CHECK(WeightHomes(c, homes) == std::vector<TierId>{kNvme, kNvme, kDdr, kDdr, kDdr, kDdr});
+  CHECK(homes.homed_bytes_per_tier[kDdr] == 400);
+  CHECK(homes.SpilledBytes() == 200);
+  // With no room at all (32 B keeps 2: room for 30), nothing moves.
+  CHECK(HomesOf(c, TieredProfile(220, 320, 32)).SpilledBytes() == 0);
+}
+
+TEST_CASE("homes: a value written in place spills only where it can be written back") {
+  Chain c = MakeChain();
+  // w0 is updated in place by n0 (as an optimizer step would), and nvme can only be read:
+  // w0 stays, and the next earliest, w1, w2, w3, make up the 300 B.
+  c.graph.values[c.w[0]].written_by = 0;  // node n0
+  HardwareProfile profile = TieredProfile(220, 320, int64_t{1} << 30);
+  profile.links.erase(profile.links.begin() + 2);  // ddr -> nvme gone; nvme -> ddr stays
+  const ValueHomes homes = HomesOf(c, profile);
+  CHECK(WeightHomes(c, homes) == std::vector<TierId>{kDdr, kNvme, kNvme, kNvme, kDdr, kDdr});
+}
+
+TEST_CASE("homes: a plan on a full home tier fetches each weight from its own home") {
+  const Chain c = MakeChain(40);
+  // 40 weights (4000 B); ddr 3200 B keeps 200 for staging (two weights in transit), so 3000 B
+  // of homes fit and w0..w9 spill to nvme. At a 920 B budget each step's 120 B leave room for
+  // eight more weights, so at a step running a ddr-homed weight at least two of w0..w9 are
+  // off the device: each is fetched every iteration, starting at nvme and staging in ddr.
+  const HardwareProfile profile = TieredProfile(920, 3200, int64_t{1} << 30);
+  const PlanResult result = PlanAndVerify(c.graph, profile, Budget(920));
+  INFO(result.infeasibility.message);
+  REQUIRE(result.status == PlanStatus::kPlanned);
+  const Plan& plan = result.plan;
+  int nvme_fetches = 0;
+  for (size_t i = 0; i < c.w.size(); ++i) {
+    const TierId home = i < 10 ? kNvme : kDdr;
+    bool first_hop = true;
+    for (int32_t s : StepsOf(plan, StepKind::kPrefetch, c.w[i])) {
+      const PlanStep& step = plan.steps[s];
+      if (step.src_tier == kNvme) ++nvme_fetches;
+      if (first_hop) CHECK(step.src_tier == home);       // a fetch starts at the weight's home
+      first_hop = step.dst_tier == profile.device_tier;  // the next Prefetch starts a fetch
+    }
+  }
+  CHECK(nvme_fetches >= 2);
+}
+
+}  // namespace
+}  // namespace hyperplan::planner_test
