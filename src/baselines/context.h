@@ -3,8 +3,8 @@
 //
 // The model's own order (every baseline keeps it: the alternatives do not reorder), node
 // times (the roofline cost model, or the caller's), lifetimes in that order, routes and value
-// homes (hyperplan/planner/homes.h), and the no-offload peak and arena that summaries compare against.
-// Cost: O(nodes + values + uses) plus one arena layout of the no-offload residency.
+// homes (hyperplan/planner/homes.h), and the no-offload peak and arena that summaries compare
+// against. Cost: O(nodes + values + uses) plus one arena layout of the no-offload residency.
 // Limits: the graph and profile must outlive the context (it keeps references).
 #pragma once
 
@@ -13,11 +13,11 @@
 #include <optional>
 #include <vector>
 
-#include "hyperplan/planner/homes.h"
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
 #include "hyperplan/lifetimes.h"
 #include "hyperplan/loop.h"
+#include "hyperplan/planner/homes.h"
 
 namespace hyperplan::baselines {
 

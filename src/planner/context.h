@@ -28,7 +28,7 @@ struct PlanContext {
   ValueHomes homes;  // homes.h: the same for every order and time axis
   CandidateSet candidates;
   std::vector<uint8_t> persistent;  // by ValueId; empty: a one-shot plan (loop.h)
-  LayoutOptions layout;  // PlanOptions::layout
+  LayoutOptions layout;             // PlanOptions::layout
 
   Step step_count() const { return static_cast<Step>(order.size()); }
   const std::vector<int64_t>& base_live_bytes() const {

@@ -132,13 +132,11 @@ class Refiner {
         if (better) best = i;
       }
       // With a target, widening a gap already taken competes with the new candidates.
-      if (has_target_ && !cutting_free &&
-          (valid.empty() || TotalStall(valid[best].second) > 0)) {
+      if (has_target_ && !cutting_free && (valid.empty() || TotalStall(valid[best].second) > 0)) {
         std::optional<RepairOption> repair = BestRepair(step);
         const bool repair_wins =
-            repair && (valid.empty() ||
-                       (request_.choice == Choice::kLeastStall &&
-                        repair->extra_stall_ns < TotalStall(valid[best].second)));
+            repair && (valid.empty() || (request_.choice == Choice::kLeastStall &&
+                                         repair->extra_stall_ns < TotalStall(valid[best].second)));
         if (repair_wins) {
           ApplyRepair(*repair);
           for (auto& [entry, placement] : valid) index.PushBack(entry);
@@ -218,7 +216,9 @@ class Refiner {
   // copy until the consumer. Without room they wait for the device, one hop after the other.
   std::vector<HopPlacement> StallingHops(const Route& route, int64_t bytes, int64_t device_lower,
                                          int64_t source_ready, Step consumer) const {
-    auto duration = [&](size_t h) { return ChannelTransferTimeNs(profile_.links[route[h]], bytes); };
+    auto duration = [&](size_t h) {
+      return ChannelTransferTimeNs(profile_.links[route[h]], bytes);
+    };
     const size_t last = route.size() - 1;
     std::vector<HopPlacement> hops(route.size());
     if (last > 0) {
@@ -240,8 +240,9 @@ class Refiner {
           hops[h] = Hop(route[h], links_.EarliestSlot(route[h], lower, duration(h)));
           lower = hops[h].slot.end_ns;
         }
-        hops[last] = Hop(route[last], links_.EarliestSlot(route[last], std::max(device_lower, lower),
-                                                          duration(last)));
+        hops[last] =
+            Hop(route[last],
+                links_.EarliestSlot(route[last], std::max(device_lower, lower), duration(last)));
       }
       if (StagingHasRoom(hops, bytes, consumer)) return hops;
     }
@@ -323,7 +324,8 @@ class Refiner {
                           "its Store cannot start before step " + std::to_string(step) +
                               " begins (link busy or producer too late)");
           }
-          for (HopPlacement& hop : placement.store_hops) hop.boundary = std::min(hop.boundary, latest);
+          for (HopPlacement& hop : placement.store_hops)
+            hop.boundary = std::min(hop.boundary, latest);
           store_last_boundary = latest;
         }
         detach_stall = store_end - start_ns_[latest];
@@ -443,8 +445,8 @@ class Refiner {
     for (int32_t partner : candidate.bundle) {
       if (selection_.reason[partner] == DecisionReason::kOffloaded && !alive_[partner]) continue;
       const Candidate& other = candidates_[partner];
-      const Step partner_step = other.after_step < 0 ? Step{-1}
-                                                     : std::max(other.cover_first, other.cover_last);
+      const Step partner_step =
+          other.after_step < 0 ? Step{-1} : std::max(other.cover_first, other.cover_last);
       Attempt placed = Place(partner, partner_step);
       if (!placed.ok) {
         attempt = Reject(placed.reason, "with its wrap-around half: " + placed.detail);

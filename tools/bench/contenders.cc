@@ -6,10 +6,10 @@
 #include <chrono>
 #include <exception>
 
-#include "baselines/portfolio.h"
 #include "baselines/layer_streaming.h"
 #include "baselines/no_offload.h"
 #include "baselines/op_distance.h"
+#include "baselines/portfolio.h"
 #include "baselines/reactive_lru.h"
 #include "format.h"
 #include "hyperplan/planner/planner.h"
@@ -87,9 +87,9 @@ Outcome RunContender(const Contender& contender, const baselines::BaselineContex
         if (result.status == PlanStatus::kInfeasible) {
           outcome.note = result.infeasibility.message;
         } else if (result.plan.produced_by != "hyperplan") {
-          outcome.note = fmt::format("won by {}'s plan; the planner's own: {}",
-                                     result.plan.produced_by,
-                                     result.own_fits ? Duration(result.own_makespan_ns) : std::string("no fit"));
+          outcome.note = fmt::format(
+              "won by {}'s plan; the planner's own: {}", result.plan.produced_by,
+              result.own_fits ? Duration(result.own_makespan_ns) : std::string("no fit"));
         } else if (result.plan.reordered) {
           outcome.note = "reordered";
         }

@@ -58,10 +58,10 @@ void RunSeries(const ScaleOptions& options) {
     Workload workload{
         "", "llama3-8b", "decode", layers, {"batch=1", "sequence=1", "past_sequence=1024"}};
     const std::string path = EnsureModel(workload, options.models_dir);
-    const ProcessStats child = RunMeasured(
-        WithDims({HYPERPLAN_BENCH_PATH, "plan-once", path, "--hw", Config("h100-sxm.yaml"),
-                  "--budget-percent", "50"},
-                 workload));
+    const ProcessStats child =
+        RunMeasured(WithDims({HYPERPLAN_BENCH_PATH, "plan-once", path, "--hw",
+                              Config("h100-sxm.yaml"), "--budget-percent", "50"},
+                             workload));
     if (child.exit_code != 0) {
       Emit(fmt::format("| {} | plan-once exited with {} | | | | |\n", layers, child.exit_code));
       continue;
@@ -104,10 +104,9 @@ void RunTable(const ScaleOptions& options) {
   for (const Workload& workload : workloads) {
     const std::string path = EnsureModel(workload, options.models_dir);
     for (const std::string& profile : profiles) {
-      const ProcessStats child =
-          RunMeasured(WithDims({HYPERPLAN_BENCH_PATH, "plan-once", path, "--hw", Config(profile),
-                                "--standard-budgets"},
-                               workload));
+      const ProcessStats child = RunMeasured(WithDims(
+          {HYPERPLAN_BENCH_PATH, "plan-once", path, "--hw", Config(profile), "--standard-budgets"},
+          workload));
       if (child.exit_code != 0) {
         Emit(fmt::format("| {} | {} | plan-once exited with {} | | | | | | | | |\n", workload.label,
                          profile, child.exit_code));

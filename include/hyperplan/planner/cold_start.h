@@ -5,10 +5,10 @@
 // starts, and their home copies on other tiers, are placed once before iteration 1; every
 // later iteration starts from the state the previous one left, which invariant 8 makes equal.
 // The device's share arrives from each value's home tier (the tier its home copy is on, else
-// its home under the shared policy, homes.h, else the tier with the fastest route) along its route; links run in parallel
-// at full bandwidth, so the time is the busiest link's bytes over its bandwidth, plus latency.
-// Cost: O(residency + tier copies + links). Limits: the off-device home copies are assumed
-// loaded from the model's files, not timed.
+// its home under the shared policy, homes.h, else the tier with the fastest route) along its route;
+// links run in parallel at full bandwidth, so the time is the busiest link's bytes over its
+// bandwidth, plus latency. Cost: O(residency + tier copies + links). Limits: the off-device home
+// copies are assumed loaded from the model's files, not timed.
 #pragma once
 
 #include "hyperplan/graph.h"
