@@ -187,8 +187,7 @@ int32_t PlanBuilder::Fetch(ValueId value, Step boundary, std::vector<int32_t> wa
     // device hop that is the format's rule (it never allocates before the frees accounted
     // before that step); for an earlier hop it keeps the staging copy from running ahead.
     if (h == 0 || h + 1 == route.size()) hop_waits.push_back(last_stream_);
-    const int32_t hop =
-        Transfer(StepKind::kPrefetch, value, route[h], boundary, hop_waits, bytes);
+    const int32_t hop = Transfer(StepKind::kPrefetch, value, route[h], boundary, hop_waits, bytes);
     if (h == 0) {
       if (homes.Homed(value)) {
         home_used_[value] = 1;
@@ -323,7 +322,7 @@ Plan PlanBuilder::Finish(const FinishOptions& options) {
       SummarizePlan(profile, plan_, context_.baseline_peak_bytes, context_.baseline_arena_bytes);
   plan_.periodic = context_.periodic;
   plan_.aliases = context_.aliases;
-  plan_.cold_start = ComputeColdStart(graph, profile, plan_);
+  plan_.cold_start = ComputeColdStart(graph, profile, context_.homes, plan_);
   return std::move(plan_);
 }
 

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 
-#include "hyperplan/planner/homes.h"
 #include "hyperplan/planner/routes.h"
 
 namespace hyperplan {
@@ -39,12 +38,11 @@ TierId FastestSource(const HardwareProfile& profile, int64_t bytes) {
 }  // namespace
 
 ColdStart ComputeColdStart(const Graph& loop_graph, const HardwareProfile& profile,
-                           const Plan& plan) {
+                           const ValueHomes& homes, const Plan& plan) {
   ColdStart cold;
   cold.bytes_per_tier.assign(profile.tiers.size(), 0);
   if (!plan.periodic) return cold;
   const std::vector<uint8_t> persistent = PersistentValues(loop_graph, plan.aliases);
-  const ValueHomes homes = DecideHomes(loop_graph, profile, FindDeviceRoutes(profile), persistent);
   for (const TierCopy& copy : plan.tier_copies) {
     if (copy.opened_by < 0 && persistent[copy.value]) cold.bytes_per_tier[copy.tier] += copy.bytes;
   }

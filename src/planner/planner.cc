@@ -176,8 +176,7 @@ Outcome ReplanOnRunTimeline(const PlanContext& context, Outcome best, bool budge
   for (int round = 0; round < kRetimeRounds; ++round) {
     const Plan& ran = last_round.plan;
     if (ran.timeline.makespan_ns <= ran.timeline.compute_ns || ran.steps.empty()) break;
-    const PlanContext retimed =
-        planner::RetimedContext(context, ComputeStepStarts(ran));
+    const PlanContext retimed = planner::RetimedContext(context, ComputeStepStarts(ran));
     last_round = plan_in(retimed);
     if (Beats(last_round, best, budget_mode)) best = last_round;
   }
@@ -192,11 +191,12 @@ PlanResult PlanOffload(const Graph& graph, const HardwareProfile& profile,
   const LoopView loop = MakeLoopView(graph, options);
   const Graph& planned = loop.graph(graph);
   // Node times of the model itself: the loop graph's in-place rewrite must not change them.
-  const std::vector<int64_t> node_time_ns = planner::NodeTimes(graph, profile, options.node_time_ns);
+  const std::vector<int64_t> node_time_ns =
+      planner::NodeTimes(graph, profile, options.node_time_ns);
   std::vector<PlanContext> contexts;
   contexts.reserve(2);  // `model` below must stay valid when the reordered context joins
-  contexts.push_back(planner::BuildContext(planned, profile, ModelOrder(planned), node_time_ns,
-                                           loop.persistent));
+  contexts.push_back(
+      planner::BuildContext(planned, profile, ModelOrder(planned), node_time_ns, loop.persistent));
   contexts.back().layout = options.layout;
   if (options.planning_step_start_ns.size() == graph.nodes.size() + 1) {
     contexts.back() = planner::RetimedContext(contexts.back(), options.planning_step_start_ns);
@@ -233,9 +233,8 @@ PlanResult PlanOffload(const Graph& graph, const HardwareProfile& profile,
         contexts.back().layout = options.layout;
       }
     }
-    const int64_t allowance_ns =
-        static_cast<int64_t>(static_cast<__int128>(ComputeNs(model)) *
-                             options.max_overhead_ppm / 1'000'000);
+    const int64_t allowance_ns = static_cast<int64_t>(static_cast<__int128>(ComputeNs(model)) *
+                                                      options.max_overhead_ppm / 1'000'000);
     bool have = false;
     for (const PlanContext& context : contexts) {
       Outcome outcome;
@@ -249,13 +248,11 @@ PlanResult PlanOffload(const Graph& graph, const HardwareProfile& profile,
           outcome = planner::PlanToBudget(context, capacity, baseline);
         }
       }
-      outcome = ReplanOnRunTimeline(context, std::move(outcome), budget_mode,
-                                    [&](const PlanContext& retimed) {
-                                      return budget_mode
-                                                 ? planner::PlanToBudget(retimed, *budget, baseline)
-                                                 : planner::PlanWithinOverhead(retimed, allowance_ns,
-                                                                               baseline);
-                                    });
+      outcome = ReplanOnRunTimeline(
+          context, std::move(outcome), budget_mode, [&](const PlanContext& retimed) {
+            return budget_mode ? planner::PlanToBudget(retimed, *budget, baseline)
+                               : planner::PlanWithinOverhead(retimed, allowance_ns, baseline);
+          });
       if (!have || Beats(outcome, chosen, budget_mode)) {
         chosen = std::move(outcome);
         have = true;
@@ -266,7 +263,7 @@ PlanResult PlanOffload(const Graph& graph, const HardwareProfile& profile,
   chosen.plan.produced_by = "hyperplan";
   chosen.plan.periodic = loop.periodic;
   chosen.plan.aliases = loop.aliases;
-  chosen.plan.cold_start = ComputeColdStart(planned, profile, chosen.plan);
+  chosen.plan.cold_start = ComputeColdStart(planned, profile, contexts.front().homes, chosen.plan);
   const VerifyResult verdict = VerifyPlan(graph, profile, chosen.plan);
   if (!verdict.ok) {
     throw Error(ErrorKind::kInternal, "plan failed verification: " + verdict.message);

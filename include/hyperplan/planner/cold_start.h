@@ -13,12 +13,14 @@
 
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
+#include "hyperplan/planner/homes.h"
 #include "hyperplan/planner/plan.h"
 
 namespace hyperplan {
 
-// `loop_graph` is LoopGraph(model, plan.aliases); empty for a one-shot plan.
+// `loop_graph` is LoopGraph(model, plan.aliases); empty for a one-shot plan. `homes` are the
+// homes the plan was made with (DecideHomes on `loop_graph`).
 ColdStart ComputeColdStart(const Graph& loop_graph, const HardwareProfile& profile,
-                           const Plan& plan);
+                           const ValueHomes& homes, const Plan& plan);
 
 }  // namespace hyperplan
