@@ -112,13 +112,10 @@ Plan BuildStreaming(const BaselineContext& context, const WeightLayers& layers, 
   return builder.Finish(options);
 }
 
-}  // namespace
-
-LayerStreamingResult LayerStreamingPlan(const BaselineContext& context,
-                                        std::optional<int64_t> budget_bytes,
-                                        const LayerStreamingOptions& options) {
-  WeightLayers layers = FindWeightLayers(*context.graph, context.order);
-  if (options.stream_state) layers = WithLayerState(context, std::move(layers));
+// Streams `layers` (see LayerStreamingPlan).
+LayerStreamingResult StreamLayers(const BaselineContext& context, const WeightLayers& layers,
+                                  std::optional<int64_t> budget_bytes,
+                                  const LayerStreamingOptions& options) {
   const int lookahead = std::max(0, options.lookahead_layers);
   const std::optional<int64_t> budget =
       budget_bytes ? std::optional<int64_t>(context.EffectiveBudget(budget_bytes)) : std::nullopt;
@@ -161,6 +158,23 @@ LayerStreamingResult LayerStreamingPlan(const BaselineContext& context,
   result.resident_layers = lo;
   result.plan = std::move(best);
   return result;
+}
+
+}  // namespace
+
+LayerStreamingResult LayerStreamingPlan(const BaselineContext& context,
+                                        std::optional<int64_t> budget_bytes,
+                                        const LayerStreamingOptions& options) {
+  WeightLayers layers = FindWeightLayers(*context.graph, context.order);
+  if (!options.stream_state) return StreamLayers(context, layers, budget_bytes, options);
+  if (!budget_bytes) return StreamLayers(context, WithLayerState(context, layers), {}, options);
+  // With a budget, state moves only when the weights alone cannot make the plan fit.
+  LayerStreamingResult weights_only = StreamLayers(context, layers, budget_bytes, options);
+  if (weights_only.plan.fits) return weights_only;
+  LayerStreamingResult with_state =
+      StreamLayers(context, WithLayerState(context, std::move(layers)), budget_bytes, options);
+  const bool nearer = with_state.plan.layout.arena_bytes < weights_only.plan.layout.arena_bytes;
+  return with_state.plan.fits || nearer ? with_state : weights_only;
 }
 
 }  // namespace hyperplan::baselines

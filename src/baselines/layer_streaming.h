@@ -18,11 +18,14 @@
 // streams when floor((r + 1) S / L) > floor(r S / L)), so a streamed layer's fetch overlaps
 // the resident layers' compute before it and the link works through the whole iteration;
 // with the leading layers resident it idles through them and binds the streamed tail.
-// With state: the homed values that are not weights (the KV cache and
-// optimizer state fed in) join the layer whose visit first reads them and stream with its
-// weights, written back where updated in place, as FlexGen streams a layer's KV cache; without
-// it the state stays on the device, and a batch-16 32k KV cache (172 GB) fits no 80 GB device.
-// Cost: O(steps + uses) per plan, times log(layers) plans for the budget search.
+// With state: the homed values that are not weights (the KV cache and optimizer state fed in)
+// join the layer whose visit first reads them and stream with its weights, written back where
+// updated in place, as FlexGen streams a layer's KV cache and ZeRO-Inference offloads it. With
+// a budget they move only when streaming the weights alone does not fit it (the cache of one
+// decode sequence stays on the device; a batch-16 32k cache of 172 GB fits no 80 GB device
+// otherwise), and the nearer plan to fitting is returned when neither fits.
+// Cost: O(steps + uses) per plan, times log(layers) plans for the budget search (twice with
+// state when the weights alone do not fit).
 // Limits: a layer's values move together per visit, not per tensor use.
 #pragma once
 
@@ -39,7 +42,7 @@ struct LayerStreamingOptions {
   // Leading layers kept on the device; unset: the most that fit the budget (see above).
   std::optional<int> resident_layers;
   bool interleave = false;    // resident layers spread among the streamed ones (see above)
-  bool stream_state = false;  // state a layer reads streams with its weights (see above)
+  bool stream_state = false;  // state a layer reads may stream with its weights (see above)
 };
 
 struct LayerStreamingResult {

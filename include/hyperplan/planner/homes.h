@@ -23,11 +23,14 @@
 // Cost: O(tiers * links) for routes; O(values log values + uses + values * tiers * hops).
 // Limits: one home per value, chosen before planning from the model alone (which values stay
 // on the device is the plan's choice, so which values spill is a rule, not a search);
-// measured alternatives: spreading the spill evenly over the iteration wins where DDR's link
-// binds (70B batch 16 on h100, 11.1 s against 12.6 s) and loses where NVMe's does (405B
-// prefill, 93.8 s against 87.1 s: a layer's tensors alone on a 4-channel link get a quarter
-// of it each). Stored values' copies are not counted here (the planner and the contenders
-// reserve them as they place Stores).
+// measured alternatives (hyperplan-bench compare, 2026-11-26): spreading the spill over the
+// iteration by whole layers, after the layers the device can keep, wins where both links carry
+// a share (Llama-3-405B prefill on a100-pcie4: 54.8 s against 69.8 s; gh200: 28.3 s against
+// 32.2 s) and loses on h100-sxm (405B: 106.7 s against 87.1 s; 70B decode at batch 16: 14.5 s
+// against 12.6 s); spread value by value it loses more (a layer's tensors alone on NVMe's four
+// channels get a quarter of the link each). No rule of the link rates alone picked the better,
+// so the simpler rule is kept. Stored values' copies are not counted here (the planner and the
+// contenders reserve them as they place Stores).
 #pragma once
 
 #include <cstdint>
