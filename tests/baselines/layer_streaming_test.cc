@@ -233,5 +233,49 @@ TEST_CASE("streaming with state: a layer's KV cache moves with its weights") {
   }
 }
 
+TEST_CASE("streaming with state and a budget: the KV cache moves only when it must") {
+  // x (10) -> n0(x, w0 100) -> a0 (10) -> n1(a0, w1 20, kv 50) -> a1 (10) -> n2(a1, w2 100)
+  // -> y (10); 150 ns a node. x stays to the end (a graph input), kv is a KV cache fed in.
+  Graph graph;
+  const ValueId x = Input(graph, "x", 10);
+  const ValueId w0 = Weight(graph, "layers.0.w", 100);
+  const ValueId w1 = Weight(graph, "layers.1.w", 20);
+  const ValueId w2 = Weight(graph, "layers.2.w", 100);
+  const ValueId kv = Input(graph, "past_key_values.1.key", 50);
+  graph.values[kv].value_class = ValueClass::kKvCache;
+  const ValueId a0 = Bytes(graph, "a0", 10);
+  const ValueId a1 = Bytes(graph, "a1", 10);
+  const ValueId y = Bytes(graph, "y", 10);
+  Op(graph, "n0", "Work", {x, w0}, {a0});
+  Op(graph, "n1", "Work", {a0, w1, kv}, {a1});
+  Op(graph, "n2", "Work", {a1, w2}, {y});
+  MarkOutput(graph, y);
+  const HardwareProfile profile = UnitProfile();
+  const auto context = BuildBaselineContext(graph, profile, {150, 150, 150});
+  LayerStreamingOptions options;
+  options.lookahead_layers = 0;
+  options.stream_state = true;
+  auto kv_fetched = [&](const Plan& plan) {
+    const std::vector<std::string> fetched = Fetched(graph, plan);
+    return std::count(fetched.begin(), fetched.end(), "past_key_values.1.key") > 0;
+  };
+  SECTION("the weights alone fit: the cache stays") {
+    // Every layer streamed and kv resident: step 0 x + w0 + a0 + kv = 170, step 1 x + a0 + w1
+    // + kv + a1 = 100, step 2 x + a1 + w2 + y + kv = 180. 200 holds that (and no more layers).
+    const auto result = LayerStreamingPlan(context, 200, options);
+    RequireVerified(graph, profile, result.plan);
+    CHECK(result.plan.fits);
+    CHECK_FALSE(kv_fetched(result.plan));
+  }
+  SECTION("they do not: the cache streams with layer 1") {
+    // Weights alone peak at 180 > 150. With kv streamed: 120, 100, 130: fits.
+    const auto result = LayerStreamingPlan(context, 150, options);
+    RequireVerified(graph, profile, result.plan);
+    CHECK(result.plan.fits);
+    CHECK(kv_fetched(result.plan));
+    CHECK(result.plan.layout.live_peak_bytes == 130);
+  }
+}
+
 }  // namespace
 }  // namespace hyperplan::baselines_test
