@@ -168,9 +168,12 @@ LayerStreamingResult LayerStreamingPlan(const BaselineContext& context,
   WeightLayers layers = FindWeightLayers(*context.graph, context.order);
   if (!options.stream_state) return StreamLayers(context, layers, budget_bytes, options);
   if (!budget_bytes) return StreamLayers(context, WithLayerState(context, layers), {}, options);
-  // With a budget, state moves only when the weights alone cannot make the plan fit.
+  // With a budget, state moves only when the weights alone leave the arena over it (a plan
+  // that failed on a host tier's capacity gains nothing from moving more through it).
   LayerStreamingResult weights_only = StreamLayers(context, layers, budget_bytes, options);
-  if (weights_only.plan.fits) return weights_only;
+  const bool arena_over =
+      weights_only.plan.layout.arena_bytes > context.EffectiveBudget(budget_bytes);
+  if (weights_only.plan.fits || !arena_over) return weights_only;
   LayerStreamingResult with_state =
       StreamLayers(context, WithLayerState(context, std::move(layers)), budget_bytes, options);
   const bool nearer = with_state.plan.layout.arena_bytes < weights_only.plan.layout.arena_bytes;

@@ -21,9 +21,9 @@
 // With state: the homed values that are not weights (the KV cache and optimizer state fed in)
 // join the layer whose visit first reads them and stream with its weights, written back where
 // updated in place, as FlexGen streams a layer's KV cache and ZeRO-Inference offloads it. With
-// a budget they move only when streaming the weights alone does not fit it (the cache of one
-// decode sequence stays on the device; a batch-16 32k cache of 172 GB fits no 80 GB device
-// otherwise), and the nearer plan to fitting is returned when neither fits.
+// a budget they move only when streaming the weights alone leaves the arena over it (the cache
+// of one decode sequence stays on the device; a batch-16 32k cache of 172 GB fits no 80 GB
+// device otherwise), and the nearer plan to fitting is returned when neither fits.
 // Cost: O(steps + uses) per plan, times log(layers) plans for the budget search (twice with
 // state when the weights alone do not fit).
 // Limits: a layer's values move together per visit, not per tensor use.

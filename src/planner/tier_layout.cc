@@ -28,6 +28,26 @@ std::vector<LayoutBlock> TierCopyBlocks(const Plan& plan) {
   return blocks;
 }
 
+namespace {
+
+// A host buffer only has to fit its tier: the sweep's layout (what a first-come allocator does)
+// is kept when it does, and the greedy orders run only when it does not. The result fits
+// exactly when LayoutBlocks' smallest would, without paying for greedy orders on tens of
+// thousands of long-lived staging copies (seconds a layout on the DeepSeek-V3-sized plans).
+BlockLayout LayoutWithinCapacity(const HardwareProfile& profile, TierId tier,
+                                 const std::vector<LayoutBlock>& blocks, int32_t positions,
+                                 int64_t alignment_bytes, const LayoutOptions& options) {
+  LayoutOptions sweep_only = options;
+  sweep_only.greedy = false;
+  BlockLayout swept = LayoutBlocks(blocks, positions, alignment_bytes, sweep_only);
+  const bool known = tier >= 0 && static_cast<size_t>(tier) < profile.tiers.size();
+  const int64_t capacity_bytes = known ? profile.tiers[tier].capacity_bytes : 0;
+  if (!options.greedy || capacity_bytes <= 0 || swept.size_bytes <= capacity_bytes) return swept;
+  return LayoutBlocks(blocks, positions, alignment_bytes, options);
+}
+
+}  // namespace
+
 std::vector<TierBuffer> LayoutTierBuffers(const HardwareProfile& profile,
                                           const LayoutOptions& options, Plan& plan) {
   const std::vector<LayoutBlock> blocks = TierCopyBlocks(plan);
@@ -46,7 +66,8 @@ std::vector<TierBuffer> LayoutTierBuffers(const HardwareProfile& profile,
     buffer.alignment_bytes = tier >= 0 && static_cast<size_t>(tier) < profile.tiers.size()
                                  ? std::max<int64_t>(1, profile.tiers[tier].alignment_bytes)
                                  : 1;
-    BlockLayout layout = LayoutBlocks(tier_blocks, positions, buffer.alignment_bytes, options);
+    BlockLayout layout = LayoutWithinCapacity(profile, tier, tier_blocks, positions,
+                                              buffer.alignment_bytes, options);
     for (size_t k = 0; k < copies.size(); ++k) {
       plan.tier_copies[copies[k]].offset_bytes = layout.offset_bytes[k];
     }

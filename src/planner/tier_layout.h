@@ -9,7 +9,10 @@
 // copy's range ends before another's begins, its free precedes the other's allocation in
 // every execution the waits allow, not only in the simulated one; so copies laid out apart on
 // this axis (by LayoutBlocks, as the device arena) never overlap in a real run.
-// Cost: O(steps + waits) plus one LayoutBlocks per tier. Limits: conservative: two copies
+// Each tier keeps the sweep's layout when it fits the tier's capacity; only a tier it
+// overflows gets LayoutBlocks' greedy orders too (a smaller host buffer buys nothing).
+// Cost: O(steps + waits) plus one sweep per tier, and LayoutBlocks for a tier the sweep
+// overflows. Limits: conservative: two copies
 // whose lifetimes the simulation separates may still need separate space when the waits do
 // not order them.
 #pragma once
