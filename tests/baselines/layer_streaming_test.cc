@@ -179,23 +179,38 @@ TEST_CASE("interleaved streaming spreads the resident layers, so the link works 
   }
 }
 
-TEST_CASE("streaming with state: a layer's KV cache moves with its weights") {
-  // x (10) -> n0(x, w0) -> a0 (10) -> n1(a0, w1, kv) -> a1 (10) -> n2(a1, w2) -> y (10);
-  // weights 100 B, kv a 50 B KV cache fed in (homed in ddr), 150 ns a node.
+// Three layers and a KV cache read by the middle one: x (10) -> n0(x, w0 100) -> a0 (10) ->
+// n1(a0, w1, kv 50) -> a1 (10) -> n2(a1, w2 100) -> y (10, output); w1 as given, kv a KV cache
+// fed in (homed in ddr), 150 ns a node. x, a graph input, stays to the end.
+struct LayersWithCache {
   Graph graph;
+  ValueId kv = kNoValue;
+};
+
+LayersWithCache MakeLayersWithCache(int64_t w1_bytes) {
+  LayersWithCache t;
+  Graph& graph = t.graph;
   const ValueId x = Input(graph, "x", 10);
   const ValueId w0 = Weight(graph, "layers.0.w", 100);
-  const ValueId w1 = Weight(graph, "layers.1.w", 100);
+  const ValueId w1 = Weight(graph, "layers.1.w", w1_bytes);
   const ValueId w2 = Weight(graph, "layers.2.w", 100);
-  const ValueId kv = Input(graph, "past_key_values.1.key", 50);
-  graph.values[kv].value_class = ValueClass::kKvCache;
+  t.kv = Input(graph, "past_key_values.1.key", 50);
+  graph.values[t.kv].value_class = ValueClass::kKvCache;
   const ValueId a0 = Bytes(graph, "a0", 10);
   const ValueId a1 = Bytes(graph, "a1", 10);
   const ValueId y = Bytes(graph, "y", 10);
   Op(graph, "n0", "Work", {x, w0}, {a0});
-  Op(graph, "n1", "Work", {a0, w1, kv}, {a1});
+  Op(graph, "n1", "Work", {a0, w1, t.kv}, {a1});
   Op(graph, "n2", "Work", {a1, w2}, {y});
   MarkOutput(graph, y);
+  return t;
+}
+
+TEST_CASE("streaming with state: a layer's KV cache moves with its weights") {
+  // w1 100 B.
+  const LayersWithCache t = MakeLayersWithCache(100);
+  const Graph& graph = t.graph;
+  const ValueId kv = t.kv;
   const HardwareProfile profile = UnitProfile();
   const auto context = BuildBaselineContext(graph, profile, {150, 150, 150});
   LayerStreamingOptions options;
@@ -234,22 +249,9 @@ TEST_CASE("streaming with state: a layer's KV cache moves with its weights") {
 }
 
 TEST_CASE("streaming with state and a budget: the KV cache moves only when it must") {
-  // x (10) -> n0(x, w0 100) -> a0 (10) -> n1(a0, w1 20, kv 50) -> a1 (10) -> n2(a1, w2 100)
-  // -> y (10); 150 ns a node. x stays to the end (a graph input), kv is a KV cache fed in.
-  Graph graph;
-  const ValueId x = Input(graph, "x", 10);
-  const ValueId w0 = Weight(graph, "layers.0.w", 100);
-  const ValueId w1 = Weight(graph, "layers.1.w", 20);
-  const ValueId w2 = Weight(graph, "layers.2.w", 100);
-  const ValueId kv = Input(graph, "past_key_values.1.key", 50);
-  graph.values[kv].value_class = ValueClass::kKvCache;
-  const ValueId a0 = Bytes(graph, "a0", 10);
-  const ValueId a1 = Bytes(graph, "a1", 10);
-  const ValueId y = Bytes(graph, "y", 10);
-  Op(graph, "n0", "Work", {x, w0}, {a0});
-  Op(graph, "n1", "Work", {a0, w1, kv}, {a1});
-  Op(graph, "n2", "Work", {a1, w2}, {y});
-  MarkOutput(graph, y);
+  // w1 20 B.
+  const LayersWithCache t = MakeLayersWithCache(20);
+  const Graph& graph = t.graph;
   const HardwareProfile profile = UnitProfile();
   const auto context = BuildBaselineContext(graph, profile, {150, 150, 150});
   LayerStreamingOptions options;
