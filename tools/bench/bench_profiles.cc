@@ -29,6 +29,9 @@ std::string SpillNote(const HardwareProfile& profile, const ValueHomes& homes) {
                                  Gigabytes(homes.spilled_in_bytes_per_tier[tier]),
                                  profile.tiers[tier].name));
   }
+  if (profile.weight_home_tier == kNoTier) {
+    return fmt::format("home copies spilled: {}", fmt::join(spills, ", "));
+  }
   const Tier& home = profile.tiers[profile.weight_home_tier];
   return fmt::format(
       "weights, KV cache and optimizer state fed in ({}) exceed {} ({} less its "
