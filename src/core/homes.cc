@@ -33,6 +33,11 @@ int64_t HomeRoomBytes(const Tier& tier) {
   return tier.capacity_bytes - tier.capacity_bytes / kStagingReserveDivisor;
 }
 
+// The home room a tier has left (negative: over).
+int64_t RoomLeftBytes(const HardwareProfile& profile, const ValueHomes& homes, size_t tier) {
+  return HomeRoomBytes(profile.tiers[tier]) - homes.homed_bytes_per_tier[tier];
+}
+
 // The preferred home of a value that enters the run, or kNoTier when it is stored (or pinned).
 TierId PreferredHome(const HardwareProfile& profile, const DeviceRoutes& routes, const Value& value,
                      bool persists) {
@@ -47,8 +52,8 @@ TierId PreferredHome(const HardwareProfile& profile, const DeviceRoutes& routes,
 
 // The tier with the fastest route to the device for `bytes` that has room for it, other than
 // `full`; a value written in place needs the way back too. kNoTier when none has room.
-TierId SpillTier(const HardwareProfile& profile, const DeviceRoutes& routes, TierId full,
-                 const Value& value, const std::vector<int64_t>& room_bytes) {
+TierId SpillTier(const HardwareProfile& profile, const DeviceRoutes& routes,
+                 const ValueHomes& homes, TierId full, const Value& value) {
   const bool needs_way_back = value.written_by != kNoNode;
   TierId best = kNoTier;
   int64_t best_ns = 0;
@@ -56,7 +61,7 @@ TierId SpillTier(const HardwareProfile& profile, const DeviceRoutes& routes, Tie
     const auto id = static_cast<TierId>(tier);
     if (id == profile.device_tier || id == full || !routes.to_device[tier]) continue;
     if (needs_way_back && !routes.from_device[tier]) continue;
-    if (room_bytes[tier] < value.bytes) continue;
+    if (RoomLeftBytes(profile, homes, tier) < value.bytes) continue;
     const int64_t time_ns = RouteTimeNs(profile, *routes.to_device[tier], value.bytes);
     if (best == kNoTier || time_ns < best_ns) {
       best = id;
@@ -71,12 +76,9 @@ TierId SpillTier(const HardwareProfile& profile, const DeviceRoutes& routes, Tie
 // that has room, until the tier fits or nothing more can move.
 void SpillOverfullTiers(const Graph& graph, const HardwareProfile& profile,
                         const DeviceRoutes& routes, ValueHomes& homes) {
-  const size_t tier_count = profile.tiers.size();
-  std::vector<int64_t> room_bytes(tier_count);
   bool overfull = false;
-  for (size_t tier = 0; tier < tier_count; ++tier) {
-    room_bytes[tier] = HomeRoomBytes(profile.tiers[tier]) - homes.homed_bytes_per_tier[tier];
-    overfull = overfull || room_bytes[tier] < 0;
+  for (size_t tier = 0; tier < profile.tiers.size(); ++tier) {
+    overfull = overfull || RoomLeftBytes(profile, homes, tier) < 0;
   }
   if (!overfull) return;
   const std::vector<int64_t> first_use = FirstUsePositions(graph);
@@ -89,13 +91,11 @@ void SpillOverfullTiers(const Graph& graph, const HardwareProfile& profile,
   });
   for (ValueId id : homed) {
     const TierId from = homes.home_tier[id];
-    if (room_bytes[from] >= 0) continue;
+    if (RoomLeftBytes(profile, homes, from) >= 0) continue;
     const Value& value = graph.values[id];
-    const TierId to = SpillTier(profile, routes, from, value, room_bytes);
+    const TierId to = SpillTier(profile, routes, homes, from, value);
     if (to == kNoTier) continue;
     homes.home_tier[id] = to;
-    room_bytes[from] += value.bytes;
-    room_bytes[to] -= value.bytes;
     homes.homed_bytes_per_tier[from] -= value.bytes;
     homes.homed_bytes_per_tier[to] += value.bytes;
     homes.spilled_in_bytes_per_tier[to] += value.bytes;

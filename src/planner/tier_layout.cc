@@ -34,14 +34,12 @@ namespace {
 // is kept when it does, and the greedy orders run only when it does not. The result fits
 // exactly when LayoutBlocks' smallest would, without paying for greedy orders on tens of
 // thousands of long-lived staging copies (seconds a layout on the DeepSeek-V3-sized plans).
-BlockLayout LayoutWithinCapacity(const HardwareProfile& profile, TierId tier,
-                                 const std::vector<LayoutBlock>& blocks, int32_t positions,
-                                 int64_t alignment_bytes, const LayoutOptions& options) {
+BlockLayout LayoutWithinCapacity(const std::vector<LayoutBlock>& blocks, int32_t positions,
+                                 int64_t alignment_bytes, int64_t capacity_bytes,
+                                 const LayoutOptions& options) {
   LayoutOptions sweep_only = options;
   sweep_only.greedy = false;
   BlockLayout swept = LayoutBlocks(blocks, positions, alignment_bytes, sweep_only);
-  const bool known = tier >= 0 && static_cast<size_t>(tier) < profile.tiers.size();
-  const int64_t capacity_bytes = known ? profile.tiers[tier].capacity_bytes : 0;
   if (!options.greedy || capacity_bytes <= 0 || swept.size_bytes <= capacity_bytes) return swept;
   return LayoutBlocks(blocks, positions, alignment_bytes, options);
 }
@@ -63,11 +61,12 @@ std::vector<TierBuffer> LayoutTierBuffers(const HardwareProfile& profile,
     for (const size_t c : copies) tier_blocks.push_back(blocks[c]);
     TierBuffer buffer;
     buffer.tier = tier;
-    buffer.alignment_bytes = tier >= 0 && static_cast<size_t>(tier) < profile.tiers.size()
-                                 ? std::max<int64_t>(1, profile.tiers[tier].alignment_bytes)
-                                 : 1;
-    BlockLayout layout = LayoutWithinCapacity(profile, tier, tier_blocks, positions,
-                                              buffer.alignment_bytes, options);
+    const Tier* spec = tier >= 0 && static_cast<size_t>(tier) < profile.tiers.size()
+                           ? &profile.tiers[tier]
+                           : nullptr;
+    buffer.alignment_bytes = spec != nullptr ? std::max<int64_t>(1, spec->alignment_bytes) : 1;
+    BlockLayout layout = LayoutWithinCapacity(tier_blocks, positions, buffer.alignment_bytes,
+                                              spec != nullptr ? spec->capacity_bytes : 0, options);
     for (size_t k = 0; k < copies.size(); ++k) {
       plan.tier_copies[copies[k]].offset_bytes = layout.offset_bytes[k];
     }
