@@ -31,16 +31,19 @@ std::vector<LayoutBlock> TierCopyBlocks(const Plan& plan) {
 namespace {
 
 // A host buffer only has to fit its tier: the sweep's layout (what a first-come allocator does)
-// is kept when it does, and the greedy orders run only when it does not. The result fits
-// exactly when LayoutBlocks' smallest would, without paying for greedy orders on tens of
-// thousands of long-lived staging copies (seconds a layout on the DeepSeek-V3-sized plans).
+// is kept when it does, and the greedy orders run only when it does not and could: when the
+// live bytes alone exceed the tier, no layout fits. The result fits exactly when
+// LayoutBlocks' smallest would, without paying for greedy orders on tens of thousands of
+// long-lived staging copies (seconds a layout on the DeepSeek-V3-sized plans).
 BlockLayout LayoutWithinCapacity(const std::vector<LayoutBlock>& blocks, int32_t positions,
                                  int64_t alignment_bytes, int64_t capacity_bytes,
                                  const LayoutOptions& options) {
   LayoutOptions sweep_only = options;
   sweep_only.greedy = false;
   BlockLayout swept = LayoutBlocks(blocks, positions, alignment_bytes, sweep_only);
-  if (!options.greedy || capacity_bytes <= 0 || swept.size_bytes <= capacity_bytes) return swept;
+  const bool fits_as_swept = swept.size_bytes <= capacity_bytes;
+  const bool cannot_fit = swept.live_peak_bytes > capacity_bytes;
+  if (!options.greedy || capacity_bytes <= 0 || fits_as_swept || cannot_fit) return swept;
   return LayoutBlocks(blocks, positions, alignment_bytes, options);
 }
 
