@@ -144,7 +144,7 @@ Outcome PlanToBudget(const PlanContext& context, int64_t budget_bytes, const Bas
 }
 
 Outcome PlanWithinOverhead(const PlanContext& context, int64_t allowance_ns,
-                           const Baseline& baseline) {
+                           const Baseline& baseline, std::optional<int64_t> device_capacity_bytes) {
   RefineRequest request;
   request.stall_allowance_ns = allowance_ns;
   Outcome outcome;
@@ -156,8 +156,11 @@ Outcome PlanWithinOverhead(const PlanContext& context, int64_t allowance_ns,
   auto within = [&](const Plan& plan) {
     return plan.timeline.makespan_ns - plan.timeline.baseline_makespan_ns <= allowance_ns;
   };
+  auto over_device = [&](const Plan& plan) {
+    return device_capacity_bytes && plan.layout.live_peak_bytes > *device_capacity_bytes;
+  };
   outcome.plan = assemble(count);
-  if (!within(outcome.plan)) {
+  if (!within(outcome.plan) && !over_device(outcome.plan)) {
     // Predicted stalls assume the stall-free timeline; the replay decides. Only prefixes that
     // keep every bundled decision whole are plans (a wrap-around half alone is not periodic).
     std::vector<size_t> prefixes = {0};
@@ -172,6 +175,9 @@ Outcome PlanWithinOverhead(const PlanContext& context, int64_t allowance_ns,
       if (within(plan)) {
         good = mid;
         good_plan = std::move(plan);
+      } else if (over_device(plan)) {
+        good_plan = std::move(plan);  // no prefix within the allowance fits the device
+        break;
       } else {
         bad = mid;
       }

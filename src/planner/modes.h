@@ -5,15 +5,21 @@
 // each step where the arena's top overshoots the budget a target lower by the overshoot,
 // accepting stalls (kBudgetRounds in all); if live bytes fit but the arena still does not, up
 // to kUniformRetries rounds lower one target for every step by the last overshoot. The best
-// round is kept (fits, then makespan; else the smaller arena). Unless that fits with no slowdown (or fits and the
-// graph is large), the same rounds run again choosing the largest value at each step instead
-// of the least stall, and the better plan is kept (fits, then makespan; else the lower peak).
+// round is kept (fits, then makespan; else the smaller arena). Unless that fits with no
+// slowdown (or fits and the graph is large), the same rounds run again choosing the largest
+// value at each step instead of the least stall, and the better plan is kept (fits, then
+// makespan; else the lower peak).
 // WithinOverhead: refine with the stall allowance, then keep the longest prefix of decisions
-// whose replay stays within it (binary search; the empty prefix always does).
+// whose replay stays within it (binary search; the empty prefix always does). Given the
+// device's capacity, the search stops at a prefix over the allowance that already holds more
+// live bytes than the device: every shorter prefix holds at least as many (a cut only takes
+// bytes off the device), so no plan within the allowance fits; that plan is returned and the
+// caller plans to the capacity instead.
 // Cost: a refine and an assembly (layout and replay) per round or probe.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "hyperplan/planner/plan.h"
@@ -45,7 +51,8 @@ Outcome PlanToBudget(const PlanContext& context, int64_t budget_bytes, const Bas
                      const std::vector<uint8_t>* allowed = nullptr);
 
 Outcome PlanWithinOverhead(const PlanContext& context, int64_t allowance_ns,
-                           const Baseline& baseline);
+                           const Baseline& baseline,
+                           std::optional<int64_t> device_capacity_bytes = std::nullopt);
 
 // The plan with nothing offloaded, for this context's order.
 Outcome PlanNothing(const PlanContext& context, std::optional<int64_t> budget_bytes,

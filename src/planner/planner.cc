@@ -173,10 +173,15 @@ template <typename PlanIn>
 Outcome ReplanOnRunTimeline(const PlanContext& context, Outcome best, bool budget_mode,
                             PlanIn plan_in) {
   Outcome last_round = best;
+  std::vector<int64_t> axis_ns = context.cost.step_start_ns;
   for (int round = 0; round < kRetimeRounds; ++round) {
     const Plan& ran = last_round.plan;
     if (ran.timeline.makespan_ns <= ran.timeline.compute_ns || ran.steps.empty()) break;
-    const PlanContext retimed = planner::RetimedContext(context, ComputeStepStarts(ran));
+    std::vector<int64_t> ran_axis_ns = ComputeStepStarts(ran);
+    // Planning is a function of the axis: the same axis again gives the same plan.
+    if (ran_axis_ns == axis_ns) break;
+    axis_ns = ran_axis_ns;
+    const PlanContext retimed = planner::RetimedContext(context, std::move(ran_axis_ns));
     last_round = plan_in(retimed);
     if (Beats(last_round, best, budget_mode)) best = last_round;
   }
@@ -210,6 +215,8 @@ PlanResult PlanOffload(const Graph& graph, const HardwareProfile& profile,
 
   const int64_t capacity = profile.tiers[profile.device_tier].capacity_bytes;
   std::optional<int64_t> budget = options.budget_bytes;
+  const std::optional<int64_t> device_capacity =
+      capacity > 0 ? std::optional<int64_t>(capacity) : std::nullopt;
   if (budget && capacity > 0) budget = std::min(*budget, capacity);
 
   PlanResult result;
@@ -241,7 +248,7 @@ PlanResult PlanOffload(const Graph& graph, const HardwareProfile& profile,
       if (budget) {
         outcome = planner::PlanToBudget(context, *budget, baseline);
       } else {
-        outcome = planner::PlanWithinOverhead(context, allowance_ns, baseline);
+        outcome = planner::PlanWithinOverhead(context, allowance_ns, baseline, device_capacity);
         if (capacity > 0 && outcome.plan.layout.arena_bytes > capacity) {
           budget_mode = true;
           budget = capacity;
@@ -251,7 +258,8 @@ PlanResult PlanOffload(const Graph& graph, const HardwareProfile& profile,
       outcome = ReplanOnRunTimeline(
           context, std::move(outcome), budget_mode, [&](const PlanContext& retimed) {
             return budget_mode ? planner::PlanToBudget(retimed, *budget, baseline)
-                               : planner::PlanWithinOverhead(retimed, allowance_ns, baseline);
+                               : planner::PlanWithinOverhead(retimed, allowance_ns, baseline,
+                                                             device_capacity);
           });
       if (!have || Beats(outcome, chosen, budget_mode)) {
         chosen = std::move(outcome);
