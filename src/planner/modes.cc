@@ -86,6 +86,9 @@ Outcome BudgetRounds(const PlanContext& context, int64_t budget_bytes, const Bas
   Outcome outcome;
   for (int round = 0; round < kBudgetRounds; ++round) {
     outcome = PlanRound(context, budget_bytes, baseline, allowed, choice, targets, round > 0);
+    outcome.round = round == 0   ? BudgetRound::kLiveTarget
+                    : round == 1 ? BudgetRound::kFreeCuts
+                                 : BudgetRound::kStepTargets;
     if (round == 0 || BetterRound(outcome, best)) best = outcome;
     if (outcome.feasible || !outcome.selection.reached_target) break;
     if (round == 0) continue;  // round 1 only adds stall-free cuts
@@ -111,6 +114,8 @@ Outcome BudgetRounds(const PlanContext& context, int64_t budget_bytes, const Bas
     if (uniform_target <= 0) break;
     targets.assign(static_cast<size_t>(step_count), uniform_target);
     outcome = PlanRound(context, budget_bytes, baseline, allowed, choice, targets, false);
+    outcome.round = BudgetRound::kUniformTarget;
+    outcome.uniform_target_bytes = uniform_target;
     last = &outcome;
     if (BetterRound(outcome, best)) {
       best = std::move(outcome);

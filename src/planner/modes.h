@@ -40,10 +40,20 @@ struct Baseline {
   int64_t arena_bytes = 0;  // ... and its arena
 };
 
+// Which budget round produced an outcome (BudgetRounds), for tests and debugging.
+enum class BudgetRound : uint8_t {
+  kLiveTarget,     // round 0: every step's target is the budget
+  kFreeCuts,       // round 1: round 0's targets plus every stall-free cut
+  kStepTargets,    // later rounds: each overshooting step's target lowered by its overshoot
+  kUniformTarget,  // retries: one lowered target for every step
+};
+
 struct Outcome {
   Plan plan;
   Selection selection;
   bool feasible = true;
+  BudgetRound round = BudgetRound::kLiveTarget;
+  int64_t uniform_target_bytes = 0;  // kUniformTarget: the target every step had
 };
 
 // `allowed` (per candidate, may be null) restricts the candidates, as the oracle does.
