@@ -88,8 +88,11 @@ std::string DescribeLayers(const Graph& graph, const HardwareProfile& profile,
   return fmt::format("{} {}", layers.count() == 1 ? "layer" : "layers", fmt::join(runs, ", "));
 }
 
-// "lm_head" from "lm_head.weight", "embed_tokens" from "model.embed_tokens.weight".
+// "lm_head" from "lm_head.weight", "embed_tokens" from "model.embed_tokens.weight"; a name
+// longer than kShortNameChars (an exporter's constant named after its contents) is cut to
+// its start and "...", so one weight does not take over the line.
 std::string ShortName(std::string name) {
+  constexpr size_t kShortNameChars = 40;
   constexpr std::string_view kPrefix = "model.";
   constexpr std::string_view kSuffix = ".weight";
   if (name.size() > kPrefix.size() && name.compare(0, kPrefix.size(), kPrefix) == 0) {
@@ -99,6 +102,7 @@ std::string ShortName(std::string name) {
       name.compare(name.size() - kSuffix.size(), kSuffix.size(), kSuffix) == 0) {
     name.resize(name.size() - kSuffix.size());
   }
+  if (name.size() > kShortNameChars) name = name.substr(0, kShortNameChars - 3) + "...";
   return name;
 }
 

@@ -2,71 +2,71 @@
 #include "planner/link_schedule.h"
 
 #include <algorithm>
-#include <iterator>
 
 namespace hyperplan::planner {
 
 std::optional<int64_t> ChannelSchedule::LatestStart(int64_t lower_ns, int64_t deadline_ns,
                                                     int64_t duration_ns) const {
-  int64_t end = deadline_ns;
-  // The busy interval starting last before `end` is the only one that can overlap
-  // [end - duration, end); when it does, try again just before it.
-  auto it = busy_.lower_bound(end);
-  for (int scanned = 0; scanned < kMaxGapsScanned; ++scanned) {
-    const int64_t start = end - duration_ns;
-    if (start < lower_ns) return std::nullopt;
-    if (it == busy_.begin()) return start;
-    const auto previous = std::prev(it);
-    if (previous->second <= start) return start;
-    end = std::min(end, previous->first);
-    it = previous;
-  }
-  return std::nullopt;
+  const int64_t start = deadline_ns - duration_ns;
+  if (start < lower_ns) return std::nullopt;
+  // The interval starting last before the deadline is the only one that can overlap
+  // [deadline - duration, deadline).
+  const int32_t previous = busy_.LastStartingAtOrBefore(deadline_ns - 1);
+  if (previous == BusyIntervals::kNone || busy_.at(previous).end_ns <= start) return start;
+  // Else the latest gap long enough that ends by that interval's start, or before the first.
+  const int32_t before = busy_.LastWithGapBefore(busy_.at(previous).start_ns, duration_ns);
+  const int64_t latest =
+      before == BusyIntervals::kNone
+          ? busy_.at(busy_.First()).start_ns - duration_ns
+          : busy_.at(before).end_ns + busy_.at(before).gap_after_ns - duration_ns;
+  if (latest < lower_ns) return std::nullopt;
+  return latest;
 }
 
 int64_t ChannelSchedule::EarliestStart(int64_t lower_ns, int64_t duration_ns) const {
   int64_t start = lower_ns;
-  // Step back to an interval that may contain `start`.
-  auto it = busy_.upper_bound(start);
-  if (it != busy_.begin()) {
-    const auto previous = std::prev(it);
-    if (previous->second > start) start = previous->second;
+  const int32_t previous = busy_.LastStartingAtOrBefore(lower_ns);
+  if (previous != BusyIntervals::kNone && busy_.at(previous).end_ns > start) {
+    start = busy_.at(previous).end_ns;
   }
-  for (int scanned = 0; scanned < kMaxGapsScanned; ++scanned) {
-    if (it == busy_.end() || start + duration_ns <= it->first) return start;
-    start = std::max(start, it->second);
-    ++it;
+  const int32_t next = busy_.FirstStartingAfter(lower_ns);
+  if (next == BusyIntervals::kNone || start + duration_ns <= busy_.at(next).start_ns) {
+    return start;
   }
-  return std::max(start, busy_.empty() ? start : std::prev(busy_.end())->second);
+  // The gap at `start` is too short: the end of the first interval from `next` on that is
+  // followed by a long enough gap (the last one always is).
+  return busy_.at(busy_.FirstWithGapFrom(busy_.at(next).start_ns, duration_ns)).end_ns;
 }
 
 void ChannelSchedule::Reserve(int64_t start_ns, int64_t end_ns) {
   if (end_ns <= start_ns) return;
   // Merge with every interval that touches or overlaps [start, end).
-  auto it = busy_.lower_bound(start_ns);
-  if (it != busy_.begin()) {
-    const auto previous = std::prev(it);
-    if (previous->second >= start_ns) it = previous;
+  const int32_t previous = busy_.LastStartingAtOrBefore(start_ns);
+  if (previous != BusyIntervals::kNone && busy_.at(previous).end_ns >= start_ns) {
+    const BusyIntervals::Interval merged = busy_.at(previous);
+    start_ns = merged.start_ns;
+    end_ns = std::max(end_ns, merged.end_ns);
+    busy_.Erase(merged.start_ns);
   }
-  while (it != busy_.end() && it->first <= end_ns) {
-    start_ns = std::min(start_ns, it->first);
-    end_ns = std::max(end_ns, it->second);
-    it = busy_.erase(it);
+  for (;;) {
+    const int32_t last = busy_.LastStartingAtOrBefore(end_ns);
+    if (last == BusyIntervals::kNone || busy_.at(last).start_ns < start_ns) break;
+    const BusyIntervals::Interval merged = busy_.at(last);
+    end_ns = std::max(end_ns, merged.end_ns);
+    busy_.Erase(merged.start_ns);
   }
-  busy_.emplace(start_ns, end_ns);
+  busy_.Insert(start_ns, end_ns);
 }
 
 void ChannelSchedule::Release(int64_t start_ns, int64_t end_ns) {
   if (end_ns <= start_ns) return;
-  auto it = busy_.upper_bound(start_ns);
-  if (it == busy_.begin()) return;
-  --it;
-  const int64_t busy_start = it->first;
-  const int64_t busy_end = it->second;
-  if (busy_end < end_ns) return;  // not a reservation of ours
-  busy_.erase(it);
-  if (busy_start < start_ns) busy_.emplace(busy_start, start_ns);
-  if (end_ns < busy_end) busy_.emplace(end_ns, busy_end);
+  const int32_t containing = busy_.LastStartingAtOrBefore(start_ns);
+  if (containing == BusyIntervals::kNone) return;
+  const BusyIntervals::Interval busy = busy_.at(containing);
+  if (busy.end_ns < end_ns) return;  // not a reservation of ours
+  busy_.Erase(busy.start_ns);
+  if (busy.start_ns < start_ns) busy_.Insert(busy.start_ns, start_ns);
+  if (end_ns < busy.end_ns) busy_.Insert(end_ns, busy.end_ns);
 }
 
 LinkSchedule::LinkSchedule(const HardwareProfile& profile) {

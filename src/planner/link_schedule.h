@@ -1,26 +1,25 @@
 // LinkSchedule: what already occupies each channel of each link, in planned time.
 //
-// Each channel keeps its busy intervals merged (touching intervals become one), so a search
-// only ever crosses gaps. LatestSlot finds the latest start that ends by a deadline (a
-// Prefetch placed as late as still hides); EarliestSlot the earliest start from a lower bound
-// (a Store right after its producer, or a Prefetch that must stall); Release splits a merged
-// interval to give a reservation back (a re-placed Prefetch). Searches look at every
-// channel of the link and pick the best (ties: lower channel).
-// Cost: O(log k + g) per search for k intervals and g gaps crossed; a search gives up after
-// kMaxGapsScanned gaps (LatestSlot then reports none, EarliestSlot goes after the last busy
-// interval), which bounds the worst case on a saturated link.
+// Each channel keeps its busy intervals merged (touching intervals become one) in a
+// BusyIntervals treap that knows the free gap after every interval. LatestSlot finds the
+// latest start that ends by a deadline (a Prefetch placed as late as still hides);
+// EarliestSlot the earliest start from a lower bound (a Store right after its producer, or a
+// Prefetch that must stall); Release splits a merged interval to give a reservation back (a
+// re-placed Prefetch). Searches look at every channel of the link and pick the best (ties:
+// lower channel), and are exact: a search skips every gap too short for the transfer in
+// O(log k), so a saturated link is as cheap to search as an idle one.
+// Cost: O(log k) expected per search and per reservation for k intervals on the channel
+// (a merge or split adds O(log k) per interval it removes).
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <vector>
 
 #include "hyperplan/hardware.h"
+#include "planner/busy_intervals.h"
 
 namespace hyperplan::planner {
-
-inline constexpr int kMaxGapsScanned = 512;
 
 struct Slot {
   int32_t channel = 0;
@@ -40,7 +39,7 @@ class ChannelSchedule {
   void Release(int64_t start_ns, int64_t end_ns);
 
  private:
-  std::map<int64_t, int64_t> busy_;  // start -> end; disjoint and never touching
+  BusyIntervals busy_;
 };
 
 class LinkSchedule {

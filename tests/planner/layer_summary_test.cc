@@ -68,6 +68,17 @@ TEST_CASE("layer summary: runs of layers, then the other weights") {
         "streamed from ddr");
 }
 
+TEST_CASE("layer summary: a long weight name is cut to its first 37 characters and ...") {
+  // An exporter's constant named after its contents: 11 + 1 + 2 * 39 + 1 = 91 characters.
+  std::string contents = "const.i64.[";
+  for (int i = 0; i < 40; ++i) contents += i == 0 ? "1" : ",1";
+  contents += "]";
+  const Graph graph = Reading({{"layers.0.w", 100}, {contents, 8}});
+  // "const.i64.[" is 11 characters, then 26 of "1,1,...": 13 ones and 13 commas.
+  CHECK(DescribeLayerResidency(graph, UnitProfile(), InModelOrder(graph)) ==
+        "layers 0 resident; const.i64.[1,1,1,1,1,1,1,1,1,1,1,1,1,... resident");
+}
+
 TEST_CASE("layer summary: a layer is streamed when under 1% of its bytes stay") {
   Graph graph = Reading({{"layers.0.big", 100},
                          {"layers.0.norm", 1},  // 100 of 101: 99.0%

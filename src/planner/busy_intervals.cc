@@ -1,0 +1,209 @@
+// The treap of busy intervals behind ChannelSchedule (see busy_intervals.h).
+#include "planner/busy_intervals.h"
+
+#include <algorithm>
+
+namespace hyperplan::planner {
+
+void BusyIntervals::Pull(int32_t node) {
+  Node& n = nodes_[node];
+  n.max_gap_ns = std::max({n.interval.gap_after_ns, MaxGap(n.left), MaxGap(n.right)});
+}
+
+void BusyIntervals::Split(int32_t node, int64_t t, int32_t& left, int32_t& right) {
+  if (node == kNone) {
+    left = right = kNone;
+    return;
+  }
+  if (nodes_[node].interval.start_ns < t) {
+    Split(nodes_[node].right, t, nodes_[node].right, right);
+    left = node;
+  } else {
+    Split(nodes_[node].left, t, left, nodes_[node].left);
+    right = node;
+  }
+  Pull(node);
+}
+
+int32_t BusyIntervals::Merge(int32_t left, int32_t right) {
+  if (left == kNone) return right;
+  if (right == kNone) return left;
+  if (nodes_[left].priority > nodes_[right].priority) {
+    nodes_[left].right = Merge(nodes_[left].right, right);
+    Pull(left);
+    return left;
+  }
+  nodes_[right].left = Merge(left, nodes_[right].left);
+  Pull(right);
+  return right;
+}
+
+int32_t BusyIntervals::NewNode(const Interval& interval) {
+  // splitmix64: a fixed sequence, so the same inserts build the same tree.
+  seed_ += 0x9E3779B97F4A7C15ull;
+  uint64_t z = seed_;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  Node node;
+  node.interval = interval;
+  node.max_gap_ns = interval.gap_after_ns;
+  node.priority = z ^ (z >> 31);
+  if (!free_.empty()) {
+    const int32_t handle = free_.back();
+    free_.pop_back();
+    nodes_[handle] = node;
+    return handle;
+  }
+  nodes_.push_back(node);
+  return static_cast<int32_t>(nodes_.size()) - 1;
+}
+
+int32_t BusyIntervals::LastStartingAtOrBefore(int64_t t) const {
+  int32_t found = kNone;
+  for (int32_t node = root_; node != kNone;) {
+    if (nodes_[node].interval.start_ns <= t) {
+      found = node;
+      node = nodes_[node].right;
+    } else {
+      node = nodes_[node].left;
+    }
+  }
+  return found;
+}
+
+int32_t BusyIntervals::FirstStartingAfter(int64_t t) const {
+  int32_t found = kNone;
+  for (int32_t node = root_; node != kNone;) {
+    if (nodes_[node].interval.start_ns > t) {
+      found = node;
+      node = nodes_[node].left;
+    } else {
+      node = nodes_[node].right;
+    }
+  }
+  return found;
+}
+
+int32_t BusyIntervals::First() const {
+  int32_t node = root_;
+  while (node != kNone && nodes_[node].left != kNone) node = nodes_[node].left;
+  return node;
+}
+
+int32_t BusyIntervals::FirstWithGapIn(int32_t node, int64_t gap_ns) const {
+  while (node != kNone && MaxGap(node) >= gap_ns) {
+    const Node& n = nodes_[node];
+    if (MaxGap(n.left) >= gap_ns) {
+      node = n.left;
+    } else if (n.interval.gap_after_ns >= gap_ns) {
+      return node;
+    } else {
+      node = n.right;
+    }
+  }
+  return kNone;
+}
+
+int32_t BusyIntervals::LastWithGapIn(int32_t node, int64_t gap_ns) const {
+  while (node != kNone && MaxGap(node) >= gap_ns) {
+    const Node& n = nodes_[node];
+    if (MaxGap(n.right) >= gap_ns) {
+      node = n.right;
+    } else if (n.interval.gap_after_ns >= gap_ns) {
+      return node;
+    } else {
+      node = n.left;
+    }
+  }
+  return kNone;
+}
+
+int32_t BusyIntervals::FirstWithGapFrom(int64_t t, int64_t gap_ns) const {
+  // Down the path to t: a node at or after t is a candidate after everything in its left
+  // subtree at or after t (searched first, deeper on the path) and before its right subtree.
+  int32_t found = kNone;
+  for (int32_t node = root_; node != kNone;) {
+    const Node& n = nodes_[node];
+    if (n.interval.start_ns < t) {
+      node = n.right;
+      continue;
+    }
+    // Everything in the right subtree comes after this node: keep the earliest candidate.
+    if (n.interval.gap_after_ns >= gap_ns) {
+      found = node;
+    } else if (MaxGap(n.right) >= gap_ns) {
+      found = FirstWithGapIn(n.right, gap_ns);
+    }
+    node = n.left;
+  }
+  return found;
+}
+
+int32_t BusyIntervals::LastWithGapBefore(int64_t t, int64_t gap_ns) const {
+  int32_t found = kNone;
+  for (int32_t node = root_; node != kNone;) {
+    const Node& n = nodes_[node];
+    if (n.interval.start_ns >= t) {
+      node = n.left;
+      continue;
+    }
+    // Everything in the left subtree comes before this node: keep the latest candidate.
+    if (n.interval.gap_after_ns >= gap_ns) {
+      found = node;
+    } else if (MaxGap(n.left) >= gap_ns) {
+      found = LastWithGapIn(n.left, gap_ns);
+    }
+    node = n.right;
+  }
+  return found;
+}
+
+void BusyIntervals::SetGapAfter(int64_t start_ns, int64_t gap_ns) {
+  int32_t before = kNone;
+  int32_t rest = kNone;
+  int32_t at = kNone;
+  int32_t after = kNone;
+  Split(root_, start_ns, before, rest);
+  Split(rest, start_ns + 1, at, after);
+  if (at != kNone) {
+    nodes_[at].interval.gap_after_ns = gap_ns;
+    Pull(at);
+  }
+  root_ = Merge(Merge(before, at), after);
+}
+
+void BusyIntervals::Insert(int64_t start_ns, int64_t end_ns) {
+  const int32_t previous = LastStartingAtOrBefore(start_ns);
+  const int32_t next = FirstStartingAfter(start_ns);
+  Interval interval{start_ns, end_ns, kUnbounded};
+  if (next != kNone) interval.gap_after_ns = nodes_[next].interval.start_ns - end_ns;
+  if (previous != kNone) {
+    SetGapAfter(nodes_[previous].interval.start_ns, start_ns - nodes_[previous].interval.end_ns);
+  }
+  const int32_t node = NewNode(interval);
+  int32_t before = kNone;
+  int32_t after = kNone;
+  Split(root_, start_ns, before, after);
+  root_ = Merge(Merge(before, node), after);
+}
+
+void BusyIntervals::Erase(int64_t start_ns) {
+  int32_t before = kNone;
+  int32_t rest = kNone;
+  int32_t at = kNone;
+  int32_t after = kNone;
+  Split(root_, start_ns, before, rest);
+  Split(rest, start_ns + 1, at, after);
+  if (at != kNone) free_.push_back(at);
+  root_ = Merge(before, after);
+  // The interval before it now reaches to the one after it.
+  const int32_t previous = LastStartingAtOrBefore(start_ns);
+  if (previous == kNone) return;
+  const int32_t next = FirstStartingAfter(start_ns);
+  const int64_t gap_ns = next == kNone
+                             ? kUnbounded
+                             : nodes_[next].interval.start_ns - nodes_[previous].interval.end_ns;
+  SetGapAfter(nodes_[previous].interval.start_ns, gap_ns);
+}
+
+}  // namespace hyperplan::planner
