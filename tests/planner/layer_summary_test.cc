@@ -74,9 +74,10 @@ TEST_CASE("layer summary: a long weight name is cut to its first 37 characters a
   for (int i = 0; i < 40; ++i) contents += i == 0 ? "1" : ",1";
   contents += "]";
   const Graph graph = Reading({{"layers.0.w", 100}, {contents, 8}});
-  // "const.i64.[" is 11 characters, then 26 of "1,1,...": 13 ones and 13 commas.
+  // "const.i64.[" is 11 characters, then 26 of "1,1,...": 13 ones and 13 commas (one layer:
+  // "layer 0", singular).
   CHECK(DescribeLayerResidency(graph, UnitProfile(), InModelOrder(graph)) ==
-        "layers 0 resident; const.i64.[1,1,1,1,1,1,1,1,1,1,1,1,1,... resident");
+        "layer 0 resident; const.i64.[1,1,1,1,1,1,1,1,1,1,1,1,1,... resident");
 }
 
 TEST_CASE("layer summary: a layer is streamed when under 1% of its bytes stay") {
