@@ -53,8 +53,8 @@ WeightLayers WithLayerState(const BaselineContext& context, WeightLayers layers)
 }
 
 Plan BuildStreaming(const BaselineContext& context, const WeightLayers& layers, int lookahead,
-                    const std::vector<uint8_t>& streamed_rank, std::optional<int64_t> budget_bytes,
-                    const std::vector<uint8_t>& start_off) {
+                    int stage_lead, const std::vector<uint8_t>& streamed_rank,
+                    std::optional<int64_t> budget_bytes, const std::vector<uint8_t>& start_off) {
   const Graph& graph = *context.graph;
   const Step step_count = context.step_count();
   // A weight streams when its layer is not kept resident and its home tier has room for it.
@@ -69,18 +69,29 @@ Plan BuildStreaming(const BaselineContext& context, const WeightLayers& layers, 
   auto streamed = [&](ValueId value) { return is_streamed[value] != 0; };
   // Each streamed weight's windows [fetch boundary, last step of the visit], merged when
   // they touch, become one Fetch and one Detach.
+  // A value behind a staging tier (NVMe behind DDR) has its staging hops issued `stage_lead`
+  // visits before the window's fetch, so the slow hop runs ahead of the device hop.
+  std::vector<std::vector<ValueId>> stage_at(static_cast<size_t>(step_count) + 1);
   std::vector<std::vector<ValueId>> fetch_at(static_cast<size_t>(step_count) + 1);
   std::vector<std::vector<ValueId>> detach_at(static_cast<size_t>(step_count) + 1);
+  std::vector<Step> window_stage(graph.values.size(), -1);
   std::vector<Step> window_first(graph.values.size(), -1);
   std::vector<Step> window_last(graph.values.size(), -1);
+  auto staged = [&](ValueId value) {
+    const TierId source = context.homes.OffTier(value);
+    return stage_lead > 0 && source != kNoTier && context.routes.to_device[source] &&
+           context.routes.to_device[source]->size() >= 2;
+  };
   auto close_window = [&](ValueId value) {
+    if (staged(value)) stage_at[window_stage[value]].push_back(value);
     fetch_at[window_first[value]].push_back(value);
     if (window_last[value] + 1 < step_count) detach_at[window_last[value] + 1].push_back(value);
   };
   const auto visit_count = static_cast<int>(layers.visits.size());
+  auto visit_start = [&](int j) { return j >= 0 ? layers.visits[j].first : 0; };
   for (int j = 0; j < visit_count; ++j) {
     const LayerVisit& visit = layers.visits[j];
-    const Step fetch = j >= lookahead ? layers.visits[j - lookahead].first : 0;
+    const Step fetch = visit_start(j - lookahead);
     for (ValueId value : visit.weights) {
       if (!streamed(value)) continue;
       if (window_first[value] >= 0 && fetch <= window_last[value] + 1) {
@@ -88,6 +99,9 @@ Plan BuildStreaming(const BaselineContext& context, const WeightLayers& layers, 
         continue;
       }
       if (window_first[value] >= 0) close_window(value);
+      // Not before the previous window's end: one staged copy per value at a time.
+      window_stage[value] = std::max(visit_start(j - lookahead - stage_lead),
+                                     window_last[value] >= 0 ? window_last[value] + 1 : 0);
       window_first[value] = fetch;
       window_last[value] = visit.last;
     }
@@ -96,12 +110,14 @@ Plan BuildStreaming(const BaselineContext& context, const WeightLayers& layers, 
     if (window_first[id] >= 0) close_window(static_cast<ValueId>(id));
   }
   for (auto& list : fetch_at) std::stable_sort(list.begin(), list.end());
+  for (auto& list : stage_at) std::stable_sort(list.begin(), list.end());
 
   PlanBuilder builder(context);
   OpenOwnedAtStart(context, builder,
                    [&](ValueId value) { return !streamed(value) && !start_off[value]; });
   for (Step k = 0; k < step_count; ++k) {
     for (ValueId value : detach_at[k]) builder.Evict(value, k);
+    for (ValueId value : stage_at[k]) builder.Stage(value, k);
     for (ValueId value : fetch_at[k]) builder.Fetch(value, k);
     FetchMissingInputs(context, builder, k);
     builder.Compute(k);
@@ -123,7 +139,7 @@ LayerStreamingResult StreamLayers(const BaselineContext& context, const WeightLa
   result.layer_count = layers.count();
   auto build = [&](int resident) {
     return SteadyState(context, [&](const std::vector<uint8_t>& start_off) {
-      return BuildStreaming(context, layers, lookahead,
+      return BuildStreaming(context, layers, lookahead, std::max(0, options.stage_lead_layers),
                             StreamedRanks(layers.count(), resident, options.interleave), budget,
                             start_off);
     });

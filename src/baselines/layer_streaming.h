@@ -43,6 +43,8 @@ struct LayerStreamingOptions {
   std::optional<int> resident_layers;
   bool interleave = false;    // resident layers spread among the streamed ones (see above)
   bool stream_state = false;  // state a layer reads may stream with its weights (see above)
+  // Visits by which a staging hop (NVMe -> DDR) runs ahead of its device hop (see above).
+  int stage_lead_layers = 0;
 };
 
 struct LayerStreamingResult {

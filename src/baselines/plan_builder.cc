@@ -34,6 +34,7 @@ PlanBuilder::PlanBuilder(const BaselineContext& context) : context_(context) {
   last_reader_.assign(value_count, -1);
   home_used_.assign(value_count, 0);
   dirty_.assign(value_count, 0);
+  staged_hop_.assign(value_count, -1);
   next_channel_.assign(context.profile->links.size(), 0);
   plan_.order = context.order;
   plan_.node_time_ns = context.node_time_ns;
@@ -170,26 +171,19 @@ int32_t PlanBuilder::Transfer(StepKind kind, ValueId value, int32_t link, Step b
   return Append(std::move(step), std::move(waits));
 }
 
-int32_t PlanBuilder::Fetch(ValueId value, Step boundary, std::vector<int32_t> waits) {
-  const ValueHomes& homes = context_.homes;
-  const TierId source = homes.OffTier(value);
-  if (source == kNoTier || !HasOffCopy(value) || !context_.routes.to_device[source]) {
-    throw Error(ErrorKind::kInternal,
-                "baseline: no copy of '" + context_.graph->values[value].name + "' to fetch");
-  }
-  const Route& route = *context_.routes.to_device[source];
+int32_t PlanBuilder::FetchHops(ValueId value, const Route& route, size_t first, size_t last,
+                               Step boundary, std::vector<int32_t> waits, int32_t previous) {
   const int64_t bytes = context_.graph->values[value].bytes;
-  waits.push_back(store_step_[value]);
-  int32_t previous = -1;
-  for (size_t h = 0; h < route.size(); ++h) {
-    std::vector<int32_t> hop_waits = h == 0 ? std::move(waits) : std::vector<int32_t>{previous};
+  for (size_t h = first; h < last; ++h) {
+    std::vector<int32_t> hop_waits = h == first ? std::move(waits) : std::vector<int32_t>{};
+    if (previous >= 0) hop_waits.push_back(previous);
     // Every hop is issued at the boundary: it waits for the compute stream to reach it. For the
     // device hop that is the format's rule (it never allocates before the frees accounted
     // before that step); for an earlier hop it keeps the staging copy from running ahead.
-    if (h == 0 || h + 1 == route.size()) hop_waits.push_back(last_stream_);
+    if (h == first || h + 1 == route.size()) hop_waits.push_back(last_stream_);
     const int32_t hop = Transfer(StepKind::kPrefetch, value, route[h], boundary, hop_waits, bytes);
     if (h == 0) {
-      if (homes.Homed(value)) {
+      if (context_.homes.Homed(value)) {
         home_used_[value] = 1;
       } else {
         last_reader_[value] = hop;
@@ -202,8 +196,39 @@ int32_t PlanBuilder::Fetch(ValueId value, Step boundary, std::vector<int32_t> wa
     }
     previous = hop;
   }
-  Open(value, boundary, previous);
   return previous;
+}
+
+int32_t PlanBuilder::Fetch(ValueId value, Step boundary, std::vector<int32_t> waits) {
+  const ValueHomes& homes = context_.homes;
+  const TierId source = homes.OffTier(value);
+  if (source == kNoTier || !HasOffCopy(value) || !context_.routes.to_device[source]) {
+    throw Error(ErrorKind::kInternal,
+                "baseline: no copy of '" + context_.graph->values[value].name + "' to fetch");
+  }
+  const Route& route = *context_.routes.to_device[source];
+  waits.push_back(store_step_[value]);
+  const int32_t staged = staged_hop_[value];
+  staged_hop_[value] = -1;
+  const size_t first = staged >= 0 ? route.size() - 1 : 0;
+  const int32_t device_hop =
+      FetchHops(value, route, first, route.size(), boundary, std::move(waits), staged);
+  Open(value, boundary, device_hop);
+  return device_hop;
+}
+
+int32_t PlanBuilder::Stage(ValueId value, Step boundary, std::vector<int32_t> waits) {
+  const TierId source = context_.homes.OffTier(value);
+  if (source == kNoTier || !HasOffCopy(value) || !context_.routes.to_device[source] ||
+      staged_hop_[value] >= 0) {
+    throw Error(ErrorKind::kInternal,
+                "baseline: no copy of '" + context_.graph->values[value].name + "' to stage");
+  }
+  const Route& route = *context_.routes.to_device[source];
+  if (route.size() < 2) return -1;
+  waits.push_back(store_step_[value]);
+  staged_hop_[value] = FetchHops(value, route, 0, route.size() - 1, boundary, std::move(waits), -1);
+  return staged_hop_[value];
 }
 
 int32_t PlanBuilder::Store(ValueId value, Step boundary, std::vector<int32_t> waits) {

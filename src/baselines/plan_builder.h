@@ -19,8 +19,8 @@
 // step, every persistent value that is resident at the end but did not start there, so the
 // plan ends as it began (a value that started resident and left is the policy's to avoid:
 // steady_state.h reruns it with that value starting off the device).
-// Limits: every hop of one transfer is issued at the same boundary; decisions stay empty
-// (baselines do not explain themselves).
+// Limits: a transfer's hops are issued at one boundary, or two (Stage, then Fetch); decisions
+// stay empty (baselines do not explain themselves).
 #pragma once
 
 #include <cstdint>
@@ -52,6 +52,11 @@ class PlanBuilder {
   // the first hop also waits for `waits`. Opens its residency at `boundary`. Returns the hop
   // that reaches the device.
   int32_t Fetch(ValueId value, Step boundary, std::vector<int32_t> waits = {});
+  // Brings `value` from its off-device copy as far as the last tier before the device, every
+  // such hop issued at `boundary` (a staging hop run ahead: NVMe -> DDR layers before the
+  // device needs it). The next Fetch of `value` then moves only the device hop, from that
+  // staged copy. Returns the last hop, or -1 when the route is one hop (nothing to stage).
+  int32_t Stage(ValueId value, Step boundary, std::vector<int32_t> waits = {});
   // Copies `value` to its store tier, every hop issued at `boundary`; returns the last hop.
   int32_t Store(ValueId value, Step boundary, std::vector<int32_t> waits = {});
 
@@ -77,6 +82,10 @@ class PlanBuilder {
   int32_t Append(PlanStep step, std::vector<int32_t> waits);
   int32_t Transfer(StepKind kind, ValueId value, int32_t link, Step boundary,
                    std::vector<int32_t> waits, int64_t bytes);
+  // The hops route[first, last) of a Fetch at `boundary`, chained, each staging copy kept until
+  // the next hop has read it; `previous` (-1: none) is the hop before route[first].
+  int32_t FetchHops(ValueId value, const Route& route, size_t first, size_t last, Step boundary,
+                    std::vector<int32_t> waits, int32_t previous);
   int32_t WriteBack(ValueId value, Step boundary, std::vector<int32_t> waits);
   void CloseLoop();
   void Open(ValueId value, Step first_step, int32_t opened_by);
@@ -91,6 +100,7 @@ class PlanBuilder {
   std::vector<int32_t> last_reader_;    // by value: last Prefetch reading its stored copy
   std::vector<uint8_t> home_used_;      // by value: its home copy is relied on
   std::vector<uint8_t> dirty_;          // by value: updated in place, not written back yet
+  std::vector<int32_t> staged_hop_;     // by value: last hop of its Stage, -1: not staged
   std::vector<int32_t> next_channel_;   // by link
   int32_t last_stream_ = -1;            // last compute or Detach
   Step next_compute_ = 0;

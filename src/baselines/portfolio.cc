@@ -18,20 +18,37 @@ namespace {
 struct Entry {
   std::string name;
   std::function<Plan(const BaselineContext&, int64_t budget_bytes)> plan;
+  bool stages = false;  // differs from its unstaged twin only where a home is behind a tier
 };
+
+// Whether some value's home reaches the device through a staging tier (NVMe behind DDR).
+bool AnyHomeBehindStagingTier(const BaselineContext& context) {
+  for (size_t id = 0; id < context.homes.home_tier.size(); ++id) {
+    const TierId home = context.homes.home_tier[id];
+    if (home != kNoTier && context.routes.to_device[home] &&
+        context.routes.to_device[home]->size() >= 2) {
+      return true;
+    }
+  }
+  return false;
+}
 
 // Layer streaming with `lookahead` layers in flight, the resident layers leading or (hyperplan's
 // own schedule) interleaved with the streamed ones (layer_streaming.h).
-Entry StreamingEntry(int lookahead, bool interleave) {
+Entry StreamingEntry(int lookahead, bool interleave, int stage_lead = 0) {
   const std::string name = std::string(interleave ? "interleaved " : "") +
-                           "layer streaming k=" + std::to_string(lookahead);
-  return {name, [lookahead, interleave](const BaselineContext& context, int64_t budget) {
+                           "layer streaming k=" + std::to_string(lookahead) +
+                           (stage_lead > 0 ? " staged +" + std::to_string(stage_lead) : "");
+  return {name,
+          [lookahead, interleave, stage_lead](const BaselineContext& context, int64_t budget) {
             LayerStreamingOptions options;
             options.lookahead_layers = lookahead;
             options.interleave = interleave;
+            options.stage_lead_layers = stage_lead;
             options.stream_state = true;  // a layer's KV cache streams with it (FlexGen)
             return LayerStreamingPlan(context, budget, options).plan;
-          }};
+          },
+          stage_lead > 0};
 }
 
 const std::vector<Entry>& Entries() {
@@ -39,6 +56,8 @@ const std::vector<Entry>& Entries() {
     std::vector<Entry> list;
     for (int lookahead : {0, 1, 2}) list.push_back(StreamingEntry(lookahead, false));
     for (int lookahead : {1, 2}) list.push_back(StreamingEntry(lookahead, true));
+    for (int lead : {2, 4, 8}) list.push_back(StreamingEntry(1, false, lead));
+    for (int lead : {2, 4, 8}) list.push_back(StreamingEntry(1, true, lead));
     for (int distance : {4, 32}) {
       list.push_back({"op distance " + std::to_string(distance),
                       [distance](const BaselineContext& context, int64_t budget) {
@@ -118,7 +137,9 @@ PlanResult PlanBest(const Graph& graph, const HardwareProfile& profile, const Pl
   if (comparison != nullptr) {
     RecordLowerBounds(context, profile, result.plan.order, *budget, *comparison);
   }
+  const bool staging_homes = AnyHomeBehindStagingTier(context);
   for (const Entry& entry : Entries()) {
+    if (entry.stages && !staging_homes) continue;  // it would rebuild its unstaged twin
     Plan plan = entry.plan(context, *budget);
     if (comparison != nullptr) {
       comparison->contenders.push_back({entry.name, plan.fits, plan.timeline.makespan_ns,

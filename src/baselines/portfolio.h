@@ -16,6 +16,11 @@
 // spread among the streamed ones, layer_streaming.h), which no peer policy does: it reaches
 // the lower bound on Llama-3-70B decode on the GH200 and supernode profiles, where the
 // leading-layers form binds on the link through its streamed tail (1.16-1.40x the bound).
+// Where some homes sit behind a staging tier (NVMe behind DDR), layer streaming k=1, leading
+// and interleaved, also runs with its staging hops 2, 4 and 8 layers ahead of the device hop
+// (LayerStreamingOptions::stage_lead_layers), so NVMe reads overlap the PCIe stream of the
+// layers before; without such homes those entries would rebuild their unstaged twins and are
+// skipped. They win every NVMe cell of the 405B prefill and the 70B batch-16 decode.
 // Every layer-streaming policy here streams a layer's KV cache with its weights (as the
 // benchmark's layer-streaming contender does, like FlexGen and ZeRO-Inference's KV offload):
 // a batch-16 32k cache (172 GB) fits no 80 GB device otherwise.
@@ -23,9 +28,10 @@
 // (PortfolioComparison, when asked for), so a report can set them beside the plan.
 // When a contender wins, the planner plans again on its simulated timeline
 // (PlanOptions::planning_step_start_ns) and takes the cell back where it does better there.
-// Cost: the planner (twice when a contender wins), plus seven policies (each a few plans with
-// layout and replay, bounded by their budget searches; about 2-4 s each on a 123k-node graph)
-// and one verification each; the lower bounds cost O(nodes + values * route length + steps).
+// Cost: the planner (twice when a contender wins), plus seven policies, thirteen with staging
+// homes (each a few plans with layout and replay, bounded by their budget searches; about
+// 0.5-1.5 s each on a 123k-node graph) and one verification each; the lower bounds cost
+// O(nodes + values * route length + steps).
 #pragma once
 
 #include <cstdint>

@@ -71,9 +71,45 @@ TierId SpillTier(const HardwareProfile& profile, const DeviceRoutes& routes,
   return best;
 }
 
-// Moves home copies out of every tier whose homes exceed its room, the earliest-used first
-// (by first use in the model's order, ties by id), each to the tier with the fastest route
-// that has room, until the tier fits or nothing more can move.
+void MoveHome(const Value& value, ValueId id, TierId from, TierId to, ValueHomes& homes) {
+  homes.home_tier[id] = to;
+  homes.homed_bytes_per_tier[from] -= value.bytes;
+  homes.homed_bytes_per_tier[to] += value.bytes;
+  homes.spilled_in_bytes_per_tier[to] += value.bytes;
+}
+
+// Walking `homed` (in first-use order), a value of an overfull tier moves whenever the bytes
+// moved out of its tier so far fall behind the overflow's share of the tier's bytes walked so
+// far, each to the tier with the fastest route that has room: the spill is spread evenly over
+// the iteration.
+void SpreadSpill(const Graph& graph, const HardwareProfile& profile, const DeviceRoutes& routes,
+                 const std::vector<ValueId>& homed, ValueHomes& homes) {
+  const size_t tier_count = profile.tiers.size();
+  std::vector<int64_t> overflow_bytes(tier_count, 0);
+  const std::vector<int64_t> homed_bytes = homes.homed_bytes_per_tier;
+  for (size_t tier = 0; tier < tier_count; ++tier) {
+    overflow_bytes[tier] = std::max<int64_t>(0, -RoomLeftBytes(profile, homes, tier));
+  }
+  std::vector<int64_t> walked_bytes(tier_count, 0);
+  std::vector<int64_t> moved_bytes(tier_count, 0);
+  for (ValueId id : homed) {
+    const TierId from = homes.home_tier[id];
+    if (overflow_bytes[from] == 0) continue;
+    const Value& value = graph.values[id];
+    walked_bytes[from] += value.bytes;
+    const __int128 share =
+        static_cast<__int128>(walked_bytes[from]) * overflow_bytes[from] / homed_bytes[from];
+    if (moved_bytes[from] >= share) continue;
+    const TierId to = SpillTier(profile, routes, homes, from, value);
+    if (to == kNoTier) continue;
+    MoveHome(value, id, from, to, homes);
+    moved_bytes[from] += value.bytes;
+  }
+}
+
+// Moves home copies out of every tier whose homes exceed its room: spread over the iteration
+// first, then, while rounding or a full neighbour leaves a tier over, the earliest-used (ties
+// by id), until the tier fits or nothing more can move.
 void SpillOverfullTiers(const Graph& graph, const HardwareProfile& profile,
                         const DeviceRoutes& routes, ValueHomes& homes) {
   bool overfull = false;
@@ -89,16 +125,13 @@ void SpillOverfullTiers(const Graph& graph, const HardwareProfile& profile,
   std::sort(homed.begin(), homed.end(), [&](ValueId a, ValueId b) {
     return first_use[a] != first_use[b] ? first_use[a] < first_use[b] : a < b;
   });
+  SpreadSpill(graph, profile, routes, homed, homes);
   for (ValueId id : homed) {
     const TierId from = homes.home_tier[id];
     if (RoomLeftBytes(profile, homes, from) >= 0) continue;
     const Value& value = graph.values[id];
     const TierId to = SpillTier(profile, routes, homes, from, value);
-    if (to == kNoTier) continue;
-    homes.home_tier[id] = to;
-    homes.homed_bytes_per_tier[from] -= value.bytes;
-    homes.homed_bytes_per_tier[to] += value.bytes;
-    homes.spilled_in_bytes_per_tier[to] += value.bytes;
+    if (to != kNoTier) MoveHome(value, id, from, to, homes);
   }
 }
 

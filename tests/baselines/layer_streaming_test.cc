@@ -279,5 +279,56 @@ TEST_CASE("streaming with state and a budget: the KV cache moves only when it mu
   }
 }
 
+TEST_CASE("streaming: staging hops run ahead of the device hop by the stage lead") {
+  // Four layers x -> n_i(prev, layers.i.w 100 B) -> a_i (10 B), 100 ns each; the weights are
+  // homed on nvme, behind ddr: nvme -> ddr and ddr -> hbm at 1 byte/ns, one channel each.
+  Graph graph;
+  ValueId previous = Input(graph, "x", 10);
+  for (int i = 0; i < 4; ++i) {
+    const ValueId w = Weight(graph, "layers." + std::to_string(i) + ".w", 100);
+    const ValueId a = Bytes(graph, "a" + std::to_string(i), 10);
+    Op(graph, "n" + std::to_string(i), "Work", {previous, w}, {a});
+    previous = a;
+  }
+  MarkOutput(graph, previous);
+  HardwareProfile profile = UnitProfile();
+  profile.tiers.push_back({"nvme", int64_t{1} << 42, false});
+  profile.links.push_back({2, 1, 1'000'000'000, 0, 1});  // nvme -> ddr
+  profile.links.push_back({1, 2, 1'000'000'000, 0, 1});  // ddr -> nvme
+  profile.weight_home_tier = 2;
+  const auto context = BuildBaselineContext(graph, profile, {100, 100, 100, 100});
+  LayerStreamingOptions options;
+  options.lookahead_layers = 1;
+  options.resident_layers = 0;
+  auto nvme_hops_before_compute = [](const Plan& plan) {
+    int hops = 0;
+    for (const PlanStep& step : plan.steps) {
+      if (step.kind == StepKind::kCompute) break;
+      hops += step.kind == StepKind::kPrefetch && step.src_tier == 2;
+    }
+    return hops;
+  };
+  SECTION("without a lead both hops go at the fetch: the device hop waits for nvme") {
+    // Boundary 0: w0 nvme 0..100, ddr 100..200; w1 nvme 100..200, ddr 200..300; n0 200..300.
+    // Each later fetch is issued as the compute stream reaches it: w2 at 300 (nvme 300..400,
+    // ddr 400..500), w3 at 400 (..600); n1 300..400, n2 500..600, n3 600..700.
+    const auto result = LayerStreamingPlan(context, std::nullopt, options);
+    RequireVerified(graph, profile, result.plan);
+    CHECK(nvme_hops_before_compute(result.plan) == 2);
+    CHECK(result.plan.timeline.makespan_ns == 700);
+  }
+  SECTION("staged two layers ahead: nvme reads run back to back from the start") {
+    // Layer j's nvme hop goes at the start of visit j - 1 - 2: all four at boundary 0, nvme
+    // 0..100, ..., 300..400. Device hops: w0 100..200, w1 200..300 (boundary 0), w2 300..400
+    // (boundary 1: its stage and n0 done at 300), w3 400..500 (boundary 2). n0 200..300, n1
+    // 300..400, n2 400..500, n3 500..600.
+    options.stage_lead_layers = 2;
+    const auto result = LayerStreamingPlan(context, std::nullopt, options);
+    RequireVerified(graph, profile, result.plan);
+    CHECK(nvme_hops_before_compute(result.plan) == 4);
+    CHECK(result.plan.timeline.makespan_ns == 600);
+  }
+}
+
 }  // namespace
 }  // namespace hyperplan::baselines_test

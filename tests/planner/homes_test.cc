@@ -1,5 +1,6 @@
-// Value homes (hyperplan/planner/homes.h): the preferred tiers and the spill to the next tier
-// when the preferred one is full, worked by hand; then a plan on a full home tier.
+// Value homes (hyperplan/planner/homes.h): the preferred tiers and the spill, spread over the
+// iteration, to the next tier when the preferred one is full, worked by hand; then a plan on
+// a full home tier.
 #include "hyperplan/planner/homes.h"
 
 #include "planner_support.h"
@@ -69,14 +70,15 @@ TEST_CASE("homes: everything in its preferred tier while it has room") {
   CHECK(homes.SpilledBytes() == 0);
 }
 
-TEST_CASE("homes: a full tier spills its earliest-used home copies to the next tier") {
+TEST_CASE("homes: a full tier spills home copies spread over the iteration") {
   const Chain c = MakeChain();
-  // ddr 320 B keeps 320 / 16 = 20 B for staging: 300 B of homes fit, 600 B want in. The
-  // earliest-used go first, whole, until the rest fit: w0, w1, w2 to nvme (the fastest route
-  // with room: nvme is the only other tier).
+  // ddr 320 B keeps 320 / 16 = 20 B for staging: 300 B of homes fit, 600 B want in, so half
+  // of the bytes walked must have moved. Walking w0..w5 (100 B each): w0 (walked 100, share
+  // 50 > moved 0) moves; w1 (200: 100, moved 100) stays; w2 (300: 150 > 100) moves; w3 stays;
+  // w4 (500: 250 > 200) moves; w5 (600: 300) stays. To nvme, the only other tier.
   const HardwareProfile profile = TieredProfile(220, 320, int64_t{1} << 30);
   const ValueHomes homes = HomesOf(c, profile);
-  CHECK(WeightHomes(c, homes) == std::vector<TierId>{kNvme, kNvme, kNvme, kDdr, kDdr, kDdr});
+  CHECK(WeightHomes(c, homes) == std::vector<TierId>{kNvme, kDdr, kNvme, kDdr, kNvme, kDdr});
   CHECK(homes.homed_bytes_per_tier[kDdr] == 300);
   CHECK(homes.homed_bytes_per_tier[kNvme] == 300);
   CHECK(homes.spilled_in_bytes_per_tier[kNvme] == 300);
@@ -85,37 +87,69 @@ TEST_CASE("homes: a full tier spills its earliest-used home copies to the next t
   CHECK(homes.store_tier[c.graph.nodes[0].outputs[0]] == kDdr);
 }
 
+TEST_CASE("homes: a quarter over moves every fourth weight") {
+  const Chain c = MakeChain(8);
+  // 800 B of weights; ddr 640 B keeps 40: 600 B fit, 200 over, a quarter of the bytes walked.
+  // w0 (walked 100, share 25 > 0) moves; w1..w3 (shares 50, 75, 100 <= moved 100) stay; w4
+  // (500: 125 > 100) moves; w5..w7 (150, 175, 200 <= 200) stay.
+  const ValueHomes homes = HomesOf(c, TieredProfile(220, 640, int64_t{1} << 30));
+  CHECK(WeightHomes(c, homes) ==
+        std::vector<TierId>{kNvme, kDdr, kDdr, kDdr, kNvme, kDdr, kDdr, kDdr});
+  CHECK(homes.homed_bytes_per_tier[kDdr] == 600);
+}
+
 TEST_CASE("homes: a value the next tier cannot hold stays; the tier stays over") {
   const Chain c = MakeChain();
-  // nvme 240 B keeps 15 B for staging: room for 225. w0 and w1 spill (25 B left); w2..w5
-  // (100 B each) do not fit there, so ddr keeps 400 B, 100 over its room, which the planner
-  // will report as the tier being full.
+  // nvme 240 B keeps 15 B for staging: room for 225. The spread moves w0 and w2 (125 B, then
+  // 25 B left there); w4 is due (walked 500: share 250 > moved 200) but does not fit, nor
+  // does any other weight in the earliest-first pass after it. ddr keeps 400 B, 100 over its
+  // room, which the planner will report as the tier being full.
   const HardwareProfile profile = TieredProfile(220, 320, 240);
   const ValueHomes homes = HomesOf(c, profile);
-  CHECK(WeightHomes(c, homes) == std::vector<TierId>{kNvme, kNvme, kDdr, kDdr, kDdr, kDdr});
+  CHECK(WeightHomes(c, homes) == std::vector<TierId>{kNvme, kDdr, kNvme, kDdr, kDdr, kDdr});
   CHECK(homes.homed_bytes_per_tier[kDdr] == 400);
   CHECK(homes.SpilledBytes() == 200);
   // With no room at all (32 B keeps 2: room for 30), nothing moves.
   CHECK(HomesOf(c, TieredProfile(220, 320, 32)).SpilledBytes() == 0);
 }
 
+TEST_CASE("homes: what the spread leaves over moves earliest-used first") {
+  // Weights of 100, 100, 100, 100, 100 and 300 B: 800 B; ddr 480 B keeps 30: 450 fit, 350 over
+  // (350/800 of the bytes walked). w0 (walked 100: share 43 > 0) moves; w1 (200: 87 < 100)
+  // stays; w2 (300: 131 > 100) moves; w3 (400: 175 < 200) stays; w4 (500: 218 > 200) moves;
+  // w5 (800: 350 > 300) moves too: 600 B out, 200 left in ddr.
+  Chain uneven = MakeChain();
+  uneven.graph.values[uneven.w[5]].bytes = 300;
+  const ValueHomes spread = HomesOf(uneven, TieredProfile(220, 480, int64_t{1} << 30));
+  CHECK(WeightHomes(uneven, spread) == std::vector<TierId>{kNvme, kDdr, kNvme, kDdr, kNvme, kNvme});
+  CHECK(spread.homed_bytes_per_tier[kDdr] == 200);
+  // nvme 427 B keeps 26: room for 401. After w0, w2 and w4 (300 B) w5 no longer fits, and ddr
+  // holds 500 B, 50 over: the earliest still there, w1, follows (nvme 400 of 401).
+  const ValueHomes topped_up = HomesOf(uneven, TieredProfile(220, 480, 427));
+  CHECK(WeightHomes(uneven, topped_up) ==
+        std::vector<TierId>{kNvme, kNvme, kNvme, kDdr, kNvme, kDdr});
+  CHECK(topped_up.homed_bytes_per_tier[kDdr] == 400);
+}
+
 TEST_CASE("homes: a value written in place spills only where it can be written back") {
   Chain c = MakeChain();
   // w0 is updated in place by n0 (as an optimizer step would), and nvme can only be read:
-  // w0 stays, and the next earliest, w1, w2, w3, make up the 300 B.
+  // w0 is due first (share 50 > 0) but stays; w1 (walked 200: 100 > 0) and w2 (300: 150 >
+  // 100) move; w3 (400: 200) stays; w4 (500: 250 > 200) moves; w5 (600: 300) stays.
   c.graph.values[c.w[0]].written_by = 0;  // node n0
   HardwareProfile profile = TieredProfile(220, 320, int64_t{1} << 30);
   profile.links.erase(profile.links.begin() + 2);  // ddr -> nvme gone; nvme -> ddr stays
   const ValueHomes homes = HomesOf(c, profile);
-  CHECK(WeightHomes(c, homes) == std::vector<TierId>{kDdr, kNvme, kNvme, kNvme, kDdr, kDdr});
+  CHECK(WeightHomes(c, homes) == std::vector<TierId>{kDdr, kNvme, kNvme, kDdr, kNvme, kDdr});
 }
 
 TEST_CASE("homes: a plan on a full home tier fetches each weight from its own home") {
   const Chain c = MakeChain(40);
   // 40 weights (4000 B); ddr 3200 B keeps 200 for staging (two weights in transit), so 3000 B
-  // of homes fit and w0..w9 spill to nvme. At a 920 B budget each step's 120 B leave room for
-  // eight more weights, so at a step running a ddr-homed weight at least two of w0..w9 are
-  // off the device: each is fetched every iteration, starting at nvme and staging in ddr.
+  // of homes fit, 1000 B over: a quarter, so every fourth weight (w0, w4, ..., w36) spills to
+  // nvme. At a 920 B budget each step's 120 B leave room for eight more weights, so at every
+  // step at least two of the ten nvme-homed weights are off the device: each is fetched every
+  // iteration, starting at nvme and staging in ddr.
   const HardwareProfile profile = TieredProfile(920, 3200, int64_t{1} << 30);
   const PlanResult result = PlanAndVerify(c.graph, profile, Budget(920));
   INFO(result.infeasibility.message);
@@ -123,7 +157,7 @@ TEST_CASE("homes: a plan on a full home tier fetches each weight from its own ho
   const Plan& plan = result.plan;
   int nvme_fetches = 0;
   for (size_t i = 0; i < c.w.size(); ++i) {
-    const TierId home = i < 10 ? kNvme : kDdr;
+    const TierId home = i % 4 == 0 ? kNvme : kDdr;
     bool first_hop = true;
     for (int32_t s : StepsOf(plan, StepKind::kPrefetch, c.w[i])) {
       const PlanStep& step = plan.steps[s];

@@ -12,25 +12,27 @@
 // lower tier id).
 // Capacity and spill. Home copies occupy their tier for the whole run, and a tier takes them
 // up to its capacity less a staging reserve (1/kStagingReserveDivisor of it, kept for Stores
-// and for the staging hops of routes through it). When a tier's homes do not fit, the
-// earliest-used ones (by first use in the model's order) move, each to the tier with the
-// fastest route to the device that still has room (NVMe behind DDR; a value written in place
-// needs a tier it can be written back to), until the rest fit. The earliest-used are the
-// values a plan keeps on the device longest (layer streaming keeps the leading layers; on a
-// loop every homed value is used once an iteration, and a plan keeps what it reaches first),
-// and a value that never leaves the device costs nothing where its home is. A value no tier
-// has room for stays in its preferred tier (the planner then reports the tier full).
+// and for the staging hops of routes through it). When a tier's homes do not fit, the values
+// that move are spread evenly over the iteration: walking the tier's homed values in order of
+// first use (in the model's order), a value moves whenever the bytes moved so far fall behind
+// the overflow's share of the bytes walked so far (a quarter over: every fourth weight of a
+// uniform chain), each to the tier with the fastest route to the device that still has room
+// (NVMe behind DDR; a value written in place needs a tier it can be written back to). What
+// rounding or a full neighbour leaves over then moves earliest-used first. Spread, the slow
+// tier's reads interleave with the fast tier's stream, and a staging hop issued a few layers
+// ahead (layer streaming's stage lead) hides them behind it; moved earliest-first (the rule
+// before 2026-11-26), the whole spill sat at the start of the iteration and its NVMe reads
+// serialised with the PCIe stream. Measured (hyperplan-bench compare, time per iteration,
+// earliest-first -> spread): Llama-3-405B prefill h100-sxm 87.1 -> 83.5 s, gh200 32.2 ->
+// 25.6 s, a100-pcie4 69.8 -> 47.2 s; Llama-3-70B decode batch 16 h100-sxm 12.6 -> 9.73 s;
+// DeepSeek-V3-sized decode h100-sxm 174.5 -> 161.8 s, a100-pcie4 139.2 -> 122.2 s, gh200
+// 63.5 s both. A value no tier has room for stays in its preferred tier (the planner then
+// reports the tier full).
 // Cost: O(tiers * links) for routes; O(values log values + uses + values * tiers * hops).
 // Limits: one home per value, chosen before planning from the model alone (which values stay
-// on the device is the plan's choice, so which values spill is a rule, not a search);
-// measured alternatives (hyperplan-bench compare, 2026-11-26): spreading the spill over the
-// iteration by whole layers, after the layers the device can keep, wins where both links carry
-// a share (Llama-3-405B prefill on a100-pcie4: 54.8 s against 69.8 s; gh200: 28.3 s against
-// 32.2 s) and loses on h100-sxm (405B: 106.7 s against 87.1 s; 70B decode at batch 16: 14.5 s
-// against 12.6 s); spread value by value it loses more (a layer's tensors alone on NVMe's four
-// channels get a quarter of the link each). No rule of the link rates alone picked the better,
-// so the simpler rule is kept. Stored values' copies are not counted here (the planner and the
-// contenders reserve them as they place Stores).
+// on the device is the plan's choice, so which values spill is a rule, not a search). Stored
+// values' copies are not counted here (the planner and the contenders reserve them as they
+// place Stores).
 #pragma once
 
 #include <cstdint>
