@@ -90,72 +90,54 @@ int32_t BusyIntervals::First() const {
   return node;
 }
 
-int32_t BusyIntervals::FirstWithGapIn(int32_t node, int64_t gap_ns) const {
+template <bool kFirst>
+int32_t BusyIntervals::ExtremeWithGapIn(int32_t node, int64_t gap_ns) const {
+  // kFirst: the earliest (left first); else the latest (right first).
   while (node != kNone && MaxGap(node) >= gap_ns) {
     const Node& n = nodes_[node];
-    if (MaxGap(n.left) >= gap_ns) {
-      node = n.left;
+    const int32_t near = kFirst ? n.left : n.right;
+    if (MaxGap(near) >= gap_ns) {
+      node = near;
     } else if (n.interval.gap_after_ns >= gap_ns) {
       return node;
     } else {
-      node = n.right;
+      node = kFirst ? n.right : n.left;
     }
   }
   return kNone;
 }
 
-int32_t BusyIntervals::LastWithGapIn(int32_t node, int64_t gap_ns) const {
-  while (node != kNone && MaxGap(node) >= gap_ns) {
+template <bool kFirst>
+int32_t BusyIntervals::ExtremeWithGapBeyond(int64_t t, int64_t gap_ns) const {
+  // Down the path to t. kFirst: a node starting at or after t is a candidate after everything
+  // at or after t in its left subtree (searched next, deeper on the path) and before its right
+  // subtree, so each candidate found replaces the last; mirrored for the latest before t.
+  int32_t found = kNone;
+  for (int32_t node = root_; node != kNone;) {
     const Node& n = nodes_[node];
-    if (MaxGap(n.right) >= gap_ns) {
-      node = n.right;
-    } else if (n.interval.gap_after_ns >= gap_ns) {
-      return node;
-    } else {
-      node = n.left;
+    const bool beyond = kFirst ? n.interval.start_ns >= t : n.interval.start_ns < t;
+    const int32_t toward_t = kFirst ? n.left : n.right;
+    const int32_t away = kFirst ? n.right : n.left;
+    if (!beyond) {
+      node = away;
+      continue;
     }
+    if (n.interval.gap_after_ns >= gap_ns) {
+      found = node;
+    } else if (MaxGap(away) >= gap_ns) {
+      found = ExtremeWithGapIn<kFirst>(away, gap_ns);
+    }
+    node = toward_t;
   }
-  return kNone;
+  return found;
 }
 
 int32_t BusyIntervals::FirstWithGapFrom(int64_t t, int64_t gap_ns) const {
-  // Down the path to t: a node at or after t is a candidate after everything in its left
-  // subtree at or after t (searched first, deeper on the path) and before its right subtree.
-  int32_t found = kNone;
-  for (int32_t node = root_; node != kNone;) {
-    const Node& n = nodes_[node];
-    if (n.interval.start_ns < t) {
-      node = n.right;
-      continue;
-    }
-    // Everything in the right subtree comes after this node: keep the earliest candidate.
-    if (n.interval.gap_after_ns >= gap_ns) {
-      found = node;
-    } else if (MaxGap(n.right) >= gap_ns) {
-      found = FirstWithGapIn(n.right, gap_ns);
-    }
-    node = n.left;
-  }
-  return found;
+  return ExtremeWithGapBeyond<true>(t, gap_ns);
 }
 
 int32_t BusyIntervals::LastWithGapBefore(int64_t t, int64_t gap_ns) const {
-  int32_t found = kNone;
-  for (int32_t node = root_; node != kNone;) {
-    const Node& n = nodes_[node];
-    if (n.interval.start_ns >= t) {
-      node = n.left;
-      continue;
-    }
-    // Everything in the left subtree comes before this node: keep the latest candidate.
-    if (n.interval.gap_after_ns >= gap_ns) {
-      found = node;
-    } else if (MaxGap(n.left) >= gap_ns) {
-      found = LastWithGapIn(n.left, gap_ns);
-    }
-    node = n.right;
-  }
-  return found;
+  return ExtremeWithGapBeyond<false>(t, gap_ns);
 }
 
 void BusyIntervals::SetGapAfter(int64_t start_ns, int64_t gap_ns) {

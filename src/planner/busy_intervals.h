@@ -64,9 +64,12 @@ class BusyIntervals {
   void Split(int32_t node, int64_t t, int32_t& left, int32_t& right);
   int32_t Merge(int32_t left, int32_t right);
   int32_t NewNode(const Interval& interval);
-  // The first node of the subtree (in start order) whose gap is >= gap_ns.
-  int32_t FirstWithGapIn(int32_t node, int64_t gap_ns) const;
-  int32_t LastWithGapIn(int32_t node, int64_t gap_ns) const;
+  // The first (kFirst) or last node of the subtree, in start order, whose gap is >= gap_ns.
+  template <bool kFirst>
+  int32_t ExtremeWithGapIn(int32_t node, int64_t gap_ns) const;
+  // kFirst: FirstWithGapFrom(t, gap_ns); else LastWithGapBefore(t, gap_ns).
+  template <bool kFirst>
+  int32_t ExtremeWithGapBeyond(int64_t t, int64_t gap_ns) const;
   // Sets the gap after the interval starting at `start_ns`, if there is one.
   void SetGapAfter(int64_t start_ns, int64_t gap_ns);
 

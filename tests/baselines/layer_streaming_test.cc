@@ -124,13 +124,13 @@ TEST_CASE("streaming: a layer visited twice (forward and backward) is fetched tw
   CHECK(result.plan.timeline.makespan_ns == 340);
 }
 
-// Six layers in a chain: n_i(a_{i-1}, layers.i.w 250 B) -> a_i (10 B), 100 ns each; x feeds
-// n0 and a5 is the output.
-Graph SixLayers() {
+// `layers` layers in a chain: n_i(a_{i-1}, layers.i.w `weight_bytes`) -> a_i (10 B); x (10 B)
+// feeds n0 and the last a_i is the output.
+Graph LayerChain(int layers, int64_t weight_bytes) {
   Graph graph;
   ValueId previous = Input(graph, "x", 10);
-  for (int i = 0; i < 6; ++i) {
-    const ValueId weight = Weight(graph, "layers." + std::to_string(i) + ".w", 250);
+  for (int i = 0; i < layers; ++i) {
+    const ValueId weight = Weight(graph, "layers." + std::to_string(i) + ".w", weight_bytes);
     const ValueId out = Bytes(graph, "a" + std::to_string(i), 10);
     Op(graph, "n" + std::to_string(i), "Work", {previous, weight}, {out});
     previous = out;
@@ -150,7 +150,7 @@ std::vector<std::string> Fetched(const Graph& graph, const Plan& plan) {
 }
 
 TEST_CASE("interleaved streaming spreads the resident layers, so the link works throughout") {
-  const Graph graph = SixLayers();
+  const Graph graph = LayerChain(6, 250);
   const HardwareProfile profile = UnitProfile();
   const auto context = BuildBaselineContext(graph, profile, std::vector<int64_t>(6, 100));
   LayerStreamingOptions options;
@@ -280,17 +280,9 @@ TEST_CASE("streaming with state and a budget: the KV cache moves only when it mu
 }
 
 TEST_CASE("streaming: staging hops run ahead of the device hop by the stage lead") {
-  // Four layers x -> n_i(prev, layers.i.w 100 B) -> a_i (10 B), 100 ns each; the weights are
-  // homed on nvme, behind ddr: nvme -> ddr and ddr -> hbm at 1 byte/ns, one channel each.
-  Graph graph;
-  ValueId previous = Input(graph, "x", 10);
-  for (int i = 0; i < 4; ++i) {
-    const ValueId w = Weight(graph, "layers." + std::to_string(i) + ".w", 100);
-    const ValueId a = Bytes(graph, "a" + std::to_string(i), 10);
-    Op(graph, "n" + std::to_string(i), "Work", {previous, w}, {a});
-    previous = a;
-  }
-  MarkOutput(graph, previous);
+  // Four layers with 100 B weights, 100 ns each; the weights are homed on nvme, behind ddr:
+  // nvme -> ddr and ddr -> hbm at 1 byte/ns, one channel each.
+  const Graph graph = LayerChain(4, 100);
   HardwareProfile profile = UnitProfile();
   profile.tiers.push_back({"nvme", int64_t{1} << 42, false});
   profile.links.push_back({2, 1, 1'000'000'000, 0, 1});  // nvme -> ddr

@@ -14,6 +14,23 @@
 namespace hyperplan::baselines_test {
 namespace {
 
+// The bundled tiny Llama decode step with a 32-token cache.
+Graph TinyDecode() {
+  ImportOptions import;
+  import.dims = {{"batch", 1}, {"sequence", 1}, { "past_sequence", 32 }};
+  return ImportOnnxModel(std::string(HYPERPLAN_SOURCE_DIR) + "/models/llama-tiny-decode.onnx",
+                         import);
+}
+
+// A loop plan at `percent` of the one-shot no-offload peak, the model's aliases in place.
+PlanOptions AtPercentOfPeak(const Graph& graph, const HardwareProfile& profile, int64_t percent) {
+  const int64_t peak = baselines::BuildBaselineContext(graph, profile).baseline_peak_bytes;
+  PlanOptions options;
+  options.budget_bytes = peak * percent / 100;
+  options.aliases = FindAliases(graph, {});
+  return options;
+}
+
 // Every contender's plan at the planner's budget, independently of PlanBest's own loop.
 std::vector<std::pair<std::string, Plan>> ContenderPlans(const Graph& graph,
                                                          const HardwareProfile& profile,
@@ -39,20 +56,14 @@ std::vector<std::pair<std::string, Plan>> ContenderPlans(const Graph& graph,
 }
 
 TEST_CASE("portfolio: the plan returned is the best verified one, and says whose it is") {
-  ImportOptions import;
-  import.dims = {{"batch", 1}, {"sequence", 1}, { "past_sequence", 32 }};
-  const Graph graph =
-      ImportOnnxModel(std::string(HYPERPLAN_SOURCE_DIR) + "/models/llama-tiny-decode.onnx", import);
+  const Graph graph = TinyDecode();
   const HardwareProfile profile = UnitProfile();
-  const int64_t peak = baselines::BuildBaselineContext(graph, profile).baseline_peak_bytes;
   // The five contenders, hyperplan's two interleaved layer schedules, and six staged layer
   // streaming entries (k=1 leading and interleaved, 2, 4 and 8 layers ahead; portfolio.h).
   CHECK(baselines::PortfolioPolicies().size() == 13);
   for (int64_t percent : {90, 60, 40}) {
     INFO("budget " << percent << "% of the one-shot peak");
-    PlanOptions options;
-    options.budget_bytes = peak * percent / 100;
-    options.aliases = FindAliases(graph, {});
+    const PlanOptions options = AtPercentOfPeak(graph, profile, percent);
     const PlanResult own = PlanOffload(graph, profile, options);
     const PlanResult best = baselines::PlanBest(graph, profile, options);
     RequireVerified(graph, profile, best.plan);
@@ -82,15 +93,9 @@ TEST_CASE("portfolio: the plan returned is the best verified one, and says whose
 }
 
 TEST_CASE("portfolio: the comparison lists every contender and a bound no fitting plan beats") {
-  ImportOptions import;
-  import.dims = {{"batch", 1}, {"sequence", 1}, { "past_sequence", 32 }};
-  const Graph graph =
-      ImportOnnxModel(std::string(HYPERPLAN_SOURCE_DIR) + "/models/llama-tiny-decode.onnx", import);
+  const Graph graph = TinyDecode();
   const HardwareProfile profile = UnitProfile();
-  const int64_t peak = baselines::BuildBaselineContext(graph, profile).baseline_peak_bytes;
-  PlanOptions options;
-  options.budget_bytes = peak * 60 / 100;
-  options.aliases = FindAliases(graph, {});
+  const PlanOptions options = AtPercentOfPeak(graph, profile, 60);
   baselines::PortfolioComparison comparison;
   const PlanResult best = baselines::PlanBest(graph, profile, options, &comparison);
   // Asking for the comparison changes nothing in the plan.
@@ -129,20 +134,14 @@ TEST_CASE("portfolio: the comparison lists every contender and a bound no fittin
 }
 
 TEST_CASE("portfolio: with weights homed behind a staging tier the staged entries run too") {
-  ImportOptions import;
-  import.dims = {{"batch", 1}, {"sequence", 1}, { "past_sequence", 32 }};
-  const Graph graph =
-      ImportOnnxModel(std::string(HYPERPLAN_SOURCE_DIR) + "/models/llama-tiny-decode.onnx", import);
+  const Graph graph = TinyDecode();
   // nvme behind ddr (1 byte/ns each way, as ddr <-> hbm), the weights homed there.
   HardwareProfile profile = UnitProfile();
   profile.tiers.push_back({"nvme", int64_t{1} << 50, false});
   profile.links.push_back({2, 1, 1'000'000'000, 0, 1});
   profile.links.push_back({1, 2, 1'000'000'000, 0, 1});
   profile.weight_home_tier = 2;
-  const int64_t peak = baselines::BuildBaselineContext(graph, profile).baseline_peak_bytes;
-  PlanOptions options;
-  options.budget_bytes = peak * 60 / 100;
-  options.aliases = FindAliases(graph, {});
+  const PlanOptions options = AtPercentOfPeak(graph, profile, 60);
   baselines::PortfolioComparison comparison;
   const PlanResult best = baselines::PlanBest(graph, profile, options, &comparison);
   RequireVerified(graph, profile, best.plan);
@@ -156,10 +155,7 @@ TEST_CASE("portfolio: with weights homed behind a staging tier the staged entrie
 }
 
 TEST_CASE("portfolio: without a budget on a device the model fits, the planner's plan stands") {
-  ImportOptions import;
-  import.dims = {{"batch", 1}, {"sequence", 1}, { "past_sequence", 32 }};
-  const Graph graph =
-      ImportOnnxModel(std::string(HYPERPLAN_SOURCE_DIR) + "/models/llama-tiny-decode.onnx", import);
+  const Graph graph = TinyDecode();
   PlanOptions options;
   options.aliases = FindAliases(graph, {});
   const PlanResult best = baselines::PlanBest(graph, UnitProfile(), options);
