@@ -140,13 +140,18 @@ int32_t BusyIntervals::LastWithGapBefore(int64_t t, int64_t gap_ns) const {
   return ExtremeWithGapBeyond<false>(t, gap_ns);
 }
 
-void BusyIntervals::SetGapAfter(int64_t start_ns, int64_t gap_ns) {
-  int32_t before = kNone;
+void BusyIntervals::SplitAround(int64_t start_ns, int32_t& before, int32_t& at, int32_t& after) {
   int32_t rest = kNone;
-  int32_t at = kNone;
-  int32_t after = kNone;
   Split(root_, start_ns, before, rest);
   Split(rest, start_ns + 1, at, after);
+  root_ = kNone;
+}
+
+void BusyIntervals::SetGapAfter(int64_t start_ns, int64_t gap_ns) {
+  int32_t before = kNone;
+  int32_t at = kNone;
+  int32_t after = kNone;
+  SplitAround(start_ns, before, at, after);
   if (at != kNone) {
     nodes_[at].interval.gap_after_ns = gap_ns;
     Pull(at);
@@ -171,11 +176,9 @@ void BusyIntervals::Insert(int64_t start_ns, int64_t end_ns) {
 
 void BusyIntervals::Erase(int64_t start_ns) {
   int32_t before = kNone;
-  int32_t rest = kNone;
   int32_t at = kNone;
   int32_t after = kNone;
-  Split(root_, start_ns, before, rest);
-  Split(rest, start_ns + 1, at, after);
+  SplitAround(start_ns, before, at, after);
   if (at != kNone) free_.push_back(at);
   root_ = Merge(before, after);
   // The interval before it now reaches to the one after it.

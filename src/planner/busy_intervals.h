@@ -63,6 +63,9 @@ class BusyIntervals {
   // Splits `node` into starts < t (left) and starts >= t (right).
   void Split(int32_t node, int64_t t, int32_t& left, int32_t& right);
   int32_t Merge(int32_t left, int32_t right);
+  // Takes the whole tree apart into starts < start_ns, the node starting at start_ns (kNone:
+  // none) and starts > start_ns; the caller merges them back into root_.
+  void SplitAround(int64_t start_ns, int32_t& before, int32_t& at, int32_t& after);
   int32_t NewNode(const Interval& interval);
   // The first (kFirst) or last node of the subtree, in start order, whose gap is >= gap_ns.
   template <bool kFirst>
