@@ -61,23 +61,44 @@ bool IsWeight(const Value& value) {
          value.size_known && value.bytes > 0;
 }
 
+// "80 layers: 50 streamed from ddr, 30 streamed from ddr and nvme": how many layers are in
+// each state, states in order of first appearance (for states that alternate too often to
+// list as runs, as a spill spread over the iteration makes them).
+std::string CountLayerStates(const std::vector<std::string>& state_of_rank) {
+  std::vector<std::pair<std::string, int>> counts;
+  for (const std::string& state : state_of_rank) {
+    auto it = std::find_if(counts.begin(), counts.end(),
+                           [&](const auto& count) { return count.first == state; });
+    if (it == counts.end()) it = counts.insert(counts.end(), {state, 0});
+    ++it->second;
+  }
+  std::vector<std::string> parts;
+  for (const auto& [state, count] : counts) parts.push_back(fmt::format("{} {}", count, state));
+  return fmt::format("{} layers: {}", state_of_rank.size(), fmt::join(parts, ", "));
+}
+
 // "layers 0-37 resident, 38-79 streamed from ddr": runs of consecutive layer numbers (in
-// order of first use) in the same state.
+// order of first use) in the same state; past kMaxLayerRuns runs, the count in each state.
 std::string DescribeLayers(const Graph& graph, const HardwareProfile& profile,
                            const WeightLayers& layers, const std::vector<TierId>& from) {
+  constexpr size_t kMaxLayerRuns = 8;
   std::vector<std::vector<ValueId>> weights_of_rank(layers.count());
   for (size_t id = 0; id < layers.rank_of_value.size(); ++id) {
     if (layers.rank_of_value[id] >= 0) {
       weights_of_rank[layers.rank_of_value[id]].push_back(static_cast<ValueId>(id));
     }
   }
+  std::vector<std::string> state_of_rank;
+  for (int rank = 0; rank < layers.count(); ++rank) {
+    state_of_rank.push_back(GroupState(graph, profile, from, weights_of_rank[rank]));
+  }
   std::vector<std::string> runs;
   int first = 0;
   for (int rank = 0; rank < layers.count(); ++rank) {
-    const std::string state = GroupState(graph, profile, from, weights_of_rank[rank]);
+    const std::string& state = state_of_rank[rank];
     const bool run_ends = rank + 1 == layers.count() ||
                           layers.number_of_rank[rank + 1] != layers.number_of_rank[rank] + 1 ||
-                          GroupState(graph, profile, from, weights_of_rank[rank + 1]) != state;
+                          state_of_rank[rank + 1] != state;
     if (!run_ends) continue;
     const int low = layers.number_of_rank[first];
     const int high = layers.number_of_rank[rank];
@@ -85,6 +106,7 @@ std::string DescribeLayers(const Graph& graph, const HardwareProfile& profile,
                                : fmt::format("{}-{} {}", low, high, state));
     first = rank + 1;
   }
+  if (runs.size() > kMaxLayerRuns) return CountLayerStates(state_of_rank);
   return fmt::format("{} {}", layers.count() == 1 ? "layer" : "layers", fmt::join(runs, ", "));
 }
 

@@ -80,6 +80,28 @@ TEST_CASE("layer summary: a long weight name is cut to its first 37 characters a
         "layer 0 resident; const.i64.[1,1,1,1,1,1,1,1,1,1,1,1,1,... resident");
 }
 
+TEST_CASE("layer summary: states alternating past eight runs are counted instead") {
+  // Twelve layers; 0, 3, 6 and 9 stream from nvme, 1-2, 4-5, 7-8 and 10 from ddr, 11 stays:
+  // nine runs (0, 1-2, 3, 4-5, 6, 7-8, 9, 10, 11).
+  std::vector<std::pair<std::string, int64_t>> weights;
+  for (int i = 0; i < 12; ++i) weights.push_back({Named("layers.", i, ".w"), 100});
+  const Graph graph = Reading(weights);
+  Plan plan = InModelOrder(graph);
+  for (int i = 0; i < 11; ++i) {
+    const TierId home = i % 3 == 0 ? 2 : 1;  // nvme, else ddr
+    Stream(plan, graph.FindValue(Named("layers.", i, ".w")), 1, home);
+  }
+  // In order of first appearance: layer 0 (nvme), 1 (ddr), 11 (resident).
+  CHECK(DescribeLayerResidency(graph, NvmeProfile(), plan) ==
+        "12 layers: 4 streamed from nvme, 7 streamed from ddr, 1 resident");
+  // Eight runs are listed: layer 11 streamed from ddr too joins 10 (0, 1-2, ..., 9, 10-11).
+  Stream(plan, graph.FindValue("layers.11.w"), 1, 1);
+  CHECK(DescribeLayerResidency(graph, NvmeProfile(), plan) ==
+        "layers 0 streamed from nvme, 1-2 streamed from ddr, 3 streamed from nvme, 4-5 streamed "
+        "from ddr, 6 streamed from nvme, 7-8 streamed from ddr, 9 streamed from nvme, 10-11 "
+        "streamed from ddr");
+}
+
 TEST_CASE("layer summary: a layer is streamed when under 1% of its bytes stay") {
   Graph graph = Reading({{"layers.0.big", 100},
                          {"layers.0.norm", 1},  // 100 of 101: 99.0%
