@@ -8,13 +8,24 @@
 namespace hyperplan {
 namespace {
 
-// The tier a persistent value's device copy is first brought from: its home copy's tier in
-// the plan, else the home the shared policy gives it (homes.h; spilled weights wait on NVMe).
-TierId SourceTier(const ValueHomes& homes, const Plan& plan, ValueId value) {
+// By ValueId: the tier a persistent value's device copy is first brought from: its home
+// copy's tier in the plan (the first copy open at the start), else the home the shared policy
+// gives it (homes.h; spilled weights wait on NVMe). One pass over the copies.
+std::vector<TierId> SourceTiers(const Graph& loop_graph, const ValueHomes& homes,
+                                const Plan& plan) {
+  std::vector<TierId> source(loop_graph.values.size(), kNoTier);
+  std::copy_n(homes.home_tier.begin(), std::min(homes.home_tier.size(), source.size()),
+              source.begin());
+  std::vector<uint8_t> seen(source.size(), 0);
   for (const TierCopy& copy : plan.tier_copies) {
-    if (copy.value == value && copy.opened_by < 0) return copy.tier;
+    if (copy.opened_by >= 0 || copy.value < 0 || static_cast<size_t>(copy.value) >= seen.size() ||
+        seen[copy.value]) {
+      continue;
+    }
+    seen[copy.value] = 1;
+    source[copy.value] = copy.tier;
   }
-  return homes.home_tier[value];
+  return source;
 }
 
 // The tier with the fastest route to the device for `bytes` (ties: lower id), or kNoTier.
@@ -46,6 +57,7 @@ ColdStart ComputeColdStart(const Graph& loop_graph, const HardwareProfile& profi
   for (const TierCopy& copy : plan.tier_copies) {
     if (copy.opened_by < 0 && persistent[copy.value]) cold.bytes_per_tier[copy.tier] += copy.bytes;
   }
+  const std::vector<TierId> source_tier = SourceTiers(loop_graph, homes, plan);
   std::vector<int64_t> bytes_per_link(profile.links.size(), 0);
   std::vector<uint8_t> link_used(profile.links.size(), 0);
   for (const ResidentInterval& interval : plan.residency) {
@@ -53,7 +65,7 @@ ColdStart ComputeColdStart(const Graph& loop_graph, const HardwareProfile& profi
       continue;
     }
     cold.bytes_per_tier[profile.device_tier] += interval.bytes;
-    TierId source = SourceTier(homes, plan, interval.value);
+    TierId source = source_tier[interval.value];
     std::optional<Route> route;
     if (source != kNoTier && source != profile.device_tier) {
       route = FindRoute(profile, source, profile.device_tier);

@@ -172,6 +172,9 @@ int64_t ComputeNs(const PlanContext& context) {
 template <typename PlanIn>
 Outcome ReplanOnRunTimeline(const PlanContext& context, Outcome best, bool budget_mode,
                             PlanIn plan_in) {
+  // Replanning moves transfers in time; a plan over the budget needs bytes off the device, which
+  // the budget rounds already tried on every axis they have.
+  if (budget_mode && !best.feasible) return best;
   Outcome last_round = best;
   std::vector<int64_t> axis_ns = context.cost.step_start_ns;
   for (int round = 0; round < kRetimeRounds; ++round) {
