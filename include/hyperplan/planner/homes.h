@@ -22,12 +22,14 @@
 // tier's reads interleave with the fast tier's stream, and a staging hop issued a few layers
 // ahead (layer streaming's stage lead) hides them behind it; moved earliest-first (the rule
 // before 2026-11-26), the whole spill sat at the start of the iteration and its NVMe reads
-// serialised with the PCIe stream. Measured (hyperplan-bench compare, time per iteration,
-// earliest-first -> spread): Llama-3-405B prefill h100-sxm 87.1 -> 83.5 s, gh200 32.2 ->
-// 25.6 s, a100-pcie4 69.8 -> 47.2 s; Llama-3-70B decode batch 16 h100-sxm 12.6 -> 9.73 s;
-// DeepSeek-V3-sized decode h100-sxm 174.5 -> 161.8 s, a100-pcie4 139.2 -> 122.2 s, gh200
-// 63.5 s both. A value no tier has room for stays in its preferred tier (the planner then
-// reports the tier full).
+// serialised with the PCIe stream. Measured (hyperplan-bench compare 2026-11-26, what
+// `hyperplan plan` returns, earliest-first -> spread with staged layer streaming in the
+// portfolio): Llama-3-405B prefill h100-sxm 87.1 -> 83.5 s, gh200 32.2 -> 25.6 s, a100-pcie4
+// 69.8 -> 47.2 s; Llama-3-70B decode batch 16 h100-sxm 12.6 -> 9.73 s; DeepSeek-V3-sized decode
+// h100-sxm 174.5 -> 161.8 s, a100-pcie4 139.2 -> 122.2 s, gh200 63.5 s both. Contenders that
+// issue both hops of a fetch together gain in some of those cells and lose in others (405B
+// h100-sxm layer streaming 87.1 -> 92.3 s; a100-pcie4 70.1 -> 53.1 s). A value no tier has
+// room for stays in its preferred tier (the planner then reports the tier full).
 // Cost: O(tiers * links) for routes; O(values log values + uses + values * tiers * hops).
 // Limits: one home per value, chosen before planning from the model alone (which values stay
 // on the device is the plan's choice, so which values spill is a rule, not a search). Stored
