@@ -24,6 +24,12 @@
 // a budget they move only when streaming the weights alone leaves the arena over it (the cache
 // of one decode sequence stays on the device; a batch-16 32k cache of 172 GB fits no 80 GB
 // device otherwise), and the nearer plan to fitting is returned when neither fits.
+// Staged (hyperplan's own, stage_lead_layers = L > 0): a value whose home sits behind a
+// staging tier (NVMe behind DDR) has its staging hop issued L visits before its window's
+// fetch (never before its previous window ends) and only the device hop at the fetch, so the
+// NVMe read overlaps the layers streamed before it, as FlexGen pipelines disk -> CPU -> GPU;
+// the staged copy waits in DDR in between (a tier copy like any other: a plan whose copies
+// overflow DDR does not fit).
 // Cost: O(steps + uses) per plan, times log(layers) plans for the budget search (twice with
 // state when the weights alone do not fit).
 // Limits: a layer's values move together per visit, not per tensor use.
