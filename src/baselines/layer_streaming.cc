@@ -78,9 +78,7 @@ Plan BuildStreaming(const BaselineContext& context, const WeightLayers& layers, 
   std::vector<Step> window_first(graph.values.size(), -1);
   std::vector<Step> window_last(graph.values.size(), -1);
   auto staged = [&](ValueId value) {
-    const TierId source = context.homes.OffTier(value);
-    return stage_lead > 0 && source != kNoTier && context.routes.to_device[source] &&
-           context.routes.to_device[source]->size() >= 2;
+    return stage_lead > 0 && context.routes.BehindStagingTier(context.homes.OffTier(value));
   };
   auto close_window = [&](ValueId value) {
     if (staged(value)) stage_at[window_stage[value]].push_back(value);

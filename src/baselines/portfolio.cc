@@ -1,6 +1,7 @@
 // The best verified plan among the planner's and the contenders' (see portfolio.h).
 #include "baselines/portfolio.h"
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <utility>
@@ -23,14 +24,9 @@ struct Entry {
 
 // Whether some value's home reaches the device through a staging tier (NVMe behind DDR).
 bool AnyHomeBehindStagingTier(const BaselineContext& context) {
-  for (size_t id = 0; id < context.homes.home_tier.size(); ++id) {
-    const TierId home = context.homes.home_tier[id];
-    if (home != kNoTier && context.routes.to_device[home] &&
-        context.routes.to_device[home]->size() >= 2) {
-      return true;
-    }
-  }
-  return false;
+  const std::vector<TierId>& homes = context.homes.home_tier;
+  return std::any_of(homes.begin(), homes.end(),
+                     [&](TierId home) { return context.routes.BehindStagingTier(home); });
 }
 
 // Layer streaming with `lookahead` layers in flight, the resident layers leading or (hyperplan's

@@ -10,20 +10,14 @@ namespace {
 
 // By ValueId: the tier a persistent value's device copy is first brought from: its home
 // copy's tier in the plan (the first copy open at the start), else the home the shared policy
-// gives it (homes.h; spilled weights wait on NVMe). One pass over the copies.
+// gives it (homes.h; spilled weights wait on NVMe). One pass over the copies, last to first,
+// so the first such copy of a value is the one that stays.
 std::vector<TierId> SourceTiers(const Graph& loop_graph, const ValueHomes& homes,
                                 const Plan& plan) {
-  std::vector<TierId> source(loop_graph.values.size(), kNoTier);
-  std::copy_n(homes.home_tier.begin(), std::min(homes.home_tier.size(), source.size()),
-              source.begin());
-  std::vector<uint8_t> seen(source.size(), 0);
-  for (const TierCopy& copy : plan.tier_copies) {
-    if (copy.opened_by >= 0 || copy.value < 0 || static_cast<size_t>(copy.value) >= seen.size() ||
-        seen[copy.value]) {
-      continue;
-    }
-    seen[copy.value] = 1;
-    source[copy.value] = copy.tier;
+  std::vector<TierId> source = homes.home_tier;
+  source.resize(loop_graph.values.size(), kNoTier);
+  for (auto copy = plan.tier_copies.rbegin(); copy != plan.tier_copies.rend(); ++copy) {
+    if (copy->opened_by < 0) source[copy->value] = copy->tier;
   }
   return source;
 }

@@ -26,6 +26,13 @@ int64_t RouteTimeNs(const HardwareProfile& profile, const Route& route, int64_t 
 struct DeviceRoutes {
   std::vector<std::optional<Route>> to_device;
   std::vector<std::optional<Route>> from_device;
+
+  // Whether a copy on `tier` reaches the device through another tier (NVMe behind DDR): a
+  // staging hop that can run ahead of the device hop.
+  bool BehindStagingTier(TierId tier) const {
+    return tier != kNoTier && static_cast<size_t>(tier) < to_device.size() && to_device[tier] &&
+           to_device[tier]->size() >= 2;
+  }
 };
 
 DeviceRoutes FindDeviceRoutes(const HardwareProfile& profile);
