@@ -2,6 +2,9 @@
 #include "baselines/portfolio.h"
 
 #include <algorithm>
+#include <atomic>
+#include <future>
+#include <thread>
 #include <functional>
 #include <optional>
 #include <utility>
@@ -112,6 +115,53 @@ void RecordLowerBounds(const BaselineContext& context, const HardwareProfile& pr
   comparison.peak_floor_bytes = bound.peak_floor_bytes;
 }
 
+// The budget PlanOffload will plan to, as far as it can be told before planning: the asked
+// budget (capped by the device), else the device when it has a capacity (the planner plans to
+// it whenever its overhead-mode plan does not fit). PlanBest starts the contenders there while
+// the planner runs and checks the guess against the plan's budget (PlannedBudget).
+std::optional<int64_t> ExpectedBudget(const HardwareProfile& profile, const PlanOptions& options) {
+  if (!options.offload) return std::nullopt;
+  const int64_t capacity = profile.tiers[profile.device_tier].capacity_bytes;
+  if (options.budget_bytes) {
+    return capacity > 0 ? std::min(*options.budget_bytes, capacity) : *options.budget_bytes;
+  }
+  return capacity > 0 ? std::optional<int64_t>(capacity) : std::nullopt;
+}
+
+// The contenders' side of PlanBest: every policy's numbers, and the best verified plan among
+// them (the first of equals, in portfolio order). `cancel` stops it between policies.
+struct ContenderRun {
+  std::vector<ContenderOutcome> outcomes;
+  std::optional<Plan> best;
+  std::atomic<bool> cancel{false};
+};
+
+// Runs every contender at `budget_bytes`, in portfolio order. A plan that does not beat the
+// best so far is dropped unverified; one that does replaces it once it verifies. Keeping the
+// first best verified plan here and comparing it with the planner's once picks what comparing
+// each in turn with the best of all would (Beats orders plans strictly).
+void RunContenders(const Graph& graph, const HardwareProfile& profile,
+                   const BaselineContext& context, int64_t budget_bytes, ContenderRun& run) {
+  const bool staging_homes = AnyHomeBehindStagingTier(context);
+  for (const Entry& entry : Entries()) {
+    if (run.cancel) return;
+    if (entry.stages && !staging_homes) continue;  // it would rebuild its unstaged twin
+    Plan plan = entry.plan(context, budget_bytes);
+    run.outcomes.push_back({entry.name, plan.fits, plan.timeline.makespan_ns,
+                            plan.layout.arena_bytes, BytesMoved(plan)});
+    if (run.best && !Beats(plan, *run.best)) continue;
+    if (!VerifyPlan(graph, profile, plan).ok) continue;
+    plan.produced_by = entry.name;
+    run.best = std::move(plan);
+  }
+}
+
+// Contenders run beside the planner when the machine has a second core (the plans are the
+// same either way: each is a function of its inputs, and PlanBest reads them after both end).
+std::launch ContenderLaunch() {
+  return std::thread::hardware_concurrency() > 1 ? std::launch::async : std::launch::deferred;
+}
+
 }  // namespace
 
 std::vector<std::string> PortfolioPolicies() {
@@ -122,35 +172,54 @@ std::vector<std::string> PortfolioPolicies() {
 
 PlanResult PlanBest(const Graph& graph, const HardwareProfile& profile, const PlanOptions& options,
                     PortfolioComparison* comparison) {
+  const LoopSpec loop{!options.single_run,
+                      options.single_run ? std::vector<ValueAlias>{} : options.aliases};
+  const std::optional<int64_t> expected_budget = ExpectedBudget(profile, options);
+  std::optional<BaselineContext> context;
+  ContenderRun run;
+  std::future<void> contenders;
+  // Should the planner throw, the contenders stop at their next policy before the future's
+  // destructor waits for them.
+  const struct StopOnExit {
+    ContenderRun& run;
+    ~StopOnExit() { run.cancel = true; }
+  } stop_on_exit{run};
+  if (expected_budget) {
+    context.emplace(BuildBaselineContext(graph, profile, options.node_time_ns, loop));
+    contenders = std::async(ContenderLaunch(), [&] {
+      RunContenders(graph, profile, *context, *expected_budget, run);
+    });
+  }
   PlanResult result = PlanOffload(graph, profile, options);
   result.own_makespan_ns = result.plan.timeline.makespan_ns;
   result.own_fits = result.plan.fits;
   const std::optional<int64_t> budget = PlannedBudget(result.plan);
-  if (!budget) return result;
-  const LoopSpec loop{!options.single_run,
-                      options.single_run ? std::vector<ValueAlias>{} : options.aliases};
-  const BaselineContext context = BuildBaselineContext(graph, profile, options.node_time_ns, loop);
-  if (comparison != nullptr) {
-    RecordLowerBounds(context, profile, result.plan.order, *budget, *comparison);
+  if (contenders.valid()) {
+    if (budget != expected_budget) run.cancel = true;  // the speculation missed: its plans are moot
+    contenders.get();
   }
-  const bool staging_homes = AnyHomeBehindStagingTier(context);
-  for (const Entry& entry : Entries()) {
-    if (entry.stages && !staging_homes) continue;  // it would rebuild its unstaged twin
-    Plan plan = entry.plan(context, *budget);
-    if (comparison != nullptr) {
-      comparison->contenders.push_back({entry.name, plan.fits, plan.timeline.makespan_ns,
-                                        plan.layout.arena_bytes, BytesMoved(plan)});
-    }
-    if (!Beats(plan, result.plan) || !VerifyPlan(graph, profile, plan).ok) continue;
-    plan.produced_by = entry.name;
-    result.plan = std::move(plan);
+  if (!budget) return result;
+  if (!context) context.emplace(BuildBaselineContext(graph, profile, options.node_time_ns, loop));
+  if (run.cancel) {  // the guess missed: plan them again at the planner's budget
+    run.outcomes.clear();
+    run.best.reset();
+    run.cancel = false;
+    RunContenders(graph, profile, *context, *budget, run);
+  }
+  if (comparison != nullptr) {
+    RecordLowerBounds(*context, profile, result.plan.order, *budget, *comparison);
+    comparison->contenders = run.outcomes;
+  }
+  if (run.best && Beats(*run.best, result.plan)) {
+    result.plan = std::move(*run.best);
     if (result.plan.fits) result.status = PlanStatus::kPlanned;
   }
-  if (result.plan.produced_by == "hyperplan" || result.plan.order != context.order) return result;
+  if (result.plan.produced_by == "hyperplan" || result.plan.order != context->order) return result;
   // A contender won: its timeline is one the links can keep. The planner places its own
   // transfers on that axis (instead of compute alone) and wins if it does better there.
   PlanOptions retimed = options;
   retimed.planning_step_start_ns = ComputeStepStarts(result.plan);
+  retimed.budget_bytes = budget;  // the planner went to budget mode once already
   PlanResult replanned = PlanOffload(graph, profile, retimed);
   if (Beats(replanned.plan, result.plan)) {
     replanned.own_makespan_ns = replanned.plan.timeline.makespan_ns;

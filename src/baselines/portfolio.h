@@ -30,8 +30,15 @@
 // (PlanOptions::planning_step_start_ns) and takes the cell back where it does better there.
 // Cost: the planner (twice when a contender wins), plus seven policies, thirteen with staging
 // homes (each a few plans with layout and replay, bounded by their budget searches; about
-// 0.5-1.5 s each on a 123k-node graph) and one verification each; the lower bounds cost
+// 0.5-1.5 s each on a 123k-node graph), a verification of each that beats the contenders
+// before it, and the planner's own verification; the lower bounds cost
 // O(nodes + values * route length + steps).
+// Concurrency: on a machine with a second core the contenders run on a thread of their own
+// beside the planner's first run, at the budget it will plan to (the asked budget capped by
+// the device, else the device: the planner's budget whenever its overhead-mode plan does not
+// fit); dropped if the planner's plan fits without one, run again should the budgets differ.
+// What PlanBest returns does not depend on it. The DeepSeek-V3-sized decode on h100-sxm
+// (123k nodes): 27.1 -> 20.0 s of planning (docs/benchmarks.md), same plan.
 #pragma once
 
 #include <cstdint>

@@ -31,7 +31,8 @@ PlanOptions AtPercentOfPeak(const Graph& graph, const HardwareProfile& profile, 
   return options;
 }
 
-// Every contender's plan at the planner's budget, independently of PlanBest's own loop.
+// Some contenders' plans at the planner's budget, made as the portfolio makes them (a layer's
+// KV cache streams with it) but independently of PlanBest's own loop.
 std::vector<std::pair<std::string, Plan>> ContenderPlans(const Graph& graph,
                                                          const HardwareProfile& profile,
                                                          const PlanOptions& options,
@@ -44,6 +45,7 @@ std::vector<std::pair<std::string, Plan>> ContenderPlans(const Graph& graph,
       baselines::LayerStreamingOptions streaming;
       streaming.lookahead_layers = lookahead;
       streaming.interleave = interleave;
+      streaming.stream_state = true;
       plans.push_back({std::string(interleave ? "interleaved " : "") +
                            "layer streaming k=" + std::to_string(lookahead),
                        baselines::LayerStreamingPlan(context, budget, streaming).plan});
@@ -116,6 +118,19 @@ TEST_CASE("portfolio: the comparison lists every contender and a bound no fittin
     INFO(contender.name);
     if (contender.fits) CHECK(best.plan.timeline.makespan_ns <= contender.makespan_ns);
   }
+  // The contenders ran beside the planner (on a second core): each one's numbers are those of
+  // its plan made alone, after the planner, at the budget the planner planned to.
+  for (const auto& [name, plan] :
+       ContenderPlans(graph, profile, options, *best.plan.budget_bytes)) {
+    INFO(name);
+    const auto found =
+        std::find_if(comparison.contenders.begin(), comparison.contenders.end(),
+                     [&name = name](const auto& contender) { return contender.name == name; });
+    REQUIRE(found != comparison.contenders.end());
+    CHECK(found->fits == plan.fits);
+    CHECK(found->makespan_ns == plan.timeline.makespan_ns);
+    CHECK(found->arena_bytes == plan.layout.arena_bytes);
+  }
   // The bound holds for every plan that fits the budget, the winner's and the contenders'.
   REQUIRE(best.plan.fits);
   CHECK(comparison.makespan_lower_bound_ns > 0);
@@ -158,9 +173,16 @@ TEST_CASE("portfolio: without a budget on a device the model fits, the planner's
   const Graph graph = TinyDecode();
   PlanOptions options;
   options.aliases = FindAliases(graph, {});
-  const PlanResult best = baselines::PlanBest(graph, UnitProfile(), options);
+  // The unit device has a capacity (1 TiB): the contenders start at it beside the planner (the
+  // budget the planner would plan to if its plan did not fit) and are dropped when it fits.
+  const HardwareProfile profile = UnitProfile();
+  baselines::PortfolioComparison comparison;
+  const PlanResult best = baselines::PlanBest(graph, profile, options, &comparison);
   CHECK(best.plan.produced_by == "hyperplan");
   CHECK_FALSE(best.plan.budget_bytes.has_value());
+  CHECK(comparison.contenders.empty());
+  CHECK(best.plan.timeline.makespan_ns ==
+        PlanOffload(graph, profile, options).plan.timeline.makespan_ns);
 }
 
 }  // namespace
