@@ -3,10 +3,10 @@
 
 #include <algorithm>
 #include <atomic>
-#include <future>
-#include <thread>
 #include <functional>
+#include <future>
 #include <optional>
+#include <thread>
 #include <utility>
 
 #include "baselines/context.h"
@@ -186,9 +186,8 @@ PlanResult PlanBest(const Graph& graph, const HardwareProfile& profile, const Pl
   } stop_on_exit{run};
   if (expected_budget) {
     context.emplace(BuildBaselineContext(graph, profile, options.node_time_ns, loop));
-    contenders = std::async(ContenderLaunch(), [&] {
-      RunContenders(graph, profile, *context, *expected_budget, run);
-    });
+    contenders = std::async(
+        ContenderLaunch(), [&] { RunContenders(graph, profile, *context, *expected_budget, run); });
   }
   PlanResult result = PlanOffload(graph, profile, options);
   result.own_makespan_ns = result.plan.timeline.makespan_ns;
