@@ -140,23 +140,29 @@ int32_t BusyIntervals::LastWithGapBefore(int64_t t, int64_t gap_ns) const {
   return ExtremeWithGapBeyond<false>(t, gap_ns);
 }
 
-void BusyIntervals::SplitAround(int64_t start_ns, int32_t& before, int32_t& at, int32_t& after) {
-  int32_t rest = kNone;
-  Split(root_, start_ns, before, rest);
-  Split(rest, start_ns + 1, at, after);
-  root_ = kNone;
+int32_t& BusyIntervals::PathTo(int64_t start_ns, int32_t& node) {
+  path_.clear();
+  int32_t* link = &root_;
+  while (*link != kNone && nodes_[*link].interval.start_ns != start_ns) {
+    path_.push_back(*link);
+    Node& n = nodes_[*link];
+    link = start_ns < n.interval.start_ns ? &n.left : &n.right;
+  }
+  node = *link;
+  return *link;
+}
+
+void BusyIntervals::PullPath() {
+  for (auto it = path_.rbegin(); it != path_.rend(); ++it) Pull(*it);
 }
 
 void BusyIntervals::SetGapAfter(int64_t start_ns, int64_t gap_ns) {
-  int32_t before = kNone;
-  int32_t at = kNone;
-  int32_t after = kNone;
-  SplitAround(start_ns, before, at, after);
-  if (at != kNone) {
-    nodes_[at].interval.gap_after_ns = gap_ns;
-    Pull(at);
-  }
-  root_ = Merge(Merge(before, at), after);
+  int32_t node = kNone;
+  PathTo(start_ns, node);
+  if (node == kNone) return;
+  nodes_[node].interval.gap_after_ns = gap_ns;
+  Pull(node);
+  PullPath();
 }
 
 void BusyIntervals::Insert(int64_t start_ns, int64_t end_ns) {
@@ -168,19 +174,34 @@ void BusyIntervals::Insert(int64_t start_ns, int64_t end_ns) {
     SetGapAfter(nodes_[previous].interval.start_ns, start_ns - nodes_[previous].interval.end_ns);
   }
   const int32_t node = NewNode(interval);
-  int32_t before = kNone;
-  int32_t after = kNone;
-  Split(root_, start_ns, before, after);
-  root_ = Merge(Merge(before, node), after);
+  // Down by start while the nodes outrank the new one; it takes the place of the first that
+  // does not, whose subtree splits around it (a treap's shape depends only on its keys and
+  // priorities, so this builds the tree split-and-merge would).
+  path_.clear();
+  int32_t* link = &root_;
+  while (*link != kNone && nodes_[*link].priority > nodes_[node].priority) {
+    path_.push_back(*link);
+    Node& n = nodes_[*link];
+    link = start_ns < n.interval.start_ns ? &n.left : &n.right;
+  }
+  int32_t left = kNone;
+  int32_t right = kNone;
+  Split(*link, start_ns, left, right);
+  nodes_[node].left = left;
+  nodes_[node].right = right;
+  Pull(node);
+  *link = node;
+  PullPath();
 }
 
 void BusyIntervals::Erase(int64_t start_ns) {
-  int32_t before = kNone;
   int32_t at = kNone;
-  int32_t after = kNone;
-  SplitAround(start_ns, before, at, after);
-  if (at != kNone) free_.push_back(at);
-  root_ = Merge(before, after);
+  int32_t& link = PathTo(start_ns, at);
+  if (at != kNone) {
+    link = Merge(nodes_[at].left, nodes_[at].right);
+    free_.push_back(at);
+    PullPath();
+  }
   // The interval before it now reaches to the one after it.
   const int32_t previous = LastStartingAtOrBefore(start_ns);
   if (previous == kNone) return;

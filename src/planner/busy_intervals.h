@@ -1,7 +1,7 @@
 // BusyIntervals: one channel's busy time, as disjoint, never touching intervals, with the
 // free gap after each one, searchable by gap length.
 //
-// A treap keyed by interval start (split and merge), each node holding its interval, the free
+// A treap keyed by interval start, each node holding its interval, the free
 // gap to the next interval (unbounded after the last) and the largest gap in its subtree. A
 // search for "the first interval at or after t followed by a gap of at least d" (or the last
 // one before t) descends only into subtrees whose largest gap is long enough, so a saturated
@@ -63,9 +63,12 @@ class BusyIntervals {
   // Splits `node` into starts < t (left) and starts >= t (right).
   void Split(int32_t node, int64_t t, int32_t& left, int32_t& right);
   int32_t Merge(int32_t left, int32_t right);
-  // Takes the whole tree apart into starts < start_ns, the node starting at start_ns (kNone:
-  // none) and starts > start_ns; the caller merges them back into root_.
-  void SplitAround(int64_t start_ns, int32_t& before, int32_t& at, int32_t& after);
+  // The link (root_ or a child field) that holds the node starting at `start_ns`, which is
+  // stored in `node` (kNone: no such node; the link is where it would hang). path_ receives
+  // the nodes above it, root first.
+  int32_t& PathTo(int64_t start_ns, int32_t& node);
+  // Recomputes the largest gaps along path_, deepest first.
+  void PullPath();
   int32_t NewNode(const Interval& interval);
   // The first (kFirst) or last node of the subtree, in start order, whose gap is >= gap_ns.
   template <bool kFirst>
@@ -78,6 +81,7 @@ class BusyIntervals {
 
   std::vector<Node> nodes_;
   std::vector<int32_t> free_;
+  std::vector<int32_t> path_;  // scratch for PathTo and Insert: no allocation per update
   int32_t root_ = kNone;
   uint64_t seed_ = 0x9E3779B97F4A7C15ull;
 };
