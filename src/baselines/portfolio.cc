@@ -22,7 +22,10 @@ namespace {
 struct Entry {
   std::string name;
   std::function<Plan(const BaselineContext&, int64_t budget_bytes)> plan;
-  bool stages = false;  // differs from its unstaged twin only where a home is behind a tier
+  // A staged entry's unstaged twin (the same policy with both hops of a fetch issued together):
+  // the staged one differs from it only where a home is behind a staging tier, and holds the
+  // same device bytes and more staging-tier bytes, so it fits only where the twin does.
+  std::string unstaged_twin;  // empty: not staged
 };
 
 // Whether some value's home reaches the device through a staging tier (NVMe behind DDR).
@@ -35,9 +38,10 @@ bool AnyHomeBehindStagingTier(const BaselineContext& context) {
 // Layer streaming with `lookahead` layers in flight, the resident layers leading or (hyperplan's
 // own schedule) interleaved with the streamed ones (layer_streaming.h).
 Entry StreamingEntry(int lookahead, bool interleave, int stage_lead = 0) {
-  const std::string name = std::string(interleave ? "interleaved " : "") +
-                           "layer streaming k=" + std::to_string(lookahead) +
-                           (stage_lead > 0 ? " staged +" + std::to_string(stage_lead) : "");
+  const std::string unstaged = std::string(interleave ? "interleaved " : "") +
+                               "layer streaming k=" + std::to_string(lookahead);
+  const std::string name =
+      unstaged + (stage_lead > 0 ? " staged +" + std::to_string(stage_lead) : "");
   return {name,
           [lookahead, interleave, stage_lead](const BaselineContext& context, int64_t budget) {
             LayerStreamingOptions options;
@@ -47,7 +51,7 @@ Entry StreamingEntry(int lookahead, bool interleave, int stage_lead = 0) {
             options.stream_state = true;  // a layer's KV cache streams with it (FlexGen)
             return LayerStreamingPlan(context, budget, options).plan;
           },
-          stage_lead > 0};
+          stage_lead > 0 ? unstaged : std::string()};
 }
 
 const std::vector<Entry>& Entries() {
@@ -63,7 +67,8 @@ const std::vector<Entry>& Entries() {
                         OpDistanceOptions options;
                         options.prefetch_distance_ops = distance;
                         return OpDistancePlan(context, budget, options);
-                      }});
+                      },
+                      std::string()});
     }
     return list;
   }();
@@ -136,7 +141,16 @@ struct ContenderRun {
   std::atomic<bool> cancel{false};
 };
 
-// Runs every contender at `budget_bytes`, in portfolio order. A plan that does not beat the
+// Whether a staged entry's unstaged twin, run before it, fitted.
+bool TwinFits(const ContenderRun& run, const Entry& entry) {
+  return std::any_of(run.outcomes.begin(), run.outcomes.end(), [&](const ContenderOutcome& twin) {
+    return twin.name == entry.unstaged_twin && twin.fits;
+  });
+}
+
+// Runs every contender at `budget_bytes`, in portfolio order, but the staged entries where no
+// home is behind a staging tier (they would rebuild their unstaged twins) or where their twin
+// did not fit (neither would they). A plan that does not beat the
 // best so far is dropped unverified; one that does replaces it once it verifies. Keeping the
 // first best verified plan here and comparing it with the planner's once picks what comparing
 // each in turn with the best of all would (Beats orders plans strictly).
@@ -145,7 +159,7 @@ void RunContenders(const Graph& graph, const HardwareProfile& profile,
   const bool staging_homes = AnyHomeBehindStagingTier(context);
   for (const Entry& entry : Entries()) {
     if (run.cancel) return;
-    if (entry.stages && !staging_homes) continue;  // it would rebuild its unstaged twin
+    if (!entry.unstaged_twin.empty() && !(staging_homes && TwinFits(run, entry))) continue;
     Plan plan = entry.plan(context, budget_bytes);
     run.outcomes.push_back({entry.name, plan.fits, plan.timeline.makespan_ns,
                             plan.layout.arena_bytes, BytesMoved(plan)});

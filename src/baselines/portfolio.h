@@ -20,11 +20,13 @@
 // and interleaved, also runs with its staging hops 2, 4 and 8 layers ahead of the device hop
 // (LayerStreamingOptions::stage_lead_layers), so NVMe reads overlap the PCIe stream of the
 // layers before; without such homes those entries would rebuild their unstaged twins and are
-// skipped. They win every NVMe cell of the 405B prefill and the 70B batch-16 decode.
-// Every layer-streaming policy here streams a layer's KV cache with its weights (as the
-// benchmark's layer-streaming contender does, like FlexGen and ZeRO-Inference's KV offload):
-// a batch-16 32k cache (172 GB) fits no 80 GB device otherwise.
-// Every policy's numbers and the lower bounds at the planned budget are kept in the result
+// skipped, as they are where their twin does not fit (they hold the same device bytes and
+// more staging bytes: on the DeepSeek-V3-sized decode on h100-sxm every layer-streaming plan
+// overflows DDR, and six of thirteen policies need not run). They win every NVMe cell of the 405B
+// prefill and the 70B batch-16 decode. Every layer-streaming policy here streams a layer's KV cache
+// with its weights (as the benchmark's layer-streaming contender does, like FlexGen and
+// ZeRO-Inference's KV offload): a batch-16 32k cache (172 GB) fits no 80 GB device otherwise. Every
+// policy's numbers and the lower bounds at the planned budget are kept in the result
 // (PortfolioComparison, when asked for), so a report can set them beside the plan.
 // When a contender wins, the planner plans again on its simulated timeline
 // (PlanOptions::planning_step_start_ns) and takes the cell back where it does better there.

@@ -57,6 +57,12 @@ std::vector<std::pair<std::string, Plan>> ContenderPlans(const Graph& graph,
   return plans;
 }
 
+std::vector<std::string> ContenderNames(const baselines::PortfolioComparison& comparison) {
+  std::vector<std::string> names;
+  for (const auto& contender : comparison.contenders) names.push_back(contender.name);
+  return names;
+}
+
 TEST_CASE("portfolio: the plan returned is the best verified one, and says whose it is") {
   const Graph graph = TinyDecode();
   const HardwareProfile profile = UnitProfile();
@@ -106,14 +112,12 @@ TEST_CASE("portfolio: the comparison lists every contender and a bound no fittin
   // Every contender, in portfolio order, and the winner is the best of them or the planner's.
   // No home sits behind a staging tier on the unit profile (hbm and ddr only), so the staged
   // entries, which would rebuild their unstaged twins, are not run.
-  std::vector<std::string> names;
-  for (const auto& contender : comparison.contenders) names.push_back(contender.name);
   std::vector<std::string> unstaged;
   for (const std::string& name : baselines::PortfolioPolicies()) {
     if (name.find("staged") == std::string::npos) unstaged.push_back(name);
   }
   CHECK(unstaged.size() == 7);
-  CHECK(names == unstaged);
+  CHECK(ContenderNames(comparison) == unstaged);
   for (const auto& contender : comparison.contenders) {
     INFO(contender.name);
     if (contender.fits) CHECK(best.plan.timeline.makespan_ns <= contender.makespan_ns);
@@ -148,25 +152,62 @@ TEST_CASE("portfolio: the comparison lists every contender and a bound no fittin
   CHECK(none.makespan_lower_bound_ns == 0);
 }
 
-TEST_CASE("portfolio: with weights homed behind a staging tier the staged entries run too") {
-  const Graph graph = TinyDecode();
-  // nvme behind ddr (1 byte/ns each way, as ddr <-> hbm), the weights homed there.
+// The unit profile with nvme behind ddr (1 byte/ns each way, as ddr <-> hbm), the weights
+// homed there.
+HardwareProfile NvmeBehindDdr() {
   HardwareProfile profile = UnitProfile();
   profile.tiers.push_back({"nvme", int64_t{1} << 50, false});
   profile.links.push_back({2, 1, 1'000'000'000, 0, 1});
   profile.links.push_back({1, 2, 1'000'000'000, 0, 1});
   profile.weight_home_tier = 2;
-  const PlanOptions options = AtPercentOfPeak(graph, profile, 60);
+  return profile;
+}
+
+// Whether layer streaming k=1 (leading or interleaved, unstaged, KV with its layer) fits,
+// made apart from PlanBest.
+bool StreamingK1Fits(const Graph& graph, const HardwareProfile& profile, const PlanOptions& options,
+                     bool interleave) {
+  const auto context =
+      baselines::BuildBaselineContext(graph, profile, {}, LoopSpec{true, options.aliases});
+  baselines::LayerStreamingOptions streaming;
+  streaming.lookahead_layers = 1;
+  streaming.interleave = interleave;
+  streaming.stream_state = true;
+  return baselines::LayerStreamingPlan(context, *options.budget_bytes, streaming).plan.fits;
+}
+
+TEST_CASE("portfolio: with weights homed behind a staging tier the staged entries run too") {
+  const Graph graph = TinyDecode();
+  const HardwareProfile profile = NvmeBehindDdr();
+  // At 90% of the one-shot peak both unstaged twins fit, so every staged entry runs.
+  const PlanOptions options = AtPercentOfPeak(graph, profile, 90);
+  REQUIRE(StreamingK1Fits(graph, profile, options, false));
+  REQUIRE(StreamingK1Fits(graph, profile, options, true));
   baselines::PortfolioComparison comparison;
   const PlanResult best = baselines::PlanBest(graph, profile, options, &comparison);
   RequireVerified(graph, profile, best.plan);
-  std::vector<std::string> names;
-  for (const auto& contender : comparison.contenders) names.push_back(contender.name);
-  CHECK(names == baselines::PortfolioPolicies());
+  CHECK(ContenderNames(comparison) == baselines::PortfolioPolicies());
   for (const auto& contender : comparison.contenders) {
     INFO(contender.name);
     if (contender.fits) CHECK(best.plan.timeline.makespan_ns <= contender.makespan_ns);
   }
+}
+
+TEST_CASE("portfolio: a staged entry runs only where its unstaged twin fits") {
+  const Graph graph = TinyDecode();
+  const HardwareProfile profile = NvmeBehindDdr();
+  // At 60% of the one-shot peak neither k=1 twin fits the device, so no staged entry, which
+  // holds the same device bytes, runs.
+  const PlanOptions options = AtPercentOfPeak(graph, profile, 60);
+  REQUIRE_FALSE(StreamingK1Fits(graph, profile, options, false));
+  REQUIRE_FALSE(StreamingK1Fits(graph, profile, options, true));
+  baselines::PortfolioComparison comparison;
+  baselines::PlanBest(graph, profile, options, &comparison);
+  CHECK(ContenderNames(comparison) ==
+        std::vector<std::string>{"layer streaming k=0", "layer streaming k=1",
+                                 "layer streaming k=2", "interleaved layer streaming k=1",
+                                 "interleaved layer streaming k=2", "op distance 4",
+                                 "op distance 32"});
 }
 
 TEST_CASE("portfolio: without a budget on a device the model fits, the planner's plan stands") {
