@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 #include <vector>
 
 #include "baselines/copy_reservations.h"
@@ -26,6 +27,33 @@ std::vector<uint8_t> StreamedRanks(int layer_count, int resident_layers, bool in
                    : rank >= resident_layers;
   }
   return streamed;
+}
+
+// By ValueId: the values of the layers `streamed_rank` keeps on the device.
+std::vector<uint8_t> ResidentOfRanks(const WeightLayers& layers,
+                                     const std::vector<uint8_t>& streamed_rank) {
+  std::vector<uint8_t> resident(layers.rank_of_value.size(), 0);
+  for (size_t id = 0; id < resident.size(); ++id) {
+    const int rank = layers.rank_of_value[id];
+    resident[id] = rank >= 0 && !streamed_rank[rank];
+  }
+  return resident;
+}
+
+// The homed values of `layers` in the order they are kept on the device (slow_homes_resident):
+// those whose home is behind a staging tier first, then by first use (ties: id).
+std::vector<ValueId> SlowHomesFirst(const BaselineContext& context, const WeightLayers& layers) {
+  std::vector<ValueId> values;
+  for (size_t id = 0; id < layers.rank_of_value.size(); ++id) {
+    const auto value = static_cast<ValueId>(id);
+    if (layers.rank_of_value[id] >= 0 && context.homes.Homed(value)) values.push_back(value);
+  }
+  auto key = [&](ValueId value) {
+    const bool slow = context.routes.BehindStagingTier(context.homes.OffTier(value));
+    return std::make_tuple(!slow, context.lifetimes.lifetimes[value].use_steps.front(), value);
+  };
+  std::sort(values.begin(), values.end(), [&](ValueId a, ValueId b) { return key(a) < key(b); });
+  return values;
 }
 
 // `layers` with the state each visit reads (KV cache, optimizer state and other homed values
@@ -53,18 +81,17 @@ WeightLayers WithLayerState(const BaselineContext& context, WeightLayers layers)
 }
 
 Plan BuildStreaming(const BaselineContext& context, const WeightLayers& layers, int lookahead,
-                    int stage_lead, const std::vector<uint8_t>& streamed_rank,
+                    int stage_lead, const std::vector<uint8_t>& kept_resident,
                     std::optional<int64_t> budget_bytes, const std::vector<uint8_t>& start_off) {
   const Graph& graph = *context.graph;
   const Step step_count = context.step_count();
-  // A weight streams when its layer is not kept resident and its home tier has room for it.
+  // A value of a layer streams when it is not kept resident and its home tier has room for it.
   CopyReservations copies(context);
   std::vector<uint8_t> is_streamed(graph.values.size(), 0);
   for (size_t id = 0; id < graph.values.size(); ++id) {
     const auto value = static_cast<ValueId>(id);
-    const int rank = layers.rank_of_value[id];
-    is_streamed[id] =
-        rank >= 0 && streamed_rank[rank] && context.homes.Homed(value) && copies.Reserve(value);
+    is_streamed[id] = layers.rank_of_value[id] >= 0 && !kept_resident[id] &&
+                      context.homes.Homed(value) && copies.Reserve(value);
   }
   auto streamed = [&](ValueId value) { return is_streamed[value] != 0; };
   // Each streamed weight's windows [fetch boundary, last step of the visit], merged when
@@ -133,22 +160,51 @@ LayerStreamingResult StreamLayers(const BaselineContext& context, const WeightLa
   const int lookahead = std::max(0, options.lookahead_layers);
   const std::optional<int64_t> budget =
       budget_bytes ? std::optional<int64_t>(context.EffectiveBudget(budget_bytes)) : std::nullopt;
-  LayerStreamingResult result;
-  result.layer_count = layers.count();
-  auto build = [&](int resident) {
+  // What stays resident, by how many of it: leading (or interleaved) layers, or values with
+  // their slow homes first.
+  const std::vector<ValueId> slow_first =
+      options.slow_homes_resident ? SlowHomesFirst(context, layers) : std::vector<ValueId>();
+  const int unit_count =
+      options.slow_homes_resident ? static_cast<int>(slow_first.size()) : layers.count();
+  auto resident_values = [&](int count) {
+    if (!options.slow_homes_resident) {
+      return ResidentOfRanks(layers, StreamedRanks(layers.count(), count, options.interleave));
+    }
+    std::vector<uint8_t> resident(layers.rank_of_value.size(), 0);
+    for (int k = 0; k < count; ++k) resident[slow_first[k]] = 1;
+    return resident;
+  };
+  auto build = [&](int count) {
+    const std::vector<uint8_t> resident = resident_values(count);
     return SteadyState(context, [&](const std::vector<uint8_t>& start_off) {
       return BuildStreaming(context, layers, lookahead, std::max(0, options.stage_lead_layers),
-                            StreamedRanks(layers.count(), resident, options.interleave), budget,
-                            start_off);
+                            resident, budget, start_off);
     });
   };
+  auto whole_layers = [&](int count) {
+    if (!options.slow_homes_resident) return count;
+    const std::vector<uint8_t> resident = resident_values(count);
+    std::vector<uint8_t> streams(layers.count(), 0);
+    for (size_t id = 0; id < resident.size(); ++id) {
+      const int rank = layers.rank_of_value[id];
+      if (rank >= 0 && !resident[id] && context.homes.Homed(static_cast<ValueId>(id))) {
+        streams[rank] = 1;
+      }
+    }
+    return static_cast<int>(std::count(streams.begin(), streams.end(), 0));
+  };
+  LayerStreamingResult result;
+  result.layer_count = layers.count();
   if (options.resident_layers || !budget) {
-    result.resident_layers = std::clamp(options.resident_layers.value_or(0), 0, layers.count());
-    result.plan = build(result.resident_layers);
+    const int count = options.slow_homes_resident
+                          ? 0
+                          : std::clamp(options.resident_layers.value_or(0), 0, layers.count());
+    result.resident_layers = whole_layers(count);
+    result.plan = build(count);
     return result;
   }
-  // The most leading layers that still fit: fits(count) is monotone in the count.
-  Plan all = build(layers.count());
+  // The most units that still fit: fits(count) is monotone in the count.
+  Plan all = build(unit_count);
   if (all.fits) {
     result.resident_layers = layers.count();
     result.plan = std::move(all);
@@ -156,7 +212,7 @@ LayerStreamingResult StreamLayers(const BaselineContext& context, const WeightLa
   }
   Plan best = build(0);
   int lo = 0;
-  int hi = layers.count();  // fits(lo) (when best fits), !fits(hi)
+  int hi = unit_count;  // fits(lo) (when best fits), !fits(hi)
   if (best.fits) {
     while (hi - lo > 1) {
       const int mid = lo + (hi - lo) / 2;
@@ -169,7 +225,7 @@ LayerStreamingResult StreamLayers(const BaselineContext& context, const WeightLa
       }
     }
   }
-  result.resident_layers = lo;
+  result.resident_layers = whole_layers(lo);
   result.plan = std::move(best);
   return result;
 }

@@ -30,9 +30,17 @@
 // NVMe read overlaps the layers streamed before it, as FlexGen pipelines disk -> CPU -> GPU;
 // the staged copy waits in DDR in between (a tier copy like any other: a plan whose copies
 // overflow DDR does not fit).
-// Cost: O(steps + uses) per plan, times log(layers) plans for the budget search (twice with
-// state when the weights alone do not fit).
-// Limits: a layer's values move together per visit, not per tensor use.
+// Home-aware (hyperplan's own, slow_homes_resident): what stays on the device is chosen by
+// value, not by layer: first the values whose home is behind a staging tier, then the rest in
+// order of first use, the longest prefix of that list whose plan fits (binary search). A value
+// kept on the device crosses no link in steady state, so keeping the NVMe-homed ones is what
+// the lower bound assumes: NVMe carries only the slow homes the device cannot keep. Where the
+// homes spill to NVMe, spread over the iteration (homes.h), the leading layers hold a layer's
+// share of NVMe-homed values and the rest of them cross NVMe every iteration (Llama-3-70B
+// decode batch 16 on h100-sxm: 62.9 GB a token; home-aware: 31.2 GB).
+// Cost: O(steps + uses) per plan, times log(layers) plans for the budget search (log(values
+// of the layers) when home-aware; twice with state when the weights alone do not fit).
+// Limits: a layer's streamed values move together per visit, not per tensor use.
 #pragma once
 
 #include <cstdint>
@@ -51,6 +59,9 @@ struct LayerStreamingOptions {
   bool stream_state = false;  // state a layer reads may stream with its weights (see above)
   // Visits by which a staging hop (NVMe -> DDR) runs ahead of its device hop (see above).
   int stage_lead_layers = 0;
+  // Resident by value, slow homes first (see above); resident_layers and interleave are then
+  // ignored (without a budget every value streams, as in the layer forms).
+  bool slow_homes_resident = false;
 };
 
 struct LayerStreamingResult {

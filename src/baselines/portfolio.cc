@@ -22,9 +22,12 @@ namespace {
 struct Entry {
   std::string name;
   std::function<Plan(const BaselineContext&, int64_t budget_bytes)> plan;
+  // Runs only where some home is behind a staging tier (NVMe behind DDR): elsewhere it would
+  // rebuild another entry's plan.
+  bool needs_staging_homes = false;
   // A staged entry's unstaged twin (the same policy with both hops of a fetch issued together):
-  // the staged one differs from it only where a home is behind a staging tier, and holds the
-  // same device bytes and more staging-tier bytes, so it fits only where the twin does.
+  // the staged one holds the same device bytes and more staging-tier bytes, so it fits only
+  // where the twin does.
   std::string unstaged_twin;  // empty: not staged
 };
 
@@ -35,41 +38,58 @@ bool AnyHomeBehindStagingTier(const BaselineContext& context) {
                      [&](TierId home) { return context.routes.BehindStagingTier(home); });
 }
 
-// Layer streaming with `lookahead` layers in flight, the resident layers leading or (hyperplan's
-// own schedule) interleaved with the streamed ones (layer_streaming.h).
-Entry StreamingEntry(int lookahead, bool interleave, int stage_lead = 0) {
-  const std::string unstaged = std::string(interleave ? "interleaved " : "") +
+// Which layers (or values) layer streaming keeps on the device (layer_streaming.h).
+enum class Residency {
+  kLeading,      // the leading layers (the peers' form)
+  kInterleaved,  // layers spread among the streamed ones (hyperplan's)
+  kHomeAware,    // values homed behind a staging tier first, then leading (hyperplan's)
+};
+
+// Layer streaming with `lookahead` layers in flight, `residency` deciding what stays, staging
+// hops `stage_lead` layers ahead (0: issued with the device hop).
+Entry StreamingEntry(int lookahead, Residency residency, int stage_lead = 0) {
+  const std::string unstaged = std::string(residency == Residency::kInterleaved ? "interleaved "
+                                           : residency == Residency::kHomeAware ? "home-aware "
+                                                                                : "") +
                                "layer streaming k=" + std::to_string(lookahead);
   const std::string name =
       unstaged + (stage_lead > 0 ? " staged +" + std::to_string(stage_lead) : "");
-  return {name,
-          [lookahead, interleave, stage_lead](const BaselineContext& context, int64_t budget) {
-            LayerStreamingOptions options;
-            options.lookahead_layers = lookahead;
-            options.interleave = interleave;
-            options.stage_lead_layers = stage_lead;
-            options.stream_state = true;  // a layer's KV cache streams with it (FlexGen)
-            return LayerStreamingPlan(context, budget, options).plan;
-          },
-          stage_lead > 0 ? unstaged : std::string()};
+  Entry entry;
+  entry.name = name;
+  entry.plan = [lookahead, residency, stage_lead](const BaselineContext& context, int64_t budget) {
+    LayerStreamingOptions options;
+    options.lookahead_layers = lookahead;
+    options.interleave = residency == Residency::kInterleaved;
+    options.slow_homes_resident = residency == Residency::kHomeAware;
+    options.stage_lead_layers = stage_lead;
+    options.stream_state = true;  // a layer's KV cache streams with it (FlexGen)
+    return LayerStreamingPlan(context, budget, options).plan;
+  };
+  entry.needs_staging_homes = stage_lead > 0 || residency == Residency::kHomeAware;
+  if (stage_lead > 0) entry.unstaged_twin = unstaged;
+  return entry;
+}
+
+Entry OpDistanceEntry(int distance) {
+  Entry entry;
+  entry.name = "op distance " + std::to_string(distance);
+  entry.plan = [distance](const BaselineContext& context, int64_t budget) {
+    OpDistanceOptions options;
+    options.prefetch_distance_ops = distance;
+    return OpDistancePlan(context, budget, options);
+  };
+  return entry;
 }
 
 const std::vector<Entry>& Entries() {
   static const std::vector<Entry> entries = [] {
     std::vector<Entry> list;
-    for (int lookahead : {0, 1, 2}) list.push_back(StreamingEntry(lookahead, false));
-    for (int lookahead : {1, 2}) list.push_back(StreamingEntry(lookahead, true));
-    for (int lead : {2, 4, 8}) list.push_back(StreamingEntry(1, false, lead));
-    for (int lead : {2, 4, 8}) list.push_back(StreamingEntry(1, true, lead));
-    for (int distance : {4, 32}) {
-      list.push_back({"op distance " + std::to_string(distance),
-                      [distance](const BaselineContext& context, int64_t budget) {
-                        OpDistanceOptions options;
-                        options.prefetch_distance_ops = distance;
-                        return OpDistancePlan(context, budget, options);
-                      },
-                      std::string()});
-    }
+    for (int lookahead : {0, 1, 2}) list.push_back(StreamingEntry(lookahead, Residency::kLeading));
+    for (int lookahead : {1, 2}) list.push_back(StreamingEntry(lookahead, Residency::kInterleaved));
+    list.push_back(StreamingEntry(1, Residency::kHomeAware));
+    for (int lead : {2, 4, 8}) list.push_back(StreamingEntry(1, Residency::kHomeAware, lead));
+    for (int lead : {2, 4, 8}) list.push_back(StreamingEntry(1, Residency::kInterleaved, lead));
+    for (int distance : {4, 32}) list.push_back(OpDistanceEntry(distance));
     return list;
   }();
   return entries;
@@ -148,18 +168,18 @@ bool TwinFits(const ContenderRun& run, const Entry& entry) {
   });
 }
 
-// Runs every contender at `budget_bytes`, in portfolio order, but the staged entries where no
-// home is behind a staging tier (they would rebuild their unstaged twins) or where their twin
-// did not fit (neither would they). A plan that does not beat the
-// best so far is dropped unverified; one that does replaces it once it verifies. Keeping the
-// first best verified plan here and comparing it with the planner's once picks what comparing
-// each in turn with the best of all would (Beats orders plans strictly).
+// Runs every contender at `budget_bytes`, in portfolio order, but the entries that need homes
+// behind a staging tier where none is, and the staged ones whose twin did not fit. A plan that does
+// not beat the best so far is dropped unverified; one that does replaces it once it verifies.
+// Keeping the first best verified plan here and comparing it with the planner's once picks what
+// comparing each in turn with the best of all would (Beats orders plans strictly).
 void RunContenders(const Graph& graph, const HardwareProfile& profile,
                    const BaselineContext& context, int64_t budget_bytes, ContenderRun& run) {
   const bool staging_homes = AnyHomeBehindStagingTier(context);
   for (const Entry& entry : Entries()) {
     if (run.cancel) return;
-    if (!entry.unstaged_twin.empty() && !(staging_homes && TwinFits(run, entry))) continue;
+    if (entry.needs_staging_homes && !staging_homes) continue;
+    if (!entry.unstaged_twin.empty() && !TwinFits(run, entry)) continue;
     Plan plan = entry.plan(context, budget_bytes);
     run.outcomes.push_back({entry.name, plan.fits, plan.timeline.makespan_ns,
                             plan.layout.arena_bytes, BytesMoved(plan)});

@@ -16,21 +16,28 @@
 // spread among the streamed ones, layer_streaming.h), which no peer policy does: it reaches
 // the lower bound on Llama-3-70B decode on the GH200 and supernode profiles, where the
 // leading-layers form binds on the link through its streamed tail (1.16-1.40x the bound).
-// Where some homes sit behind a staging tier (NVMe behind DDR), layer streaming k=1, leading
-// and interleaved, also runs with its staging hops 2, 4 and 8 layers ahead of the device hop
+// Where some homes sit behind a staging tier (NVMe behind DDR), two more of hyperplan's own
+// forms run. Home-aware layer streaming k=1 keeps on the device the values homed behind the
+// staging tier first (each would cross NVMe every iteration), then the leading ones, as many
+// as fit (LayerStreamingOptions::slow_homes_resident): the plan moves only what the lower
+// bound forces over NVMe, not a layer's spread share. It and interleaved layer streaming k=1
+// also run with their staging hops 2, 4 and 8 layers ahead of the device hop
 // (LayerStreamingOptions::stage_lead_layers), so NVMe reads overlap the PCIe stream of the
-// layers before; without such homes those entries would rebuild their unstaged twins and are
-// skipped, as they are where their twin does not fit (they hold the same device bytes and
-// more staging bytes: on the DeepSeek-V3-sized decode on h100-sxm every layer-streaming plan
-// overflows DDR, and six of thirteen policies need not run). They win every NVMe cell of the 405B
-// prefill and the 70B batch-16 decode. Every layer-streaming policy here streams a layer's KV cache
-// with its weights (as the benchmark's layer-streaming contender does, like FlexGen and
-// ZeRO-Inference's KV offload): a batch-16 32k cache (172 GB) fits no 80 GB device otherwise. Every
-// policy's numbers and the lower bounds at the planned budget are kept in the result
-// (PortfolioComparison, when asked for), so a report can set them beside the plan.
+// layers before. Without such homes these entries would rebuild other entries' plans and are
+// skipped; a staged entry is also skipped where its unstaged twin does not fit (it holds the
+// same device bytes and more staging bytes: on the DeepSeek-V3-sized decode on h100-sxm every
+// layer-streaming plan overflows DDR, and seven of fourteen policies need not run). Measured
+// (hyperplan-bench compare, 2026-11-26): they win every NVMe cell; home-aware residency took
+// Llama-3-70B batch 16 on h100-sxm from 9.73 to 8.30 s and Llama-3-405B prefill from 83.5 to
+// 82.6 s (h100-sxm), 25.6 to 24.4 s (gh200) and 47.2 to 45.5 s (a100-pcie4).
+// Every layer-streaming policy here streams a layer's KV cache with its weights (as the
+// benchmark's layer-streaming contender does, like FlexGen and ZeRO-Inference's KV offload):
+// a batch-16 32k cache (172 GB) fits no 80 GB device otherwise. Every policy's numbers and the
+// lower bounds at the planned budget are kept in the result (PortfolioComparison, when asked
+// for), so a report can set them beside the plan.
 // When a contender wins, the planner plans again on its simulated timeline
 // (PlanOptions::planning_step_start_ns) and takes the cell back where it does better there.
-// Cost: the planner (twice when a contender wins), plus seven policies, thirteen with staging
+// Cost: the planner (twice when a contender wins), plus seven policies, fourteen with staging
 // homes (each a few plans with layout and replay, bounded by their budget searches; about
 // 0.5-1.5 s each on a 123k-node graph), a verification of each that beats the contenders
 // before it, and the planner's own verification; the lower bounds cost

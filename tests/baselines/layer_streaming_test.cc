@@ -322,5 +322,56 @@ TEST_CASE("streaming: staging hops run ahead of the device hop by the stage lead
   }
 }
 
+TEST_CASE("home-aware streaming keeps the values homed behind the staging tier first") {
+  // Three layers: n_i(a_{i-1}, layers.i.w 100 B, past_key_values.i.key 200 B) -> a_i (10 B),
+  // x (10 B) feeding n0, 100 ns a node. The weights are homed on nvme (behind ddr), the KV
+  // cache in ddr (its cheapest round trip, one hop).
+  Graph graph;
+  ValueId previous = Input(graph, "x", 10);
+  for (int i = 0; i < 3; ++i) {
+    const ValueId weight = Weight(graph, "layers." + std::to_string(i) + ".w", 100);
+    const ValueId kv = Input(graph, "past_key_values." + std::to_string(i) + ".key", 200);
+    graph.values[kv].value_class = ValueClass::kKvCache;
+    const ValueId out = Bytes(graph, "a" + std::to_string(i), 10);
+    Op(graph, "n" + std::to_string(i), "Work", {previous, weight, kv}, {out});
+    previous = out;
+  }
+  MarkOutput(graph, previous);
+  HardwareProfile profile = UnitProfile();
+  profile.tiers.push_back({"nvme", int64_t{1} << 42, false});
+  profile.links.push_back({2, 1, 1'000'000'000, 0, 1});  // nvme -> ddr
+  profile.links.push_back({1, 2, 1'000'000'000, 0, 1});  // ddr -> nvme
+  profile.weight_home_tier = 2;
+  const auto context = BuildBaselineContext(graph, profile, {100, 100, 100});
+  LayerStreamingOptions options;
+  options.lookahead_layers = 0;
+  options.stream_state = true;
+  // Streaming everything, step i holds x, a_{i-1}, a_i and layer i (w_i + kv_i = 300):
+  // 10 + 10 + 10 + 300 = 330 at most. With the weights alone streamed the 600 B of KV stay
+  // and step 1 holds 730, over the 550 B budget, so the KV cache streams too.
+  // Leading: layer 0 resident adds w0 + kv0 = 300 at steps 1 and 2: 630 > 550, so no layer
+  // stays and every weight crosses nvme each iteration (3 x 100 B).
+  // Home-aware keeps w0, w1, w2 (nvme-homed) first, then kv0: the three weights add 200 at
+  // each step (the two not read there): 530 <= 550; with kv0 too, step 1 holds 730. Laid out,
+  // x and the weights sit under the KV blocks (200, one step each, at offset 0) and the
+  // activations (a0 at 200 over steps 0-1, a1 at 210 over 1-2, a2 at 200): 310 + 220 = 530.
+  auto nvme_bytes = [&](const Plan& plan) { return plan.timeline.bytes_moved_per_link[2]; };
+  const auto leading = LayerStreamingPlan(context, 550, options);
+  RequireVerified(graph, profile, leading.plan);
+  REQUIRE(leading.plan.fits);
+  CHECK(leading.resident_layers == 0);
+  CHECK(nvme_bytes(leading.plan) == 300);
+  options.slow_homes_resident = true;
+  const auto home_aware = LayerStreamingPlan(context, 550, options);
+  RequireVerified(graph, profile, home_aware.plan);
+  REQUIRE(home_aware.plan.fits);
+  CHECK(nvme_bytes(home_aware.plan) == 0);
+  CHECK(Fetched(graph, home_aware.plan) == std::vector<std::string>{"past_key_values.0.key",
+                                                                    "past_key_values.1.key",
+                                                                    "past_key_values.2.key"});
+  CHECK(home_aware.plan.layout.arena_bytes == 530);
+  CHECK(home_aware.resident_layers == 0);  // every layer streams its KV
+}
+
 }  // namespace
 }  // namespace hyperplan::baselines_test
