@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "baselines/copy_reservations.h"
@@ -153,63 +154,59 @@ Plan BuildStreaming(const BaselineContext& context, const WeightLayers& layers, 
   return builder.Finish(options);
 }
 
-// Streams `layers` (see LayerStreamingPlan).
-LayerStreamingResult StreamLayers(const BaselineContext& context, const WeightLayers& layers,
-                                  std::optional<int64_t> budget_bytes,
-                                  const LayerStreamingOptions& options) {
-  const int lookahead = std::max(0, options.lookahead_layers);
-  const std::optional<int64_t> budget =
-      budget_bytes ? std::optional<int64_t>(context.EffectiveBudget(budget_bytes)) : std::nullopt;
-  // What stays resident, by how many of it: leading (or interleaved) layers, or values with
-  // their slow homes first.
-  const std::vector<ValueId> slow_first =
-      options.slow_homes_resident ? SlowHomesFirst(context, layers) : std::vector<ValueId>();
-  const int unit_count =
-      options.slow_homes_resident ? static_cast<int>(slow_first.size()) : layers.count();
-  auto resident_values = [&](int count) {
-    if (!options.slow_homes_resident) {
-      return ResidentOfRanks(layers, StreamedRanks(layers.count(), count, options.interleave));
+// What stays on the device, counted in units: leading (or interleaved) layers, or, home-aware,
+// values with their slow homes first (SlowHomesFirst).
+class ResidentUnits {
+ public:
+  ResidentUnits(const BaselineContext& context, const WeightLayers& layers,
+                const LayerStreamingOptions& options)
+      : context_(context),
+        layers_(layers),
+        options_(options),
+        slow_first_(options.slow_homes_resident ? SlowHomesFirst(context, layers)
+                                                : std::vector<ValueId>()) {}
+
+  int count() const {
+    return options_.slow_homes_resident ? static_cast<int>(slow_first_.size()) : layers_.count();
+  }
+
+  // By ValueId: the values `units` keep on the device.
+  std::vector<uint8_t> Values(int units) const {
+    if (!options_.slow_homes_resident) {
+      return ResidentOfRanks(layers_, StreamedRanks(layers_.count(), units, options_.interleave));
     }
-    std::vector<uint8_t> resident(layers.rank_of_value.size(), 0);
-    for (int k = 0; k < count; ++k) resident[slow_first[k]] = 1;
+    std::vector<uint8_t> resident(layers_.rank_of_value.size(), 0);
+    for (int k = 0; k < units; ++k) resident[slow_first_[k]] = 1;
     return resident;
-  };
-  auto build = [&](int count) {
-    const std::vector<uint8_t> resident = resident_values(count);
-    return SteadyState(context, [&](const std::vector<uint8_t>& start_off) {
-      return BuildStreaming(context, layers, lookahead, std::max(0, options.stage_lead_layers),
-                            resident, budget, start_off);
-    });
-  };
-  auto whole_layers = [&](int count) {
-    if (!options.slow_homes_resident) return count;
-    const std::vector<uint8_t> resident = resident_values(count);
-    std::vector<uint8_t> streams(layers.count(), 0);
+  }
+
+  // The layers `units` keep whole (every homed value resident).
+  int WholeLayers(int units) const {
+    if (!options_.slow_homes_resident) return units;
+    const std::vector<uint8_t> resident = Values(units);
+    std::vector<uint8_t> streams(layers_.count(), 0);
     for (size_t id = 0; id < resident.size(); ++id) {
-      const int rank = layers.rank_of_value[id];
-      if (rank >= 0 && !resident[id] && context.homes.Homed(static_cast<ValueId>(id))) {
+      const int rank = layers_.rank_of_value[id];
+      if (rank >= 0 && !resident[id] && context_.homes.Homed(static_cast<ValueId>(id))) {
         streams[rank] = 1;
       }
     }
     return static_cast<int>(std::count(streams.begin(), streams.end(), 0));
-  };
-  LayerStreamingResult result;
-  result.layer_count = layers.count();
-  if (options.resident_layers || !budget) {
-    const int count = options.slow_homes_resident
-                          ? 0
-                          : std::clamp(options.resident_layers.value_or(0), 0, layers.count());
-    result.resident_layers = whole_layers(count);
-    result.plan = build(count);
-    return result;
   }
-  // The most units that still fit: fits(count) is monotone in the count.
+
+ private:
+  const BaselineContext& context_;
+  const WeightLayers& layers_;
+  const LayerStreamingOptions& options_;
+  std::vector<ValueId> slow_first_;
+};
+
+// The most units whose plan fits (fits(units) is monotone in the units), with that plan; 0
+// and the nearest plan when none fits.
+template <typename Build>
+std::pair<int, Plan> MostUnitsThatFit(int unit_count, const Build& build) {
   Plan all = build(unit_count);
-  if (all.fits) {
-    result.resident_layers = layers.count();
-    result.plan = std::move(all);
-    return result;
-  }
+  if (all.fits) return {unit_count, std::move(all)};
   Plan best = build(0);
   int lo = 0;
   int hi = unit_count;  // fits(lo) (when best fits), !fits(hi)
@@ -225,8 +222,38 @@ LayerStreamingResult StreamLayers(const BaselineContext& context, const WeightLa
       }
     }
   }
-  result.resident_layers = whole_layers(lo);
-  result.plan = std::move(best);
+  return {lo, std::move(best)};
+}
+
+// Streams `layers` (see LayerStreamingPlan).
+LayerStreamingResult StreamLayers(const BaselineContext& context, const WeightLayers& layers,
+                                  std::optional<int64_t> budget_bytes,
+                                  const LayerStreamingOptions& options) {
+  const int lookahead = std::max(0, options.lookahead_layers);
+  const std::optional<int64_t> budget =
+      budget_bytes ? std::optional<int64_t>(context.EffectiveBudget(budget_bytes)) : std::nullopt;
+  const ResidentUnits units(context, layers, options);
+  auto build = [&](int unit_count) {
+    const std::vector<uint8_t> resident = units.Values(unit_count);
+    return SteadyState(context, [&](const std::vector<uint8_t>& start_off) {
+      return BuildStreaming(context, layers, lookahead, std::max(0, options.stage_lead_layers),
+                            resident, budget, start_off);
+    });
+  };
+  int kept = 0;
+  Plan plan;
+  if (options.resident_layers || !budget) {
+    kept = options.slow_homes_resident
+               ? 0
+               : std::clamp(options.resident_layers.value_or(0), 0, layers.count());
+    plan = build(kept);
+  } else {
+    std::tie(kept, plan) = MostUnitsThatFit(units.count(), build);
+  }
+  LayerStreamingResult result;
+  result.plan = std::move(plan);
+  result.layer_count = layers.count();
+  result.resident_layers = units.WholeLayers(kept);
   return result;
 }
 
