@@ -154,6 +154,9 @@ Plan BuildStreaming(const BaselineContext& context, const WeightLayers& layers, 
   return builder.Finish(options);
 }
 
+// The home-aware search stops when what it has left undecided holds under 1/256 of the budget.
+constexpr int64_t kSearchPrecisionDivisor = 256;
+
 // What stays on the device, counted in units: leading (or interleaved) layers, or, home-aware,
 // values with their slow homes first (SlowHomesFirst).
 class ResidentUnits {
@@ -164,7 +167,13 @@ class ResidentUnits {
         layers_(layers),
         options_(options),
         slow_first_(options.slow_homes_resident ? SlowHomesFirst(context, layers)
-                                                : std::vector<ValueId>()) {}
+                                                : std::vector<ValueId>()),
+        slow_first_end_bytes_(slow_first_.size() + 1, 0) {
+    for (size_t k = 0; k < slow_first_.size(); ++k) {
+      slow_first_end_bytes_[k + 1] =
+          slow_first_end_bytes_[k] + context.graph->values[slow_first_[k]].bytes;
+    }
+  }
 
   int count() const {
     return options_.slow_homes_resident ? static_cast<int>(slow_first_.size()) : layers_.count();
@@ -178,6 +187,12 @@ class ResidentUnits {
     std::vector<uint8_t> resident(layers_.rank_of_value.size(), 0);
     for (int k = 0; k < units; ++k) resident[slow_first_[k]] = 1;
     return resident;
+  }
+
+  // The bytes of units [lo, hi): home-aware values only (0 for layers, which the search
+  // resolves to the last one).
+  int64_t BytesBetween(int lo, int hi) const {
+    return options_.slow_homes_resident ? slow_first_end_bytes_[hi] - slow_first_end_bytes_[lo] : 0;
   }
 
   // The layers `units` keep whole (every homed value resident).
@@ -199,19 +214,24 @@ class ResidentUnits {
   const WeightLayers& layers_;
   const LayerStreamingOptions& options_;
   std::vector<ValueId> slow_first_;
+  std::vector<int64_t> slow_first_end_bytes_;  // prefix sums of their bytes
 };
 
 // The most units whose plan fits (fits(units) is monotone in the units), with that plan; 0
-// and the nearest plan when none fits.
+// and the nearest plan when none fits. The search also ends once the units left undecided
+// hold under `precision_bytes`.
 template <typename Build>
-std::pair<int, Plan> MostUnitsThatFit(int unit_count, const Build& build) {
+std::pair<int, Plan> MostUnitsThatFit(const ResidentUnits& units, int64_t precision_bytes,
+                                      const Build& build) {
+  const int unit_count = units.count();
   Plan all = build(unit_count);
   if (all.fits) return {unit_count, std::move(all)};
   Plan best = build(0);
   int lo = 0;
   int hi = unit_count;  // fits(lo) (when best fits), !fits(hi)
   if (best.fits) {
-    while (hi - lo > 1) {
+    while (hi - lo > 1 &&
+           (units.BytesBetween(lo, hi) == 0 || units.BytesBetween(lo, hi) >= precision_bytes)) {
       const int mid = lo + (hi - lo) / 2;
       Plan plan = build(mid);
       if (plan.fits) {
@@ -248,7 +268,9 @@ LayerStreamingResult StreamLayers(const BaselineContext& context, const WeightLa
                : std::clamp(options.resident_layers.value_or(0), 0, layers.count());
     plan = build(kept);
   } else {
-    std::tie(kept, plan) = MostUnitsThatFit(units.count(), build);
+    // Home-aware, a value left off by the search crosses NVMe once an iteration: resolving the
+    // last 1/256 of the budget (a DeepSeek-V3-sized expert or two) is not worth its builds.
+    std::tie(kept, plan) = MostUnitsThatFit(units, *budget / kSearchPrecisionDivisor, build);
   }
   LayerStreamingResult result;
   result.plan = std::move(plan);

@@ -32,14 +32,17 @@
 // overflow DDR does not fit).
 // Home-aware (hyperplan's own, slow_homes_resident): what stays on the device is chosen by
 // value, not by layer: first the values whose home is behind a staging tier, then the rest in
-// order of first use, the longest prefix of that list whose plan fits (binary search). A value
+// order of first use, the longest prefix of that list whose plan fits (binary search, ended
+// once the values left undecided hold under 1/256 of the budget: each would cross NVMe once an
+// iteration, and the DeepSeek-V3-sized decode's list is 45k values long). A value
 // kept on the device crosses no link in steady state, so keeping the NVMe-homed ones is what
 // the lower bound assumes: NVMe carries only the slow homes the device cannot keep. Where the
 // homes spill to NVMe, spread over the iteration (homes.h), the leading layers hold a layer's
 // share of NVMe-homed values and the rest of them cross NVMe every iteration (Llama-3-70B
 // decode batch 16 on h100-sxm: 62.9 GB a token; home-aware: 31.2 GB).
-// Cost: O(steps + uses) per plan, times log(layers) plans for the budget search (log(values
-// of the layers) when home-aware; twice with state when the weights alone do not fit).
+// Cost: O(steps + uses) per plan, times log(layers) plans for the budget search (at most
+// log(values of the layers), about 8, home-aware; twice with state when the weights alone do
+// not fit).
 // Limits: a layer's streamed values move together per visit, not per tensor use.
 #pragma once
 
