@@ -227,13 +227,14 @@ PlanResult PlanBest(const Graph& graph, const HardwareProfile& profile, const Pl
   result.own_makespan_ns = result.plan.timeline.makespan_ns;
   result.own_fits = result.plan.fits;
   const std::optional<int64_t> budget = PlannedBudget(result.plan);
+  const bool ran_at_budget = contenders.valid() && budget == expected_budget;
   if (contenders.valid()) {
-    if (budget != expected_budget) run.cancel = true;  // the speculation missed: its plans are moot
+    if (!ran_at_budget) run.cancel = true;  // the guess missed: its plans are moot
     contenders.get();
   }
   if (!budget) return result;
   if (!context) context.emplace(BuildBaselineContext(graph, profile, options.node_time_ns, loop));
-  if (run.cancel) {  // the guess missed: plan them again at the planner's budget
+  if (!ran_at_budget) {  // plan them (again) at the planner's budget
     run.outcomes.clear();
     run.best.reset();
     run.cancel = false;
