@@ -26,10 +26,11 @@
 // layers before. Without such homes these entries would rebuild other entries' plans and are
 // skipped; a staged entry is also skipped where its unstaged twin does not fit (it holds the
 // same device bytes and more staging bytes: on the DeepSeek-V3-sized decode on h100-sxm every
-// layer-streaming plan overflows DDR, and seven of fourteen policies need not run). Measured
+// layer-streaming plan overflows DDR, and six of fourteen policies need not run). Measured
 // (hyperplan-bench compare, 2026-11-26): they win every NVMe cell; home-aware residency took
 // Llama-3-70B batch 16 on h100-sxm from 9.73 to 8.30 s and Llama-3-405B prefill from 83.5 to
-// 82.6 s (h100-sxm), 25.6 to 24.4 s (gh200) and 47.2 to 45.5 s (a100-pcie4).
+// 82.6 s (h100-sxm), 25.6 to 24.4 s (gh200) and 47.2 to 45.5 s (a100-pcie4), and the
+// DeepSeek-V3-sized decode from 63.5 to 61.5 s (gh200) and 122.2 to 120.4 s (a100-pcie4).
 // Every layer-streaming policy here streams a layer's KV cache with its weights (as the
 // benchmark's layer-streaming contender does, like FlexGen and ZeRO-Inference's KV offload):
 // a batch-16 32k cache (172 GB) fits no 80 GB device otherwise. Every policy's numbers and the
@@ -47,7 +48,8 @@
 // the device, else the device: the planner's budget whenever its overhead-mode plan does not
 // fit); dropped if the planner's plan fits without one, run again should the budgets differ.
 // What PlanBest returns does not depend on it. The DeepSeek-V3-sized decode on h100-sxm
-// (123k nodes): 27.1 -> 20.0 s of planning (docs/benchmarks.md), same plan.
+// (123k nodes): 31.8 -> 18.5 s of planning with the twin rule and the treap's path updates
+// (docs/benchmarks.md, "Planner time"), same plan; peak RSS 1.09 -> 1.12 GB.
 #pragma once
 
 #include <cstdint>
