@@ -189,8 +189,7 @@ class ResidentUnits {
     return resident;
   }
 
-  // The bytes of units [lo, hi): home-aware values only (0 for layers, which the search
-  // resolves to the last one).
+  // The bytes of home-aware units [lo, hi) (0 for layers).
   int64_t BytesBetween(int lo, int hi) const {
     return options_.slow_homes_resident ? slow_first_end_bytes_[hi] - slow_first_end_bytes_[lo] : 0;
   }
@@ -219,7 +218,7 @@ class ResidentUnits {
 
 // The most units whose plan fits (fits(units) is monotone in the units), with that plan; 0
 // and the nearest plan when none fits. The search also ends once the units left undecided
-// hold under `precision_bytes`.
+// hold under `precision_bytes` (0: it resolves to the last unit).
 template <typename Build>
 std::pair<int, Plan> MostUnitsThatFit(const ResidentUnits& units, int64_t precision_bytes,
                                       const Build& build) {
@@ -230,8 +229,7 @@ std::pair<int, Plan> MostUnitsThatFit(const ResidentUnits& units, int64_t precis
   int lo = 0;
   int hi = unit_count;  // fits(lo) (when best fits), !fits(hi)
   if (best.fits) {
-    while (hi - lo > 1 &&
-           (units.BytesBetween(lo, hi) == 0 || units.BytesBetween(lo, hi) >= precision_bytes)) {
+    while (hi - lo > 1 && units.BytesBetween(lo, hi) >= precision_bytes) {
       const int mid = lo + (hi - lo) / 2;
       Plan plan = build(mid);
       if (plan.fits) {
@@ -270,7 +268,10 @@ LayerStreamingResult StreamLayers(const BaselineContext& context, const WeightLa
   } else {
     // Home-aware, a value left off by the search crosses NVMe once an iteration: resolving the
     // last 1/256 of the budget (a DeepSeek-V3-sized expert or two) is not worth its builds.
-    std::tie(kept, plan) = MostUnitsThatFit(units, *budget / kSearchPrecisionDivisor, build);
+    // Layers are resolved to the last one.
+    const int64_t precision_bytes =
+        options.slow_homes_resident ? *budget / kSearchPrecisionDivisor : 0;
+    std::tie(kept, plan) = MostUnitsThatFit(units, precision_bytes, build);
   }
   LayerStreamingResult result;
   result.plan = std::move(plan);
