@@ -2,6 +2,7 @@
 #include "baselines/copy_reservations.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace hyperplan::baselines {
 
@@ -43,6 +44,12 @@ bool CopyReservations::Reserve(ValueId value) {
   used_bytes_[tier] += bytes;
   reserved_[value] = 1;
   return true;
+}
+
+int64_t CopyReservations::FreeBytes(TierId tier) const {
+  const int64_t capacity = context_.profile->tiers[tier].capacity_bytes;
+  if (capacity <= 0) return std::numeric_limits<int64_t>::max();
+  return std::max<int64_t>(0, capacity - used_bytes_[tier]);
 }
 
 }  // namespace hyperplan::baselines

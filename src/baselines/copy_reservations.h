@@ -26,6 +26,9 @@ class CopyReservations {
   // Whether `value` has (or now gets) room for its copy off the device.
   bool Reserve(ValueId value);
   bool Reserved(ValueId value) const { return reserved_[value] != 0; }
+  // The room left on `tier` once the reservations so far and the staging slack are counted
+  // (INT64_MAX when the tier is unbounded).
+  int64_t FreeBytes(TierId tier) const;
 
  private:
   const BaselineContext& context_;

@@ -81,8 +81,75 @@ WeightLayers WithLayerState(const BaselineContext& context, WeightLayers layers)
   return layers;
 }
 
+// How staging hops (NVMe -> DDR) run ahead of their device hop.
+struct Staging {
+  int lead_visits = 0;   // issued this many visits before the fetch (0: with the fetch)
+  bool by_room = false;  // issued as early as the staging tier's free room allows
+  bool Any() const { return lead_visits > 0 || by_room; }
+};
+
+// A streamed value's window whose fetch is staged: its staging hop may be issued at any
+// boundary in [earliest, fetch]; `lead` is where the visit lead puts it; `read` is the first
+// compute step that reads the value in the window (it waits for the device hop, so the staged
+// copy is surely gone when the step after it starts).
+struct StagedWindow {
+  ValueId value;
+  Step earliest;
+  Step lead;
+  Step fetch;
+  Step read;
+};
+
+// The staging tier of `value`'s route to the device: the last tier before the device.
+TierId StagingTier(const BaselineContext& context, ValueId value) {
+  const Route& route = *context.routes.to_device[context.homes.OffTier(value)];
+  return context.profile->links[route[route.size() - 2]].to;
+}
+
+// Staging boundaries paced by room, by window (in `windows`' order). In the order the device
+// reads them, each staging hop is issued at the earliest boundary where its copy and the
+// staged copies not yet surely read fit the staging tier's free room (a copy counts through
+// the step that reads it, as the tier's layout sees it: tier_layout.h); never before an
+// earlier window's hop (NVMe reads in the order the device needs them), nor before
+// `earliest`, nor after the fetch. Where one fetch boundary alone stages more than the room
+// (the fetch caps it), the tier's layout may still overflow: the plan then does not fit.
+// Cost: O(w log w) for w windows.
+std::vector<Step> PaceByRoom(const BaselineContext& context, const CopyReservations& copies,
+                             const std::vector<StagedWindow>& windows) {
+  std::vector<size_t> order(windows.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+  auto key = [&](size_t k) { return std::tie(windows[k].read, windows[k].value); };
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key(a) < key(b); });
+  std::map<TierId, std::vector<size_t>> by_tier;  // window indices in read order
+  for (size_t k : order) by_tier[StagingTier(context, windows[k].value)].push_back(k);
+  auto bytes_of = [&](size_t k) { return context.graph->values[windows[k].value].bytes; };
+  std::vector<Step> stage(windows.size(), 0);
+  for (const auto& [tier, list] : by_tier) {
+    const int64_t room_bytes = copies.FreeBytes(tier);
+    Step boundary = 0;
+    size_t oldest = 0;          // first window of `list` whose copy may still be unread
+    int64_t waiting_bytes = 0;  // bytes of list[oldest, i)
+    for (size_t i = 0; i < list.size(); ++i) {
+      auto drop_read = [&] {
+        while (oldest < i && windows[list[oldest]].read < boundary) {
+          waiting_bytes -= bytes_of(list[oldest++]);
+        }
+      };
+      drop_read();
+      while (oldest < i && waiting_bytes + bytes_of(list[i]) > room_bytes) {
+        boundary = windows[list[oldest]].read + 1;
+        drop_read();
+      }
+      const StagedWindow& window = windows[list[i]];
+      stage[list[i]] = std::min(window.fetch, std::max(boundary, window.earliest));
+      waiting_bytes += bytes_of(list[i]);
+    }
+  }
+  return stage;
+}
+
 Plan BuildStreaming(const BaselineContext& context, const WeightLayers& layers, int lookahead,
-                    int stage_lead, const std::vector<uint8_t>& kept_resident,
+                    const Staging& staging, const std::vector<uint8_t>& kept_resident,
                     std::optional<int64_t> budget_bytes, const std::vector<uint8_t>& start_off) {
   const Graph& graph = *context.graph;
   const Step step_count = context.step_count();
@@ -97,19 +164,28 @@ Plan BuildStreaming(const BaselineContext& context, const WeightLayers& layers, 
   auto streamed = [&](ValueId value) { return is_streamed[value] != 0; };
   // Each streamed weight's windows [fetch boundary, last step of the visit], merged when
   // they touch, become one Fetch and one Detach.
-  // A value behind a staging tier (NVMe behind DDR) has its staging hops issued `stage_lead`
-  // visits before the window's fetch, so the slow hop runs ahead of the device hop.
+  // A value behind a staging tier (NVMe behind DDR) has its staging hop issued ahead of the
+  // window's fetch (Staging), so the slow hop runs ahead of the device hop.
   std::vector<std::vector<ValueId>> stage_at(static_cast<size_t>(step_count) + 1);
   std::vector<std::vector<ValueId>> fetch_at(static_cast<size_t>(step_count) + 1);
   std::vector<std::vector<ValueId>> detach_at(static_cast<size_t>(step_count) + 1);
+  std::vector<StagedWindow> staged_windows;
+  std::vector<Step> window_earliest(graph.values.size(), 0);
+  std::vector<Step> window_read_from(graph.values.size(), 0);  // its first visit's start
   std::vector<Step> window_stage(graph.values.size(), -1);
   std::vector<Step> window_first(graph.values.size(), -1);
   std::vector<Step> window_last(graph.values.size(), -1);
   auto staged = [&](ValueId value) {
-    return stage_lead > 0 && context.routes.BehindStagingTier(context.homes.OffTier(value));
+    return staging.Any() && context.routes.BehindStagingTier(context.homes.OffTier(value));
   };
   auto close_window = [&](ValueId value) {
-    if (staged(value)) stage_at[window_stage[value]].push_back(value);
+    if (staged(value)) {
+      const std::vector<Step>& uses = context.lifetimes.lifetimes[value].use_steps;
+      const auto first_read = std::lower_bound(uses.begin(), uses.end(), window_read_from[value]);
+      const Step read = first_read != uses.end() ? *first_read : window_read_from[value];
+      staged_windows.push_back(
+          {value, window_earliest[value], window_stage[value], window_first[value], read});
+    }
     fetch_at[window_first[value]].push_back(value);
     if (window_last[value] + 1 < step_count) detach_at[window_last[value] + 1].push_back(value);
   };
@@ -126,14 +202,22 @@ Plan BuildStreaming(const BaselineContext& context, const WeightLayers& layers, 
       }
       if (window_first[value] >= 0) close_window(value);
       // Not before the previous window's end: one staged copy per value at a time.
-      window_stage[value] = std::max(visit_start(j - lookahead - stage_lead),
-                                     window_last[value] >= 0 ? window_last[value] + 1 : 0);
+      window_earliest[value] = window_last[value] >= 0 ? window_last[value] + 1 : 0;
+      window_stage[value] =
+          std::max(visit_start(j - lookahead - staging.lead_visits), window_earliest[value]);
       window_first[value] = fetch;
+      window_read_from[value] = visit.first;
       window_last[value] = visit.last;
     }
   }
   for (size_t id = 0; id < graph.values.size(); ++id) {
     if (window_first[id] >= 0) close_window(static_cast<ValueId>(id));
+  }
+  const std::vector<Step> paced =
+      staging.by_room ? PaceByRoom(context, copies, staged_windows) : std::vector<Step>();
+  for (size_t k = 0; k < staged_windows.size(); ++k) {
+    const StagedWindow& window = staged_windows[k];
+    stage_at[staging.by_room ? paced[k] : window.lead].push_back(window.value);
   }
   for (auto& list : fetch_at) std::stable_sort(list.begin(), list.end());
   for (auto& list : stage_at) std::stable_sort(list.begin(), list.end());
@@ -216,23 +300,25 @@ class ResidentUnits {
   std::vector<int64_t> slow_first_end_bytes_;  // prefix sums of their bytes
 };
 
-// The most units whose plan fits (fits(units) is monotone in the units), with that plan; 0
-// and the nearest plan when none fits. The search also ends once the units left undecided
-// hold under `precision_bytes` (0: it resolves to the last unit).
-template <typename Build>
+// The most units whose plan's arena fits (monotone in the units: each one adds device bytes),
+// with that plan; 0 and its plan when none does. That plan may still overflow a host tier
+// (it then does not fit): keeping more on the device only lowers what stages through host
+// tiers, so no other count would fit either. The search also ends once the units left
+// undecided hold under `precision_bytes` (0: it resolves to the last unit).
+template <typename Build, typename ArenaFits>
 std::pair<int, Plan> MostUnitsThatFit(const ResidentUnits& units, int64_t precision_bytes,
-                                      const Build& build) {
+                                      const Build& build, const ArenaFits& arena_fits) {
   const int unit_count = units.count();
   Plan all = build(unit_count);
-  if (all.fits) return {unit_count, std::move(all)};
+  if (arena_fits(all)) return {unit_count, std::move(all)};
   Plan best = build(0);
   int lo = 0;
-  int hi = unit_count;  // fits(lo) (when best fits), !fits(hi)
-  if (best.fits) {
+  int hi = unit_count;  // arena_fits(lo) (when best's does), !arena_fits(hi)
+  if (arena_fits(best)) {
     while (hi - lo > 1 && units.BytesBetween(lo, hi) >= precision_bytes) {
       const int mid = lo + (hi - lo) / 2;
       Plan plan = build(mid);
-      if (plan.fits) {
+      if (arena_fits(plan)) {
         lo = mid;
         best = std::move(plan);
       } else {
@@ -251,11 +337,11 @@ LayerStreamingResult StreamLayers(const BaselineContext& context, const WeightLa
   const std::optional<int64_t> budget =
       budget_bytes ? std::optional<int64_t>(context.EffectiveBudget(budget_bytes)) : std::nullopt;
   const ResidentUnits units(context, layers, options);
+  const Staging staging{std::max(0, options.stage_lead_layers), options.stage_by_room};
   auto build = [&](int unit_count) {
     const std::vector<uint8_t> resident = units.Values(unit_count);
     return SteadyState(context, [&](const std::vector<uint8_t>& start_off) {
-      return BuildStreaming(context, layers, lookahead, std::max(0, options.stage_lead_layers),
-                            resident, budget, start_off);
+      return BuildStreaming(context, layers, lookahead, staging, resident, budget, start_off);
     });
   };
   int kept = 0;
@@ -271,7 +357,12 @@ LayerStreamingResult StreamLayers(const BaselineContext& context, const WeightLa
     // Layers are resolved to the last one.
     const int64_t precision_bytes =
         options.slow_homes_resident ? *budget / kSearchPrecisionDivisor : 0;
-    std::tie(kept, plan) = MostUnitsThatFit(units, precision_bytes, build);
+    const int64_t capacity = context.device_capacity_bytes();
+    auto arena_fits = [&](const Plan& candidate) {
+      const int64_t arena = candidate.layout.arena_bytes;
+      return arena <= *budget && (capacity <= 0 || arena <= capacity);
+    };
+    std::tie(kept, plan) = MostUnitsThatFit(units, precision_bytes, build, arena_fits);
   }
   LayerStreamingResult result;
   result.plan = std::move(plan);

@@ -12,10 +12,11 @@
 // run, and so do weights of no layer; activations never move, and KV caches only with state
 // streaming (below). With a budget,
 // resident_layers is the largest count whose arena fits (binary search; it never fits when
-// streaming every layer does not). Transfers are asynchronous on the copy streams.
-// Interleaved (hyperplan's own variant, not a peer's): the resident layers are spread evenly
-// among the streamed ones instead of leading them (with S of L layers streamed, layer rank r
-// streams when floor((r + 1) S / L) > floor(r S / L)), so a streamed layer's fetch overlaps
+// streaming every layer does not); that plan may still overflow a host tier, and then none
+// fits: more on the device only lowers what stages through host tiers. Transfers are asynchronous
+// on the copy streams. Interleaved (hyperplan's own variant, not a peer's): the resident layers are
+// spread evenly among the streamed ones instead of leading them (with S of L layers streamed, layer
+// rank r streams when floor((r + 1) S / L) > floor(r S / L)), so a streamed layer's fetch overlaps
 // the resident layers' compute before it and the link works through the whole iteration;
 // with the leading layers resident it idles through them and binds the streamed tail.
 // With state: the homed values that are not weights (the KV cache and optimizer state fed in)
@@ -29,7 +30,12 @@
 // fetch (never before its previous window ends) and only the device hop at the fetch, so the
 // NVMe read overlaps the layers streamed before it, as FlexGen pipelines disk -> CPU -> GPU;
 // the staged copy waits in DDR in between (a tier copy like any other: a plan whose copies
-// overflow DDR does not fit).
+// overflow DDR does not fit). Staged by room (hyperplan's own, stage_by_room): instead of a
+// fixed lead, each staging hop goes at the earliest boundary where the staged copies not yet
+// read, its own included, fit the staging tier's free room (what CopyReservations leaves),
+// in the order the device reads them and never after the fetch: NVMe starts at the
+// iteration's first step and stays as far ahead as DDR allows (Llama-3-70B decode batch 16
+// on h100-sxm: 8.03 s at the best lead, +8; 7.63 s by room).
 // Home-aware (hyperplan's own, slow_homes_resident): what stays on the device is chosen by
 // value, not by layer: first the values whose home is behind a staging tier, then the rest in
 // order of first use, the longest prefix of that list whose plan fits (binary search, ended
@@ -62,6 +68,8 @@ struct LayerStreamingOptions {
   bool stream_state = false;  // state a layer reads may stream with its weights (see above)
   // Visits by which a staging hop (NVMe -> DDR) runs ahead of its device hop (see above).
   int stage_lead_layers = 0;
+  // Staging hops issued as early as the staging tier's free room allows (see above).
+  bool stage_by_room = false;
   // Resident by value, slow homes first (see above); resident_layers and interleave are then
   // ignored (without a budget every value streams, as in the layer forms).
   bool slow_homes_resident = false;

@@ -9,8 +9,8 @@
 #include "baselines/fit_budget.h"
 #include "baselines/gap_index.h"
 #include "baselines/plan_builder.h"
-#include "baselines/steady_state.h"
 #include "baselines/residency_rules.h"
+#include "baselines/steady_state.h"
 #include "hyperplan/planner/segment_tree.h"
 
 namespace hyperplan::baselines {

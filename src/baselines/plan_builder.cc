@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "hyperplan/cost.h"
 #include "hyperplan/error.h"
 #include "hyperplan/planner/cold_start.h"
 #include "hyperplan/planner/layout.h"
@@ -35,13 +36,32 @@ PlanBuilder::PlanBuilder(const BaselineContext& context) : context_(context) {
   home_used_.assign(value_count, 0);
   dirty_.assign(value_count, 0);
   staged_hop_.assign(value_count, -1);
-  next_channel_.assign(context.profile->links.size(), 0);
+  channel_free_ns_.resize(context.profile->links.size());
+  for (size_t link = 0; link < channel_free_ns_.size(); ++link) {
+    channel_free_ns_[link].assign(std::max(1, context.profile->links[link].channels), 0);
+  }
   plan_.order = context.order;
   plan_.node_time_ns = context.node_time_ns;
 }
 
 int32_t PlanBuilder::Append(PlanStep step, std::vector<int32_t> waits) {
   Normalise(waits);
+  // The step's simulated times, as Simulate will replay them (each depends only on the steps
+  // before it): Transfer picks the channel that frees first from them.
+  int64_t ready_ns = 0;
+  for (int32_t wait : waits) ready_ns = std::max(ready_ns, end_ns_[wait]);
+  int64_t end_ns = 0;
+  if (step.kind == StepKind::kCompute || step.kind == StepKind::kDetach) {
+    end_ns = std::max(ready_ns, stream_free_ns_) +
+             (step.kind == StepKind::kCompute ? plan_.node_time_ns[step.node] : 0);
+    stream_free_ns_ = end_ns;
+  } else {
+    int64_t& channel_free = channel_free_ns_[step.link][step.channel];
+    end_ns = std::max(ready_ns, channel_free) +
+             ChannelTransferTimeNs(context_.profile->links[step.link], step.bytes);
+    channel_free = end_ns;
+  }
+  end_ns_.push_back(end_ns);
   step.waits_for = std::move(waits);
   plan_.steps.push_back(std::move(step));
   return last_step();
@@ -164,8 +184,11 @@ int32_t PlanBuilder::Transfer(StepKind kind, ValueId value, int32_t link, Step b
   step.src_tier = spec.from;
   step.dst_tier = spec.to;
   step.link = link;
-  step.channel = next_channel_[link];
-  next_channel_[link] = (next_channel_[link] + 1) % std::max(1, spec.channels);
+  // The channel that frees first (the lowest of equals): a lone transfer on an idle link
+  // still gets one channel's share, but a backlog spreads over every channel.
+  const std::vector<int64_t>& free_ns = channel_free_ns_[link];
+  step.channel =
+      static_cast<int32_t>(std::min_element(free_ns.begin(), free_ns.end()) - free_ns.begin());
   step.bytes = bytes;
   step.boundary = boundary;
   return Append(std::move(step), std::move(waits));

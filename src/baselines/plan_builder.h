@@ -9,16 +9,16 @@
 // the format requires: a compute step waits for the Prefetches that brought its inputs, a
 // Prefetch's first and device hops for the compute stream to reach its boundary, a Store for
 // its producer, a Detach for the Store it relies on. Policies add waits of their own (a reactive
-// runtime chains every transfer to the step before it). Channels are taken round robin per
-// link. Finish lays out the arena, replays the plan and summarises it.
-// Cost: O(1) amortized per step and residency change, O(k log k) layout for k intervals (the
-// greedy layouts only below kGreedyLayoutLimit), one simulation.
-// Loops (a periodic context): a value updated in place (Value::written_by) has a stale home
-// copy from its write until a Store writes the change back (the Store then moves only the
-// changed bytes into the home copy); Finish closes the iteration by detaching, after the last
-// step, every persistent value that is resident at the end but did not start there, so the
-// plan ends as it began (a value that started resident and left is the policy's to avoid:
-// steady_state.h reruns it with that value starting off the device).
+// runtime chains every transfer to the step before it). Finish lays out the arena, replays the plan
+// and summarises it. Cost: O(1) amortized per step and residency change, O(k log k) layout for k
+// intervals (the greedy layouts only below kGreedyLayoutLimit), one simulation. Channels: each
+// transfer takes the channel of its link that frees first, from the steps' simulated times so far
+// (a runtime handing a copy to whichever stream is idle). Loops (a periodic context): a value
+// updated in place (Value::written_by) has a stale home copy from its write until a Store writes
+// the change back (the Store then moves only the changed bytes into the home copy); Finish closes
+// the iteration by detaching, after the last step, every persistent value that is resident at the
+// end but did not start there, so the plan ends as it began (a value that started resident and left
+// is the policy's to avoid: steady_state.h reruns it with that value starting off the device).
 // Limits: a transfer's hops are issued at one boundary, or two (Stage, then Fetch); decisions
 // stay empty (baselines do not explain themselves).
 #pragma once
@@ -101,8 +101,10 @@ class PlanBuilder {
   std::vector<uint8_t> home_used_;      // by value: its home copy is relied on
   std::vector<uint8_t> dirty_;          // by value: updated in place, not written back yet
   std::vector<int32_t> staged_hop_;     // by value: last hop of its Stage, -1: not staged
-  std::vector<int32_t> next_channel_;   // by link
-  int32_t last_stream_ = -1;            // last compute or Detach
+  std::vector<int64_t> end_ns_;         // by step: simulated end
+  std::vector<std::vector<int64_t>> channel_free_ns_;  // by link, channel: simulated
+  int64_t stream_free_ns_ = 0;                         // the compute stream: simulated
+  int32_t last_stream_ = -1;                           // last compute or Detach
   Step next_compute_ = 0;
 };
 

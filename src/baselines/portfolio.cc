@@ -45,15 +45,19 @@ enum class Residency {
   kHomeAware,    // values homed behind a staging tier first, then leading (hyperplan's)
 };
 
+// A stage lead meaning "as far ahead as the staging tier's room allows".
+constexpr int kStageByRoom = -1;
+
 // Layer streaming with `lookahead` layers in flight, `residency` deciding what stays, staging
-// hops `stage_lead` layers ahead (0: issued with the device hop).
+// hops `stage_lead` layers ahead (0: issued with the device hop; kStageByRoom).
 Entry StreamingEntry(int lookahead, Residency residency, int stage_lead = 0) {
   const std::string unstaged = std::string(residency == Residency::kInterleaved ? "interleaved "
                                            : residency == Residency::kHomeAware ? "home-aware "
                                                                                 : "") +
                                "layer streaming k=" + std::to_string(lookahead);
-  const std::string name =
-      unstaged + (stage_lead > 0 ? " staged +" + std::to_string(stage_lead) : "");
+  const std::string name = unstaged + (stage_lead == kStageByRoom ? " staged by room"
+                                       : stage_lead > 0 ? " staged +" + std::to_string(stage_lead)
+                                                        : "");
   Entry entry;
   entry.name = name;
   entry.plan = [lookahead, residency, stage_lead](const BaselineContext& context, int64_t budget) {
@@ -61,12 +65,13 @@ Entry StreamingEntry(int lookahead, Residency residency, int stage_lead = 0) {
     options.lookahead_layers = lookahead;
     options.interleave = residency == Residency::kInterleaved;
     options.slow_homes_resident = residency == Residency::kHomeAware;
-    options.stage_lead_layers = stage_lead;
+    options.stage_lead_layers = std::max(0, stage_lead);
+    options.stage_by_room = stage_lead == kStageByRoom;
     options.stream_state = true;  // a layer's KV cache streams with it (FlexGen)
     return LayerStreamingPlan(context, budget, options).plan;
   };
-  entry.needs_staging_homes = stage_lead > 0 || residency == Residency::kHomeAware;
-  if (stage_lead > 0) entry.unstaged_twin = unstaged;
+  entry.needs_staging_homes = stage_lead != 0 || residency == Residency::kHomeAware;
+  if (stage_lead != 0) entry.unstaged_twin = unstaged;
   return entry;
 }
 
@@ -87,8 +92,9 @@ const std::vector<Entry>& Entries() {
     for (int lookahead : {0, 1, 2}) list.push_back(StreamingEntry(lookahead, Residency::kLeading));
     for (int lookahead : {1, 2}) list.push_back(StreamingEntry(lookahead, Residency::kInterleaved));
     list.push_back(StreamingEntry(1, Residency::kHomeAware));
-    for (int lead : {2, 4, 8}) list.push_back(StreamingEntry(1, Residency::kHomeAware, lead));
-    for (int lead : {2, 4, 8}) list.push_back(StreamingEntry(1, Residency::kInterleaved, lead));
+    for (int lead : {2, 4, 8, kStageByRoom}) {
+      list.push_back(StreamingEntry(1, Residency::kHomeAware, lead));
+    }
     for (int distance : {4, 32}) list.push_back(OpDistanceEntry(distance));
     return list;
   }();

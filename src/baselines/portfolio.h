@@ -20,17 +20,19 @@
 // forms run. Home-aware layer streaming k=1 keeps on the device the values homed behind the
 // staging tier first (each would cross NVMe every iteration), then the leading ones, as many
 // as fit (LayerStreamingOptions::slow_homes_resident): the plan moves only what the lower
-// bound forces over NVMe, not a layer's spread share. It and interleaved layer streaming k=1
-// also run with their staging hops 2, 4 and 8 layers ahead of the device hop
-// (LayerStreamingOptions::stage_lead_layers), so NVMe reads overlap the PCIe stream of the
-// layers before. Without such homes these entries would rebuild other entries' plans and are
-// skipped; a staged entry is also skipped where its unstaged twin does not fit (it holds the
-// same device bytes and more staging bytes: on the DeepSeek-V3-sized decode on h100-sxm every
-// layer-streaming plan overflows DDR, and six of fourteen policies need not run). Measured
+// bound forces over NVMe, not a layer's spread share. It also runs with its staging hops 2, 4
+// and 8 layers ahead of the device hop (LayerStreamingOptions::stage_lead_layers) and as far
+// ahead as DDR's free room allows (stage_by_room), so NVMe reads overlap the PCIe stream of
+// the layers before. Without such homes these entries would rebuild other entries' plans and
+// are skipped; a staged entry is also skipped where its unstaged twin does not fit (it holds
+// the same device bytes and more staging bytes). Interleaved k=1 ran staged too until
+// 2026-11-26; with the channel rule below it won no cell and was dropped. Measured
 // (hyperplan-bench compare, 2026-11-26): they win every NVMe cell; home-aware residency took
-// Llama-3-70B batch 16 on h100-sxm from 9.73 to 8.30 s and Llama-3-405B prefill from 83.5 to
-// 82.6 s (h100-sxm), 25.6 to 24.4 s (gh200) and 47.2 to 45.5 s (a100-pcie4), and the
-// DeepSeek-V3-sized decode from 63.5 to 61.5 s (gh200) and 122.2 to 120.4 s (a100-pcie4).
+// Llama-3-70B batch 16 on h100-sxm from 9.73 to 8.30 s (7.63 s staged by room) and
+// Llama-3-405B prefill from 83.5 to 82.6 s (h100-sxm), 25.6 to 24.4 s (gh200) and 47.2 to
+// 45.5 s (a100-pcie4), and the DeepSeek-V3-sized decode from 63.5 to 61.5 s (gh200) and
+// 122.2 to 120.4 s (a100-pcie4). Taking the channel that frees first instead of round robin
+// (plan_builder.h) then took the 405B prefill to 79.1, 23.7 and 44.9 s.
 // Every layer-streaming policy here streams a layer's KV cache with its weights (as the
 // benchmark's layer-streaming contender does, like FlexGen and ZeRO-Inference's KV offload):
 // a batch-16 32k cache (172 GB) fits no 80 GB device otherwise. Every policy's numbers and the
@@ -38,7 +40,7 @@
 // for), so a report can set them beside the plan.
 // When a contender wins, the planner plans again on its simulated timeline
 // (PlanOptions::planning_step_start_ns) and takes the cell back where it does better there.
-// Cost: the planner (twice when a contender wins), plus seven policies, fourteen with staging
+// Cost: the planner (twice when a contender wins), plus seven policies, twelve with staging
 // homes (each a few plans with layout and replay, bounded by their budget searches; about
 // 0.5-1.5 s each on a 123k-node graph), a verification of each that beats the contenders
 // before it, and the planner's own verification; the lower bounds cost

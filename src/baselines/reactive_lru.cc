@@ -9,8 +9,8 @@
 #include "baselines/copy_reservations.h"
 #include "baselines/fit_budget.h"
 #include "baselines/plan_builder.h"
-#include "baselines/steady_state.h"
 #include "baselines/residency_rules.h"
+#include "baselines/steady_state.h"
 
 namespace hyperplan::baselines {
 namespace {
@@ -206,8 +206,7 @@ Plan BuildLru(const BaselineContext& context, int64_t target_bytes, int64_t budg
   LruRun warm_up(context, target_bytes, nullptr);
   warm_up.Start({});
   warm_up.Run();
-  std::vector<ValueId> warm =
-      TrimForFirstStep(context, warm_up.OwnedResidentAtEnd(), target_bytes);
+  std::vector<ValueId> warm = TrimForFirstStep(context, warm_up.OwnedResidentAtEnd(), target_bytes);
   std::erase_if(warm, [&](ValueId value) { return start_off[value] != 0; });
 
   PlanBuilder builder(context);

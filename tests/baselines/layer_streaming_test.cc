@@ -320,6 +320,59 @@ TEST_CASE("streaming: staging hops run ahead of the device hop by the stage lead
     CHECK(nvme_hops_before_compute(result.plan) == 4);
     CHECK(result.plan.timeline.makespan_ns == 600);
   }
+  SECTION("staged by room: as far ahead as ddr has room") {
+    // Unbounded ddr: every staging hop fits at boundary 0, as with the lead of two (600 ns).
+    options.stage_by_room = true;
+    const auto result = LayerStreamingPlan(context, std::nullopt, options);
+    RequireVerified(graph, profile, result.plan);
+    CHECK(nvme_hops_before_compute(result.plan) == 4);
+    CHECK(result.plan.timeline.makespan_ns == 600);
+  }
+}
+
+TEST_CASE("streaming staged by room keeps the staged copies within the staging tier's room") {
+  // The stage-lead chain above (four layers, 100 B weights homed on nvme behind ddr, 100 ns a
+  // layer, lookahead 1) with ddr of 300 B. The reservations keep (1 channel into ddr + 1) x
+  // 100 B for staging hops in flight, so the room is 100 B. A staged copy counts from its
+  // staging hop's boundary through the step that reads it (the layout's view): w0 [0, 0],
+  // w1 [0, 1] (fetched at 0), w2 [., 2] (fetched at 1), w3 [., 3] (fetched at 2).
+  const Graph graph = LayerChain(4, 100);
+  HardwareProfile profile = UnitProfile();
+  profile.tiers[1].capacity_bytes = 300;
+  profile.tiers.push_back({"nvme", int64_t{1} << 42, false});
+  profile.links.push_back({2, 1, 1'000'000'000, 0, 1});  // nvme -> ddr
+  profile.links.push_back({1, 2, 1'000'000'000, 0, 1});  // ddr -> nvme
+  profile.weight_home_tier = 2;
+  const auto context = BuildBaselineContext(graph, profile, {100, 100, 100, 100});
+  LayerStreamingOptions options;
+  options.lookahead_layers = 1;
+  options.resident_layers = 0;
+  SECTION("a lead of two stages all four at boundary 0: 400 B of copies overflow ddr") {
+    options.stage_lead_layers = 2;
+    const auto result = LayerStreamingPlan(context, std::nullopt, options);
+    CHECK_FALSE(result.plan.fits);
+  }
+  SECTION("by room: each staging hop waits until the copies before it are read") {
+    // w0 at 0 (100 B waiting). w1 would make 200 > 100; the room frees after step 0 reads
+    // w0, but w1's fetch is at 0, which caps it: 0. w2: w1 is read at step 1, so 2, capped
+    // by its fetch: 1. w3: w2 is read at step 2, so 3, capped: 2. At most two copies (200 B)
+    // at any step: it fits. Times: nvme w0 0..100, w1 100..200; device w0 100..200, w1
+    // 200..300; n0 200..300. Boundary 1 at 300: nvme w2 300..400, device 400..500; n1
+    // 300..400. Boundary 2 at 400: nvme w3 400..500, device 500..600; n2 500..600; n3
+    // 600..700.
+    options.stage_by_room = true;
+    const auto result = LayerStreamingPlan(context, std::nullopt, options);
+    RequireVerified(graph, profile, result.plan);
+    CHECK(result.plan.fits);
+    std::vector<Step> nvme_hop_boundaries;
+    for (const PlanStep& step : result.plan.steps) {
+      if (step.kind == StepKind::kPrefetch && step.src_tier == 2) {
+        nvme_hop_boundaries.push_back(step.boundary);
+      }
+    }
+    CHECK(nvme_hop_boundaries == std::vector<Step>{0, 0, 1, 2});
+    CHECK(result.plan.timeline.makespan_ns == 700);
+  }
 }
 
 TEST_CASE("home-aware streaming keeps the values homed behind the staging tier first") {
