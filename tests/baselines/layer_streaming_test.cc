@@ -375,6 +375,44 @@ TEST_CASE("streaming staged by room keeps the staged copies within the staging t
   }
 }
 
+TEST_CASE("streaming with a budget: the resident layers are searched on the arena alone") {
+  // x (10 B, an input: resident throughout) -> pre -> big (200 B) -> n0(big, layers.0.w) -> a0
+  // -> n1(a0, layers.1.w) -> a1 -> n2(a1, layers.2.w) -> a2; activations 10 B, weights 100 B
+  // homed on nvme behind ddr of 150 B, 100 ns a node, lookahead 1: w0 fetched at boundary 0,
+  // w1 at 1, w2 at 2. Arena: all three resident, step 1 holds x + big + 300 + a0 = 520 > 450;
+  // with w2 streamed (or more), at most x + big + 200 + a0 = 420 (step 1).
+  // ddr holds each staged copy from its fetch through the step that reads it: streaming all
+  // three, w0 [0, 1], w1 [1, 2] and w2 [2, 3] put 200 B on ddr at steps 1 and 2; with w0
+  // resident, w1 and w2 still put 200 B there at step 2; with w0 and w1 resident, 100 B: only
+  // that plan fits both. Searched on "fits", the search saw none at 0 resident and stopped.
+  Graph graph;
+  const ValueId x = Input(graph, "x", 10);
+  ValueId previous = Bytes(graph, "big", 200);
+  Op(graph, "pre", "Work", {x}, {previous});
+  for (int i = 0; i < 3; ++i) {
+    const ValueId weight = Weight(graph, "layers." + std::to_string(i) + ".w", 100);
+    const ValueId out = Bytes(graph, "a" + std::to_string(i), 10);
+    Op(graph, "n" + std::to_string(i), "Work", {previous, weight}, {out});
+    previous = out;
+  }
+  MarkOutput(graph, previous);
+  HardwareProfile profile = UnitProfile();
+  profile.tiers[1].capacity_bytes = 150;
+  profile.tiers.push_back({"nvme", int64_t{1} << 42, false});
+  profile.links.push_back({2, 1, 1'000'000'000, 0, 1});  // nvme -> ddr
+  profile.links.push_back({1, 2, 1'000'000'000, 0, 1});  // ddr -> nvme
+  profile.weight_home_tier = 2;
+  const auto context = BuildBaselineContext(graph, profile, {100, 100, 100, 100});
+  LayerStreamingOptions options;
+  options.lookahead_layers = 1;
+  const auto result = LayerStreamingPlan(context, 450, options);
+  RequireVerified(graph, profile, result.plan);
+  CHECK(result.plan.fits);
+  CHECK(result.resident_layers == 2);
+  // w2 alone streams: its two hops, nvme -> ddr and ddr -> hbm.
+  CHECK(Fetched(graph, result.plan) == std::vector<std::string>{"layers.2.w", "layers.2.w"});
+}
+
 TEST_CASE("home-aware streaming keeps the values homed behind the staging tier first") {
   // Three layers: n_i(a_{i-1}, layers.i.w 100 B, past_key_values.i.key 200 B) -> a_i (10 B),
   // x (10 B) feeding n0, 100 ns a node. The weights are homed on nvme (behind ddr), the KV
