@@ -278,6 +278,18 @@ class ResidentUnits {
     return options_.slow_homes_resident ? slow_first_end_bytes_[hi] - slow_first_end_bytes_[lo] : 0;
   }
 
+  // The bytes `units` keep on the device: all of them are there when the iteration ends, so
+  // no plan keeping them has a smaller arena. Cost: O(values) for layers, O(1) home-aware.
+  int64_t KeptBytes(int units) const {
+    if (options_.slow_homes_resident) return slow_first_end_bytes_[units];
+    const std::vector<uint8_t> resident = Values(units);
+    int64_t bytes = 0;
+    for (size_t id = 0; id < resident.size(); ++id) {
+      if (resident[id]) bytes += context_.graph->values[id].bytes;
+    }
+    return bytes;
+  }
+
   // The layers `units` keep whole (every homed value resident).
   int WholeLayers(int units) const {
     if (!options_.slow_homes_resident) return units;
@@ -303,17 +315,32 @@ class ResidentUnits {
 // The most units whose plan's arena fits (monotone in the units: each one adds device bytes),
 // with that plan; 0 and its plan when none does. That plan may still overflow a host tier
 // (it then does not fit): keeping more on the device only lowers what stages through host
-// tiers, so no other count would fit either. The search also ends once the units left
-// undecided hold under `precision_bytes` (0: it resolves to the last unit).
+// tiers, so no other count would fit either. Counts whose kept bytes alone exceed
+// `arena_limit_bytes` are ruled out before any is built (on the DeepSeek-V3-sized decode,
+// three of 61 layers fit 80 GB). The search also ends once the units left undecided hold
+// under `precision_bytes` (0: it resolves to the last unit).
 template <typename Build, typename ArenaFits>
-std::pair<int, Plan> MostUnitsThatFit(const ResidentUnits& units, int64_t precision_bytes,
-                                      const Build& build, const ArenaFits& arena_fits) {
-  const int unit_count = units.count();
-  Plan all = build(unit_count);
-  if (arena_fits(all)) return {unit_count, std::move(all)};
+std::pair<int, Plan> MostUnitsThatFit(const ResidentUnits& units, int64_t arena_limit_bytes,
+                                      int64_t precision_bytes, const Build& build,
+                                      const ArenaFits& arena_fits) {
+  // Fewest units whose kept bytes exceed the limit (none fits from there on).
+  int over = units.count() + 1;
+  for (int lo = 0, hi = units.count() + 1; lo < hi;) {
+    const int mid = lo + (hi - lo) / 2;
+    if (units.KeptBytes(mid) > arena_limit_bytes) {
+      hi = over = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  if (over > units.count()) {
+    Plan all = build(units.count());
+    if (arena_fits(all)) return {units.count(), std::move(all)};
+    over = units.count();
+  }
   Plan best = build(0);
   int lo = 0;
-  int hi = unit_count;  // arena_fits(lo) (when best's does), !arena_fits(hi)
+  int hi = over;  // arena_fits(lo) (when best's does), !arena_fits(hi)
   if (arena_fits(best)) {
     while (hi - lo > 1 && units.BytesBetween(lo, hi) >= precision_bytes) {
       const int mid = lo + (hi - lo) / 2;
@@ -358,11 +385,11 @@ LayerStreamingResult StreamLayers(const BaselineContext& context, const WeightLa
     const int64_t precision_bytes =
         options.slow_homes_resident ? *budget / kSearchPrecisionDivisor : 0;
     const int64_t capacity = context.device_capacity_bytes();
+    const int64_t arena_limit = capacity > 0 ? std::min(*budget, capacity) : *budget;
     auto arena_fits = [&](const Plan& candidate) {
-      const int64_t arena = candidate.layout.arena_bytes;
-      return arena <= *budget && (capacity <= 0 || arena <= capacity);
+      return candidate.layout.arena_bytes <= arena_limit;
     };
-    std::tie(kept, plan) = MostUnitsThatFit(units, precision_bytes, build, arena_fits);
+    std::tie(kept, plan) = MostUnitsThatFit(units, arena_limit, precision_bytes, build, arena_fits);
   }
   LayerStreamingResult result;
   result.plan = std::move(plan);
