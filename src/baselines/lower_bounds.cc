@@ -64,6 +64,8 @@ LowerBounds ComputeLowerBounds(const Graph& graph, const HardwareProfile& profil
   StepSums store(n);   // P(s)
   std::vector<StepSums> fetch_on(link_count, StepSums(n));
   std::vector<StepSums> store_on(link_count, StepSums(n));
+  StepSums read_later(n);  // U'(s): read after s in this iteration
+  std::vector<StepSums> read_later_on(link_count, StepSums(n));  // by the route's device hop
   for (size_t id = 0; id < graph.values.size(); ++id) {
     const auto value_id = static_cast<ValueId>(id);
     const Value& value = graph.values[id];
@@ -82,9 +84,14 @@ LowerBounds ComputeLowerBounds(const Graph& graph, const HardwareProfile& profil
       const bool persists = !persistent.empty() && persistent[id];
       const Step last = persists ? n - 1 : lifetime.last_use_step - 1;
       AddExceptUses(fetch, exists_from, last, bytes, lifetime.use_steps);
-      for (int32_t link : *routes.to_device[homes.OffTier(value_id)]) {
+      const Route& route = *routes.to_device[homes.OffTier(value_id)];
+      for (int32_t link : route) {
         AddExceptUses(fetch_on[link], exists_from, last, bytes, lifetime.use_steps);
       }
+      const Step last_read_before = lifetime.last_use_step - 1;
+      AddExceptUses(read_later, exists_from, last_read_before, bytes, lifetime.use_steps);
+      AddExceptUses(read_later_on[route.back()], exists_from, last_read_before, bytes,
+                    lifetime.use_steps);
     }
     if (produced) {
       const Step last = value.is_graph_output ? n - 1 : lifetime.last_use_step - 1;
@@ -94,8 +101,33 @@ LowerBounds ComputeLowerBounds(const Graph& graph, const HardwareProfile& profil
       }
     }
   }
+  int64_t into_device_bytes_per_s = 0;
+  int64_t out_of_device_bytes_per_s = 0;
+  for (const Link& link : profile.links) {
+    if (link.to == profile.device_tier && link.from != profile.device_tier) {
+      into_device_bytes_per_s += link.bandwidth_bytes_per_s;
+    }
+    if (link.from == profile.device_tier && link.to != profile.device_tier) {
+      out_of_device_bytes_per_s += link.bandwidth_bytes_per_s;
+    }
+  }
+  // The late-fetch term at step s, on one device link (or, link -1, on all of them together).
+  auto late_fetch = [&](Step s, int64_t compute_through_s_ns, int64_t bytes, int32_t link) {
+    const int64_t bytes_per_s =
+        link >= 0 ? profile.links[link].bandwidth_bytes_per_s : into_device_bytes_per_s;
+    if (bytes <= 0 || bytes_per_s <= 0) return;
+    const int64_t ns = compute_through_s_ns + TransferNs(bytes, bytes_per_s);
+    if (ns <= bounds.late_fetch_ns) return;
+    bounds.late_fetch_ns = ns;
+    bounds.late_fetch_step = s;
+    bounds.late_fetch_after_ns = compute_through_s_ns;
+    bounds.late_fetch_bytes = bytes;
+    bounds.late_fetch_link = link;
+  };
+  int64_t compute_through_s_ns = 0;
   std::vector<uint8_t> seen(graph.values.size(), 0);
   for (Step s = 0; s < n; ++s) {
+    compute_through_s_ns += node_time_ns[order[s]];
     const Node& node = graph.nodes[order[s]];
     int64_t floor = pinned.Next(s) + node.subgraph_peak_bytes;
     auto count = [&](ValueId id) {
@@ -116,20 +148,12 @@ LowerBounds ComputeLowerBounds(const Graph& graph, const HardwareProfile& profil
     for (size_t l = 0; l < link_count; ++l) {
       const int64_t forced = std::max(fetch_on[l].Next(s), store_on[l].Next(s)) - room;
       bounds.must_move_bytes_per_link[l] = std::max(bounds.must_move_bytes_per_link[l], forced);
+      const int64_t late = read_later_on[l].Next(s) - room;
+      late_fetch(s, compute_through_s_ns, late, static_cast<int32_t>(l));
     }
+    late_fetch(s, compute_through_s_ns, read_later.Next(s) - room, -1);
   }
   bounds.budget_below_floor = budget_bytes < bounds.peak_floor_bytes;
-
-  int64_t into_device_bytes_per_s = 0;
-  int64_t out_of_device_bytes_per_s = 0;
-  for (const Link& link : profile.links) {
-    if (link.to == profile.device_tier && link.from != profile.device_tier) {
-      into_device_bytes_per_s += link.bandwidth_bytes_per_s;
-    }
-    if (link.from == profile.device_tier && link.to != profile.device_tier) {
-      out_of_device_bytes_per_s += link.bandwidth_bytes_per_s;
-    }
-  }
   bounds.transfer_ns = std::max(TransferNs(bounds.must_fetch_bytes, into_device_bytes_per_s),
                                 TransferNs(bounds.must_store_bytes, out_of_device_bytes_per_s));
   for (size_t l = 0; l < link_count; ++l) {
@@ -141,7 +165,7 @@ LowerBounds ComputeLowerBounds(const Graph& graph, const HardwareProfile& profil
       bounds.bottleneck_link = static_cast<int32_t>(l);
     }
   }
-  bounds.makespan_ns = std::max(bounds.compute_ns, bounds.transfer_ns);
+  bounds.makespan_ns = std::max({bounds.compute_ns, bounds.transfer_ns, bounds.late_fetch_ns});
   return bounds;
 }
 

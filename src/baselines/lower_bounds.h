@@ -16,6 +16,17 @@
 // needed a Store along their store route. Transfers overlap compute, so the makespan bound is
 // the largest of compute and every link's forced bytes / its bandwidth (and the device's
 // total in and out over the summed bandwidth of its links).
+// Late fetches: a value read after s in this iteration that is not resident during s comes
+// back by a device hop issued at a boundary after s, and the plan format makes a device hop
+// wait for the compute stream to reach its boundary: it starts only once compute steps 0..s
+// have run. Of U'(s), the values of U(s) read after s within the iteration (a persistent
+// value read only before s may come back at the next iteration's start), at most B - floor(s)
+// bytes are resident during s, so the makespan is at least the compute through s plus
+// (bytes(U'(s)) - (B - floor(s))) over the bandwidth of the device hop they take (or of all
+// the device's links together). This is what sees room timing: the Adam moments a training
+// step's backward pass reads cannot come in while the forward pass's activations fill the
+// device, so they cross after the forward pass, not over the whole iteration. Staging hops
+// (NVMe -> DDR) may run before s and get no such term.
 // Valid for any plan in `order` whose live bytes stay within B at every step (the
 // simulator's per-step accounting), that delivers every output, and whose transfers start
 // from a value's home or store tier (as the planner and every baseline do: staging copies
@@ -27,7 +38,8 @@
 // Cost: O(nodes + values * route length + uses + steps * links). Limits: one step at a time
 // (transfers forced at different steps are not added up), so streaming workloads get the
 // step-0 term (every weight not resident at the start comes in once) but not repeated
-// fetches; latency and channel splits are ignored.
+// fetches; latency and channel splits are ignored; the late-fetch term counts no compute
+// after the last byte arrives.
 #pragma once
 
 #include <cstdint>
@@ -46,8 +58,15 @@ struct LowerBounds {
   int64_t must_store_bytes = 0;                   // out of the device, at budget B
   std::vector<int64_t> must_move_bytes_per_link;  // by link index, at budget B
   int64_t transfer_ns = 0;                        // the largest forced bytes / bandwidth
-  int32_t bottleneck_link = -1;     // the link giving transfer_ns (-1: the device's totals)
-  int64_t makespan_ns = 0;          // max(compute_ns, transfer_ns)
+  int32_t bottleneck_link = -1;  // the link giving transfer_ns (-1: the device's totals)
+  // The largest late-fetch term (see above): compute through late_fetch_step, then
+  // late_fetch_bytes over late_fetch_link (-1: the device's links together).
+  int64_t late_fetch_ns = 0;
+  Step late_fetch_step = -1;
+  int64_t late_fetch_after_ns = 0;  // the compute through late_fetch_step
+  int64_t late_fetch_bytes = 0;
+  int32_t late_fetch_link = -1;
+  int64_t makespan_ns = 0;          // max(compute_ns, transfer_ns, late_fetch_ns)
   bool budget_below_floor = false;  // B < peak_floor_bytes: no plan fits at all
 };
 

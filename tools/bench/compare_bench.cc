@@ -59,7 +59,16 @@ std::string LinkBytes(const HardwareProfile& profile, const Plan& plan) {
 std::string BoundTraffic(const HardwareProfile& profile, const baselines::LowerBounds& bound) {
   std::string text = fmt::format("must move in {}, out {}", Gigabytes(bound.must_fetch_bytes),
                                  Gigabytes(bound.must_store_bytes));
-  if (bound.makespan_ns > bound.compute_ns && bound.bottleneck_link >= 0) {
+  if (bound.makespan_ns > bound.compute_ns && bound.late_fetch_ns > bound.transfer_ns) {
+    std::string over = "the device's links together";
+    if (bound.late_fetch_link >= 0) {
+      const Link& link = profile.links[bound.late_fetch_link];
+      over = fmt::format("{}→{}", profile.tiers[link.from].name, profile.tiers[link.to].name);
+    }
+    text += fmt::format("; bound by {} after step {} ({} read later, after {} of compute)", over,
+                        bound.late_fetch_step, Gigabytes(bound.late_fetch_bytes),
+                        Duration(bound.late_fetch_after_ns));
+  } else if (bound.makespan_ns > bound.compute_ns && bound.bottleneck_link >= 0) {
     const Link& link = profile.links[bound.bottleneck_link];
     text += fmt::format("; bound by {}→{} ({})", profile.tiers[link.from].name,
                         profile.tiers[link.to].name,
