@@ -69,6 +69,18 @@ inline Stash MakeStash() {
   return s;
 }
 
+// The unit profile with an nvme tier behind ddr (nvme <-> ddr at 1 byte/ns each way, one
+// channel, as ddr <-> hbm), the weights homed on it; ddr holds `ddr_capacity_bytes`.
+inline HardwareProfile NvmeBehindDdr(int64_t ddr_capacity_bytes = int64_t{1} << 50) {
+  HardwareProfile profile = UnitProfile();
+  profile.tiers[1].capacity_bytes = ddr_capacity_bytes;
+  profile.tiers.push_back({"nvme", int64_t{1} << 50, false});
+  profile.links.push_back({2, 1, 1'000'000'000, 0, 1});  // nvme -> ddr
+  profile.links.push_back({1, 2, 1'000'000'000, 0, 1});  // ddr -> nvme
+  profile.weight_home_tier = 2;
+  return profile;
+}
+
 inline void RequireVerified(const Graph& graph, const HardwareProfile& profile, const Plan& plan) {
   const VerifyResult verdict = VerifyPlan(graph, profile, plan);
   INFO(verdict.message);

@@ -283,11 +283,7 @@ TEST_CASE("streaming: staging hops run ahead of the device hop by the stage lead
   // Four layers with 100 B weights, 100 ns each; the weights are homed on nvme, behind ddr:
   // nvme -> ddr and ddr -> hbm at 1 byte/ns, one channel each.
   const Graph graph = LayerChain(4, 100);
-  HardwareProfile profile = UnitProfile();
-  profile.tiers.push_back({"nvme", int64_t{1} << 42, false});
-  profile.links.push_back({2, 1, 1'000'000'000, 0, 1});  // nvme -> ddr
-  profile.links.push_back({1, 2, 1'000'000'000, 0, 1});  // ddr -> nvme
-  profile.weight_home_tier = 2;
+  const HardwareProfile profile = NvmeBehindDdr();
   const auto context = BuildBaselineContext(graph, profile, {100, 100, 100, 100});
   LayerStreamingOptions options;
   options.lookahead_layers = 1;
@@ -337,12 +333,7 @@ TEST_CASE("streaming staged by room keeps the staged copies within the staging t
   // staging hop's boundary through the step that reads it (the layout's view): w0 [0, 0],
   // w1 [0, 1] (fetched at 0), w2 [., 2] (fetched at 1), w3 [., 3] (fetched at 2).
   const Graph graph = LayerChain(4, 100);
-  HardwareProfile profile = UnitProfile();
-  profile.tiers[1].capacity_bytes = 300;
-  profile.tiers.push_back({"nvme", int64_t{1} << 42, false});
-  profile.links.push_back({2, 1, 1'000'000'000, 0, 1});  // nvme -> ddr
-  profile.links.push_back({1, 2, 1'000'000'000, 0, 1});  // ddr -> nvme
-  profile.weight_home_tier = 2;
+  const HardwareProfile profile = NvmeBehindDdr(300);
   const auto context = BuildBaselineContext(graph, profile, {100, 100, 100, 100});
   LayerStreamingOptions options;
   options.lookahead_layers = 1;
@@ -396,12 +387,7 @@ TEST_CASE("streaming with a budget: the resident layers are searched on the aren
     previous = out;
   }
   MarkOutput(graph, previous);
-  HardwareProfile profile = UnitProfile();
-  profile.tiers[1].capacity_bytes = 150;
-  profile.tiers.push_back({"nvme", int64_t{1} << 42, false});
-  profile.links.push_back({2, 1, 1'000'000'000, 0, 1});  // nvme -> ddr
-  profile.links.push_back({1, 2, 1'000'000'000, 0, 1});  // ddr -> nvme
-  profile.weight_home_tier = 2;
+  const HardwareProfile profile = NvmeBehindDdr(150);
   const auto context = BuildBaselineContext(graph, profile, {100, 100, 100, 100});
   LayerStreamingOptions options;
   options.lookahead_layers = 1;
@@ -428,11 +414,7 @@ TEST_CASE("home-aware streaming keeps the values homed behind the staging tier f
     previous = out;
   }
   MarkOutput(graph, previous);
-  HardwareProfile profile = UnitProfile();
-  profile.tiers.push_back({"nvme", int64_t{1} << 42, false});
-  profile.links.push_back({2, 1, 1'000'000'000, 0, 1});  // nvme -> ddr
-  profile.links.push_back({1, 2, 1'000'000'000, 0, 1});  // ddr -> nvme
-  profile.weight_home_tier = 2;
+  const HardwareProfile profile = NvmeBehindDdr();
   const auto context = BuildBaselineContext(graph, profile, {100, 100, 100});
   LayerStreamingOptions options;
   options.lookahead_layers = 0;

@@ -152,17 +152,6 @@ TEST_CASE("portfolio: the comparison lists every contender and a bound no fittin
   CHECK(none.makespan_lower_bound_ns == 0);
 }
 
-// The unit profile with nvme behind ddr (1 byte/ns each way, as ddr <-> hbm), the weights
-// homed there.
-HardwareProfile NvmeBehindDdr() {
-  HardwareProfile profile = UnitProfile();
-  profile.tiers.push_back({"nvme", int64_t{1} << 50, false});
-  profile.links.push_back({2, 1, 1'000'000'000, 0, 1});
-  profile.links.push_back({1, 2, 1'000'000'000, 0, 1});
-  profile.weight_home_tier = 2;
-  return profile;
-}
-
 // Whether home-aware layer streaming k=1 (unstaged, KV with its layer) fits, made apart from
 // PlanBest.
 bool HomeAwareK1Fits(const Graph& graph, const HardwareProfile& profile,
