@@ -29,6 +29,9 @@ struct PlanContext {
   CandidateSet candidates;
   std::vector<uint8_t> persistent;  // by ValueId; empty: a one-shot plan (loop.h)
   LayoutOptions layout;             // PlanOptions::layout
+  // Refine hoists homed values' Prefetches as early as the device has room (refine.h); the
+  // planner asks for it in one extra round and keeps that plan only if it wins (planner.cc).
+  bool hoist_prefetches = false;
 
   Step step_count() const { return static_cast<Step>(order.size()); }
   const std::vector<int64_t>& base_live_bytes() const {

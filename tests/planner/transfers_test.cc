@@ -1,11 +1,13 @@
 // Transfers where links bind: a Prefetch that cannot hide still runs its staging hop ahead of
-// compute (within the staging tier's room), and a Store that cannot finish before the step it
-// frees is accepted with its stall. Unit rates (planner_support.h): every number is worked out
-// beside its assertion.
+// compute (within the staging tier's room), a Store that cannot finish before the step it
+// frees is accepted with its stall, and a hoisted Prefetch goes as early as there is room. Unit
+// rates (planner_support.h): every number is worked out beside its assertion.
 #include <catch2/catch.hpp>
 
 #include "hyperplan/planner/planner.h"
 #include "hyperplan/planner/verify.h"
+#include "planner/context.h"
+#include "planner/modes.h"
 #include "planner_support.h"
 
 using namespace hyperplan;
@@ -77,4 +79,47 @@ TEST_CASE("transfers: a Store that cannot finish before the step it frees stalls
   // n2 was ready at T = 20 and ran at 210: the 190 ns of the late Store.
   CHECK(plan.timeline.stall_ns_per_node[2] == 190);
   CHECK(plan.summary.makespan_ns == 430);
+}
+
+TEST_CASE("transfers: hoisted, a homed value's Prefetch goes as early as the device has room") {
+  // w (100 B weight, homed in ddr) is read at step 3 only; step 0 needs 200 B of scratch.
+  //   n0 -> a        10 ns, 200 B scratch   T = [0, 10, 20, 220, 230]
+  //   n1 a -> b      10 ns
+  //   n2 b -> c     200 ns
+  //   n3 c, w -> y   10 ns
+  // Peak at step 0: 100 + 1 + 200 = 301 > 250, so w is off the device there (one run: it
+  // starts off) and comes back for step 3. Placed latest-first, its 100 ns Prefetch ends as
+  // step 3 starts: [120, 220), issued before step 2. Hoisted (PlanContext::hoist_prefetches,
+  // which the planner asks for in its replanning rounds), steps 1 and 2 hold 1 + 1 + 100 = 102
+  // with w, under 250 - 250 / 64 = 247, so it takes the earliest free slot from step 1:
+  // [10, 110), issued before step 1. Either way it frees step 0 and nothing waits.
+  Graph graph;
+  const ValueId w = Weight(graph, "w", 100);
+  const ValueId a = Work(graph, "n0", {}, "a", 1, 10, 200);
+  const ValueId b = Work(graph, "n1", {a}, "b", 1, 10);
+  const ValueId c = Work(graph, "n2", {b}, "c", 1, 200);
+  MarkOutput(graph, Work(graph, "n3", {c, w}, "y", 1, 10));
+  const HardwareProfile profile = UnitProfile();
+  planner::PlanContext context = planner::BuildContext(graph, profile, ModelOrder(graph), {}, {});
+  planner::Baseline baseline;
+  baseline.peak_bytes = context.lifetimes.timeline.peak_bytes;
+  for (const bool hoist : {false, true}) {
+    INFO("hoisted: " << hoist);
+    context.hoist_prefetches = hoist;
+    const planner::Outcome outcome = planner::PlanToBudget(context, 250, baseline);
+    REQUIRE(outcome.feasible);
+    const Plan& plan = outcome.plan;
+    const VerifyResult verdict = VerifyPlan(graph, profile, plan);
+    INFO(verdict.message);
+    REQUIRE(verdict.ok);
+    const auto fetches = StepsOf(plan, StepKind::kPrefetch, w);
+    REQUIRE(fetches.size() == 1);
+    CHECK(plan.steps[fetches[0]].boundary == (hoist ? 1 : 2));
+    CHECK(plan.steps[fetches[0]].planned_start_ns == (hoist ? 10 : 120));
+    // Issued at its boundary, the transfer runs as soon as compute reaches it: hoisted at
+    // T = 10, [10, 110); else at T = 20, [20, 120).
+    CHECK(plan.timeline.steps[fetches[0]].start_ns == (hoist ? 10 : 20));
+    CHECK(plan.timeline.stall_ns == 0);
+    CHECK(plan.timeline.makespan_ns == 230);
+  }
 }
