@@ -24,6 +24,10 @@
 // or below the target, when nothing can free the peak step, or (no target) when the cheapest
 // stall would exceed the remaining allowance. With free_cuts_after_target it then goes on
 // with stall-free placements only, at every step in turn, highest first.
+// Hoisted (PlanContext::hoist_prefetches, with a target): once the loop ends, each one-hop
+// Prefetch of a homed value moves, earliest consumer first, to the earliest boundary from
+// which every step up to its old one keeps 1/64 of its target free with the value back on
+// the device, and to its link's earliest free slot from there (never later than it was).
 // Cost: O((c + r * k) log n) for c candidates, r rounds and k evaluations per round, plus link
 // searches (bounded, see link_schedule.h).
 #pragma once
