@@ -109,10 +109,11 @@ TierId StagingTier(const BaselineContext& context, ValueId value) {
 // Staging boundaries paced by room, by window (in `windows`' order). In the order the device
 // reads them, each staging hop is issued at the earliest boundary where its copy and the
 // staged copies not yet surely read fit the staging tier's free room (a copy counts through
-// the step that reads it, as the tier's layout sees it: tier_layout.h); never before an
-// earlier window's hop (NVMe reads in the order the device needs them), nor before
-// `earliest`, nor after the fetch. Where one fetch boundary alone stages more than the room
-// (the fetch caps it), the tier's layout may still overflow: the plan then does not fit.
+// the step that reads it, as the tier's layout sees it: tier_layout.h); never before the
+// boundary an earlier window had to wait for (NVMe reads in the order the device needs them),
+// nor before `earliest`, nor after the fetch. Where one fetch boundary alone stages more
+// than the room (the fetch caps it), the tier's layout may still overflow: the plan then does
+// not fit.
 // Cost: O(w log w) for w windows.
 std::vector<Step> PaceByRoom(const BaselineContext& context, const CopyReservations& copies,
                              const std::vector<StagedWindow>& windows) {

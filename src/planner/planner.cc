@@ -203,8 +203,10 @@ Outcome RetimeRounds(const PlanContext& context, Outcome best, bool budget_mode,
 // hoisted as early as the device has room (PlanContext::hoist_prefetches), and the better
 // plan wins: placed latest-first, a Prefetch leaves the link idle through steps that had
 // room, which costs where stalls stretch the run (the training step's Adam moments, read only
-// by the optimizer: h100-sxm 2.41 -> 2.29 s, a100-pcie4 4.40 -> 4.26 s); filling that room
-// can also fragment the arena past the budget, so hoisting never replaces the plain rounds.
+// by the optimizer: h100-sxm 2.41 -> 2.29 s); filling that room can also fragment the arena
+// past the budget or slow another round, so hoisting never replaces the plain rounds (hoisting
+// in every round, the first included, made a100-pcie4 4.26 s but lost elsewhere: a test's
+// 103 ns plan became 104 ns).
 // The hoisted chain runs beside the plain one on a second core: the DeepSeek-V3-sized decode
 // on h100-sxm plans in 21 s instead of 26 s one after the other (16 s without the chain),
 // holding both chains' plans: peak RSS 2.0 GB instead of 1.25 GB.

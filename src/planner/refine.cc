@@ -196,10 +196,10 @@ class Refiner {
   // link from there, earliest consumer first. Placed latest-first, a Prefetch hides behind
   // compute only on the timeline it was planned on; where stalls stretch the run (the
   // training step's Adam moments, read only by the optimizer at the end), the link idled
-  // through steps that had room (a100-pcie4: 4.40 -> 4.28 s; h100-sxm 2.41 -> 2.28 s). The
-  // margin leaves the layout room for fragmentation (at 1/256 of the target, h100-sxm gained
-  // nothing: the arena then overran the budget). Cost: O(p log p + p (log n + link search))
-  // for p placements.
+  // through steps that had room (h100-sxm, in the planner's hoisted chain: 2.41 -> 2.29 s).
+  // The margin leaves the layout room for fragmentation; with about 1/300 of the target
+  // (0.25 GiB) h100-sxm gained nothing in an experiment, and the results are not monotone in
+  // it. Cost: O(p log p + p (log n + link search)) for p placements.
   void HoistPrefetches() {
     std::vector<size_t> order;
     for (size_t j = 0; j < selection_.placements.size(); ++j) {
