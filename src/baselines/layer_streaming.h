@@ -10,13 +10,13 @@
 // weight whose windows touch merge into one residency. As Accelerate's device_map="auto",
 // the first `resident_layers` layers (in order of first use) stay on the device for the whole
 // run, and so do weights of no layer; activations never move, and KV caches only with state
-// streaming (below). With a budget,
-// resident_layers is the largest count whose arena fits (binary search; it never fits when
-// streaming every layer does not); that plan may still overflow a host tier, and then none
-// fits: more on the device only lowers what stages through host tiers. Transfers are asynchronous
-// on the copy streams. Interleaved (hyperplan's own variant, not a peer's): the resident layers are
-// spread evenly among the streamed ones instead of leading them (with S of L layers streamed, layer
-// rank r streams when floor((r + 1) S / L) > floor(r S / L)), so a streamed layer's fetch overlaps
+// streaming (below). With a budget, resident_layers is the largest count whose arena fits
+// (binary search; it never fits when streaming every layer does not); that plan may still
+// overflow a host tier, and then none fits: more on the device only lowers what stages
+// through host tiers. Transfers are asynchronous on the copy streams.
+// Interleaved (hyperplan's own variant, not a peer's): the resident layers are spread evenly
+// among the streamed ones instead of leading them (with S of L layers streamed, layer rank r
+// streams when floor((r + 1) S / L) > floor(r S / L)), so a streamed layer's fetch overlaps
 // the resident layers' compute before it and the link works through the whole iteration;
 // with the leading layers resident it idles through them and binds the streamed tail.
 // With state: the homed values that are not weights (the KV cache and optimizer state fed in)

@@ -8,17 +8,19 @@
 // off-device copies (home copies, stored copies, staging copies between hops), and the waits
 // the format requires: a compute step waits for the Prefetches that brought its inputs, a
 // Prefetch's first and device hops for the compute stream to reach its boundary, a Store for
-// its producer, a Detach for the Store it relies on. Policies add waits of their own (a reactive
-// runtime chains every transfer to the step before it). Finish lays out the arena, replays the plan
-// and summarises it. Cost: O(1) amortized per step and residency change, O(k log k) layout for k
-// intervals (the greedy layouts only below kGreedyLayoutLimit), one simulation. Channels: each
-// transfer takes the channel of its link that frees first, from the steps' simulated times so far
-// (a runtime handing a copy to whichever stream is idle). Loops (a periodic context): a value
-// updated in place (Value::written_by) has a stale home copy from its write until a Store writes
-// the change back (the Store then moves only the changed bytes into the home copy); Finish closes
-// the iteration by detaching, after the last step, every persistent value that is resident at the
-// end but did not start there, so the plan ends as it began (a value that started resident and left
-// is the policy's to avoid: steady_state.h reruns it with that value starting off the device).
+// its producer, a Detach for the Store it relies on. Policies add waits of their own (a
+// reactive runtime chains every transfer to the step before it). Finish lays out the arena,
+// replays the plan and summarises it.
+// Channels: each transfer takes the channel of its link that frees first, from the steps'
+// simulated times so far (a runtime handing a copy to whichever stream is idle).
+// Cost: O(1) amortized per step and residency change, O(k log k) layout for k intervals (the
+// greedy layouts only below kGreedyLayoutLimit), one simulation.
+// Loops (a periodic context): a value updated in place (Value::written_by) has a stale home
+// copy from its write until a Store writes the change back (the Store then moves only the
+// changed bytes into the home copy); Finish closes the iteration by detaching, after the last
+// step, every persistent value that is resident at the end but did not start there, so the
+// plan ends as it began (a value that started resident and left is the policy's to avoid:
+// steady_state.h reruns it with that value starting off the device).
 // Limits: a transfer's hops are issued at one boundary, or two (Stage, then Fetch); decisions
 // stay empty (baselines do not explain themselves).
 #pragma once

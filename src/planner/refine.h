@@ -98,7 +98,7 @@ struct RefineRequest {
 };
 
 struct Selection {
-  std::vector<Placement> placements;   // commit order
+  std::vector<Placement> placements;  // commit order
   // Placement counts after each decision (a bundle is one decision): the prefixes that keep
   // every bundle whole, ascending.
   std::vector<size_t> decision_ends;
