@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ThreadSanitizer where hyperplan runs threads: the reference executor (src/executor, one
-# thread per stream) and the portfolio (src/baselines/portfolio.cc, the contenders beside the
-# planner). Kept small: its own build directory, build-tsan, and only those two test
+# thread per stream) and the portfolio (src/baselines/portfolio.cc and contender_pool.cc, the
+# contenders beside the planner). Kept small: its own build directory, build-tsan, and only those two test
 # executables (with the libraries they link), not the tree. The executor's tests include
 # hand-broken plans: it must refuse them without a race.
 set -euo pipefail
@@ -17,6 +17,8 @@ for round in 1 2 3; do
   TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
     build-tsan/tests/hyperplan_executor_tests --order rand --rng-seed "$round"
 done
-# PlanBest runs the contenders on a second thread beside the planner (baselines/portfolio.h).
+# PlanBest runs the contenders on a second thread beside the planner, and then on both
+# (baselines/portfolio.h, contender_pool.h).
 TSAN_OPTIONS="halt_on_error=1" build-tsan/tests/hyperplan_baselines_tests "portfolio*"
+TSAN_OPTIONS="halt_on_error=1" build-tsan/tests/hyperplan_baselines_tests "contender pool*"
 echo "tsan: the executor's and the portfolio's tests pass under ThreadSanitizer"

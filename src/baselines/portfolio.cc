@@ -2,13 +2,14 @@
 #include "baselines/portfolio.h"
 
 #include <algorithm>
-#include <atomic>
 #include <functional>
 #include <future>
+#include <memory>
 #include <optional>
 #include <thread>
 #include <utility>
 
+#include "baselines/contender_pool.h"
 #include "baselines/context.h"
 #include "baselines/layer_streaming.h"
 #include "baselines/lower_bounds.h"
@@ -101,12 +102,6 @@ const std::vector<Entry>& Entries() {
   return entries;
 }
 
-int64_t BytesMoved(const Plan& plan) {
-  int64_t total = 0;
-  for (int64_t bytes : plan.timeline.bytes_moved_per_link) total += bytes;
-  return total;
-}
-
 // Whether `a` beats `b` (strictly): fits, then makespan, then bytes moved, then arena. When
 // neither fits, the one closer to fitting (the smaller arena) wins: a user who is told "no
 // fit" sees the plan that came nearest, not a fast one twice the device.
@@ -118,7 +113,9 @@ bool Beats(const Plan& a, const Plan& b) {
   if (a.timeline.makespan_ns != b.timeline.makespan_ns) {
     return a.timeline.makespan_ns < b.timeline.makespan_ns;
   }
-  if (BytesMoved(a) != BytesMoved(b)) return BytesMoved(a) < BytesMoved(b);
+  const int64_t a_moved = a.timeline.total_bytes_moved();
+  const int64_t b_moved = b.timeline.total_bytes_moved();
+  if (a_moved != b_moved) return a_moved < b_moved;
   return a.layout.arena_bytes < b.layout.arena_bytes;
 }
 
@@ -159,41 +156,31 @@ std::optional<int64_t> ExpectedBudget(const HardwareProfile& profile, const Plan
   return capacity > 0 ? std::optional<int64_t>(capacity) : std::nullopt;
 }
 
-// The contenders' side of PlanBest: every policy's numbers, and the best verified plan among
-// them (the first of equals, in portfolio order). `cancel` stops it between policies.
-struct ContenderRun {
-  std::vector<ContenderOutcome> outcomes;
-  std::optional<Plan> best;
-  std::atomic<bool> cancel{false};
-};
-
-// Whether a staged entry's unstaged twin, run before it, fitted.
-bool TwinFits(const ContenderRun& run, const Entry& entry) {
-  return std::any_of(run.outcomes.begin(), run.outcomes.end(), [&](const ContenderOutcome& twin) {
-    return twin.name == entry.unstaged_twin && twin.fits;
-  });
+// The contenders at `budget_bytes`, in portfolio order, but the entries that need homes behind a
+// staging tier where none is; a staged entry runs only where its unstaged twin fits.
+std::vector<ContenderTask> ContenderTasks(const BaselineContext& context, int64_t budget_bytes) {
+  const bool staging_homes = AnyHomeBehindStagingTier(context);
+  std::vector<ContenderTask> tasks;
+  for (const Entry& entry : Entries()) {
+    if (entry.needs_staging_homes && !staging_homes) continue;
+    ContenderTask task{
+        entry.name, [&context, &entry, budget_bytes] { return entry.plan(context, budget_bytes); },
+        std::nullopt};
+    for (size_t t = 0; t < tasks.size(); ++t) {
+      if (tasks[t].name == entry.unstaged_twin) task.prerequisite = t;
+    }
+    tasks.push_back(std::move(task));
+  }
+  return tasks;
 }
 
-// Runs every contender at `budget_bytes`, in portfolio order, but the entries that need homes
-// behind a staging tier where none is, and the staged ones whose twin did not fit. A plan that does
-// not beat the best so far is dropped unverified; one that does replaces it once it verifies.
-// Keeping the first best verified plan here and comparing it with the planner's once picks what
-// comparing each in turn with the best of all would (Beats orders plans strictly).
-void RunContenders(const Graph& graph, const HardwareProfile& profile,
-                   const BaselineContext& context, int64_t budget_bytes, ContenderRun& run) {
-  const bool staging_homes = AnyHomeBehindStagingTier(context);
-  for (const Entry& entry : Entries()) {
-    if (run.cancel) return;
-    if (entry.needs_staging_homes && !staging_homes) continue;
-    if (!entry.unstaged_twin.empty() && !TwinFits(run, entry)) continue;
-    Plan plan = entry.plan(context, budget_bytes);
-    run.outcomes.push_back({entry.name, plan.fits, plan.timeline.makespan_ns,
-                            plan.layout.arena_bytes, BytesMoved(plan)});
-    if (run.best && !Beats(plan, *run.best)) continue;
-    if (!VerifyPlan(graph, profile, plan).ok) continue;
-    plan.produced_by = entry.name;
-    run.best = std::move(plan);
-  }
+// The contenders at `budget_bytes`, ready for Work: the best verified plan is kept (Beats
+// orders plans strictly; the first of equals in portfolio order wins).
+std::unique_ptr<ContenderPool> MakePool(const Graph& graph, const HardwareProfile& profile,
+                                        const BaselineContext& context, int64_t budget_bytes) {
+  return std::make_unique<ContenderPool>(
+      ContenderTasks(context, budget_bytes), Beats,
+      [&graph, &profile](const Plan& plan) { return VerifyPlan(graph, profile, plan).ok; });
 }
 
 // Contenders run beside the planner when the machine has a second core (the plans are the
@@ -216,18 +203,20 @@ PlanResult PlanBest(const Graph& graph, const HardwareProfile& profile, const Pl
                       options.single_run ? std::vector<ValueAlias>{} : options.aliases};
   const std::optional<int64_t> expected_budget = ExpectedBudget(profile, options);
   std::optional<BaselineContext> context;
-  ContenderRun run;
+  std::unique_ptr<ContenderPool> pool;
   std::future<void> contenders;
   // Should the planner throw, the contenders stop at their next policy before the future's
   // destructor waits for them.
-  const struct StopOnExit {
-    ContenderRun& run;
-    ~StopOnExit() { run.cancel = true; }
-  } stop_on_exit{run};
+  const struct CancelOnExit {
+    const std::unique_ptr<ContenderPool>& pool;
+    ~CancelOnExit() {
+      if (pool) pool->Cancel();
+    }
+  } cancel_on_exit{pool};
   if (expected_budget) {
     context.emplace(BuildBaselineContext(graph, profile, options.node_time_ns, loop));
-    contenders = std::async(
-        ContenderLaunch(), [&] { RunContenders(graph, profile, *context, *expected_budget, run); });
+    pool = MakePool(graph, profile, *context, *expected_budget);
+    contenders = std::async(ContenderLaunch(), [&pool = *pool] { pool.Work(); });
   }
   PlanResult result = PlanOffload(graph, profile, options);
   result.own_makespan_ns = result.plan.timeline.makespan_ns;
@@ -235,41 +224,29 @@ PlanResult PlanBest(const Graph& graph, const HardwareProfile& profile, const Pl
   const std::optional<int64_t> budget = PlannedBudget(result.plan);
   const bool ran_at_budget = contenders.valid() && budget == expected_budget;
   if (contenders.valid()) {
-    if (!ran_at_budget) run.cancel = true;  // the guess missed: its plans are moot
+    if (ran_at_budget) {
+      pool->Work();  // the planner is done: this thread builds contenders too
+    } else {
+      pool->Cancel();  // the guess missed: its plans are moot
+    }
     contenders.get();
   }
   if (!budget) return result;
   if (!context) context.emplace(BuildBaselineContext(graph, profile, options.node_time_ns, loop));
-  if (!ran_at_budget) {  // plan them (again) at the planner's budget
-    run.outcomes.clear();
-    run.best.reset();
-    run.cancel = false;
-    RunContenders(graph, profile, *context, *budget, run);
+  if (!ran_at_budget) {  // plan them (again) at the planner's budget, on every core
+    pool = MakePool(graph, profile, *context, *budget);
+    contenders = std::async(ContenderLaunch(), [&pool = *pool] { pool.Work(); });
+    pool->Work();
+    contenders.get();
   }
   if (comparison != nullptr) {
     RecordLowerBounds(*context, profile, result.plan.order, *budget, *comparison);
-    comparison->contenders = run.outcomes;
+    comparison->contenders = pool->Outcomes();
   }
-  if (run.best && Beats(*run.best, result.plan)) {
-    result.plan = std::move(*run.best);
+  std::optional<Plan> best = pool->TakeBest();
+  if (best && Beats(*best, result.plan)) {
+    result.plan = std::move(*best);
     if (result.plan.fits) result.status = PlanStatus::kPlanned;
-  }
-  if (result.plan.produced_by == "hyperplan" || result.plan.order != context->order) return result;
-  // A contender won: its timeline is one the links can keep. The planner places its own
-  // transfers on that axis (instead of compute alone) and wins if it does better there.
-  PlanOptions retimed = options;
-  retimed.planning_step_start_ns = ComputeStepStarts(result.plan);
-  retimed.budget_bytes = budget;  // the planner went to budget mode once already
-  PlanResult replanned = PlanOffload(graph, profile, retimed);
-  if (Beats(replanned.plan, result.plan)) {
-    replanned.own_makespan_ns = replanned.plan.timeline.makespan_ns;
-    replanned.own_fits = replanned.plan.fits;
-    return replanned;
-  }
-  if (replanned.plan.fits &&
-      (!result.own_fits || replanned.plan.timeline.makespan_ns < result.own_makespan_ns)) {
-    result.own_makespan_ns = replanned.plan.timeline.makespan_ns;
-    result.own_fits = true;
   }
   return result;
 }

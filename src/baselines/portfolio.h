@@ -38,20 +38,22 @@
 // a batch-16 32k cache (172 GB) fits no 80 GB device otherwise. Every policy's numbers and the
 // lower bounds at the planned budget are kept in the result (PortfolioComparison, when asked
 // for), so a report can set them beside the plan.
-// When a contender wins, the planner plans again on its simulated timeline
-// (PlanOptions::planning_step_start_ns) and takes the cell back where it does better there.
-// Cost: the planner (twice when a contender wins), plus seven policies, twelve with staging
-// homes (each a few plans with layout and replay, bounded by their budget searches; about
-// 0.5-1.5 s each on a 123k-node graph), a verification of each that beats the contenders
-// before it, and the planner's own verification; the lower bounds cost
-// O(nodes + values * route length + steps).
+// Until 2026-11-26 the planner also planned again on a winning contender's simulated timeline;
+// that replan took no cell back in `hyperplan-bench compare` and cost 8 s of the 20 s the
+// DeepSeek-V3-sized decode planned in on h100-sxm, and was dropped.
+// Cost: the planner, plus seven policies, twelve with staging homes (each a few plans with
+// layout and replay, bounded by their budget searches; about 1-3.5 s each on a 123k-node
+// graph), a verification of each that beats the contenders before it, and the planner's own
+// verification; the lower bounds cost O(nodes + values * route length + steps).
 // Concurrency: on a machine with a second core the contenders run on a thread of their own
 // beside the planner's first run, at the budget it will plan to (the asked budget capped by
 // the device, else the device: the planner's budget whenever its overhead-mode plan does not
 // fit); dropped if the planner's plan fits without one, run again should the budgets differ.
-// What PlanBest returns does not depend on it. The DeepSeek-V3-sized decode on h100-sxm
-// (123k nodes): 31.8 -> 18.5 s of planning with the twin rule and the treap's path updates
-// (docs/benchmarks.md, "Planner time"), same plan; peak RSS 1.09 -> 1.12 GB.
+// Once the planner is done its thread builds contenders too (contender_pool.h). What
+// PlanBest returns does not depend on any of it. The DeepSeek-V3-sized decode on h100-sxm
+// (123k nodes): 31.8 -> 18.5 s of planning with the twin rule and the treap's path updates,
+// 20 -> 11-12 s without the replan on a contender's timeline and with the pool
+// (docs/benchmarks.md, "Planner time"), same plan.
 #pragma once
 
 #include <cstdint>

@@ -23,27 +23,35 @@ const char* GreedyOrderName(GreedyOrder order) {
 
 std::vector<int32_t> PlacementOrder(const std::vector<LayoutBlock>& blocks,
                                     const std::vector<int64_t>& padded_bytes, GreedyOrder order) {
-  std::vector<int32_t> placed;
+  // Keys computed once per block, not per comparison: the sort of a 200k-block arena was a
+  // tenth of planning the DeepSeek-V3-sized decode when each comparison built two tuples.
+  using Key = std::tuple<__int128, int64_t, int64_t, int32_t>;
+  std::vector<Key> keyed;
   for (size_t b = 0; b < blocks.size(); ++b) {
-    if (blocks[b].bytes > 0) placed.push_back(static_cast<int32_t>(b));
-  }
-  auto key = [&](int32_t b) {
     const LayoutBlock& block = blocks[b];
+    if (block.bytes <= 0) continue;
+    const int32_t index = static_cast<int32_t>(b);
     const int64_t bytes = padded_bytes[b];
     const int64_t length = int64_t{block.last} - block.first + 1;
     const int64_t first = block.first;
     switch (order) {
       case GreedyOrder::kDuration:
-        return std::make_tuple(static_cast<__int128>(-length), -bytes, first, b);
+        keyed.emplace_back(-length, -bytes, first, index);
+        break;
       case GreedyOrder::kArea:
-        return std::make_tuple(-static_cast<__int128>(length) * bytes, -bytes, first, b);
+        keyed.emplace_back(-static_cast<__int128>(length) * bytes, -bytes, first, index);
+        break;
       case GreedyOrder::kStart:
-        return std::make_tuple(static_cast<__int128>(first), -bytes, int64_t{0}, b);
+        keyed.emplace_back(first, -bytes, 0, index);
+        break;
       default:
-        return std::make_tuple(static_cast<__int128>(-bytes), -length, first, b);
+        keyed.emplace_back(-bytes, -length, first, index);
     }
-  };
-  std::sort(placed.begin(), placed.end(), [&](int32_t a, int32_t b) { return key(a) < key(b); });
+  }
+  std::sort(keyed.begin(), keyed.end());
+  std::vector<int32_t> placed;
+  placed.reserve(keyed.size());
+  for (const Key& key : keyed) placed.push_back(std::get<3>(key));
   return placed;
 }
 

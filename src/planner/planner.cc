@@ -28,12 +28,6 @@ using planner::PlanContext;
 // Replanning rounds on a simulated timeline (ReplanOnRunTimeline).
 constexpr int kRetimeRounds = 2;
 
-int64_t TotalBytesMoved(const Plan& plan) {
-  int64_t total = 0;
-  for (int64_t bytes : plan.timeline.bytes_moved_per_link) total += bytes;
-  return total;
-}
-
 // Whether `a` beats `b` (strictly); ties keep the earlier (the model's order).
 bool Beats(const Outcome& a, const Outcome& b, bool budget_mode) {
   if (budget_mode) {
@@ -47,9 +41,9 @@ bool Beats(const Outcome& a, const Outcome& b, bool budget_mode) {
     if (a.plan.timeline.makespan_ns != b.plan.timeline.makespan_ns) {
       return a.plan.timeline.makespan_ns < b.plan.timeline.makespan_ns;
     }
-    if (TotalBytesMoved(a.plan) != TotalBytesMoved(b.plan)) {
-      return TotalBytesMoved(a.plan) < TotalBytesMoved(b.plan);
-    }
+    const int64_t a_moved = a.plan.timeline.total_bytes_moved();
+    const int64_t b_moved = b.plan.timeline.total_bytes_moved();
+    if (a_moved != b_moved) return a_moved < b_moved;
     return a.plan.layout.arena_bytes < b.plan.layout.arena_bytes;
   }
   if (a.plan.layout.arena_bytes != b.plan.layout.arena_bytes) {
@@ -207,16 +201,19 @@ Outcome RetimeRounds(const PlanContext& context, Outcome best, bool budget_mode,
 // past the budget or slow another round, so hoisting never replaces the plain rounds (hoisting
 // in every round, the first included, made a100-pcie4 4.26 s but lost elsewhere: a test's
 // 103 ns plan became 104 ns).
-// The hoisted chain runs beside the plain one on a second core: the DeepSeek-V3-sized decode
-// on h100-sxm plans in 21 s instead of 26 s one after the other (16 s without the chain),
-// holding both chains' plans: peak RSS 2.0 GB instead of 1.25 GB.
+// The hoisted chain runs beside the plain one on a second core, and only up to
+// kSecondChoiceLimit steps, as the budget rounds' second choice (modes.h): on the
+// DeepSeek-V3-sized decode (123k steps) it won nothing and cost 5 s of planning and 0.8 GB of
+// peak RSS (holding both chains' plans); the training step it won has 9.4k.
 template <typename PlanIn>
 Outcome ReplanOnRunTimeline(const PlanContext& context, Outcome best, bool budget_mode,
                             PlanIn plan_in) {
   // Replanning moves transfers in time; a plan over the budget needs bytes off the device, which
   // the budget rounds already tried on every axis they have.
   if (budget_mode && !best.feasible) return best;
-  if (!budget_mode) return RetimeRounds(context, std::move(best), budget_mode, false, plan_in);
+  if (!budget_mode || context.step_count() > planner::kSecondChoiceLimit) {
+    return RetimeRounds(context, std::move(best), budget_mode, false, plan_in);
+  }
   // The two chains share nothing mutable: on a second core they run side by side.
   std::future<Outcome> hoisted_rounds = std::async(
       SecondChainLaunch(), [&] { return RetimeRounds(context, best, budget_mode, true, plan_in); });
@@ -240,9 +237,6 @@ PlanResult PlanOffload(const Graph& graph, const HardwareProfile& profile,
   contexts.push_back(
       planner::BuildContext(planned, profile, ModelOrder(planned), node_time_ns, loop.persistent));
   contexts.back().layout = options.layout;
-  if (options.planning_step_start_ns.size() == graph.nodes.size() + 1) {
-    contexts.back() = planner::RetimedContext(contexts.back(), options.planning_step_start_ns);
-  }
   const PlanContext& model = contexts.front();
 
   Baseline baseline;
@@ -266,7 +260,7 @@ PlanResult PlanOffload(const Graph& graph, const HardwareProfile& profile,
     }
     chosen.plan.offload_enabled = false;
   } else {
-    if (options.allow_reorder && options.planning_step_start_ns.empty()) {
+    if (options.allow_reorder) {
       std::vector<NodeId> order = planner::MemoryAwareOrder(graph);
       if (order.size() == graph.nodes.size() && order != model.order &&
           AliasesHoldIn(graph, loop.aliases, order) &&

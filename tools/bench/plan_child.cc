@@ -23,12 +23,6 @@ int64_t Since(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
-int64_t BytesMoved(const Plan& plan) {
-  int64_t total = 0;
-  for (int64_t bytes : plan.timeline.bytes_moved_per_link) total += bytes;
-  return total;
-}
-
 }  // namespace
 
 int RunPlanOnce(const PlanOnceOptions& options) {
@@ -74,7 +68,7 @@ int RunPlanOnce(const PlanOnceOptions& options) {
           result.status == PlanStatus::kPlanned ? 1 : 0, plan.fits ? 1 : 0,
           plan.layout.live_peak_bytes, plan.layout.arena_bytes, plan.summary.baseline_peak_bytes,
           plan.summary.baseline_arena_bytes, plan.timeline.makespan_ns,
-          plan.timeline.baseline_makespan_ns, BytesMoved(plan), plan.reordered ? 1 : 0);
+          plan.timeline.baseline_makespan_ns, plan.timeline.total_bytes_moved(), plan.reordered ? 1 : 0);
       std::fflush(stdout);
     }
     return 0;

@@ -31,10 +31,6 @@ struct PlanOptions {
   bool single_run = false;
   std::vector<ValueAlias> aliases;
   LayoutOptions layout;  // how hard the arena and tier-buffer layouts try (layout.h)
-  // The time axis to place transfers on, step k of the model's order starting at entry k
-  // (steps + 1 entries), e.g. another plan's simulated timeline (ComputeStepStarts); empty:
-  // compute alone. Simulation still uses the node times; only the planner's model changes.
-  std::vector<int64_t> planning_step_start_ns;
 };
 
 }  // namespace hyperplan

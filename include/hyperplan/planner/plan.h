@@ -160,6 +160,13 @@ struct SimulationResult {
   int64_t compute_ns = 0;            // sum of node times
   int64_t baseline_makespan_ns = 0;  // without offloading: the compute stream alone
   int64_t stall_ns = 0;              // sum of stall_ns_per_node
+
+  // Over every link: what a plan moves per run (the tie-break between plans of one makespan).
+  int64_t total_bytes_moved() const {
+    int64_t total = 0;
+    for (int64_t bytes : bytes_moved_per_link) total += bytes;
+    return total;
+  }
 };
 
 struct PlanSummary {

@@ -17,9 +17,10 @@
 // stalls or gets stuck it also tries taking the largest values first and keeps the better.
 // No-budget mode accepts predicted stalls up to the overhead allowance, then keeps the longest
 // prefix of decisions whose simulated slowdown is within it. A plan that stalls is planned
-// again on the timeline it ran on (two rounds, the best kept); in budget mode a second chain
-// of such rounds, on a second thread, also hoists each homed value's Prefetch as early as the
-// device has room for it (refine.h), and the better chain wins. Every returned plan has passed
+// again on the timeline it ran on (two rounds, the best kept); in budget mode, on graphs of
+// up to planner::kSecondChoiceLimit steps, a second chain of such rounds, on a second thread,
+// also hoists each homed value's Prefetch as early as the device has room for it (refine.h),
+// and the better chain wins. Every returned plan has passed
 // VerifyPlan (a failure is Error(kInternal)).
 // Cost: O((n + c) log n) per refine for n steps and c candidates, plus layout and replay; a
 // 100k-node graph plans in about 1.5-3.5 s of CPU (Release; see tests/planner/perf_test.cc).
