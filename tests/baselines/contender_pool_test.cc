@@ -51,9 +51,9 @@ TEST_CASE("contender pool: the least verified plan wins, ties to the earlier tas
   // b (fits, 50 ns) and c (fits, 50 ns) tie and beat a (fits, 70 ns) and d (does not fit,
   // 10 ns): b, the earlier of the two, wins whichever thread built it and whenever.
   for (int run = 0; run < 20; ++run) {
-    ContenderPool pool({Task("a", true, 70), Task("b", true, 50), Task("c", true, 50),
-                        Task("d", false, 10)},
-                       Faster, [](const Plan&) { return true; });
+    ContenderPool pool(
+        {Task("a", true, 70), Task("b", true, 50), Task("c", true, 50), Task("d", false, 10)},
+        Faster, [](const Plan&) { return true; });
     WorkOnTwoThreads(pool);
     CHECK(Names(pool.Outcomes()) == std::vector<std::string>{"a", "b", "c", "d"});
     const std::optional<Plan> best = pool.TakeBest();
@@ -95,10 +95,12 @@ TEST_CASE("contender pool: a task that throws cancels the rest and the error rea
   std::vector<ContenderTask> tasks;
   tasks.push_back({"throws", []() -> Plan { throw std::runtime_error("broken policy"); }, {}});
   for (int k = 0; k < 3; ++k) {
-    tasks.push_back({"after " + std::to_string(k), [&built] {
+    tasks.push_back({"after " + std::to_string(k),
+                     [&built] {
                        ++built;
                        return Made(true, 1);
-                     }, std::nullopt});
+                     },
+                     std::nullopt});
   }
   ContenderPool pool(std::move(tasks), Faster, [](const Plan&) { return true; });
   CHECK_THROWS_WITH(pool.Work(), "broken policy");
