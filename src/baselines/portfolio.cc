@@ -46,33 +46,37 @@ enum class Residency {
   kHomeAware,    // values homed behind a staging tier first, then leading (hyperplan's)
 };
 
-// A stage lead meaning "as far ahead as the staging tier's room allows".
-constexpr int kStageByRoom = -1;
+// When a staged entry issues its staging hops (NVMe -> DDR); unstaged: with the device hop.
+struct StageLead {
+  int layers = 0;        // this many visits ahead of the device hop
+  bool by_room = false;  // as far ahead as the staging tier's free room allows
+  bool Staged() const { return layers > 0 || by_room; }
+};
 
 // Layer streaming with `lookahead` layers in flight, `residency` deciding what stays, staging
-// hops `stage_lead` layers ahead (0: issued with the device hop; kStageByRoom).
-Entry StreamingEntry(int lookahead, Residency residency, int stage_lead = 0) {
+// hops issued as `lead` says.
+Entry StreamingEntry(int lookahead, Residency residency, StageLead lead = {}) {
   const std::string unstaged = std::string(residency == Residency::kInterleaved ? "interleaved "
                                            : residency == Residency::kHomeAware ? "home-aware "
                                                                                 : "") +
                                "layer streaming k=" + std::to_string(lookahead);
-  const std::string name = unstaged + (stage_lead == kStageByRoom ? " staged by room"
-                                       : stage_lead > 0 ? " staged +" + std::to_string(stage_lead)
-                                                        : "");
+  const std::string name = unstaged + (lead.by_room      ? " staged by room"
+                                       : lead.layers > 0 ? " staged +" + std::to_string(lead.layers)
+                                                         : "");
   Entry entry;
   entry.name = name;
-  entry.plan = [lookahead, residency, stage_lead](const BaselineContext& context, int64_t budget) {
+  entry.plan = [lookahead, residency, lead](const BaselineContext& context, int64_t budget) {
     LayerStreamingOptions options;
     options.lookahead_layers = lookahead;
     options.interleave = residency == Residency::kInterleaved;
     options.slow_homes_resident = residency == Residency::kHomeAware;
-    options.stage_lead_layers = std::max(0, stage_lead);
-    options.stage_by_room = stage_lead == kStageByRoom;
+    options.stage_lead_layers = lead.layers;
+    options.stage_by_room = lead.by_room;
     options.stream_state = true;  // a layer's KV cache streams with it (FlexGen)
     return LayerStreamingPlan(context, budget, options).plan;
   };
-  entry.needs_staging_homes = stage_lead != 0 || residency == Residency::kHomeAware;
-  if (stage_lead != 0) entry.unstaged_twin = unstaged;
+  entry.needs_staging_homes = lead.Staged() || residency == Residency::kHomeAware;
+  if (lead.Staged()) entry.unstaged_twin = unstaged;
   return entry;
 }
 
@@ -93,9 +97,10 @@ const std::vector<Entry>& Entries() {
     for (int lookahead : {0, 1, 2}) list.push_back(StreamingEntry(lookahead, Residency::kLeading));
     for (int lookahead : {1, 2}) list.push_back(StreamingEntry(lookahead, Residency::kInterleaved));
     list.push_back(StreamingEntry(1, Residency::kHomeAware));
-    for (int lead : {2, 4, 8, kStageByRoom}) {
-      list.push_back(StreamingEntry(1, Residency::kHomeAware, lead));
+    for (int layers : {2, 4, 8}) {
+      list.push_back(StreamingEntry(1, Residency::kHomeAware, StageLead{layers, false}));
     }
+    list.push_back(StreamingEntry(1, Residency::kHomeAware, StageLead{0, true}));
     for (int distance : {4, 32}) list.push_back(OpDistanceEntry(distance));
     return list;
   }();
