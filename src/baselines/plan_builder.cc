@@ -26,7 +26,8 @@ bool Sized(const Value& value) { return value.size_known && value.bytes > 0; }
 
 }  // namespace
 
-PlanBuilder::PlanBuilder(const BaselineContext& context) : context_(context) {
+PlanBuilder::PlanBuilder(const BaselineContext& context)
+    : context_(context), clock_(*context.profile) {
   const size_t value_count = context.graph->values.size();
   compute_index_.assign(static_cast<size_t>(context.step_count()), -1);
   open_interval_.assign(value_count, -1);
@@ -36,33 +37,16 @@ PlanBuilder::PlanBuilder(const BaselineContext& context) : context_(context) {
   home_used_.assign(value_count, 0);
   dirty_.assign(value_count, 0);
   staged_hop_.assign(value_count, -1);
-  channel_free_ns_.resize(context.profile->links.size());
-  for (size_t link = 0; link < channel_free_ns_.size(); ++link) {
-    channel_free_ns_[link].assign(std::max(1, context.profile->links[link].channels), 0);
-  }
   plan_.order = context.order;
   plan_.node_time_ns = context.node_time_ns;
 }
 
 int32_t PlanBuilder::Append(PlanStep step, std::vector<int32_t> waits) {
   Normalise(waits);
+  step.waits_for = std::move(waits);
   // The step's simulated times, as Simulate will replay them (each depends only on the steps
   // before it): Transfer picks the channel that frees first from them.
-  int64_t ready_ns = 0;
-  for (int32_t wait : waits) ready_ns = std::max(ready_ns, end_ns_[wait]);
-  int64_t end_ns = 0;
-  if (step.kind == StepKind::kCompute || step.kind == StepKind::kDetach) {
-    end_ns = std::max(ready_ns, stream_free_ns_) +
-             (step.kind == StepKind::kCompute ? plan_.node_time_ns[step.node] : 0);
-    stream_free_ns_ = end_ns;
-  } else {
-    int64_t& channel_free = channel_free_ns_[step.link][step.channel];
-    end_ns = std::max(ready_ns, channel_free) +
-             ChannelTransferTimeNs(context_.profile->links[step.link], step.bytes);
-    channel_free = end_ns;
-  }
-  end_ns_.push_back(end_ns);
-  step.waits_for = std::move(waits);
+  clock_.Add(step, step.kind == StepKind::kCompute ? plan_.node_time_ns[step.node] : 0);
   plan_.steps.push_back(std::move(step));
   return last_step();
 }
@@ -186,7 +170,7 @@ int32_t PlanBuilder::Transfer(StepKind kind, ValueId value, int32_t link, Step b
   step.link = link;
   // The channel that frees first (the lowest of equals): a lone transfer on an idle link
   // still gets one channel's share, but a backlog spreads over every channel.
-  const std::vector<int64_t>& free_ns = channel_free_ns_[link];
+  const std::vector<int64_t>& free_ns = clock_.channel_free_ns(link);
   step.channel =
       static_cast<int32_t>(std::min_element(free_ns.begin(), free_ns.end()) - free_ns.begin());
   step.bytes = bytes;

@@ -12,7 +12,8 @@
 // reactive runtime chains every transfer to the step before it). Finish lays out the arena,
 // replays the plan and summarises it.
 // Channels: each transfer takes the channel of its link that frees first, from the steps'
-// simulated times so far (a runtime handing a copy to whichever stream is idle).
+// simulated times so far (a runtime handing a copy to whichever stream is idle), kept by
+// Simulate's own StepClock (simulate.h) so the builder and the replay time steps alike.
 // Cost: O(1) amortized per step and residency change, O(k log k) layout for k intervals (the
 // greedy layouts only below kGreedyLayoutLimit), one simulation.
 // Loops (a periodic context): a value updated in place (Value::written_by) has a stale home
@@ -31,6 +32,7 @@
 
 #include "baselines/context.h"
 #include "hyperplan/planner/plan.h"
+#include "hyperplan/planner/simulate.h"
 
 namespace hyperplan::baselines {
 
@@ -103,10 +105,8 @@ class PlanBuilder {
   std::vector<uint8_t> home_used_;      // by value: its home copy is relied on
   std::vector<uint8_t> dirty_;          // by value: updated in place, not written back yet
   std::vector<int32_t> staged_hop_;     // by value: last hop of its Stage, -1: not staged
-  std::vector<int64_t> end_ns_;         // by step: simulated end
-  std::vector<std::vector<int64_t>> channel_free_ns_;  // by link, channel: simulated
-  int64_t stream_free_ns_ = 0;                         // the compute stream: simulated
-  int32_t last_stream_ = -1;                           // last compute or Detach
+  StepClock clock_;                     // the steps so far, timed as Simulate times them
+  int32_t last_stream_ = -1;            // last compute or Detach
   Step next_compute_ = 0;
 };
 

@@ -14,7 +14,6 @@
 #include "baselines/layer_streaming.h"
 #include "baselines/lower_bounds.h"
 #include "baselines/op_distance.h"
-#include "hyperplan/planner/simulate.h"
 #include "hyperplan/planner/verify.h"
 
 namespace hyperplan::baselines {

@@ -29,56 +29,64 @@ void AddResidency(std::vector<MemoryEvent>& events, int64_t alloc_ns, int64_t fr
 
 }  // namespace
 
+StepClock::StepClock(const HardwareProfile& profile)
+    : profile_(profile), channel_free_ns_(profile.links.size()) {
+  for (size_t l = 0; l < profile.links.size(); ++l) {
+    channel_free_ns_[l].assign(static_cast<size_t>(std::max(1, profile.links[l].channels)), 0);
+  }
+}
+
+const StepTiming& StepClock::Add(const PlanStep& step, int64_t node_time_ns) {
+  int64_t ready_ns = 0;
+  for (int32_t wait : step.waits_for) ready_ns = std::max(ready_ns, timings_[wait].end_ns);
+  StepTiming timing;
+  if (step.kind == StepKind::kCompute || step.kind == StepKind::kDetach) {
+    timing.start_ns = std::max(ready_ns, stream_free_ns_);
+    timing.end_ns = timing.start_ns + (step.kind == StepKind::kCompute ? node_time_ns : 0);
+    stream_free_ns_ = timing.end_ns;
+  } else {
+    int64_t& channel_free = channel_free_ns_[step.link][step.channel];
+    timing.start_ns = std::max(ready_ns, channel_free);
+    timing.end_ns = timing.start_ns + ChannelTransferTimeNs(profile_.links[step.link], step.bytes);
+    channel_free = timing.end_ns;
+  }
+  timings_.push_back(timing);
+  return timings_.back();
+}
+
 SimulationResult Simulate(const Graph& graph, const HardwareProfile& profile, const Plan& plan) {
   SimulationResult result;
   const size_t step_total = plan.steps.size();
-  result.steps.resize(step_total);
   result.stall_ns_per_node.assign(graph.nodes.size(), 0);
   result.bytes_moved_per_link.assign(profile.links.size(), 0);
-  std::vector<std::vector<int64_t>> channel_free_ns(profile.links.size());
-  for (size_t l = 0; l < profile.links.size(); ++l) {
-    channel_free_ns[l].assign(static_cast<size_t>(std::max(1, profile.links[l].channels)), 0);
-  }
-
-  int64_t stream_free_ns = 0;  // the compute stream
+  StepClock clock(profile);
   int64_t last_compute_end_ns = 0;
   for (size_t i = 0; i < step_total; ++i) {
     const PlanStep& step = plan.steps[i];
-    int64_t ready_ns = 0;
     for (int32_t wait : step.waits_for) {
       if (wait < 0 || static_cast<size_t>(wait) >= i) {
         throw Error(ErrorKind::kInternal, "plan step " + std::to_string(i) + " waits for step " +
                                               std::to_string(wait) + ", which is not before it");
       }
-      ready_ns = std::max(ready_ns, result.steps[wait].end_ns);
     }
-    StepTiming& timing = result.steps[i];
-    if (step.kind == StepKind::kCompute || step.kind == StepKind::kDetach) {
-      timing.start_ns = std::max(ready_ns, stream_free_ns);
-      timing.end_ns = timing.start_ns;
-      if (step.kind == StepKind::kCompute) {
-        timing.end_ns += plan.node_time_ns[step.node];
-        result.stall_ns_per_node[step.node] = timing.start_ns - last_compute_end_ns;
-        result.stall_ns += timing.start_ns - last_compute_end_ns;
-        result.compute_ns += plan.node_time_ns[step.node];
-        last_compute_end_ns = timing.end_ns;
-      }
-      stream_free_ns = timing.end_ns;
-    } else {
-      if (step.link < 0 || static_cast<size_t>(step.link) >= profile.links.size() ||
-          step.channel < 0 ||
-          static_cast<size_t>(step.channel) >= channel_free_ns[step.link].size()) {
-        throw Error(ErrorKind::kInternal,
-                    "plan step " + std::to_string(i) + " names no valid link channel");
-      }
-      int64_t& channel_free = channel_free_ns[step.link][step.channel];
-      timing.start_ns = std::max(ready_ns, channel_free);
-      timing.end_ns = timing.start_ns + ChannelTransferTimeNs(profile.links[step.link], step.bytes);
-      channel_free = timing.end_ns;
-      result.bytes_moved_per_link[step.link] += step.bytes;
+    const bool transfer = step.kind != StepKind::kCompute && step.kind != StepKind::kDetach;
+    if (transfer && (step.link < 0 || static_cast<size_t>(step.link) >= profile.links.size() ||
+                     step.channel < 0 || step.channel >= clock.channel_count(step.link))) {
+      throw Error(ErrorKind::kInternal,
+                  "plan step " + std::to_string(i) + " names no valid link channel");
     }
+    const int64_t node_time_ns = step.kind == StepKind::kCompute ? plan.node_time_ns[step.node] : 0;
+    const StepTiming& timing = clock.Add(step, node_time_ns);
+    if (step.kind == StepKind::kCompute) {
+      result.stall_ns_per_node[step.node] = timing.start_ns - last_compute_end_ns;
+      result.stall_ns += timing.start_ns - last_compute_end_ns;
+      result.compute_ns += node_time_ns;
+      last_compute_end_ns = timing.end_ns;
+    }
+    if (transfer) result.bytes_moved_per_link[step.link] += step.bytes;
     result.makespan_ns = std::max(result.makespan_ns, timing.end_ns);
   }
+  result.steps = clock.TakeTimings();
   result.baseline_makespan_ns = result.compute_ns;
 
   // Memory per tier.
