@@ -358,9 +358,12 @@ std::pair<int, Plan> MostUnitsThatFit(const ResidentUnits& units, int64_t arena_
 }
 
 // Streams `layers` (see LayerStreamingPlan).
+// `known_units`, when given, is this path's count from an earlier search with the same device
+// residency (used when set, set when found).
 LayerStreamingResult StreamLayers(const BaselineContext& context, const WeightLayers& layers,
                                   std::optional<int64_t> budget_bytes,
-                                  const LayerStreamingOptions& options) {
+                                  const LayerStreamingOptions& options,
+                                  std::optional<int>* known_units = nullptr) {
   const int lookahead = std::max(0, options.lookahead_layers);
   const std::optional<int64_t> budget =
       budget_bytes ? std::optional<int64_t>(context.EffectiveBudget(budget_bytes)) : std::nullopt;
@@ -379,6 +382,9 @@ LayerStreamingResult StreamLayers(const BaselineContext& context, const WeightLa
                ? 0
                : std::clamp(options.resident_layers.value_or(0), 0, layers.count());
     plan = build(kept);
+  } else if (known_units != nullptr && known_units->has_value()) {
+    kept = **known_units;
+    plan = build(kept);
   } else {
     // Home-aware, a value left off by the search crosses NVMe once an iteration: resolving the
     // last 1/256 of the budget (a DeepSeek-V3-sized expert or two) is not worth its builds.
@@ -391,6 +397,7 @@ LayerStreamingResult StreamLayers(const BaselineContext& context, const WeightLa
       return candidate.layout.arena_bytes <= arena_limit;
     };
     std::tie(kept, plan) = MostUnitsThatFit(units, arena_limit, precision_bytes, build, arena_fits);
+    if (known_units != nullptr) *known_units = kept;
   }
   LayerStreamingResult result;
   result.plan = std::move(plan);
@@ -403,18 +410,24 @@ LayerStreamingResult StreamLayers(const BaselineContext& context, const WeightLa
 
 LayerStreamingResult LayerStreamingPlan(const BaselineContext& context,
                                         std::optional<int64_t> budget_bytes,
-                                        const LayerStreamingOptions& options) {
+                                        const LayerStreamingOptions& options,
+                                        ResidentSearch* search) {
   WeightLayers layers = FindWeightLayers(*context.graph, context.order);
-  if (!options.stream_state) return StreamLayers(context, layers, budget_bytes, options);
+  std::optional<int>* weights_only_units = search ? &search->weights_only_units : nullptr;
+  if (!options.stream_state) {
+    return StreamLayers(context, layers, budget_bytes, options, weights_only_units);
+  }
   if (!budget_bytes) return StreamLayers(context, WithLayerState(context, layers), {}, options);
   // With a budget, state moves only when the weights alone leave the arena over it (a plan
   // that failed on a host tier's capacity gains nothing from moving more through it).
-  LayerStreamingResult weights_only = StreamLayers(context, layers, budget_bytes, options);
+  LayerStreamingResult weights_only =
+      StreamLayers(context, layers, budget_bytes, options, weights_only_units);
   const bool arena_over =
       weights_only.plan.layout.arena_bytes > context.EffectiveBudget(budget_bytes);
   if (weights_only.plan.fits || !arena_over) return weights_only;
   LayerStreamingResult with_state =
-      StreamLayers(context, WithLayerState(context, std::move(layers)), budget_bytes, options);
+      StreamLayers(context, WithLayerState(context, std::move(layers)), budget_bytes, options,
+                   search ? &search->with_state_units : nullptr);
   const bool nearer = with_state.plan.layout.arena_bytes < weights_only.plan.layout.arena_bytes;
   return with_state.plan.fits || nearer ? with_state : weights_only;
 }

@@ -81,8 +81,21 @@ struct LayerStreamingResult {
   int resident_layers = 0;  // kept on the device
 };
 
+// What a budget search found: the resident units (layers, or values home-aware) kept, for
+// the weights alone and with state streaming. A staged policy keeps its unstaged twin's device
+// residency at every count (staging moves only staging-tier copies, and the search looks at
+// the arena alone), so it reuses the twin's counts instead of searching again: on the
+// DeepSeek-V3-sized decode each home-aware search builds about eight plans.
+struct ResidentSearch {
+  std::optional<int> weights_only_units;
+  std::optional<int> with_state_units;
+};
+
+// `search`, when given, supplies the counts a search with the same device residency found
+// (and receives the counts this one finds where it had none).
 LayerStreamingResult LayerStreamingPlan(const BaselineContext& context,
                                         std::optional<int64_t> budget_bytes,
-                                        const LayerStreamingOptions& options);
+                                        const LayerStreamingOptions& options,
+                                        ResidentSearch* search = nullptr);
 
 }  // namespace hyperplan::baselines

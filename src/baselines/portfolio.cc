@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <functional>
 #include <future>
+#include <map>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -21,7 +22,9 @@ namespace {
 
 struct Entry {
   std::string name;
-  std::function<Plan(const BaselineContext&, int64_t budget_bytes)> plan;
+  // `search`: the budget search's counts, shared with the entries of the same device
+  // residency (layer_streaming.h ResidentSearch).
+  std::function<Plan(const BaselineContext&, int64_t budget_bytes, ResidentSearch* search)> plan;
   // Runs only where some home is behind a staging tier (NVMe behind DDR): elsewhere it would
   // rebuild another entry's plan.
   bool needs_staging_homes = false;
@@ -64,7 +67,8 @@ Entry StreamingEntry(int lookahead, Residency residency, StageLead lead = {}) {
                                                          : "");
   Entry entry;
   entry.name = name;
-  entry.plan = [lookahead, residency, lead](const BaselineContext& context, int64_t budget) {
+  entry.plan = [lookahead, residency, lead](const BaselineContext& context, int64_t budget,
+                                            ResidentSearch* search) {
     LayerStreamingOptions options;
     options.lookahead_layers = lookahead;
     options.interleave = residency == Residency::kInterleaved;
@@ -72,7 +76,7 @@ Entry StreamingEntry(int lookahead, Residency residency, StageLead lead = {}) {
     options.stage_lead_layers = lead.layers;
     options.stage_by_room = lead.by_room;
     options.stream_state = true;  // a layer's KV cache streams with it (FlexGen)
-    return LayerStreamingPlan(context, budget, options).plan;
+    return LayerStreamingPlan(context, budget, options, search).plan;
   };
   entry.needs_staging_homes = lead.Staged() || residency == Residency::kHomeAware;
   if (lead.Staged()) entry.unstaged_twin = unstaged;
@@ -82,7 +86,7 @@ Entry StreamingEntry(int lookahead, Residency residency, StageLead lead = {}) {
 Entry OpDistanceEntry(int distance) {
   Entry entry;
   entry.name = "op distance " + std::to_string(distance);
-  entry.plan = [distance](const BaselineContext& context, int64_t budget) {
+  entry.plan = [distance](const BaselineContext& context, int64_t budget, ResidentSearch*) {
     OpDistanceOptions options;
     options.prefetch_distance_ops = distance;
     return OpDistancePlan(context, budget, options);
@@ -161,15 +165,22 @@ std::optional<int64_t> ExpectedBudget(const HardwareProfile& profile, const Plan
 }
 
 // The contenders at `budget_bytes`, in portfolio order, but the entries that need homes behind a
-// staging tier where none is; a staged entry runs only where its unstaged twin fits.
+// staging tier where none is; a staged entry runs only where its unstaged twin fits, and
+// reuses its twin's budget search (ResidentSearch: the same device residency at every count).
 std::vector<ContenderTask> ContenderTasks(const BaselineContext& context, int64_t budget_bytes) {
   const bool staging_homes = AnyHomeBehindStagingTier(context);
   std::vector<ContenderTask> tasks;
+  std::map<std::string, std::shared_ptr<ResidentSearch>> searches;  // by unstaged name
   for (const Entry& entry : Entries()) {
     if (entry.needs_staging_homes && !staging_homes) continue;
-    ContenderTask task{
-        entry.name, [&context, &entry, budget_bytes] { return entry.plan(context, budget_bytes); },
-        std::nullopt};
+    std::shared_ptr<ResidentSearch>& search =
+        searches[entry.unstaged_twin.empty() ? entry.name : entry.unstaged_twin];
+    if (!search) search = std::make_shared<ResidentSearch>();
+    ContenderTask task{entry.name,
+                       [&context, &entry, budget_bytes, search] {
+                         return entry.plan(context, budget_bytes, search.get());
+                       },
+                       std::nullopt};
     for (size_t t = 0; t < tasks.size(); ++t) {
       if (tasks[t].name == entry.unstaged_twin) task.prerequisite = t;
     }
