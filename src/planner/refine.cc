@@ -16,6 +16,9 @@ namespace {
 constexpr int kMaxPopsPerRound = 256;
 // HoistPrefetches leaves 1/64 of the largest target free at every step it fills.
 constexpr int64_t kHoistMarginDivisor = 64;
+// StageAheadByRoom leaves 1/64 of a staging tier free: its layout is by replayed time, with
+// alignment and fragmentation, where the room is counted per step.
+constexpr int64_t kStageMarginDivisor = 64;
 constexpr int64_t kNoTime = std::numeric_limits<int64_t>::min();
 constexpr int64_t kSetAside = int64_t{1} << 60;  // far below any byte count
 
@@ -186,10 +189,72 @@ class Refiner {
       }
     }
     if (has_target_ && context_.hoist_prefetches) HoistPrefetches();
+    StageAheadByRoom();
     return std::move(selection_);
   }
 
  private:
+  // Once the placements are made: each staging hop of a Prefetch (NVMe -> DDR) is issued, in
+  // the order the device reads the values, at the earliest boundary from which its staging
+  // tier has room for the copy until the consumer (never before the previous one's, never
+  // later than it was). Placed against a link the axis cannot hide (the compute-only axis, or
+  // one its own serialized replay stretched), a staging hop's planned slot lies past its
+  // consumer's start, so its boundary came out as the consumer's and the replay ran it after
+  // the step before, one value at a time on one channel; issued ahead, the staging hops keep
+  // every channel of the link busy as far as the staging tier allows (layer_streaming.cc's
+  // stage_by_room). Only Prefetches that do not hide (their device hop ends after the
+  // consumer's start) of values whose home copy is current (no Store) move.
+  void StageAheadByRoom() {
+    std::vector<size_t> order;
+    for (size_t j = 0; j < selection_.placements.size(); ++j) {
+      const Placement& placement = selection_.placements[j];
+      const Candidate& candidate = candidates_[placement.candidate];
+      // A chain that hides (ends by its consumer's start) keeps its as-late-as-hides hops.
+      if (placement.prefetch_hops.size() > 1 && !candidate.needs_store &&
+          placement.prefetch_hops.back().slot.end_ns > start_ns_[candidate.before_step]) {
+        order.push_back(j);
+      }
+    }
+    auto key = [&](size_t j) {
+      const Placement& placement = selection_.placements[j];
+      return std::make_pair(candidates_[placement.candidate].before_step,
+                            placement.prefetch_hops.back().slot.start_ns);
+    };
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return key(a) < key(b); });
+    Step floor = 0;
+    for (size_t j : order) {
+      Placement& placement = selection_.placements[j];
+      const Candidate& candidate = candidates_[placement.candidate];
+      const int64_t bytes = candidate.bytes;
+      for (size_t h = 0; h + 1 < placement.prefetch_hops.size(); ++h) {
+        HopPlacement& hop = placement.prefetch_hops[h];
+        const Step old_boundary = std::min(hop.boundary, step_count_ - 1);
+        // Never before the hop it reads from (the sequence orders hops by boundary).
+        const Step previous_hop = h > 0 ? placement.prefetch_hops[h - 1].boundary : Step{0};
+        const Step lower = std::max<Step>({floor, candidate.after_step + 1, previous_hop});
+        if (lower >= old_boundary) continue;
+        const int64_t capacity = profile_.tiers[hop.dst_tier].capacity_bytes;
+        Step room_from = lower;
+        if (capacity > 0) {
+          const int32_t blocked = tiers_[hop.dst_tier].LastAbove(
+              lower, old_boundary - 1, capacity - capacity / kStageMarginDivisor - bytes);
+          room_from = blocked < 0 ? lower : blocked + 1;
+        }
+        if (room_from >= old_boundary) continue;
+        tiers_[hop.dst_tier].Add(room_from, old_boundary - 1, bytes);
+        for (TierReservation& r : placement.tier_reservations) {
+          if (r.prefetch_staging && r.tier == hop.dst_tier && r.first == old_boundary) {
+            r.first = room_from;
+            break;
+          }
+        }
+        hop.boundary = room_from;
+      }
+      floor = std::max(floor, placement.prefetch_hops.front().boundary);
+    }
+  }
+
   // Once the peak meets the target: each one-hop Prefetch of a homed value moves to the
   // earliest boundary from which every step up to its old one keeps `hoist_margin_bytes_`
   // below its target with the value back on the device, and to the earliest free slot of its

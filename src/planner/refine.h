@@ -28,6 +28,15 @@
 // Prefetch of a homed value moves, earliest consumer first, to the earliest boundary from
 // which every step up to its old one keeps 1/64 of its target free with the value back on
 // the device, and to its link's earliest free slot from there (never later than it was).
+// Staged ahead (always, once the loop ends): each multi-hop Prefetch that does not hide (its
+// device hop ends after its consumer's start), of a value whose home copy is current, has
+// its staging hops (NVMe -> DDR) issued, in the order the device reads the values, at the
+// earliest boundary from which the staging tier keeps room for the copy (1/64 of the tier
+// kept free) until the consumer, never before the previous value's nor later than it was.
+// Placed against a link the axis cannot hide, a staging hop's slot lies past its consumer's
+// start, so its boundary was the consumer's and the replay ran the values one at a time on
+// one channel: the DeepSeek-V3-sized decode's own plan took 563-618 s on h100-sxm (NVMe busy
+// 26% of it), 148 s staged ahead (the bound: 147 s). Found by a helper's analysis.
 // Cost: O((c + r * k) log n) for c candidates, r rounds and k evaluations per round, plus link
 // searches (bounded, see link_schedule.h).
 #pragma once
