@@ -2,7 +2,9 @@
 // compute (within the staging tier's room), a Store that cannot finish before the step it
 // frees is accepted with its stall, and a hoisted Prefetch goes as early as there is room. Unit
 // rates (planner_support.h): every number is worked out beside its assertion.
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <vector>
 
 #include "hyperplan/planner/planner.h"
 #include "hyperplan/planner/verify.h"
@@ -48,6 +50,49 @@ TEST_CASE("transfers: a staging hop runs ahead of compute within the room of ddr
   CHECK(plan.summary.stall_ns == 100);
   CHECK(plan.summary.makespan_ns == 270);
   CHECK(plan.timeline.peak_bytes_per_tier[1] <= 100);  // the staged copy fits ddr
+}
+
+TEST_CASE("transfers: staging hops that cannot hide are issued ahead, in read order") {
+  // w1, w2, w3 (100 B weights, home nvme) are read at steps 1, 2 and 3. nvme->ddr moves
+  // 1 byte/ns (100 B: 100 ns), ddr->hbm 10 bytes/ns (100 B: 10 ns).
+  //   n0 -> a          10 ns           T = [0, 10, 20, 30, 40]
+  //   n1 a, w1 -> b    10 ns
+  //   n2 b, w2 -> c    10 ns
+  //   n3 c, w3 -> y    10 ns
+  // Budget 150: no two weights share the device, so each is fetched every iteration (off at
+  // the start, as it ends) and a device hop waits for the step before it to drop the previous
+  // weight. No staging hop hides behind 40 ns of compute: the NVMe link is the bound, 300 ns.
+  // Issued ahead (ddr has room for all three, so the earliest boundary is the first), every
+  // staging hop goes at boundary 0 and NVMe runs back to back, [0, 100), [100, 200),
+  // [200, 300). Within one boundary the link's FIFO follows the planned slots, not the read
+  // order (w2 may go before w1). Either way w1 and w2 are staged by 200, so n1 and n2 end by
+  // 240 (each device hop 10 ns, each step 10 ns); w3 is staged at 300, its device hop runs
+  // [300, 310) and n3 [310, 320): the NVMe bound (300 ns) plus the last device hop and step.
+  Graph graph;
+  const ValueId w1 = Weight(graph, "w1", 100);
+  const ValueId w2 = Weight(graph, "w2", 100);
+  const ValueId w3 = Weight(graph, "w3", 100);
+  const ValueId a = Work(graph, "n0", {}, "a", 1, 10);
+  const ValueId b = Work(graph, "n1", {a, w1}, "b", 1, 10);
+  const ValueId c = Work(graph, "n2", {b, w2}, "c", 1, 10);
+  MarkOutput(graph, Work(graph, "n3", {c, w3}, "y", 1, 10));
+  HardwareProfile profile = NvmeProfile();
+  profile.links[1].bandwidth_bytes_per_s = 10'000'000'000;  // ddr -> hbm
+
+  const PlanResult result = PlanAndVerify(graph, profile, Budget(150));
+  REQUIRE(result.status == PlanStatus::kPlanned);
+  const Plan& plan = result.plan;
+  std::vector<int64_t> staged_ns;
+  for (const ValueId weight : {w1, w2, w3}) {
+    const auto hops = StepsOf(plan, StepKind::kPrefetch, weight);
+    REQUIRE(hops.size() == 2);  // nvme->ddr, then ddr->hbm
+    CHECK(plan.steps[hops[0]].link == 3);
+    CHECK(plan.steps[hops[0]].boundary == 0);
+    staged_ns.push_back(plan.timeline.steps[hops[0]].start_ns);
+  }
+  std::sort(staged_ns.begin(), staged_ns.end());
+  CHECK(staged_ns == std::vector<int64_t>{0, 100, 200});
+  CHECK(plan.summary.makespan_ns == 320);
 }
 
 TEST_CASE("transfers: a Store that cannot finish before the step it frees stalls that step") {
