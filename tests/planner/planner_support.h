@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hyperplan/graph.h"
@@ -119,6 +120,37 @@ inline ValueId Work(Graph& graph, const std::string& name, std::vector<ValueId> 
                     const std::string& output, int64_t bytes, int64_t time_ns,
                     int64_t scratch_bytes = 0) {
   return WorkN(graph, name, std::move(inputs), {{output, bytes}}, time_ns, scratch_bytes)[0];
+}
+
+// Hand-written plan steps (value 0 for transfers and Detaches), for tests that build a Plan's
+// steps themselves: a compute step runs node `boundary` at that boundary.
+inline PlanStep ComputeStep(Step boundary, std::vector<int32_t> waits = {}) {
+  PlanStep step;
+  step.kind = StepKind::kCompute;
+  step.node = boundary;
+  step.boundary = boundary;
+  step.waits_for = std::move(waits);
+  return step;
+}
+
+inline PlanStep TransferStep(StepKind kind, int32_t link, int32_t channel,
+                             std::vector<int32_t> waits = {}, int64_t bytes = 0) {
+  PlanStep step;
+  step.kind = kind;
+  step.value = 0;
+  step.link = link;
+  step.channel = channel;
+  step.bytes = bytes;
+  step.waits_for = std::move(waits);
+  return step;
+}
+
+inline PlanStep DetachStep(std::vector<int32_t> waits = {}) {
+  PlanStep step;
+  step.kind = StepKind::kDetach;
+  step.value = 0;
+  step.waits_for = std::move(waits);
+  return step;
 }
 
 inline PlanOptions Budget(int64_t bytes) {

@@ -9,55 +9,32 @@
 using namespace hyperplan;
 using namespace hyperplan::planner_test;
 
-namespace {
-
-PlanStep Compute(NodeId node, std::vector<int32_t> waits = {}) {
-  PlanStep step;
-  step.kind = StepKind::kCompute;
-  step.node = node;
-  step.waits_for = std::move(waits);
-  return step;
-}
-
-PlanStep Transfer(StepKind kind, int32_t link, int32_t channel, int64_t bytes,
-                  std::vector<int32_t> waits = {}) {
-  PlanStep step;
-  step.kind = kind;
-  step.link = link;
-  step.channel = channel;
-  step.bytes = bytes;
-  step.waits_for = std::move(waits);
-  return step;
-}
-
-}  // namespace
-
 TEST_CASE("step clock: streams, channels and waits, timed by hand") {
   // Link 1 (ddr -> hbm) has 2 channels at 1/2 byte/ns each; link 0 (hbm -> ddr) likewise.
   const HardwareProfile profile = UnitProfile(int64_t{1} << 40, 2);
   StepClock clock(profile);
   // 0: prefetch 100 B on link 1 channel 0: 100 B at 1/2 B/ns = 200 ns -> [0, 200).
-  CHECK(clock.Add(Transfer(StepKind::kPrefetch, 1, 0, 100), 0).end_ns == 200);
+  CHECK(clock.Add(TransferStep(StepKind::kPrefetch, 1, 0, {}, 100), 0).end_ns == 200);
   // 1: prefetch 50 B on channel 1: its own channel is idle -> [0, 100).
-  CHECK(clock.Add(Transfer(StepKind::kPrefetch, 1, 1, 50), 0).end_ns == 100);
+  CHECK(clock.Add(TransferStep(StepKind::kPrefetch, 1, 1, {}, 50), 0).end_ns == 100);
   // 2: compute 30 ns, waiting for step 1 -> [100, 130).
-  const StepTiming compute = clock.Add(Compute(0, {1}), 30);
+  const StepTiming compute = clock.Add(ComputeStep(0, {1}), 30);
   CHECK(compute.start_ns == 100);
   CHECK(compute.end_ns == 130);
   // 3: prefetch 10 B on channel 0, no waits: FIFO behind step 0 -> [200, 220).
-  const StepTiming queued = clock.Add(Transfer(StepKind::kPrefetch, 1, 0, 10), 0);
+  const StepTiming queued = clock.Add(TransferStep(StepKind::kPrefetch, 1, 0, {}, 10), 0);
   CHECK(queued.start_ns == 200);
   CHECK(queued.end_ns == 220);
   // 4: a Detach takes no time on the compute stream, after step 2 -> [130, 130).
-  const StepTiming detach = clock.Add(Transfer(StepKind::kDetach, -1, 0, 0), 0);
+  const StepTiming detach = clock.Add(DetachStep(), 0);
   CHECK(detach.start_ns == 130);
   CHECK(detach.end_ns == 130);
   // 5: a store on link 0, waiting for steps 2 and 3: starts at max(130, 220) = 220, 40 B at
   // 1/2 B/ns -> [220, 300).
-  CHECK(clock.Add(Transfer(StepKind::kStore, 0, 0, 40, {2, 3}), 0).end_ns == 300);
+  CHECK(clock.Add(TransferStep(StepKind::kStore, 0, 0, {2, 3}, 40), 0).end_ns == 300);
   // 6: compute 5 ns, waiting for step 0: the stream is free at 130, step 0 ends at 200 ->
   // [200, 205).
-  CHECK(clock.Add(Compute(1, {0}), 5).start_ns == 200);
+  CHECK(clock.Add(ComputeStep(1, {0}), 5).start_ns == 200);
   // Channels of link 1 next free: channel 0 at 220 (step 3), channel 1 at 100 (step 1).
   CHECK(clock.channel_free_ns(1) == std::vector<int64_t>{220, 100});
   CHECK(clock.channel_count(1) == 2);

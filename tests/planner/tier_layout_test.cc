@@ -13,44 +13,15 @@
 using namespace hyperplan;
 using namespace hyperplan::planner_test;
 
-namespace {
-
-PlanStep Compute(Step boundary, std::vector<int32_t> waits = {}) {
-  PlanStep step;
-  step.kind = StepKind::kCompute;
-  step.node = boundary;
-  step.boundary = boundary;
-  step.waits_for = std::move(waits);
-  return step;
-}
-
-PlanStep Transfer(StepKind kind, int32_t link, int32_t channel, std::vector<int32_t> waits) {
-  PlanStep step;
-  step.kind = kind;
-  step.value = 0;
-  step.link = link;
-  step.channel = channel;
-  step.waits_for = std::move(waits);
-  return step;
-}
-
-PlanStep Detach(std::vector<int32_t> waits) {
-  PlanStep step;
-  step.kind = StepKind::kDetach;
-  step.value = 0;
-  step.waits_for = std::move(waits);
-  return step;
-}
-
-}  // namespace
-
 TEST_CASE("tier layout: compute bounds follow streams and waits, not the sequence") {
   // 0 compute n0; 1 Store (link 0) waits 0; 2 compute n1; 3 Detach waits 1; 4 compute n2;
   // 5 Prefetch (link 1) waits 4; 6 compute n3 waits 5.
   Plan plan;
   plan.order = {0, 1, 2, 3};
-  plan.steps = {Compute(0), Transfer(StepKind::kStore, 0, 0, {0}),    Compute(1),     Detach({1}),
-                Compute(2), Transfer(StepKind::kPrefetch, 1, 0, {4}), Compute(3, {5})};
+  plan.steps = {ComputeStep(0),     TransferStep(StepKind::kStore, 0, 0, {0}),
+                ComputeStep(1),     DetachStep({1}),
+                ComputeStep(2),     TransferStep(StepKind::kPrefetch, 1, 0, {4}),
+                ComputeStep(3, {5})};
   const planner::ComputeBounds bounds = planner::BoundByCompute(plan);
   // Ended before: the Store knows n0 (its wait); the Detach knows n1 (stream) and n0 (via the
   // Store); the Prefetch n2; n3 n2.
@@ -76,14 +47,14 @@ TEST_CASE("tier layout: compute bounds match brute-force reachability on random 
       waits.erase(std::unique(waits.begin(), waits.end()), waits.end());
       switch (random() % 4) {
         case 0:
-          plan.steps.push_back(Compute(computes++, waits));
+          plan.steps.push_back(ComputeStep(computes++, waits));
           break;
         case 1:
-          plan.steps.push_back(Detach(waits));
+          plan.steps.push_back(DetachStep(waits));
           break;
         default:
-          plan.steps.push_back(Transfer(StepKind::kPrefetch, static_cast<int32_t>(random() % 2),
-                                        static_cast<int32_t>(random() % 2), waits));
+          plan.steps.push_back(TransferStep(StepKind::kPrefetch, static_cast<int32_t>(random() % 2),
+                                            static_cast<int32_t>(random() % 2), waits));
           break;
       }
     }
@@ -133,13 +104,13 @@ TEST_CASE("tier layout: copies share space only when the waits order them") {
   // w (6..end).
   Plan plan;
   plan.order = {0, 1, 2};
-  plan.steps = {Compute(0),
-                Transfer(StepKind::kStore, 0, 0, {0}),
-                Transfer(StepKind::kStore, 0, 1, {0}),
-                Compute(1),
-                Transfer(StepKind::kPrefetch, 1, 0, {1, 3}),
-                Compute(2, {4}),
-                Transfer(StepKind::kStore, 0, 0, {5})};
+  plan.steps = {ComputeStep(0),
+                TransferStep(StepKind::kStore, 0, 0, {0}),
+                TransferStep(StepKind::kStore, 0, 1, {0}),
+                ComputeStep(1),
+                TransferStep(StepKind::kPrefetch, 1, 0, {1, 3}),
+                ComputeStep(2, {4}),
+                TransferStep(StepKind::kStore, 0, 0, {5})};
   plan.tier_copies = {{0, 1, 100, 1, 4}, {1, 1, 100, 2, -1}, {2, 1, 100, 6, -1}};
   // u: allocated after n0 (1), freed before n2 starts (2): [1, 2]. x: after n0 (1), never
   // freed: [1, 3]. w: after n2 (which ended before it: 2 + 1 = 3): [3, 3].
