@@ -205,11 +205,20 @@ class Refiner {
   // stage_by_room). Only Prefetches that do not hide (their device hop ends after the
   // consumer's start) of values whose home copy is current (no Store) move.
   void StageAheadByRoom() {
+    Step floor = 0;  // the read order: no staging hop before an earlier-read value's
+    for (size_t j : UnhiddenStagedPrefetches()) {
+      floor = StageHopsAhead(selection_.placements[j], floor);
+    }
+  }
+
+  // The placements whose Prefetch has a staging hop, does not hide (its device hop ends after
+  // the consumer's start) and reads a current home copy (no Store), in the order the device
+  // reads their values (then by the device hop's planned start).
+  std::vector<size_t> UnhiddenStagedPrefetches() const {
     std::vector<size_t> order;
     for (size_t j = 0; j < selection_.placements.size(); ++j) {
       const Placement& placement = selection_.placements[j];
       const Candidate& candidate = candidates_[placement.candidate];
-      // A chain that hides (ends by its consumer's start) keeps its as-late-as-hides hops.
       if (placement.prefetch_hops.size() > 1 && !candidate.needs_store &&
           placement.prefetch_hops.back().slot.end_ns > start_ns_[candidate.before_step]) {
         order.push_back(j);
@@ -222,37 +231,40 @@ class Refiner {
     };
     std::stable_sort(order.begin(), order.end(),
                      [&](size_t a, size_t b) { return key(a) < key(b); });
-    Step floor = 0;
-    for (size_t j : order) {
-      Placement& placement = selection_.placements[j];
-      const Candidate& candidate = candidates_[placement.candidate];
-      const int64_t bytes = candidate.bytes;
-      for (size_t h = 0; h + 1 < placement.prefetch_hops.size(); ++h) {
-        HopPlacement& hop = placement.prefetch_hops[h];
-        const Step old_boundary = std::min(hop.boundary, step_count_ - 1);
-        // Never before the hop it reads from (the sequence orders hops by boundary).
-        const Step previous_hop = h > 0 ? placement.prefetch_hops[h - 1].boundary : Step{0};
-        const Step lower = std::max<Step>({floor, candidate.after_step + 1, previous_hop});
-        if (lower >= old_boundary) continue;
-        const int64_t capacity = profile_.tiers[hop.dst_tier].capacity_bytes;
-        Step room_from = lower;
-        if (capacity > 0) {
-          const int32_t blocked = tiers_[hop.dst_tier].LastAbove(
-              lower, old_boundary - 1, capacity - capacity / kStageMarginDivisor - bytes);
-          room_from = blocked < 0 ? lower : blocked + 1;
-        }
-        if (room_from >= old_boundary) continue;
-        tiers_[hop.dst_tier].Add(room_from, old_boundary - 1, bytes);
-        for (TierReservation& r : placement.tier_reservations) {
-          if (r.prefetch_staging && r.tier == hop.dst_tier && r.first == old_boundary) {
-            r.first = room_from;
-            break;
-          }
-        }
-        hop.boundary = room_from;
+    return order;
+  }
+
+  // Moves each staging hop of `placement` to the earliest boundary, from `floor` on, from which
+  // its tier keeps room for the copy until the hop's old boundary (kStageMarginDivisor of the
+  // tier kept free), with its tier reservation; returns the floor for the next value.
+  Step StageHopsAhead(Placement& placement, Step floor) {
+    const Candidate& candidate = candidates_[placement.candidate];
+    for (size_t h = 0; h + 1 < placement.prefetch_hops.size(); ++h) {
+      HopPlacement& hop = placement.prefetch_hops[h];
+      const Step old_boundary = std::min(hop.boundary, step_count_ - 1);
+      // Never before the hop it reads from (the sequence orders hops by boundary).
+      const Step previous_hop = h > 0 ? placement.prefetch_hops[h - 1].boundary : Step{0};
+      const Step lower = std::max<Step>({floor, candidate.after_step + 1, previous_hop});
+      if (lower >= old_boundary) continue;
+      const int64_t capacity = profile_.tiers[hop.dst_tier].capacity_bytes;
+      Step room_from = lower;
+      if (capacity > 0) {
+        const int32_t blocked = tiers_[hop.dst_tier].LastAbove(
+            lower, old_boundary - 1, capacity - capacity / kStageMarginDivisor - candidate.bytes);
+        room_from = blocked < 0 ? lower : blocked + 1;
       }
-      floor = std::max(floor, placement.prefetch_hops.front().boundary);
+      if (room_from >= old_boundary) continue;
+      tiers_[hop.dst_tier].Add(room_from, old_boundary - 1, candidate.bytes);
+      for (TierReservation& reservation : placement.tier_reservations) {
+        if (reservation.prefetch_staging && reservation.tier == hop.dst_tier &&
+            reservation.first == old_boundary) {
+          reservation.first = room_from;
+          break;
+        }
+      }
+      hop.boundary = room_from;
     }
+    return std::max(floor, placement.prefetch_hops.front().boundary);
   }
 
   // Once the peak meets the target: each one-hop Prefetch of a homed value moves to the
