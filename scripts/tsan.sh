@@ -19,6 +19,5 @@ for round in 1 2 3; do
 done
 # PlanBest runs the contenders on a second thread beside the planner, and then on both
 # (baselines/portfolio.h, contender_pool.h).
-TSAN_OPTIONS="halt_on_error=1" build-tsan/tests/hyperplan_baselines_tests "portfolio*"
-TSAN_OPTIONS="halt_on_error=1" build-tsan/tests/hyperplan_baselines_tests "contender pool*"
+TSAN_OPTIONS="halt_on_error=1" build-tsan/tests/hyperplan_baselines_tests "portfolio*,contender pool*"
 echo "tsan: the executor's and the portfolio's tests pass under ThreadSanitizer"

@@ -27,7 +27,7 @@ bool Sized(const Value& value) { return value.size_known && value.bytes > 0; }
 }  // namespace
 
 PlanBuilder::PlanBuilder(const BaselineContext& context)
-    : context_(context), clock_(*context.profile) {
+    : context_(context), clock_(*context.profile, context.node_time_ns) {
   const size_t value_count = context.graph->values.size();
   compute_index_.assign(static_cast<size_t>(context.step_count()), -1);
   open_interval_.assign(value_count, -1);
@@ -46,7 +46,7 @@ int32_t PlanBuilder::Append(PlanStep step, std::vector<int32_t> waits) {
   step.waits_for = std::move(waits);
   // The step's simulated times, as Simulate will replay them (each depends only on the steps
   // before it): Transfer picks the channel that frees first from them.
-  clock_.Add(step, step.kind == StepKind::kCompute ? plan_.node_time_ns[step.node] : 0);
+  clock_.Add(step);
   plan_.steps.push_back(std::move(step));
   return last_step();
 }

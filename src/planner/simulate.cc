@@ -29,20 +29,21 @@ void AddResidency(std::vector<MemoryEvent>& events, int64_t alloc_ns, int64_t fr
 
 }  // namespace
 
-StepClock::StepClock(const HardwareProfile& profile)
-    : profile_(profile), channel_free_ns_(profile.links.size()) {
+StepClock::StepClock(const HardwareProfile& profile, const std::vector<int64_t>& node_time_ns)
+    : profile_(profile), node_time_ns_(node_time_ns), channel_free_ns_(profile.links.size()) {
   for (size_t l = 0; l < profile.links.size(); ++l) {
     channel_free_ns_[l].assign(static_cast<size_t>(std::max(1, profile.links[l].channels)), 0);
   }
 }
 
-const StepTiming& StepClock::Add(const PlanStep& step, int64_t node_time_ns) {
+const StepTiming& StepClock::Add(const PlanStep& step) {
   int64_t ready_ns = 0;
   for (int32_t wait : step.waits_for) ready_ns = std::max(ready_ns, timings_[wait].end_ns);
   StepTiming timing;
   if (step.kind == StepKind::kCompute || step.kind == StepKind::kDetach) {
     timing.start_ns = std::max(ready_ns, stream_free_ns_);
-    timing.end_ns = timing.start_ns + (step.kind == StepKind::kCompute ? node_time_ns : 0);
+    timing.end_ns =
+        timing.start_ns + (step.kind == StepKind::kCompute ? node_time_ns_[step.node] : 0);
     stream_free_ns_ = timing.end_ns;
   } else {
     int64_t& channel_free = channel_free_ns_[step.link][step.channel];
@@ -59,7 +60,7 @@ SimulationResult Simulate(const Graph& graph, const HardwareProfile& profile, co
   const size_t step_total = plan.steps.size();
   result.stall_ns_per_node.assign(graph.nodes.size(), 0);
   result.bytes_moved_per_link.assign(profile.links.size(), 0);
-  StepClock clock(profile);
+  StepClock clock(profile, plan.node_time_ns);
   int64_t last_compute_end_ns = 0;
   for (size_t i = 0; i < step_total; ++i) {
     const PlanStep& step = plan.steps[i];
@@ -75,12 +76,11 @@ SimulationResult Simulate(const Graph& graph, const HardwareProfile& profile, co
       throw Error(ErrorKind::kInternal,
                   "plan step " + std::to_string(i) + " names no valid link channel");
     }
-    const int64_t node_time_ns = step.kind == StepKind::kCompute ? plan.node_time_ns[step.node] : 0;
-    const StepTiming& timing = clock.Add(step, node_time_ns);
+    const StepTiming& timing = clock.Add(step);
     if (step.kind == StepKind::kCompute) {
       result.stall_ns_per_node[step.node] = timing.start_ns - last_compute_end_ns;
       result.stall_ns += timing.start_ns - last_compute_end_ns;
-      result.compute_ns += node_time_ns;
+      result.compute_ns += plan.node_time_ns[step.node];
       last_compute_end_ns = timing.end_ns;
     }
     if (transfer) result.bytes_moved_per_link[step.link] += step.bytes;

@@ -68,7 +68,8 @@ int RunPlanOnce(const PlanOnceOptions& options) {
           result.status == PlanStatus::kPlanned ? 1 : 0, plan.fits ? 1 : 0,
           plan.layout.live_peak_bytes, plan.layout.arena_bytes, plan.summary.baseline_peak_bytes,
           plan.summary.baseline_arena_bytes, plan.timeline.makespan_ns,
-          plan.timeline.baseline_makespan_ns, plan.timeline.total_bytes_moved(), plan.reordered ? 1 : 0);
+          plan.timeline.baseline_makespan_ns, plan.timeline.total_bytes_moved(),
+          plan.reordered ? 1 : 0);
       std::fflush(stdout);
     }
     return 0;

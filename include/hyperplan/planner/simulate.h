@@ -36,11 +36,12 @@ namespace hyperplan {
 // Compute takes its node time, a Detach no time, a transfer ChannelTransferTimeNs.
 class StepClock {
  public:
-  explicit StepClock(const HardwareProfile& profile);
+  // `node_time_ns` by NodeId (the plan's); both must outlive the clock.
+  StepClock(const HardwareProfile& profile, const std::vector<int64_t>& node_time_ns);
 
   // Times the next step. Its waits index steps already timed and its link and channel exist
-  // (the caller checks); `node_time_ns` is a Compute step's node time (else unused).
-  const StepTiming& Add(const PlanStep& step, int64_t node_time_ns);
+  // (the caller checks).
+  const StepTiming& Add(const PlanStep& step);
 
   const std::vector<StepTiming>& timings() const { return timings_; }
   std::vector<StepTiming> TakeTimings() { return std::move(timings_); }
@@ -52,6 +53,7 @@ class StepClock {
 
  private:
   const HardwareProfile& profile_;
+  const std::vector<int64_t>& node_time_ns_;
   std::vector<StepTiming> timings_;
   std::vector<std::vector<int64_t>> channel_free_ns_;  // by link, then channel
   int64_t stream_free_ns_ = 0;                         // the compute stream
