@@ -2,6 +2,7 @@
 #include "baselines/lower_bounds.h"
 
 #include <algorithm>
+#include <tuple>
 
 #include "hyperplan/planner/homes.h"
 
@@ -39,6 +40,108 @@ void AddExceptUses(StepSums& sums, Step first, Step last, int64_t bytes,
   sums.Add(first, last, bytes);
   for (Step use : uses) {
     if (use >= first && use <= last) sums.Add(use, use, -bytes);
+  }
+}
+
+// A persistent value its writer updates in place (loop.h): the bytes that change, the step
+// that writes them and the device hop that carries them home.
+struct InPlaceWrite {
+  ValueId value = kNoValue;
+  Step write_step = 0;
+  int64_t written_bytes = 0;
+  int32_t out_link = -1;
+};
+
+std::vector<InPlaceWrite> InPlaceWrites(const Graph& graph, const LifetimeAnalysis& lifetimes,
+                                        const DeviceRoutes& routes, const ValueHomes& homes,
+                                        const std::vector<uint8_t>& persistent) {
+  std::vector<InPlaceWrite> writes;
+  if (persistent.empty()) return writes;
+  for (size_t id = 0; id < graph.values.size(); ++id) {
+    const Value& value = graph.values[id];
+    if (!persistent[id] || value.written_by == kNoNode || value.written_bytes <= 0) continue;
+    const auto value_id = static_cast<ValueId>(id);
+    if (!homes.Homed(value_id)) continue;
+    const auto& route = routes.from_device[homes.home_tier[id]];
+    if (!route || route->empty()) continue;
+    writes.push_back({value_id, lifetimes.step_of_node[value.written_by],
+                      std::min(value.written_bytes, value.bytes), route->front()});
+  }
+  return writes;
+}
+
+// What must leave the device before step s, by the device hop it leaves over: values produced
+// earlier in the iteration, read after s (or returned), that are not resident during s each
+// took a Store that ended before s. The store term's values, by first hop only.
+std::vector<int64_t> StoredBeforeBytes(Step s, const Graph& graph,
+                                       const LifetimeAnalysis& lifetimes,
+                                       const DeviceRoutes& routes, const ValueHomes& homes,
+                                       size_t link_count) {
+  std::vector<int64_t> bytes_on(link_count, 0);
+  for (size_t id = 0; id < graph.values.size(); ++id) {
+    const Value& value = graph.values[id];
+    if (value.producer == kNoNode || !value.size_known || value.bytes <= 0) continue;
+    const TierId store_tier = homes.store_tier[id];
+    if (store_tier == kNoTier || !routes.from_device[store_tier]) continue;
+    const Lifetime& lifetime = lifetimes.lifetimes[id];
+    const Step last = value.is_graph_output ? lifetimes.order.size() : lifetime.last_use_step;
+    if (lifetime.def_step >= s || last <= s) continue;
+    if (std::binary_search(lifetime.use_steps.begin(), lifetime.use_steps.end(), s)) continue;
+    bytes_on[routes.from_device[store_tier]->front()] += value.bytes;
+  }
+  return bytes_on;
+}
+
+// The write-back term at step s (see lower_bounds.h). Every value off the device during s that
+// its plan had to send out (stored before s, or written in place since its last pass through
+// s) went out over its device hop between its write and s, one iteration around the loop.
+// Taking the writes latest-around-the-loop first, the stored values and the writes at or after
+// a write w all fit in a window of at most makespan - compute(s..w), so the makespan is at
+// least compute(s..w) plus their bytes, less the room, over the device hop they share (or all
+// out-links together).
+void AddWriteBackTerm(Step s, int64_t room_bytes, std::vector<int64_t> bytes_on,
+                      const std::vector<InPlaceWrite>& writes, const LifetimeAnalysis& lifetimes,
+                      const std::vector<int64_t>& compute_before_ns, const HardwareProfile& profile,
+                      int64_t out_of_device_bytes_per_s, LowerBounds& bounds) {
+  const Step n = static_cast<Step>(compute_before_ns.size()) - 1;
+  const int64_t total_ns = compute_before_ns[n];
+  struct Pending {
+    int64_t arc_ns;  // compute of the steps from s around the loop to the write, both included
+    const InPlaceWrite* write;
+  };
+  std::vector<Pending> pending;
+  for (const InPlaceWrite& write : writes) {
+    const std::vector<Step>& uses = lifetimes.lifetimes[write.value].use_steps;
+    if (std::binary_search(uses.begin(), uses.end(), s)) continue;  // resident during s
+    const Step w = write.write_step;
+    const int64_t arc_ns = w >= s ? compute_before_ns[w + 1] - compute_before_ns[s]
+                                  : total_ns - compute_before_ns[s] + compute_before_ns[w + 1];
+    pending.push_back({arc_ns, &write});
+  }
+  std::sort(pending.begin(), pending.end(), [](const Pending& a, const Pending& b) {
+    return std::tie(b.arc_ns, b.write->value) < std::tie(a.arc_ns, a.write->value);
+  });
+  int64_t bytes_total = 0;
+  for (int64_t bytes : bytes_on) bytes_total += bytes;
+  auto consider = [&](int64_t arc_ns, int64_t bytes, int32_t link) {
+    const int64_t bytes_per_s =
+        link >= 0 ? profile.links[link].bandwidth_bytes_per_s : out_of_device_bytes_per_s;
+    const int64_t forced = bytes - room_bytes;
+    if (forced <= 0 || bytes_per_s <= 0) return;
+    const int64_t ns = arc_ns + TransferNs(forced, bytes_per_s);
+    if (ns <= bounds.write_back_ns) return;
+    bounds.write_back_ns = ns;
+    bounds.write_back_step = s;
+    bounds.write_back_before_ns = arc_ns;
+    bounds.write_back_bytes = forced;
+    bounds.write_back_link = link;
+  };
+  for (const Pending& entry : pending) {
+    const int32_t link = entry.write->out_link;
+    bytes_on[link] += entry.write->written_bytes;
+    bytes_total += entry.write->written_bytes;
+    consider(entry.arc_ns, bytes_on[link], link);
+    consider(entry.arc_ns, bytes_total, -1);
   }
 }
 
@@ -101,6 +204,13 @@ LowerBounds ComputeLowerBounds(const Graph& graph, const HardwareProfile& profil
       }
     }
   }
+  const std::vector<InPlaceWrite> writes =
+      InPlaceWrites(graph, lifetimes, routes, homes, persistent);
+  StepSums written(n);  // in-place writes whose value is not read during s
+  for (const InPlaceWrite& write : writes) {
+    AddExceptUses(written, 0, n - 1, write.written_bytes,
+                  lifetimes.lifetimes[write.value].use_steps);
+  }
   int64_t into_device_bytes_per_s = 0;
   int64_t out_of_device_bytes_per_s = 0;
   for (const Link& link : profile.links) {
@@ -124,10 +234,14 @@ LowerBounds ComputeLowerBounds(const Graph& graph, const HardwareProfile& profil
     bounds.late_fetch_bytes = bytes;
     bounds.late_fetch_link = link;
   };
-  int64_t compute_through_s_ns = 0;
+  std::vector<int64_t> compute_before_ns(static_cast<size_t>(n) + 1, 0);  // steps 0..s-1
+  std::vector<int64_t> room_per_step(n, 0);
+  Step most_sent_off_step = -1;  // where the most stored or written bytes must be off
+  int64_t most_sent_off_bytes = 0;
   std::vector<uint8_t> seen(graph.values.size(), 0);
   for (Step s = 0; s < n; ++s) {
-    compute_through_s_ns += node_time_ns[order[s]];
+    compute_before_ns[s + 1] = compute_before_ns[s] + node_time_ns[order[s]];
+    const int64_t compute_through_s_ns = compute_before_ns[s + 1];
     const Node& node = graph.nodes[order[s]];
     int64_t floor = pinned.Next(s) + node.subgraph_peak_bytes;
     auto count = [&](ValueId id) {
@@ -143,8 +257,15 @@ LowerBounds ComputeLowerBounds(const Graph& graph, const HardwareProfile& profil
     bounds.peak_floor_bytes = std::max(bounds.peak_floor_bytes, floor);
     // Below the floor no plan exists at all; clamping keeps the bound about movement.
     const int64_t room = std::max<int64_t>(0, budget_bytes - floor);
+    room_per_step[s] = room;
+    const int64_t stored_off = store.Next(s) - room;
+    const int64_t sent_off = stored_off + written.Next(s);
+    if (sent_off > most_sent_off_bytes) {
+      most_sent_off_bytes = sent_off;
+      most_sent_off_step = s;
+    }
     bounds.must_fetch_bytes = std::max(bounds.must_fetch_bytes, fetch.Next(s) - room);
-    bounds.must_store_bytes = std::max(bounds.must_store_bytes, store.Next(s) - room);
+    bounds.must_store_bytes = std::max(bounds.must_store_bytes, stored_off);
     for (size_t l = 0; l < link_count; ++l) {
       const int64_t forced = std::max(fetch_on[l].Next(s), store_on[l].Next(s)) - room;
       bounds.must_move_bytes_per_link[l] = std::max(bounds.must_move_bytes_per_link[l], forced);
@@ -152,6 +273,16 @@ LowerBounds ComputeLowerBounds(const Graph& graph, const HardwareProfile& profil
       late_fetch(s, compute_through_s_ns, late, static_cast<int32_t>(l));
     }
     late_fetch(s, compute_through_s_ns, read_later.Next(s) - room, -1);
+  }
+  // The write-back term scans the values and sorts the writes, so it is taken at two steps:
+  // where the most stored or written bytes must be off the device, and the late-fetch step.
+  if (!writes.empty()) {
+    for (Step s : {most_sent_off_step, bounds.late_fetch_step}) {
+      if (s < 0) continue;
+      AddWriteBackTerm(s, room_per_step[s],
+                       StoredBeforeBytes(s, graph, lifetimes, routes, homes, link_count), writes,
+                       lifetimes, compute_before_ns, profile, out_of_device_bytes_per_s, bounds);
+    }
   }
   bounds.budget_below_floor = budget_bytes < bounds.peak_floor_bytes;
   bounds.transfer_ns = std::max(TransferNs(bounds.must_fetch_bytes, into_device_bytes_per_s),
@@ -165,7 +296,8 @@ LowerBounds ComputeLowerBounds(const Graph& graph, const HardwareProfile& profil
       bounds.bottleneck_link = static_cast<int32_t>(l);
     }
   }
-  bounds.makespan_ns = std::max({bounds.compute_ns, bounds.transfer_ns, bounds.late_fetch_ns});
+  bounds.makespan_ns =
+      std::max({bounds.compute_ns, bounds.transfer_ns, bounds.late_fetch_ns, bounds.write_back_ns});
   return bounds;
 }
 

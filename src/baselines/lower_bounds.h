@@ -34,8 +34,22 @@
 // Loops (`persistent` set, by ValueId, on the loop graph): a persistent value is read again
 // next iteration, so it counts at every step but its own uses; what the bound forces moves
 // once per iteration. Updates written back in place add nothing to the Store term (a weaker,
-// still valid bound).
-// Cost: O(nodes + values * route length + uses + steps * links). Limits: one step at a time
+// still valid bound), but they bound the time:
+// Write-backs: a persistent value updated in place at step w (loop.h) that is off the device
+// during step s must have gone home between the end of w and the start of s, one iteration
+// around the loop (a Store after w this iteration, or at the next one's start; its Detach
+// before s waits for it). Steps s through w run in between, so that window is at most the
+// makespan less their compute; a value produced earlier in the iteration and stored before s
+// went out within it too. Of the stored and written values not read during s, at most
+// B - floor(s) bytes stay resident (the plan keeps the latest-written ones), so for each write
+// w the stored values and those written at w or later (around the loop from s) put their
+// bytes less the room on the device's out-hop within makespan - compute(s..w). The training
+// step's updated Adam moments (written by the optimizer after the backward pass, off the
+// device during the forward pass's activation peak, beside the stored activations) bound it
+// this way: the write-back cannot start before the first optimizer step.
+// Cost: O(nodes + values * route length + uses + steps * links), plus a sort of the in-place
+// writes at two steps (write_back_step: where the most written bytes must be off the device,
+// and the late-fetch step). Limits: one step at a time
 // (transfers forced at different steps are not added up), so streaming workloads get the
 // step-0 term (every weight not resident at the start comes in once) but not repeated
 // fetches; latency and channel splits are ignored; the late-fetch term counts no compute
@@ -66,7 +80,15 @@ struct LowerBounds {
   int64_t late_fetch_after_ns = 0;  // the compute through late_fetch_step
   int64_t late_fetch_bytes = 0;
   int32_t late_fetch_link = -1;
-  int64_t makespan_ns = 0;          // max(compute_ns, transfer_ns, late_fetch_ns)
+  // The largest write-back term (see above): write_back_bytes over write_back_link (-1: the
+  // device's out-links together) after write_back_before_ns of compute from
+  // write_back_step around the loop to the first of those writes.
+  int64_t write_back_ns = 0;
+  Step write_back_step = -1;
+  int64_t write_back_before_ns = 0;
+  int64_t write_back_bytes = 0;
+  int32_t write_back_link = -1;
+  int64_t makespan_ns = 0;          // max(compute_ns, transfer_ns, late_fetch_ns, write_back_ns)
   bool budget_below_floor = false;  // B < peak_floor_bytes: no plan fits at all
 };
 

@@ -82,6 +82,61 @@ TEST_CASE("lower bounds: the slowest hop of a route bounds the traffic") {
   CHECK(bounds.makespan_ns == 360);
 }
 
+TEST_CASE("lower bounds: state updated in place goes home before the next pass through the peak") {
+  // x (10 B) -> n0 -> a (50 B); n1(x) -> b (100 B); n2(a, b) -> c (10 B); n3(m, c) -> m_new,
+  // written into m (100 B) in place: a loop whose state m is off the device at step 1.
+  // Times 10, 40, 10, 20 ns (compute 80 ns); links 1 byte/ns each way.
+  Graph graph;
+  const ValueId x = Input(graph, "x", 10);
+  const ValueId m = Input(graph, "m", 100);
+  const ValueId a = Bytes(graph, "a", 50);
+  const ValueId b = Bytes(graph, "b", 100);
+  const ValueId c = Bytes(graph, "c", 10);
+  const ValueId m_new = Bytes(graph, "m_new", 100);
+  Op(graph, "n0", "Work", {x}, {a});
+  Op(graph, "n1", "Work", {x}, {b});
+  Op(graph, "n2", "Work", {a, b}, {c});
+  Op(graph, "n3", "Update", {m, c}, {m_new});
+  MarkOutput(graph, m_new);
+  const HardwareProfile profile = UnitProfile();
+  const auto context =
+      BuildBaselineContext(graph, profile, {10, 40, 10, 20}, LoopSpec{true, {{m_new, m}}});
+  // Floors: step 0 x + a = 60, step 1 x + b = 110, step 2 a + b + c = 160, step 3 m + c = 110.
+  const auto bounds = ComputeLowerBounds(*context.graph, profile, context.order,
+                                         context.node_time_ns, 160, context.persistent);
+  CHECK(bounds.peak_floor_bytes == 160);
+  CHECK(bounds.compute_ns == 80);
+  // Late fetch: during step 2 (room 0) m must be off the device and comes back after 60 ns of
+  // compute: 60 + 100 = 160 ns (step 1: a and m, 150 B less 50 of room, after 50 ns: 150).
+  CHECK(bounds.late_fetch_ns == 160);
+  CHECK(bounds.late_fetch_step == 2);
+  // Write-back: during step 1 (room 160 - 110 = 50), a (stored after step 0) and m (written at
+  // step 3 of the previous iteration) are off the device but for 50 B. Both went out over
+  // hbm -> ddr after step 3 ended and before step 1 began, a window of at most the makespan
+  // less steps 1..3 (40 + 10 + 20 = 70 ns): 70 + (50 + 100 - 50) = 170 ns. (Step 2: m alone,
+  // room 0, steps 2..3: 30 + 100 = 130 ns.)
+  CHECK(bounds.write_back_ns == 170);
+  CHECK(bounds.write_back_step == 1);
+  CHECK(bounds.write_back_before_ns == 70);
+  CHECK(bounds.write_back_bytes == 100);
+  CHECK(bounds.write_back_link == 0);  // hbm -> ddr
+  CHECK(bounds.makespan_ns == 170);
+  // One run from a free preload writes nothing back: the late fetch binds.
+  const auto once = ComputeLowerBounds(graph, profile, ModelOrder(graph), {10, 40, 10, 20}, 160);
+  CHECK(once.write_back_ns == 0);
+  // The planner's own loop plan, and each contender's, is no faster.
+  PlanOptions options;
+  options.budget_bytes = 160;
+  options.node_time_ns = {10, 40, 10, 20};
+  options.aliases = {{m_new, m}};
+  const Plan plan = PlanOffload(graph, profile, options).plan;
+  REQUIRE(plan.fits);
+  CHECK(plan.timeline.makespan_ns >= 170);
+  const Plan reactive = baselines::ReactiveLruPlan(context, 160);
+  REQUIRE(reactive.fits);
+  CHECK(reactive.timeline.makespan_ns >= 170);
+}
+
 void CheckAgainstBound(const Graph& graph, const HardwareProfile& profile, const Plan& plan,
                        const char* who, const std::vector<uint8_t>& persistent = {}) {
   INFO(who);

@@ -59,7 +59,20 @@ std::string LinkBytes(const HardwareProfile& profile, const Plan& plan) {
 std::string BoundTraffic(const HardwareProfile& profile, const baselines::LowerBounds& bound) {
   std::string text = fmt::format("must move in {}, out {}", Gigabytes(bound.must_fetch_bytes),
                                  Gigabytes(bound.must_store_bytes));
-  if (bound.makespan_ns > bound.compute_ns && bound.late_fetch_ns > bound.transfer_ns) {
+  auto link_name = [&](int32_t link, const char* all) {
+    if (link < 0) return std::string(all);
+    const Link& l = profile.links[link];
+    return fmt::format("{}→{}", profile.tiers[l.from].name, profile.tiers[l.to].name);
+  };
+  if (bound.makespan_ns > bound.compute_ns &&
+      bound.write_back_ns > std::max(bound.transfer_ns, bound.late_fetch_ns)) {
+    text += fmt::format(
+        "; bound by {} sending out {} (stored before step {}, or updated in place since its "
+        "last pass) in what {} of compute from step {} to the first update leaves",
+        link_name(bound.write_back_link, "the device's out-links together"),
+        Gigabytes(bound.write_back_bytes), bound.write_back_step,
+        Duration(bound.write_back_before_ns), bound.write_back_step);
+  } else if (bound.makespan_ns > bound.compute_ns && bound.late_fetch_ns > bound.transfer_ns) {
     std::string over = "the device's links together";
     if (bound.late_fetch_link >= 0) {
       const Link& link = profile.links[bound.late_fetch_link];
