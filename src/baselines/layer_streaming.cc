@@ -149,9 +149,10 @@ std::vector<Step> PaceByRoom(const BaselineContext& context, const CopyReservati
   return stage;
 }
 
-Plan BuildStreaming(const BaselineContext& context, const WeightLayers& layers, int lookahead,
-                    const Staging& staging, const std::vector<uint8_t>& kept_resident,
-                    std::optional<int64_t> budget_bytes, const std::vector<uint8_t>& start_off) {
+PlanDraft BuildStreaming(const BaselineContext& context, const WeightLayers& layers, int lookahead,
+                         const Staging& staging, const std::vector<uint8_t>& kept_resident,
+                         std::optional<int64_t> budget_bytes,
+                         const std::vector<uint8_t>& start_off) {
   const Graph& graph = *context.graph;
   const Step step_count = context.step_count();
   // A value of a layer streams when it is not kept resident and its home tier has room for it.
@@ -236,7 +237,7 @@ Plan BuildStreaming(const BaselineContext& context, const WeightLayers& layers, 
   }
   PlanBuilder::FinishOptions options;
   options.budget_bytes = budget_bytes;
-  return builder.Finish(options);
+  return builder.Draft(options);
 }
 
 // The home-aware search stops when what it has left undecided holds under 1/256 of the budget.

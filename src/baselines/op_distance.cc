@@ -104,9 +104,9 @@ std::vector<uint8_t> Choose(const BaselineContext& context, const std::vector<Ga
   return chosen;
 }
 
-Plan BuildOpDistance(const BaselineContext& context, const std::vector<Gap>& gaps,
-                     int64_t target_bytes, int64_t budget_bytes,
-                     const std::vector<uint8_t>& start_off) {
+PlanDraft BuildOpDistance(const BaselineContext& context, const std::vector<Gap>& gaps,
+                          int64_t target_bytes, int64_t budget_bytes,
+                          const std::vector<uint8_t>& start_off) {
   const Graph& graph = *context.graph;
   const Step n = context.step_count();
   const std::vector<uint8_t> chosen = Choose(context, gaps, target_bytes);
@@ -150,7 +150,7 @@ Plan BuildOpDistance(const BaselineContext& context, const std::vector<Gap>& gap
   }
   PlanBuilder::FinishOptions options;
   options.budget_bytes = budget_bytes;
-  return builder.Finish(options);
+  return builder.Draft(options);
 }
 
 }  // namespace

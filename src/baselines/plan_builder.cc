@@ -305,9 +305,8 @@ void PlanBuilder::CloseLoop() {
   }
 }
 
-Plan PlanBuilder::Finish(const FinishOptions& options) {
+PlanDraft PlanBuilder::Draft(const FinishOptions& options) {
   const Graph& graph = *context_.graph;
-  const HardwareProfile& profile = *context_.profile;
   const Step step_count = context_.step_count();
   if (next_compute_ != step_count) {
     throw Error(ErrorKind::kInternal, "baseline: not every node has a compute step");
@@ -340,22 +339,29 @@ Plan PlanBuilder::Finish(const FinishOptions& options) {
   }
   plan_.offload_enabled = options.offload_enabled;
   plan_.budget_bytes = options.budget_bytes;
-  LayOutPlan(profile, LayoutOptions{}, plan_);
-  plan_.timeline = Simulate(graph, profile, plan_);
-  for (size_t i = 0; i < plan_.steps.size(); ++i) {
-    plan_.steps[i].planned_start_ns = plan_.timeline.steps[i].start_ns;
-    plan_.steps[i].planned_end_ns = plan_.timeline.steps[i].end_ns;
-  }
-  const int64_t capacity = context_.device_capacity_bytes();
-  plan_.fits = (!options.budget_bytes || plan_.layout.arena_bytes <= *options.budget_bytes) &&
-               (capacity <= 0 || plan_.layout.arena_bytes <= capacity) &&
-               TierBuffersFit(profile, plan_);
-  plan_.summary =
-      SummarizePlan(profile, plan_, context_.baseline_peak_bytes, context_.baseline_arena_bytes);
   plan_.periodic = context_.periodic;
   plan_.aliases = context_.aliases;
-  plan_.cold_start = ComputeColdStart(graph, profile, context_.homes, plan_);
-  return std::move(plan_);
+  return PlanDraft{std::move(plan_)};
+}
+
+Plan CompletePlan(const BaselineContext& context, PlanDraft draft) {
+  const Graph& graph = *context.graph;
+  const HardwareProfile& profile = *context.profile;
+  Plan plan = std::move(draft.plan);
+  LayOutPlan(profile, LayoutOptions{}, plan);
+  plan.timeline = Simulate(graph, profile, plan);
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    plan.steps[i].planned_start_ns = plan.timeline.steps[i].start_ns;
+    plan.steps[i].planned_end_ns = plan.timeline.steps[i].end_ns;
+  }
+  const int64_t capacity = context.device_capacity_bytes();
+  plan.fits = (!plan.budget_bytes || plan.layout.arena_bytes <= *plan.budget_bytes) &&
+              (capacity <= 0 || plan.layout.arena_bytes <= capacity) &&
+              TierBuffersFit(profile, plan);
+  plan.summary =
+      SummarizePlan(profile, plan, context.baseline_peak_bytes, context.baseline_arena_bytes);
+  plan.cold_start = ComputeColdStart(graph, profile, context.homes, plan);
+  return plan;
 }
 
 }  // namespace hyperplan::baselines

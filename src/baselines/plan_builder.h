@@ -9,8 +9,8 @@
 // the format requires: a compute step waits for the Prefetches that brought its inputs, a
 // Prefetch's first and device hops for the compute stream to reach its boundary, a Store for
 // its producer, a Detach for the Store it relies on. Policies add waits of their own (a
-// reactive runtime chains every transfer to the step before it). Finish lays out the arena,
-// replays the plan and summarises it.
+// reactive runtime chains every transfer to the step before it). Draft closes the run; Finish
+// also lays out the arena, replays the plan and summarises it (CompletePlan).
 // Channels: each transfer takes the channel of its link that frees first, from the steps'
 // simulated times so far (a runtime handing a copy to whichever stream is idle), kept by
 // Simulate's own StepClock (simulate.h) so the builder and the replay time steps alike.
@@ -35,6 +35,16 @@
 #include "hyperplan/planner/simulate.h"
 
 namespace hyperplan::baselines {
+
+// A plan whose steps, residency and copies are final but not yet laid out or replayed: enough
+// for SteadyState to tell whether the policy must run again (steady_state.h), at a fraction of
+// a finished plan's cost (layout and replay are most of it on real-scale graphs).
+struct PlanDraft {
+  Plan plan;
+};
+
+// Lays out the draft's arena and tier buffers, replays it, and says whether it fits.
+Plan CompletePlan(const BaselineContext& context, PlanDraft draft);
 
 class PlanBuilder {
  public:
@@ -79,8 +89,10 @@ class PlanBuilder {
     std::optional<int64_t> budget_bytes;
     bool offload_enabled = true;
   };
-  // Closes what is still open at the run end and returns the laid-out, replayed plan.
-  Plan Finish(const FinishOptions& options);
+  // Closes what is still open at the run end: the plan's steps and residency, not laid out.
+  PlanDraft Draft(const FinishOptions& options);
+  // The draft laid out, replayed and summarised.
+  Plan Finish(const FinishOptions& options) { return CompletePlan(context_, Draft(options)); }
 
  private:
   int32_t Append(PlanStep step, std::vector<int32_t> waits);

@@ -201,8 +201,8 @@ std::vector<ValueId> TrimForFirstStep(const BaselineContext& context,
   return kept;
 }
 
-Plan BuildLru(const BaselineContext& context, int64_t target_bytes, int64_t budget_bytes,
-              const std::vector<uint8_t>& start_off) {
+PlanDraft BuildLru(const BaselineContext& context, int64_t target_bytes, int64_t budget_bytes,
+                   const std::vector<uint8_t>& start_off) {
   LruRun warm_up(context, target_bytes, nullptr);
   warm_up.Start({});
   warm_up.Run();
@@ -215,7 +215,7 @@ Plan BuildLru(const BaselineContext& context, int64_t target_bytes, int64_t budg
   run.Run();
   PlanBuilder::FinishOptions options;
   options.budget_bytes = budget_bytes;
-  return builder.Finish(options);
+  return builder.Draft(options);
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // Steady-state runs of a contender (see steady_state.h).
 #include "baselines/steady_state.h"
 
+#include <utility>
+
 namespace hyperplan::baselines {
 
 std::vector<ValueId> StartsNotKept(const BaselineContext& context, const Plan& plan) {
@@ -13,17 +15,17 @@ std::vector<ValueId> StartsNotKept(const BaselineContext& context, const Plan& p
 }
 
 Plan SteadyState(const BaselineContext& context,
-                 const std::function<Plan(const std::vector<uint8_t>& start_off)>& build) {
+                 const std::function<PlanDraft(const std::vector<uint8_t>& start_off)>& build) {
   std::vector<uint8_t> start_off(context.graph->values.size(), 0);
-  if (!context.periodic) return build(start_off);
+  if (!context.periodic) return CompletePlan(context, build(start_off));
   for (int round = 0; round < kSteadyStateRounds; ++round) {
-    Plan plan = build(start_off);
-    const std::vector<ValueId> left = StartsNotKept(context, plan);
-    if (left.empty()) return plan;
+    PlanDraft draft = build(start_off);
+    const std::vector<ValueId> left = StartsNotKept(context, draft.plan);
+    if (left.empty()) return CompletePlan(context, std::move(draft));
     for (ValueId value : left) start_off[value] = 1;
   }
   for (size_t id = 0; id < start_off.size(); ++id) start_off[id] |= context.persistent[id];
-  return build(start_off);
+  return CompletePlan(context, build(start_off));
 }
 
 }  // namespace hyperplan::baselines

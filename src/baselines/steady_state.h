@@ -9,7 +9,7 @@
 // as a runtime must); repeat until none does. Each run only shrinks the starting set, so this
 // ends; after kSteadyStateRounds the run that starts with no persistent value resident (always
 // periodic) is returned. A one-shot context runs the policy once.
-// Cost: at most kSteadyStateRounds + 1 policy runs, usually two.
+// Cost: at most kSteadyStateRounds + 1 policy runs, usually two, and one layout and replay.
 #pragma once
 
 #include <cstdint>
@@ -17,16 +17,18 @@
 #include <vector>
 
 #include "baselines/context.h"
+#include "baselines/plan_builder.h"
 #include "hyperplan/planner/plan.h"
 
 namespace hyperplan::baselines {
 
 inline constexpr int kSteadyStateRounds = 4;
 
-// `build(start_off)`: the policy's plan when every value v with start_off[v] set (by ValueId)
-// starts the iteration off the device.
+// `build(start_off)`: the policy's plan, drafted (plan_builder.h), when every value v with
+// start_off[v] set (by ValueId) starts the iteration off the device. Only the draft returned
+// is laid out and replayed: the rounds that run again cost no layout.
 Plan SteadyState(const BaselineContext& context,
-                 const std::function<Plan(const std::vector<uint8_t>& start_off)>& build);
+                 const std::function<PlanDraft(const std::vector<uint8_t>& start_off)>& build);
 
 // Persistent values resident at the plan's start whose residency ends before the last step.
 std::vector<ValueId> StartsNotKept(const BaselineContext& context, const Plan& plan);

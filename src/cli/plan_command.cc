@@ -19,6 +19,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "baselines/portfolio.h"
 #include "files/atomic_write.h"
@@ -287,9 +288,11 @@ void EncodeViews(const PlanFlags& flags, const ModelInputs& inputs, const PlanRe
   }
 }
 
-EncodedOutputs EncodeOutputs(const PlanFlags& flags, const plan::v1::Plan& message) {
+// `plan_sha256`: planio::PlanSha256(message), computed once (it encodes a copy of the plan).
+EncodedOutputs EncodeOutputs(const PlanFlags& flags, const plan::v1::Plan& message,
+                             std::string plan_sha256) {
   EncodedOutputs outputs;
-  outputs.plan_sha256 = planio::PlanSha256(message);
+  outputs.plan_sha256 = std::move(plan_sha256);
   if (!flags.output_path.empty()) {
     outputs.plan_bytes =
         planio::EncodePlan(message, planio::EncodingForPath(flags.output_path, "-o"));
@@ -376,8 +379,9 @@ GateOutcome PlanAndWrite(const PlanFlags& flags, plan::v1::RunSummary& summary) 
   progress.Stage("encoding outputs");
   const plan::v1::Plan message =
       planio::PlanToProto(inputs.graph, inputs.profile, result, provenance);
-  RecordPlan(message, planio::PlanSha256(message), summary);
-  EncodedOutputs outputs = EncodeOutputs(flags, message);
+  const std::string plan_sha256 = planio::PlanSha256(message);
+  RecordPlan(message, plan_sha256, summary);
+  EncodedOutputs outputs = EncodeOutputs(flags, message, plan_sha256);
   // The gate is judged before the views are made (the report's verdict shows it) and acted
   // on after every output is written.
   const GateOutcome gate =

@@ -34,31 +34,30 @@ void MeasureLivePeak(const std::vector<LayoutBlock>& blocks, int32_t positions,
   }
 }
 
-// Keeps `offsets` when they beat what `layout` holds (or tie it, when `wins_ties`).
-void Keep(std::vector<int64_t>& offsets, int64_t size_bytes, std::string algorithm, bool wins_ties,
+// Keeps `offsets` when they are strictly smaller than what `layout` holds.
+void Keep(std::vector<int64_t>& offsets, int64_t size_bytes, std::string algorithm,
           BlockLayout& layout) {
-  if (size_bytes < layout.size_bytes || (wins_ties && size_bytes == layout.size_bytes)) {
+  if (size_bytes < layout.size_bytes) {
     layout.offset_bytes = std::move(offsets);
     layout.size_bytes = size_bytes;
     layout.algorithm = std::move(algorithm);
   }
 }
 
-// TFLite's greedy by size (best fit) first: it wins ties with the sweep; every other order
-// must do strictly better than what is kept.
-void TryGreedyOrders(const std::vector<LayoutBlock>& blocks, const std::vector<int64_t>& padded,
-                     const LayoutOptions& options, planner::OccupancyTree& occupied,
-                     BlockLayout& layout) {
-  const bool all_orders = blocks.size() <= options.all_orders_limit;
+// The greedy orders after TFLite's (placed first, see LayoutPartialBlocks), each kept only when
+// it does strictly better than what is kept.
+void TryOtherGreedyOrders(const std::vector<LayoutBlock>& blocks,
+                          const std::vector<int64_t>& padded, const LayoutOptions& options,
+                          planner::OccupancyTree& occupied, BlockLayout& layout) {
+  if (blocks.size() > options.all_orders_limit) return;
   for (const bool best_fit : {true, false}) {
     for (const GreedyOrder order : planner::kGreedyOrders) {
-      const bool tflite = best_fit && order == GreedyOrder::kSize;
-      if (!all_orders && !tflite) continue;
+      if (best_fit && order == GreedyOrder::kSize) continue;
       std::vector<int64_t> offsets(blocks.size(), 0);
       const int64_t size_bytes = PlaceGreedy(blocks, padded, PlacementOrder(blocks, padded, order),
                                              best_fit, occupied, offsets);
       Keep(offsets, size_bytes,
-           std::string(GreedyOrderName(order)) + (best_fit ? "" : "_first_fit"), tflite, layout);
+           std::string(GreedyOrderName(order)) + (best_fit ? "" : "_first_fit"), layout);
     }
   }
 }
@@ -74,7 +73,7 @@ void TryShakenOrders(const std::vector<LayoutBlock>& blocks, const std::vector<i
     const bool best_fit = trial % 2 == 1;
     const int64_t size_bytes = PlaceGreedy(blocks, padded, planner::ShakenSizeOrder(padded, trial),
                                            best_fit, occupied, offsets);
-    Keep(offsets, size_bytes, "greedy_shaken_" + std::to_string(trial), false, layout);
+    Keep(offsets, size_bytes, "greedy_shaken_" + std::to_string(trial), layout);
   }
 }
 
@@ -96,20 +95,39 @@ int64_t PaddedPeak(const std::vector<LayoutBlock>& blocks, const std::vector<int
   return peak;
 }
 
-// Every algorithm on `blocks`, none of which lives at every position.
+// Every algorithm on `blocks`, none of which lives at every position. TFLite's greedy by size
+// (best fit) runs first and is kept over the sweep at equal size, and every other order must
+// do strictly better than what is kept; so when it meets the lower bound (the padded peak)
+// nothing else could be kept and nothing else runs. The result is the same as running them
+// all.
 BlockLayout LayoutPartialBlocks(const std::vector<LayoutBlock>& blocks,
                                 const std::vector<int64_t>& padded, int32_t positions,
                                 const LayoutOptions& options) {
   BlockLayout layout;
+  const int64_t padded_peak_bytes = PaddedPeak(blocks, padded, positions);
+  // One tree per thread, reused: its run sets keep their storage from one layout to the
+  // next (the contenders lay out a plan per try; freeing the sets was a tenth of planning
+  // the DeepSeek-V3-sized decode).
+  thread_local planner::OccupancyTree occupied(0);
+  if (options.greedy) {
+    occupied.Reset(positions);
+    layout.offset_bytes.assign(blocks.size(), 0);
+    layout.size_bytes =
+        PlaceGreedy(blocks, padded, PlacementOrder(blocks, padded, GreedyOrder::kSize),
+                    /*best_fit=*/true, occupied, layout.offset_bytes);
+    layout.algorithm = GreedyOrderName(GreedyOrder::kSize);
+    if (layout.size_bytes <= padded_peak_bytes) return layout;
+  }
   std::vector<int64_t> sweep_offsets(blocks.size(), 0);
-  layout.size_bytes = planner::PlaceSweepBestFit(blocks, padded, positions, sweep_offsets);
-  layout.offset_bytes = std::move(sweep_offsets);
-  layout.algorithm = "sweep_best_fit";
-  if (options.greedy && !blocks.empty()) {
-    planner::OccupancyTree occupied(positions);
-    TryGreedyOrders(blocks, padded, options, occupied, layout);
-    TryShakenOrders(blocks, padded, PaddedPeak(blocks, padded, positions), options, occupied,
-                    layout);
+  const int64_t sweep_bytes = planner::PlaceSweepBestFit(blocks, padded, positions, sweep_offsets);
+  if (!options.greedy || sweep_bytes < layout.size_bytes) {
+    layout.offset_bytes = std::move(sweep_offsets);
+    layout.size_bytes = sweep_bytes;
+    layout.algorithm = "sweep_best_fit";
+  }
+  if (options.greedy) {
+    TryOtherGreedyOrders(blocks, padded, options, occupied, layout);
+    TryShakenOrders(blocks, padded, padded_peak_bytes, options, occupied, layout);
   }
   return layout;
 }

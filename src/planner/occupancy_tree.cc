@@ -6,15 +6,14 @@
 
 namespace hyperplan::planner {
 
-OccupancyTree::OccupancyTree(int32_t positions)
-    : positions_(positions),
-      own_(4 * static_cast<size_t>(std::max(positions, 1)), -1),
-      below_(4 * static_cast<size_t>(std::max(positions, 1)), -1) {}
+OccupancyTree::OccupancyTree(int32_t positions) { Reset(positions); }
 
-void OccupancyTree::Reset() {
-  std::fill(own_.begin(), own_.end(), -1);
-  std::fill(below_.begin(), below_.end(), -1);
-  sets_.clear();
+void OccupancyTree::Reset(int32_t positions) {
+  positions_ = positions;
+  const size_t nodes = 4 * static_cast<size_t>(std::max(positions, 1));
+  own_.assign(nodes, -1);
+  below_.assign(nodes, -1);
+  sets_used_ = 0;
 }
 
 bool OccupancyTree::Insert(RunSet& set, int64_t begin, int64_t end) {
@@ -37,8 +36,9 @@ bool OccupancyTree::Insert(RunSet& set, int64_t begin, int64_t end) {
 
 OccupancyTree::RunSet& OccupancyTree::SetAt(std::vector<int32_t>& index, int32_t node) {
   if (index[node] < 0) {
-    index[node] = static_cast<int32_t>(sets_.size());
-    sets_.emplace_back();
+    index[node] = static_cast<int32_t>(sets_used_);
+    if (sets_used_ == sets_.size()) sets_.emplace_back();
+    sets_[sets_used_++].clear();
   }
   return sets_[index[node]];
 }

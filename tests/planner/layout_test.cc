@@ -220,13 +220,16 @@ TEST_CASE("layout: greedy places exactly as TFLite's quadratic scan over placed 
     }
     return offsets;
   };
+  // One tree for every seed, as layout.cc keeps one per thread: Reset to each seed's number of
+  // positions, with the run sets' storage left from the seeds before.
+  planner::OccupancyTree occupied(0);
   for (const uint32_t seed : {21u, 22u, 23u, 24u}) {
     std::mt19937 random(seed);
     const int32_t positions = 40 + static_cast<int32_t>(random() % 100);
     const std::vector<LayoutBlock> blocks = RandomBlocks(random, 500, positions, 25, 300);
     std::vector<int64_t> padded;
     for (const LayoutBlock& block : blocks) padded.push_back(AlignUp(block.bytes, 16));
-    planner::OccupancyTree occupied(positions);
+    occupied.Reset(positions);
     for (const planner::GreedyOrder order : planner::kGreedyOrders) {
       for (const bool best_fit : {true, false}) {
         const std::vector<int32_t> sequence = planner::PlacementOrder(blocks, padded, order);
@@ -238,6 +241,50 @@ TEST_CASE("layout: greedy places exactly as TFLite's quadratic scan over placed 
       }
     }
   }
+}
+
+TEST_CASE("layout: the sweep is kept only where it beats greedy by size, which runs first") {
+  // LayoutBlocks skips the sweep when greedy by size meets the padded peak; whatever it skips,
+  // the kept layout must be the one running both and keeping the smaller (greedy at a tie)
+  // would keep. The oracle runs both on their own. No block lives at every position (those
+  // are stacked apart) and the other orders are off.
+  LayoutOptions size_and_sweep;
+  size_and_sweep.all_orders_limit = 0;
+  size_and_sweep.shaken_limit = 0;
+  int sweep_kept = 0;
+  int greedy_kept = 0;
+  for (uint32_t seed = 1; seed <= 40; ++seed) {
+    std::mt19937 random(seed);
+    const int32_t positions = 8 + static_cast<int32_t>(random() % 24);
+    std::vector<LayoutBlock> blocks = RandomBlocks(random, 30, positions, 6, 50);
+    for (LayoutBlock& block : blocks) {
+      if (block.first == 0 && block.last == positions - 1) block.last = positions - 2;
+    }
+    std::vector<int64_t> unpadded;  // alignment 1: padded sizes are the sizes
+    for (const LayoutBlock& block : blocks) unpadded.push_back(std::max<int64_t>(0, block.bytes));
+    planner::OccupancyTree occupied(positions);
+    std::vector<int64_t> greedy_offsets(blocks.size(), 0);
+    const int64_t greedy_bytes = planner::PlaceGreedy(
+        blocks, unpadded, planner::PlacementOrder(blocks, unpadded, planner::GreedyOrder::kSize),
+        true, occupied, greedy_offsets);
+    std::vector<int64_t> sweep_offsets(blocks.size(), 0);
+    const int64_t sweep_bytes =
+        planner::PlaceSweepBestFit(blocks, unpadded, positions, sweep_offsets);
+    const BlockLayout layout = LayoutBlocks(blocks, positions, 1, size_and_sweep);
+    INFO("seed " << seed << ": greedy " << greedy_bytes << ", sweep " << sweep_bytes);
+    if (sweep_bytes < greedy_bytes) {
+      ++sweep_kept;
+      CHECK(layout.algorithm == "sweep_best_fit");
+      CHECK(layout.size_bytes == sweep_bytes);
+    } else {
+      ++greedy_kept;
+      CHECK(layout.algorithm == "greedy_by_size");
+      CHECK(layout.size_bytes == greedy_bytes);
+    }
+  }
+  // Both outcomes occur among these seeds, so both paths were checked.
+  CHECK(sweep_kept > 0);
+  CHECK(greedy_kept > 0);
 }
 
 TEST_CASE("layout: random blocks never overlap, stay aligned, and reach at least the peak") {

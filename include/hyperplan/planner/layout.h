@@ -11,7 +11,8 @@
 // shaken_limit blocks also up to shaken_trials shaken size orders (sizes scaled by a seeded
 // pseudo-random factor in [1, 1.5), deterministic) until one meets the lower bound. Sweep
 // best-fit (a runtime allocator replayed over positions: frees before allocations, each
-// allocation into the smallest free block, coalesced, else on top) always runs.
+// allocation into the smallest free block, coalesced, else on top) runs unless greedy by size,
+// which runs first, already meets the lower bound (the padded peak): it would lose the tie.
 // Blocks that live at every position are stacked at the bottom first (without loss, see
 // layout.cc); the algorithms run on the others above them.
 // Alignment: every block is padded to a multiple of the alignment and every offset is one;
