@@ -105,12 +105,8 @@ BlockLayout LayoutPartialBlocks(const std::vector<LayoutBlock>& blocks,
                                 const LayoutOptions& options) {
   BlockLayout layout;
   const int64_t padded_peak_bytes = PaddedPeak(blocks, padded, positions);
-  // One tree per thread, reused: its run sets keep their storage from one layout to the
-  // next (the contenders lay out a plan per try; freeing the sets was a tenth of planning
-  // the DeepSeek-V3-sized decode).
-  thread_local planner::OccupancyTree occupied(0);
+  planner::OccupancyTree occupied(options.greedy ? positions : 0);
   if (options.greedy) {
-    occupied.Reset(positions);
     layout.offset_bytes.assign(blocks.size(), 0);
     layout.size_bytes =
         PlaceGreedy(blocks, padded, PlacementOrder(blocks, padded, GreedyOrder::kSize),

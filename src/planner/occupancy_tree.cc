@@ -6,14 +6,15 @@
 
 namespace hyperplan::planner {
 
-OccupancyTree::OccupancyTree(int32_t positions) { Reset(positions); }
+OccupancyTree::OccupancyTree(int32_t positions)
+    : positions_(positions),
+      own_(4 * static_cast<size_t>(std::max(positions, 1)), -1),
+      below_(4 * static_cast<size_t>(std::max(positions, 1)), -1) {}
 
-void OccupancyTree::Reset(int32_t positions) {
-  positions_ = positions;
-  const size_t nodes = 4 * static_cast<size_t>(std::max(positions, 1));
-  own_.assign(nodes, -1);
-  below_.assign(nodes, -1);
-  sets_used_ = 0;
+void OccupancyTree::Reset() {
+  std::fill(own_.begin(), own_.end(), -1);
+  std::fill(below_.begin(), below_.end(), -1);
+  sets_.clear();
 }
 
 bool OccupancyTree::Insert(RunSet& set, int64_t begin, int64_t end) {
@@ -36,9 +37,8 @@ bool OccupancyTree::Insert(RunSet& set, int64_t begin, int64_t end) {
 
 OccupancyTree::RunSet& OccupancyTree::SetAt(std::vector<int32_t>& index, int32_t node) {
   if (index[node] < 0) {
-    index[node] = static_cast<int32_t>(sets_used_);
-    if (sets_used_ == sets_.size()) sets_.emplace_back();
-    sets_[sets_used_++].clear();
+    index[node] = static_cast<int32_t>(sets_.size());
+    sets_.emplace_back();
   }
   return sets_[index[node]];
 }

@@ -17,7 +17,6 @@
 // Limits: blocks are only added (Reset empties everything); positions are int32.
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -30,11 +29,7 @@ class OccupancyTree {
 
   explicit OccupancyTree(int32_t positions);
 
-  // Nothing occupied, over `positions` positions (Reset(): as many as before). Each node's
-  // run set keeps its storage, so a tree reused across layouts (layout.cc keeps one per
-  // thread) allocates only where a layout needs more runs than the ones before it.
-  void Reset(int32_t positions);
-  void Reset() { Reset(positions_); }
+  void Reset();  // nothing occupied
 
   // [begin, end) is taken over positions [first, last].
   void Occupy(int32_t first, int32_t last, int64_t begin, int64_t end);
@@ -59,8 +54,7 @@ class OccupancyTree {
   int32_t positions_ = 0;
   std::vector<int32_t> own_;    // per node: index into sets_, or -1 when empty
   std::vector<int32_t> below_;  // per node: index into sets_, or -1 when empty
-  std::vector<RunSet> sets_;    // the first sets_used_ are in use; the rest are spare storage
-  size_t sets_used_ = 0;
+  std::vector<RunSet> sets_;
 };
 
 }  // namespace hyperplan::planner

@@ -220,16 +220,13 @@ TEST_CASE("layout: greedy places exactly as TFLite's quadratic scan over placed 
     }
     return offsets;
   };
-  // One tree for every seed, as layout.cc keeps one per thread: Reset to each seed's number of
-  // positions, with the run sets' storage left from the seeds before.
-  planner::OccupancyTree occupied(0);
   for (const uint32_t seed : {21u, 22u, 23u, 24u}) {
     std::mt19937 random(seed);
     const int32_t positions = 40 + static_cast<int32_t>(random() % 100);
     const std::vector<LayoutBlock> blocks = RandomBlocks(random, 500, positions, 25, 300);
     std::vector<int64_t> padded;
     for (const LayoutBlock& block : blocks) padded.push_back(AlignUp(block.bytes, 16));
-    occupied.Reset(positions);
+    planner::OccupancyTree occupied(positions);
     for (const planner::GreedyOrder order : planner::kGreedyOrders) {
       for (const bool best_fit : {true, false}) {
         const std::vector<int32_t> sequence = planner::PlacementOrder(blocks, padded, order);
