@@ -84,11 +84,17 @@ Outcome BudgetRounds(const PlanContext& context, int64_t budget_bytes, const Bas
   std::vector<int64_t> targets(static_cast<size_t>(step_count), budget_bytes);
   Outcome best;
   Outcome outcome;
+  Outcome live_target;  // round 0, kept when free cuts make the fit (see below)
+  bool free_cuts_slowed = false;
   for (int round = 0; round < kBudgetRounds; ++round) {
     outcome = PlanRound(context, budget_bytes, baseline, allowed, choice, targets, round > 0);
     outcome.round = round == 0   ? BudgetRound::kLiveTarget
                     : round == 1 ? BudgetRound::kFreeCuts
                                  : BudgetRound::kStepTargets;
+    if (round == 0) live_target = outcome;
+    free_cuts_slowed = round == 1 && outcome.feasible && !live_target.feasible &&
+                       live_target.selection.reached_target &&
+                       outcome.plan.timeline.makespan_ns > live_target.plan.timeline.makespan_ns;
     if (round == 0 || BetterRound(outcome, best)) best = outcome;
     if (outcome.feasible || !outcome.selection.reached_target) break;
     if (round == 0) continue;  // round 1 only adds stall-free cuts
@@ -105,9 +111,14 @@ Outcome BudgetRounds(const PlanContext& context, int64_t budget_bytes, const Bas
   // Live bytes fit but the layout does not: the per-step repair can chase the arena's top to
   // absurd targets. Lower one target for every step instead, by the last overshoot each time
   // (the contenders' FitToBudget rule), and keep the best round of all.
+  // Free cuts are stall-free only as placed: on a plan bound by a link their transfers take
+  // the time later Prefetches needed, and the replay slows. Round 0 missed by its arena's
+  // overshoot alone; lowering every target by that overshoot may fit at a lower cost.
   int64_t uniform_target = budget_bytes;
-  const Outcome* last = &best;
-  for (int retry = 0; retry < kUniformRetries && !best.feasible && best.selection.reached_target;
+  const Outcome* last = free_cuts_slowed ? &live_target : &best;
+  bool retry_fit = false;
+  for (int retry = 0; retry < kUniformRetries && !retry_fit &&
+                      (!best.feasible || free_cuts_slowed) && best.selection.reached_target;
        ++retry) {
     uniform_target = std::min(uniform_target, last->selection.live_peak_bytes) -
                      std::max<int64_t>(1, last->plan.layout.arena_bytes - budget_bytes);
@@ -117,6 +128,7 @@ Outcome BudgetRounds(const PlanContext& context, int64_t budget_bytes, const Bas
     outcome.round = BudgetRound::kUniformTarget;
     outcome.uniform_target_bytes = uniform_target;
     last = &outcome;
+    retry_fit = outcome.feasible;
     if (BetterRound(outcome, best)) {
       best = std::move(outcome);
       last = &best;
