@@ -249,7 +249,7 @@ PlanResult PlanOffload(const Graph& graph, const HardwareProfile& profile,
   const std::vector<int64_t> node_time_ns =
       planner::NodeTimes(graph, profile, options.node_time_ns);
   std::vector<PlanContext> contexts;
-  contexts.reserve(2);  // `model` below must stay valid when the reordered context joins
+  contexts.reserve(3);  // `model` below must stay valid when the reordered context joins
   contexts.push_back(
       planner::BuildContext(planned, profile, ModelOrder(planned), node_time_ns, loop.persistent));
   contexts.back().layout = options.layout;
@@ -287,10 +287,26 @@ PlanResult PlanOffload(const Graph& graph, const HardwareProfile& profile,
         contexts.back().layout = options.layout;
       }
     }
+    // Each update right after its gradient (order.h): the state's write-back overlaps the
+    // backward pass instead of following it. Planned only where a budget binds (below): with
+    // room on the device it trades the arena against time (supernode: 1.06 -> 1.07 s for a
+    // 4 GB smaller arena).
+    size_t eager_context = std::numeric_limits<size_t>::max();  // none
+    if (options.allow_reorder && !loop.aliases.empty()) {
+      std::vector<NodeId> order = planner::EagerUpdateOrder(graph, loop.aliases);
+      if (order != model.order && AliasesHoldIn(graph, loop.aliases, order)) {
+        eager_context = contexts.size();
+        contexts.push_back(planner::BuildContext(planned, profile, std::move(order), node_time_ns,
+                                                 loop.persistent));
+        contexts.back().layout = options.layout;
+      }
+    }
     const int64_t allowance_ns = static_cast<int64_t>(static_cast<__int128>(ComputeNs(model)) *
                                                       options.max_overhead_ppm / 1'000'000);
     bool have = false;
-    for (const PlanContext& context : contexts) {
+    for (size_t c = 0; c < contexts.size(); ++c) {
+      const PlanContext& context = contexts[c];
+      if (c == eager_context && !budget_mode) continue;
       Outcome outcome;
       if (budget) {
         outcome = planner::PlanToBudget(context, *budget, baseline);
