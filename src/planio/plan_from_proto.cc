@@ -352,6 +352,8 @@ Plan PlanFromProto(const pb::Plan& in, const std::string& plan_path, const Graph
     plan.order.push_back(resolve.Node(in.order(k), "order[" + std::to_string(k) + "]"));
   }
   plan.reordered = in.reordered();
+  // Files from before order_name had only the memory-aware reorder.
+  plan.order_name = in.order_name().empty() && plan.reordered ? kMemoryAwareOrder : in.order_name();
   plan.offload_enabled = in.offload_enabled();
   if (in.has_budget_bytes()) plan.budget_bytes = in.budget_bytes();
   plan.fits = in.fits();

@@ -226,9 +226,8 @@ void AddLoop(const HardwareProfile& profile, const Plan& plan, pb::Plan& out) {
   for (size_t tier = 0; tier < profile.tiers.size(); ++tier) {
     pb::TierBytes* entry = cold->add_tiers();
     entry->set_tier(static_cast<int32_t>(tier));
-    entry->set_bytes(tier < plan.cold_start.bytes_per_tier.size()
-                         ? plan.cold_start.bytes_per_tier[tier]
-                         : 0);
+    entry->set_bytes(
+        tier < plan.cold_start.bytes_per_tier.size() ? plan.cold_start.bytes_per_tier[tier] : 0);
   }
   cold->set_time_ns(plan.cold_start.time_ns);
 }
@@ -248,6 +247,7 @@ pb::Plan PlanToProto(const Graph& graph, const HardwareProfile& profile, const P
                                                        : pb::PLAN_STATUS_INFEASIBLE);
   out.set_offload_enabled(plan.offload_enabled);
   out.set_reordered(plan.reordered);
+  out.set_order_name(plan.order_name);
   if (plan.budget_bytes) out.set_budget_bytes(*plan.budget_bytes);
   out.set_fits(plan.fits);
   ProfileToProto(profile, out);

@@ -78,6 +78,7 @@ Plan AssemblePlan(const PlanContext& context, const Selection& selection,
   Plan plan;
   plan.order = context.order;
   plan.reordered = context.reordered;
+  if (plan.reordered) plan.order_name = context.order_name;
   plan.offload_enabled = options.offload_enabled;
   plan.budget_bytes = options.budget_bytes;
   plan.node_time_ns = context.cost.node_time_ns;

@@ -28,6 +28,7 @@ PlanContext RetimedContext(const PlanContext& base, std::vector<int64_t> step_st
   context.profile = base.profile;
   context.order = base.order;
   context.reordered = base.reordered;
+  context.order_name = base.order_name;
   context.lifetimes = base.lifetimes;
   context.cost = base.cost;
   context.cost.step_start_ns = std::move(step_start_ns);

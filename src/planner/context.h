@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "hyperplan/graph.h"
@@ -23,6 +24,7 @@ struct PlanContext {
   const HardwareProfile* profile = nullptr;
   std::vector<NodeId> order;
   bool reordered = false;
+  std::string order_name;  // Plan::order_name: set by whoever made a reordered context
   LifetimeAnalysis lifetimes;
   CostAnalysis cost;
   ValueHomes homes;  // homes.h: the same for every order and time axis

@@ -61,6 +61,13 @@ bool BetterRound(const Outcome& a, const Outcome& b) {
   return a.plan.layout.arena_bytes < b.plan.layout.arena_bytes;
 }
 
+// Whether round 1 (`free_cuts`) fits only by slowing round 0's plan (`live_target`), which
+// reached its live target and missed the budget by its arena's overshoot alone.
+bool FreeCutsSlowed(const Outcome& live_target, const Outcome& free_cuts) {
+  return free_cuts.feasible && !live_target.feasible && live_target.selection.reached_target &&
+         free_cuts.plan.timeline.makespan_ns > live_target.plan.timeline.makespan_ns;
+}
+
 Outcome PlanRound(const PlanContext& context, int64_t budget_bytes, const Baseline& baseline,
                   const std::vector<uint8_t>* allowed, Choice choice,
                   const std::vector<int64_t>& targets, bool free_cuts) {
@@ -84,18 +91,20 @@ Outcome BudgetRounds(const PlanContext& context, int64_t budget_bytes, const Bas
   std::vector<int64_t> targets(static_cast<size_t>(step_count), budget_bytes);
   Outcome best;
   Outcome outcome;
-  Outcome live_target;  // round 0, kept when free cuts make the fit (see below)
+  Outcome live_target;  // round 0, kept when its free cuts slowed round 1 (see below)
   bool free_cuts_slowed = false;
   for (int round = 0; round < kBudgetRounds; ++round) {
     outcome = PlanRound(context, budget_bytes, baseline, allowed, choice, targets, round > 0);
     outcome.round = round == 0   ? BudgetRound::kLiveTarget
                     : round == 1 ? BudgetRound::kFreeCuts
                                  : BudgetRound::kStepTargets;
-    if (round == 0) live_target = outcome;
-    free_cuts_slowed = round == 1 && outcome.feasible && !live_target.feasible &&
-                       live_target.selection.reached_target &&
-                       outcome.plan.timeline.makespan_ns > live_target.plan.timeline.makespan_ns;
-    if (round == 0 || BetterRound(outcome, best)) best = outcome;
+    if (round == 1 && FreeCutsSlowed(best, outcome)) {
+      free_cuts_slowed = true;
+      live_target = std::move(best);  // round 0's: the uniform retries start from it
+      best = outcome;
+    } else if (round == 0 || BetterRound(outcome, best)) {
+      best = outcome;
+    }
     if (outcome.feasible || !outcome.selection.reached_target) break;
     if (round == 0) continue;  // round 1 only adds stall-free cuts
     // Where the arena's top overshoots the budget, that step must shed the overshoot.

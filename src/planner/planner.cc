@@ -285,6 +285,7 @@ PlanResult PlanOffload(const Graph& graph, const HardwareProfile& profile,
         contexts.push_back(planner::BuildContext(planned, profile, std::move(order), node_time_ns,
                                                  loop.persistent));
         contexts.back().layout = options.layout;
+        contexts.back().order_name = kMemoryAwareOrder;
       }
     }
     // Each update right after its gradient (order.h): the state's write-back overlaps the
@@ -299,6 +300,7 @@ PlanResult PlanOffload(const Graph& graph, const HardwareProfile& profile,
         contexts.push_back(planner::BuildContext(planned, profile, std::move(order), node_time_ns,
                                                  loop.persistent));
         contexts.back().layout = options.layout;
+        contexts.back().order_name = kEagerUpdateOrder;
       }
     }
     const int64_t allowance_ns = static_cast<int64_t>(static_cast<__int128>(ComputeNs(model)) *

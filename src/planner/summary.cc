@@ -105,7 +105,7 @@ std::string FormatPlanSummary(const Graph& graph, const HardwareProfile& profile
     out << "  produced by: " << plan.produced_by
         << " (its verified plan beat the planner's own; it explains no decisions)\n";
   }
-  out << "  order: " << (plan.reordered ? "memory-aware (reordered)" : "model order") << ", "
+  out << "  order: " << (plan.reordered ? plan.order_name + " (reordered)" : "model order") << ", "
       << plan.order.size() << " nodes\n";
   out << "  device peak: " << FormatBytes(s.baseline_peak_bytes) << " -> "
       << FormatBytes(s.peak_bytes) << " ("

@@ -833,7 +833,8 @@ class Verifier {
       if (balance != 0) {
         return Fail(8, -1,
                     ValueName(key.first) + " has " + (balance > 0 ? "fewer" : "more") +
-                        " copies on " + TierName(key.second) + " at the iteration's end than at "
+                        " copies on " + TierName(key.second) +
+                        " at the iteration's end than at "
                         "its start");
       }
     }

@@ -77,7 +77,7 @@ std::string HeaderSection(const ReportInput& input) {
   html +=
       fmt::format("<p class=\"subtitle\">on <b>{}</b> &#183; {} nodes &#183; {} &#183; {}</p>\n",
                   EscapeMarkup(input.profile.name), input.plan.order.size(),
-                  input.plan.reordered ? "memory-aware order" : "model order",
+                  input.plan.reordered ? input.plan.order_name + " order" : "model order",
                   fmt::format("<span class=\"badge {}\" id=\"verdict\">{}</span>",
                               verdict.css_class, EscapeMarkup(verdict.badge)));
   if (!verdict.reason.empty()) {

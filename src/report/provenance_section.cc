@@ -68,11 +68,11 @@ std::string ProvenanceSection(const ReportInput& input) {
   html += Row("tiers", EscapeMarkup(tiers));
   html += Row("options", EscapeMarkup(planned));
   html +=
-      Row("plan",
-          EscapeMarkup(fmt::format(
-              "{}; {} steps; arena layout {}",
-              input.plan.reordered ? "memory-aware order" : "model order", input.plan.steps.size(),
-              input.plan.layout.algorithm.empty() ? "?" : input.plan.layout.algorithm)));
+      Row("plan", EscapeMarkup(fmt::format(
+                      "{}; {} steps; arena layout {}",
+                      input.plan.reordered ? input.plan.order_name + " order" : "model order",
+                      input.plan.steps.size(),
+                      input.plan.layout.algorithm.empty() ? "?" : input.plan.layout.algorithm)));
   html += Row("tool",
               EscapeMarkup(input.provenance.tool_version.empty() ? "hyperplan"
                                                                  : input.provenance.tool_version));

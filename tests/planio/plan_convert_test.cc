@@ -113,6 +113,7 @@ void CheckSameDecisions(const Plan& a, const Plan& b) {
 void CheckSameTotals(const Plan& a, const Plan& b) {
   CHECK(a.order == b.order);
   CHECK(a.reordered == b.reordered);
+  CHECK(a.order_name == b.order_name);
   CHECK(a.offload_enabled == b.offload_enabled);
   CHECK(a.budget_bytes == b.budget_bytes);
   CHECK(a.fits == b.fits);

@@ -1,5 +1,7 @@
 // Components on their own: link occupancy searches, arena layout, replay, order, routes.
 #include <catch2/catch.hpp>
+#include <string>
+#include <vector>
 
 #include "hyperplan/planner/layout.h"
 #include "hyperplan/planner/simulate.h"
@@ -84,6 +86,61 @@ TEST_CASE("order: memory-aware order runs the reader that frees memory first") {
   const ValueId b = Work(graph, "n3", {big_b}, "b", 1, 10);
   MarkOutput(graph, Work(graph, "n4", {a, b}, "y", 1, 10));
   CHECK(MemoryAwareOrder(graph) == std::vector<NodeId>{0, 2, 1, 3, 4});
+}
+
+TEST_CASE("order: eager updates run each in-place update right after its gradient") {
+  // Four layers w0..w3 (weights updated in place next iteration), a forward pass, a backward
+  // pass, and then the optimizer's four updates, as exporters write a training step:
+  //   forward   n0 h0 = (x, w0)   n1 h1 = (h0, w1)   n2 h2 = (h1, w2)   n3 y = (h2, w3)
+  //             n4 loss = (y), a graph output
+  //   backward  n5 dy = (y)       n6 g3 = (h2, dy)    n7 dh2 = (dy, w3)   n8 g2 = (h1, dh2)
+  //             n9 dh1 = (dh2, w2)   n10 g1 = (h0, dh1)   n11 dh0 = (dh1, w1)   n12 g0 = (x, dh0)
+  //   optimizer n13..n16 wK_new = (wK, gK), each written into wK in place
+  // Update-side nodes serve one update alone: the updates, g3 (n6), g2 (n8), g1 (n10) and the
+  // chain dh0, g0 (n11, n12) that only w0's update reads. dh2 and dh1 feed two updates (a
+  // weight gradient and the next data gradient) and keep their place, as do dy and the rest.
+  // Each update-side node runs right after the latest other node it waits for: w3's update
+  // needs g3 and every other reader of w3 (n3, and dh2 at n7), so it runs right after n7; g3
+  // with it (its only successor's slot). w2's update waits for dh1 (n9, which reads w2), and
+  // so does g2 (delayed to its update's slot); w1 and w0 wait for dh1 through g1, dh0, g0.
+  Graph graph;
+  const ValueId x = Input(graph, "x", 1);
+  std::vector<ValueId> w;
+  for (int k = 0; k < 4; ++k) w.push_back(Weight(graph, "w" + std::to_string(k), 1));
+  const ValueId h0 = Work(graph, "n0", {x, w[0]}, "h0", 1, 1);
+  const ValueId h1 = Work(graph, "n1", {h0, w[1]}, "h1", 1, 1);
+  const ValueId h2 = Work(graph, "n2", {h1, w[2]}, "h2", 1, 1);
+  const ValueId y = Work(graph, "n3", {h2, w[3]}, "y", 1, 1);
+  MarkOutput(graph, Work(graph, "n4", {y}, "loss", 1, 1));
+  const ValueId dy = Work(graph, "n5", {y}, "dy", 1, 1);
+  std::vector<ValueId> g(4);
+  g[3] = Work(graph, "n6", {h2, dy}, "g3", 1, 1);
+  const ValueId dh2 = Work(graph, "n7", {dy, w[3]}, "dh2", 1, 1);
+  g[2] = Work(graph, "n8", {h1, dh2}, "g2", 1, 1);
+  const ValueId dh1 = Work(graph, "n9", {dh2, w[2]}, "dh1", 1, 1);
+  g[1] = Work(graph, "n10", {h0, dh1}, "g1", 1, 1);
+  const ValueId dh0 = Work(graph, "n11", {dh1, w[1]}, "dh0", 1, 1);
+  g[0] = Work(graph, "n12", {x, dh0}, "g0", 1, 1);
+  std::vector<ValueAlias> aliases;
+  for (int k = 3; k >= 0; --k) {
+    const ValueId updated = Work(graph, "n" + std::to_string(16 - k), {w[k], g[k]},
+                                 "w" + std::to_string(k) + "_new", 1, 1);
+    MarkOutput(graph, updated);
+    aliases.push_back({updated, w[k]});
+  }
+  const std::vector<NodeId> order = EagerUpdateOrder(graph, aliases);
+  CHECK(order == std::vector<NodeId>{0, 1, 2, 3, 4, 5, 7, 6, 13, 9, 8, 10, 11, 12, 14, 15, 16});
+  // Every other reader of a weight runs before its update overwrites it.
+  std::vector<size_t> position(order.size());
+  for (size_t k = 0; k < order.size(); ++k) position[order[k]] = k;
+  for (const ValueAlias& alias : aliases) {
+    const NodeId writer = graph.values[alias.out_value].producer;
+    for (NodeId reader : graph.values[alias.in_value].consumers) {
+      if (reader != writer) CHECK(position[reader] < position[writer]);
+    }
+  }
+  // Without in-place updates nothing moves.
+  CHECK(EagerUpdateOrder(graph, {}) == ModelOrder(graph));
 }
 
 TEST_CASE("simulate: the compute stream alone is the baseline makespan") {

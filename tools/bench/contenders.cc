@@ -91,7 +91,7 @@ Outcome RunContender(const Contender& contender, const baselines::BaselineContex
               "won by {}'s plan; the planner's own: {}", result.plan.produced_by,
               result.own_fits ? Duration(result.own_makespan_ns) : std::string("no fit"));
         } else if (result.plan.reordered) {
-          outcome.note = "reordered";
+          outcome.note = "reordered: " + result.plan.order_name;
         }
         outcome.plan = std::move(result.plan);
         break;

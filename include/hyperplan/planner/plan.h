@@ -169,6 +169,10 @@ struct SimulationResult {
   }
 };
 
+// Plan::order_name of the planner's reorders.
+inline constexpr const char* kMemoryAwareOrder = "memory-aware";
+inline constexpr const char* kEagerUpdateOrder = "eager updates";
+
 struct PlanSummary {
   int64_t baseline_peak_bytes = 0;   // model order, nothing offloaded: live bytes
   int64_t baseline_arena_bytes = 0;  // ... and its arena
@@ -204,6 +208,8 @@ struct Plan {
   std::string produced_by;
   std::vector<NodeId> order;  // step -> node
   bool reordered = false;     // order differs from the model's own
+  // When reordered, which order: kMemoryAwareOrder or kEagerUpdateOrder (planner/order.h).
+  std::string order_name;
   bool offload_enabled = true;
   // The arena budget planned for, if any: the caller's, capped by the device capacity (or the
   // capacity alone when the baseline does not fit and no budget was given).
