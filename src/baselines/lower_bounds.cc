@@ -16,6 +16,19 @@ int64_t TransferNs(int64_t bytes, int64_t bytes_per_s) {
   return static_cast<int64_t>(numerator / bytes_per_s);
 }
 
+// Raises `term` to "compute_ns, then bytes at bytes_per_s" found at step s, when longer.
+void Raise(TimedTransferTerm& term, Step s, int64_t compute_ns, int64_t bytes, int32_t link,
+           int64_t bytes_per_s) {
+  if (bytes <= 0 || bytes_per_s <= 0) return;
+  const int64_t ns = compute_ns + TransferNs(bytes, bytes_per_s);
+  if (ns > term.ns) term = {ns, s, compute_ns, bytes, link};
+}
+
+// A device link's bandwidth, or (link -1) the device's links that way together.
+int64_t LinkRate(const HardwareProfile& profile, int32_t link, int64_t all_links_bytes_per_s) {
+  return link >= 0 ? profile.links[link].bandwidth_bytes_per_s : all_links_bytes_per_s;
+}
+
 // Per-step sums as difference arrays (steps + 1 entries).
 class StepSums {
  public:
@@ -124,17 +137,8 @@ void AddWriteBackTerm(Step s, int64_t room_bytes, std::vector<int64_t> bytes_on,
   int64_t bytes_total = 0;
   for (int64_t bytes : bytes_on) bytes_total += bytes;
   auto consider = [&](int64_t arc_ns, int64_t bytes, int32_t link) {
-    const int64_t bytes_per_s =
-        link >= 0 ? profile.links[link].bandwidth_bytes_per_s : out_of_device_bytes_per_s;
-    const int64_t forced = bytes - room_bytes;
-    if (forced <= 0 || bytes_per_s <= 0) return;
-    const int64_t ns = arc_ns + TransferNs(forced, bytes_per_s);
-    if (ns <= bounds.write_back_ns) return;
-    bounds.write_back_ns = ns;
-    bounds.write_back_step = s;
-    bounds.write_back_before_ns = arc_ns;
-    bounds.write_back_bytes = forced;
-    bounds.write_back_link = link;
+    Raise(bounds.write_back, s, arc_ns, bytes - room_bytes, link,
+          LinkRate(profile, link, out_of_device_bytes_per_s));
   };
   for (const Pending& entry : pending) {
     const int32_t link = entry.write->out_link;
@@ -223,16 +227,8 @@ LowerBounds ComputeLowerBounds(const Graph& graph, const HardwareProfile& profil
   }
   // The late-fetch term at step s, on one device link (or, link -1, on all of them together).
   auto late_fetch = [&](Step s, int64_t compute_through_s_ns, int64_t bytes, int32_t link) {
-    const int64_t bytes_per_s =
-        link >= 0 ? profile.links[link].bandwidth_bytes_per_s : into_device_bytes_per_s;
-    if (bytes <= 0 || bytes_per_s <= 0) return;
-    const int64_t ns = compute_through_s_ns + TransferNs(bytes, bytes_per_s);
-    if (ns <= bounds.late_fetch_ns) return;
-    bounds.late_fetch_ns = ns;
-    bounds.late_fetch_step = s;
-    bounds.late_fetch_after_ns = compute_through_s_ns;
-    bounds.late_fetch_bytes = bytes;
-    bounds.late_fetch_link = link;
+    Raise(bounds.late_fetch, s, compute_through_s_ns, bytes, link,
+          LinkRate(profile, link, into_device_bytes_per_s));
   };
   std::vector<int64_t> compute_before_ns(static_cast<size_t>(n) + 1, 0);  // steps 0..s-1
   std::vector<int64_t> room_per_step(n, 0);
@@ -277,7 +273,7 @@ LowerBounds ComputeLowerBounds(const Graph& graph, const HardwareProfile& profil
   // The write-back term scans the values and sorts the writes, so it is taken at two steps:
   // where the most stored or written bytes must be off the device, and the late-fetch step.
   if (!writes.empty()) {
-    for (Step s : {most_sent_off_step, bounds.late_fetch_step}) {
+    for (Step s : {most_sent_off_step, bounds.late_fetch.step}) {
       if (s < 0) continue;
       AddWriteBackTerm(s, room_per_step[s],
                        StoredBeforeBytes(s, graph, lifetimes, routes, homes, link_count), writes,
@@ -297,7 +293,7 @@ LowerBounds ComputeLowerBounds(const Graph& graph, const HardwareProfile& profil
     }
   }
   bounds.makespan_ns =
-      std::max({bounds.compute_ns, bounds.transfer_ns, bounds.late_fetch_ns, bounds.write_back_ns});
+      std::max({bounds.compute_ns, bounds.transfer_ns, bounds.late_fetch.ns, bounds.write_back.ns});
   return bounds;
 }
 

@@ -48,7 +48,7 @@
 // device during the forward pass's activation peak, beside the stored activations) bound it
 // this way: the write-back cannot start before the first optimizer step.
 // Cost: O(nodes + values * route length + uses + steps * links), plus a sort of the in-place
-// writes at two steps (write_back_step: where the most written bytes must be off the device,
+// writes at two steps (where the most stored or written bytes must be off the device,
 // and the late-fetch step). Limits: one step at a time
 // (transfers forced at different steps are not added up), so streaming workloads get the
 // step-0 term (every weight not resident at the start comes in once) but not repeated
@@ -65,6 +65,16 @@
 
 namespace hyperplan::baselines {
 
+// A makespan term of the form "compute_ns of compute, then bytes over link" (link -1: the
+// device's links that way together): ns = compute_ns + bytes / bandwidth, found at step.
+struct TimedTransferTerm {
+  int64_t ns = 0;
+  Step step = -1;
+  int64_t compute_ns = 0;
+  int64_t bytes = 0;
+  int32_t link = -1;
+};
+
 struct LowerBounds {
   int64_t peak_floor_bytes = 0;                   // no plan's live peak is below this
   int64_t compute_ns = 0;                         // sum of node times
@@ -73,22 +83,13 @@ struct LowerBounds {
   std::vector<int64_t> must_move_bytes_per_link;  // by link index, at budget B
   int64_t transfer_ns = 0;                        // the largest forced bytes / bandwidth
   int32_t bottleneck_link = -1;  // the link giving transfer_ns (-1: the device's totals)
-  // The largest late-fetch term (see above): compute through late_fetch_step, then
-  // late_fetch_bytes over late_fetch_link (-1: the device's links together).
-  int64_t late_fetch_ns = 0;
-  Step late_fetch_step = -1;
-  int64_t late_fetch_after_ns = 0;  // the compute through late_fetch_step
-  int64_t late_fetch_bytes = 0;
-  int32_t late_fetch_link = -1;
-  // The largest write-back term (see above): write_back_bytes over write_back_link (-1: the
-  // device's out-links together) after write_back_before_ns of compute from
-  // write_back_step around the loop to the first of those writes.
-  int64_t write_back_ns = 0;
-  Step write_back_step = -1;
-  int64_t write_back_before_ns = 0;
-  int64_t write_back_bytes = 0;
-  int32_t write_back_link = -1;
-  int64_t makespan_ns = 0;          // max(compute_ns, transfer_ns, late_fetch_ns, write_back_ns)
+  // The largest late-fetch term (see above): the compute through `step`, then the bytes read
+  // later over a device hop into the device.
+  TimedTransferTerm late_fetch;
+  // The largest write-back term (see above): the compute from `step` around the loop to the
+  // first of the updates counted, then the bytes sent out over a device hop out of the device.
+  TimedTransferTerm write_back;
+  int64_t makespan_ns = 0;          // max(compute_ns, transfer_ns, late_fetch.ns, write_back.ns)
   bool budget_below_floor = false;  // B < peak_floor_bytes: no plan fits at all
 };
 

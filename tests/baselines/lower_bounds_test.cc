@@ -32,10 +32,10 @@ TEST_CASE("lower bounds: a weight that cannot stay must come in") {
   CHECK(bounds.must_store_bytes == 0);
   // Those 90 bytes are off the device during step 0, so their device hop waits for step 0 to
   // end (10 ns): 10 + 90 = 100 ns.
-  CHECK(bounds.late_fetch_ns == 100);
-  CHECK(bounds.late_fetch_step == 0);
-  CHECK(bounds.late_fetch_bytes == 90);
-  CHECK(bounds.late_fetch_link == 1);  // ddr -> hbm
+  CHECK(bounds.late_fetch.ns == 100);
+  CHECK(bounds.late_fetch.step == 0);
+  CHECK(bounds.late_fetch.bytes == 90);
+  CHECK(bounds.late_fetch.link == 1);  // ddr -> hbm
   CHECK(bounds.makespan_ns == 100);
   CHECK_FALSE(bounds.budget_below_floor);
   // With room for everything, compute alone.
@@ -59,7 +59,7 @@ TEST_CASE("lower bounds: a stashed activation must be stored and fetched") {
   // Compute is 10 + 100 + 100 + 10 = 220 ns, but the 80 bytes of a off the device during step
   // 2 come back only after it ends: 10 + 100 + 100 + 80 = 290 ns.
   CHECK(bounds.compute_ns == 220);
-  CHECK(bounds.late_fetch_step == 2);
+  CHECK(bounds.late_fetch.step == 2);
   CHECK(bounds.makespan_ns == 290);
 }
 
@@ -78,7 +78,7 @@ TEST_CASE("lower bounds: the slowest hop of a route bounds the traffic") {
   CHECK(bounds.must_move_bytes_per_link[2] == 90);
   CHECK(bounds.transfer_ns == 360);
   CHECK(bounds.bottleneck_link == 2);
-  CHECK(bounds.late_fetch_ns == 100);
+  CHECK(bounds.late_fetch.ns == 100);
   CHECK(bounds.makespan_ns == 360);
 }
 
@@ -108,22 +108,22 @@ TEST_CASE("lower bounds: state updated in place goes home before the next pass t
   CHECK(bounds.compute_ns == 80);
   // Late fetch: during step 2 (room 0) m must be off the device and comes back after 60 ns of
   // compute: 60 + 100 = 160 ns (step 1: a and m, 150 B less 50 of room, after 50 ns: 150).
-  CHECK(bounds.late_fetch_ns == 160);
-  CHECK(bounds.late_fetch_step == 2);
+  CHECK(bounds.late_fetch.ns == 160);
+  CHECK(bounds.late_fetch.step == 2);
   // Write-back: during step 1 (room 160 - 110 = 50), a (stored after step 0) and m (written at
   // step 3 of the previous iteration) are off the device but for 50 B. Both went out over
   // hbm -> ddr after step 3 ended and before step 1 began, a window of at most the makespan
   // less steps 1..3 (40 + 10 + 20 = 70 ns): 70 + (50 + 100 - 50) = 170 ns. (Step 2: m alone,
   // room 0, steps 2..3: 30 + 100 = 130 ns.)
-  CHECK(bounds.write_back_ns == 170);
-  CHECK(bounds.write_back_step == 1);
-  CHECK(bounds.write_back_before_ns == 70);
-  CHECK(bounds.write_back_bytes == 100);
-  CHECK(bounds.write_back_link == 0);  // hbm -> ddr
+  CHECK(bounds.write_back.ns == 170);
+  CHECK(bounds.write_back.step == 1);
+  CHECK(bounds.write_back.compute_ns == 70);
+  CHECK(bounds.write_back.bytes == 100);
+  CHECK(bounds.write_back.link == 0);  // hbm -> ddr
   CHECK(bounds.makespan_ns == 170);
   // One run from a free preload writes nothing back: the late fetch binds.
   const auto once = ComputeLowerBounds(graph, profile, ModelOrder(graph), {10, 40, 10, 20}, 160);
-  CHECK(once.write_back_ns == 0);
+  CHECK(once.write_back.ns == 0);
   // The planner's own loop plan, and each contender's, is no faster.
   PlanOptions options;
   options.budget_bytes = 160;

@@ -65,22 +65,22 @@ std::string BoundTraffic(const HardwareProfile& profile, const baselines::LowerB
     return fmt::format("{}→{}", profile.tiers[l.from].name, profile.tiers[l.to].name);
   };
   if (bound.makespan_ns > bound.compute_ns &&
-      bound.write_back_ns > std::max(bound.transfer_ns, bound.late_fetch_ns)) {
+      bound.write_back.ns > std::max(bound.transfer_ns, bound.late_fetch.ns)) {
     text += fmt::format(
         "; bound by {} sending out {} (stored before step {}, or updated in place since its "
         "last pass) in what {} of compute from step {} to the first update leaves",
-        link_name(bound.write_back_link, "the device's out-links together"),
-        Gigabytes(bound.write_back_bytes), bound.write_back_step,
-        Duration(bound.write_back_before_ns), bound.write_back_step);
-  } else if (bound.makespan_ns > bound.compute_ns && bound.late_fetch_ns > bound.transfer_ns) {
+        link_name(bound.write_back.link, "the device's out-links together"),
+        Gigabytes(bound.write_back.bytes), bound.write_back.step,
+        Duration(bound.write_back.compute_ns), bound.write_back.step);
+  } else if (bound.makespan_ns > bound.compute_ns && bound.late_fetch.ns > bound.transfer_ns) {
     std::string over = "the device's links together";
-    if (bound.late_fetch_link >= 0) {
-      const Link& link = profile.links[bound.late_fetch_link];
+    if (bound.late_fetch.link >= 0) {
+      const Link& link = profile.links[bound.late_fetch.link];
       over = fmt::format("{}→{}", profile.tiers[link.from].name, profile.tiers[link.to].name);
     }
     text += fmt::format("; bound by {} after step {} ({} read later, after {} of compute)", over,
-                        bound.late_fetch_step, Gigabytes(bound.late_fetch_bytes),
-                        Duration(bound.late_fetch_after_ns));
+                        bound.late_fetch.step, Gigabytes(bound.late_fetch.bytes),
+                        Duration(bound.late_fetch.compute_ns));
   } else if (bound.makespan_ns > bound.compute_ns && bound.bottleneck_link >= 0) {
     const Link& link = profile.links[bound.bottleneck_link];
     text += fmt::format("; bound by {}→{} ({})", profile.tiers[link.from].name,
