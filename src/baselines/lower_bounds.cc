@@ -106,13 +106,14 @@ std::vector<int64_t> StoredBeforeBytes(Step s, const Graph& graph,
 }
 
 // The write-back term at step s (see lower_bounds.h). Every value off the device during s that
-// its plan had to send out (stored before s, or written in place since its last pass through
+// its plan had to send out (written in place since its last pass through s, or stored before
 // s) went out over its device hop between its write and s, one iteration around the loop.
-// Taking the writes latest-around-the-loop first, the stored values and the writes at or after
-// a write w all fit in a window of at most makespan - compute(s..w), so the makespan is at
-// least compute(s..w) plus their bytes, less the room, over the device hop they share (or all
-// out-links together).
-void AddWriteBackTerm(Step s, int64_t room_bytes, std::vector<int64_t> bytes_on,
+// Taking the writes latest-around-the-loop first, the writes at or after a write w all fit in
+// a window of at most makespan - compute(s..w), so the makespan is at least compute(s..w) plus
+// their bytes, less the room, over the device hop they share (or all out-links together). The
+// stored values join once w is after s: the window then holds the whole iteration up to s,
+// where their Stores ran (for a w before s it starts at w, after some of them may have run).
+void AddWriteBackTerm(Step s, int64_t room_bytes, const std::vector<int64_t>& stored_on,
                       const std::vector<InPlaceWrite>& writes, const LifetimeAnalysis& lifetimes,
                       const std::vector<int64_t>& compute_before_ns, const HardwareProfile& profile,
                       int64_t out_of_device_bytes_per_s, LowerBounds& bounds) {
@@ -134,13 +135,19 @@ void AddWriteBackTerm(Step s, int64_t room_bytes, std::vector<int64_t> bytes_on,
   std::sort(pending.begin(), pending.end(), [](const Pending& a, const Pending& b) {
     return std::tie(b.arc_ns, b.write->value) < std::tie(a.arc_ns, a.write->value);
   });
+  std::vector<int64_t> bytes_on(stored_on.size(), 0);
   int64_t bytes_total = 0;
-  for (int64_t bytes : bytes_on) bytes_total += bytes;
+  bool stored_counted = false;
   auto consider = [&](int64_t arc_ns, int64_t bytes, int32_t link) {
     Raise(bounds.write_back, s, arc_ns, bytes - room_bytes, link,
           LinkRate(profile, link, out_of_device_bytes_per_s));
   };
   for (const Pending& entry : pending) {
+    if (!stored_counted && entry.write->write_step > s) {
+      for (size_t l = 0; l < stored_on.size(); ++l) bytes_on[l] += stored_on[l];
+      for (int64_t bytes : stored_on) bytes_total += bytes;
+      stored_counted = true;
+    }
     const int32_t link = entry.write->out_link;
     bytes_on[link] += entry.write->written_bytes;
     bytes_total += entry.write->written_bytes;

@@ -137,6 +137,41 @@ TEST_CASE("lower bounds: state updated in place goes home before the next pass t
   CHECK(reactive.timeline.makespan_ns >= 170);
 }
 
+TEST_CASE("lower bounds: values stored before an update made earlier are not its write-back's") {
+  // x (10 B) -> n0 -> a (100 B, read at step 3); n1 (m, x) -> m_new written into m (100 B) in
+  // place; n2 (x) -> b (100 B); n3 (a, b) -> out (10 B). 10 ns a step; links 1 byte/ns.
+  Graph graph;
+  const ValueId x = Input(graph, "x", 10);
+  const ValueId m = Input(graph, "m", 100);
+  const ValueId a = Bytes(graph, "a", 100);
+  const ValueId m_new = Bytes(graph, "m_new", 100);
+  const ValueId b = Bytes(graph, "b", 100);
+  const ValueId out = Bytes(graph, "out", 10);
+  Op(graph, "n0", "Work", {x}, {a});
+  Op(graph, "n1", "Update", {m, x}, {m_new});
+  Op(graph, "n2", "Work", {x}, {b});
+  Op(graph, "n3", "Work", {a, b}, {out});
+  MarkOutput(graph, m_new);
+  MarkOutput(graph, out);
+  const HardwareProfile profile = UnitProfile();
+  const auto context =
+      BuildBaselineContext(graph, profile, {10, 10, 10, 10}, LoopSpec{true, {{m_new, m}}});
+  // Floors 110, 110, 110, 210; at a 210-byte budget the room is 100, 100, 100, 0.
+  const auto bounds = ComputeLowerBounds(*context.graph, profile, context.order,
+                                         context.node_time_ns, 210, context.persistent);
+  CHECK(bounds.peak_floor_bytes == 210);
+  // During step 2, a (stored after step 0) and m (written at step 1) are off the device but for
+  // 100 B. m went home after step 1 and a possibly before it, so they share no window: m alone
+  // is 100 B less the room, nothing to write back. (Step 3, m alone with no room, would give
+  // steps 3, 0, 1 and 100 B: 130 ns, but it is neither of the two steps the term is taken at:
+  // the most sent off is a tie of steps 2 and 3, the first kept, and no late fetch is forced.)
+  CHECK(bounds.write_back.ns == 0);
+  CHECK(bounds.late_fetch.ns == 0);
+  // Into the device: during step 2 a and m (200 B) less 100 of room; during step 3 m, no room.
+  CHECK(bounds.must_fetch_bytes == 100);
+  CHECK(bounds.makespan_ns == 100);
+}
+
 void CheckAgainstBound(const Graph& graph, const HardwareProfile& profile, const Plan& plan,
                        const char* who, const std::vector<uint8_t>& persistent = {}) {
   INFO(who);
