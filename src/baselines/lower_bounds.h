@@ -39,11 +39,12 @@
 // during step s must have gone home between the end of w and the start of s, one iteration
 // around the loop (a Store after w this iteration, or at the next one's start; its Detach
 // before s waits for it). Steps s through w run in between, so that window is at most the
-// makespan less their compute; a value produced earlier in the iteration and stored before s
-// went out within it too. Of the stored and written values not read during s, at most
-// B - floor(s) bytes stay resident (the plan keeps the latest-written ones), so for each write
-// w the stored values and those written at w or later (around the loop from s) put their
-// bytes less the room on the device's out-hop within makespan - compute(s..w). The training
+// makespan less their compute; when w comes after s it holds the whole iteration up to s, so
+// a value produced earlier in the iteration and stored before s went out within it too. Of the
+// stored and written values not read during s, at most B - floor(s) bytes stay resident (the
+// plan keeps the latest-written ones), so for each write w those written at w or later (around
+// the loop from s), and the stored ones when w is after s, put their bytes less the room on
+// the device's out-hop within makespan - compute(s..w). The training
 // step's updated Adam moments (written by the optimizer after the backward pass, off the
 // device during the forward pass's activation peak, beside the stored activations) bound it
 // this way: the write-back cannot start before the first optimizer step.
