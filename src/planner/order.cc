@@ -7,8 +7,6 @@
 #include <queue>
 #include <tuple>
 
-#include "hyperplan/lifetimes.h"
-
 namespace hyperplan::planner {
 namespace {
 

@@ -73,18 +73,12 @@ std::string BoundTraffic(const HardwareProfile& profile, const baselines::LowerB
         Gigabytes(bound.write_back.bytes), bound.write_back.step,
         Duration(bound.write_back.compute_ns), bound.write_back.step);
   } else if (bound.makespan_ns > bound.compute_ns && bound.late_fetch.ns > bound.transfer_ns) {
-    std::string over = "the device's links together";
-    if (bound.late_fetch.link >= 0) {
-      const Link& link = profile.links[bound.late_fetch.link];
-      over = fmt::format("{}→{}", profile.tiers[link.from].name, profile.tiers[link.to].name);
-    }
-    text += fmt::format("; bound by {} after step {} ({} read later, after {} of compute)", over,
+    text += fmt::format("; bound by {} after step {} ({} read later, after {} of compute)",
+                        link_name(bound.late_fetch.link, "the device's links together"),
                         bound.late_fetch.step, Gigabytes(bound.late_fetch.bytes),
                         Duration(bound.late_fetch.compute_ns));
   } else if (bound.makespan_ns > bound.compute_ns && bound.bottleneck_link >= 0) {
-    const Link& link = profile.links[bound.bottleneck_link];
-    text += fmt::format("; bound by {}→{} ({})", profile.tiers[link.from].name,
-                        profile.tiers[link.to].name,
+    text += fmt::format("; bound by {} ({})", link_name(bound.bottleneck_link, ""),
                         Gigabytes(bound.must_move_bytes_per_link[bound.bottleneck_link]));
   } else if (bound.makespan_ns > bound.compute_ns) {
     text += "; bound by the device's links together";
