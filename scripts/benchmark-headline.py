@@ -6,6 +6,8 @@ profile at one budget: 74% of the no-offload peak where the model fits the devic
 device.
 Each contender column is its best fitting makespan at that budget ("no fit" when none fits);
 the hyperplan column names the policy that made its plan and what the planner alone reached.
+Where the budget is below the peak lower bound (no plan can fit: the largest working set, or
+what the tiers off the device cannot hold), the row says so and has no bound.
 
 Usage: build-bench/tools/hyperplan-bench compare > compare.md
        scripts/benchmark-headline.py compare.md
@@ -14,6 +16,7 @@ import re
 import sys
 
 SECTION = re.compile(r"^#{3,4} (?P<workload>.+) on (?P<file>\S+)\.yaml \((?P<profile>[^)]+)\)$")
+FLOOR = re.compile(r"below the peak lower bound (?P<floor>[0-9.]+ [kMGT]?B)")
 WON_BY = re.compile(r"won by (?P<policy>.+?)'s plan; the planner's own: (?P<own>[^)]+)\)")
 
 
@@ -74,6 +77,13 @@ def main():
         if budget is None:
             continue
         at = [cells for cells in rows if cells[0] == budget]
+        below = next((cells for cells in at if cells[1] == "every policy"), None)
+        if below:
+            # No plan can fit: the peak lower bound (capacity included) is above the budget.
+            floor = FLOOR.search(below[2])["floor"]
+            print(f"| {workload} | {profile} | {budget} | no fit | no fit | no fit "
+                  f"| no fit (none can: peak ≥ {floor}) | — | — |")
+            continue
         planned = next(cells for cells in at if cells[1] == "**hyperplan**")
         bound = next(cells for cells in at if cells[1] == "lower bound")
         ratio = planned[7] if planned[2].startswith("yes") else "—"

@@ -156,6 +156,38 @@ void AddWriteBackTerm(Step s, int64_t room_bytes, const std::vector<int64_t>& st
   }
 }
 
+// What the tiers off the device can hold together: the capacities of those with a route to or
+// from the device (-1: one of them is unlimited, so capacity forces nothing onto the device).
+int64_t HostCapacityBytes(const HardwareProfile& profile, const DeviceRoutes& routes) {
+  int64_t total = 0;
+  for (size_t tier = 0; tier < profile.tiers.size(); ++tier) {
+    if (static_cast<TierId>(tier) == profile.device_tier) continue;
+    if (!routes.to_device[tier] && !routes.from_device[tier]) continue;
+    const int64_t capacity = profile.tiers[tier].capacity_bytes;
+    if (capacity <= 0) return -1;
+    total += capacity;
+  }
+  return total;
+}
+
+// Every value's bytes over the steps where it exists somewhere: from the start (entering
+// values) or its producer's step, through its last read, the end (graph outputs) or, for a
+// value read again next iteration, the whole iteration.
+StepSums ExistingBytes(const Graph& graph, const LifetimeAnalysis& lifetimes,
+                       const std::vector<uint8_t>& persistent, Step n) {
+  StepSums existing(n);
+  for (size_t id = 0; id < graph.values.size(); ++id) {
+    const Value& value = graph.values[id];
+    if (!value.size_known || value.bytes <= 0) continue;
+    const Lifetime& lifetime = lifetimes.lifetimes[id];
+    const bool persists = !persistent.empty() && persistent[id];
+    const Step first = persists ? 0 : lifetime.def_step;
+    const Step last = persists || value.is_graph_output ? n - 1 : lifetime.last_use_step;
+    existing.Add(first, last, value.bytes);
+  }
+  return existing;
+}
+
 }  // namespace
 
 LowerBounds ComputeLowerBounds(const Graph& graph, const HardwareProfile& profile,
@@ -242,7 +274,14 @@ LowerBounds ComputeLowerBounds(const Graph& graph, const HardwareProfile& profil
   Step most_sent_off_step = -1;  // where the most stored or written bytes must be off
   int64_t most_sent_off_bytes = 0;
   std::vector<uint8_t> seen(graph.values.size(), 0);
+  bounds.host_capacity_bytes = HostCapacityBytes(profile, routes);
+  StepSums existing = ExistingBytes(graph, lifetimes, persistent, n);
   for (Step s = 0; s < n; ++s) {
+    const int64_t existing_bytes = existing.Next(s);
+    if (bounds.host_capacity_bytes >= 0 && existing_bytes > bounds.most_existing_bytes) {
+      bounds.most_existing_bytes = existing_bytes;
+      bounds.most_existing_step = s;
+    }
     compute_before_ns[s + 1] = compute_before_ns[s] + node_time_ns[order[s]];
     const int64_t compute_through_s_ns = compute_before_ns[s + 1];
     const Node& node = graph.nodes[order[s]];
@@ -286,6 +325,12 @@ LowerBounds ComputeLowerBounds(const Graph& graph, const HardwareProfile& profil
                        StoredBeforeBytes(s, graph, lifetimes, routes, homes, link_count), writes,
                        lifetimes, compute_before_ns, profile, out_of_device_bytes_per_s, bounds);
     }
+  }
+  // What the host tiers cannot hold is on the device (a peak floor that does not combine with
+  // the per-step room above: those bytes may be the very ones the room holds).
+  if (bounds.host_capacity_bytes >= 0) {
+    bounds.capacity_floor_bytes = bounds.most_existing_bytes - bounds.host_capacity_bytes;
+    bounds.peak_floor_bytes = std::max(bounds.peak_floor_bytes, bounds.capacity_floor_bytes);
   }
   bounds.budget_below_floor = budget_bytes < bounds.peak_floor_bytes;
   bounds.transfer_ns = std::max(TransferNs(bounds.must_fetch_bytes, into_device_bytes_per_s),

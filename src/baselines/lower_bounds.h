@@ -3,7 +3,12 @@
 // Peak: a node's inputs, outputs and scratch must be resident together while it runs, and
 // values that cannot leave the device (no home tier, no route) are resident whenever they are
 // live; the largest such floor over the steps bounds every plan's live peak, whatever the
-// budget (peak_floor_bytes).
+// budget (peak_floor_bytes). And every value that exists during a step (entered or produced,
+// not yet read for the last time, or kept for the next iteration) is on the device or in a
+// tier off it, so what exceeds the capacities of the tiers off the device is on the device:
+// the most bytes existing at any step, less those capacities, is a peak floor too. It is what
+// says a model does not fit a machine at all (Llama-3-405B's 810 GB of weights on a 128 GB
+// device with a 512 GB pool share).
 // Makespan: compute alone (the sum of node times), and the bytes that cannot stay resident
 // divided by link bandwidth. For a step s with budget B, let U(s) be the values that exist
 // before s, are read after s and are not read by s. At most B - floor(s) bytes of them can be
@@ -77,7 +82,14 @@ struct TimedTransferTerm {
 };
 
 struct LowerBounds {
-  int64_t peak_floor_bytes = 0;                   // no plan's live peak is below this
+  int64_t peak_floor_bytes = 0;  // no plan's live peak is below this
+  // Capacity (see above): the tiers off the device hold host_capacity_bytes together (-1: one
+  // is unlimited); most_existing_bytes exist at most_existing_step, so capacity_floor_bytes
+  // (their difference) must be on the device then. peak_floor_bytes includes it.
+  int64_t host_capacity_bytes = -1;
+  int64_t most_existing_bytes = 0;
+  Step most_existing_step = -1;
+  int64_t capacity_floor_bytes = 0;
   int64_t compute_ns = 0;                         // sum of node times
   int64_t must_fetch_bytes = 0;                   // into the device, at budget B
   int64_t must_store_bytes = 0;                   // out of the device, at budget B

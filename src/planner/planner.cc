@@ -13,8 +13,8 @@
 #include "hyperplan/planner/cold_start.h"
 #include "hyperplan/planner/simulate.h"
 #include "hyperplan/planner/verify.h"
-#include "hyperplan/units.h"
 #include "planner/context.h"
+#include "planner/explain.h"
 #include "planner/modes.h"
 #include "planner/order.h"
 
@@ -52,55 +52,6 @@ bool Beats(const Outcome& a, const Outcome& b, bool budget_mode) {
     return a.plan.layout.arena_bytes < b.plan.layout.arena_bytes;
   }
   return a.plan.timeline.makespan_ns < b.plan.timeline.makespan_ns;
-}
-
-int64_t NodeFloorBytes(const Graph& graph, NodeId node_id) {
-  const Node& node = graph.nodes[node_id];
-  std::vector<ValueId> values = node.inputs;
-  values.insert(values.end(), node.outputs.begin(), node.outputs.end());
-  std::sort(values.begin(), values.end());
-  values.erase(std::unique(values.begin(), values.end()), values.end());
-  int64_t bytes = node.subgraph_peak_bytes;
-  for (ValueId value : values) bytes += graph.values[value].bytes;
-  return bytes;
-}
-
-Infeasibility Explain(const Graph& graph, const Outcome& outcome, int64_t budget_bytes) {
-  Infeasibility why;
-  const Plan& plan = outcome.plan;
-  why.budget_bytes = budget_bytes;
-  why.lowest_arena_bytes = plan.layout.arena_bytes;
-  if (plan.order.empty()) {
-    why.message = "no plan fits the budget of " + FormatBytes(budget_bytes);
-    return why;
-  }
-  const bool stuck = !outcome.selection.reached_target;
-  why.lowest_peak_bytes = plan.layout.live_peak_bytes;
-  why.blocking_step = stuck && outcome.selection.stuck_step >= 0 ? outcome.selection.stuck_step
-                                                                 : plan.layout.live_peak_step;
-  why.blocking_node = plan.order[why.blocking_step];
-  why.node_floor_bytes = NodeFloorBytes(graph, why.blocking_node);
-  int64_t resident_bytes = 0;  // at the blocking step, in the plan reached
-  for (const ResidentInterval& interval : plan.residency) {
-    if (interval.first_step <= why.blocking_step && why.blocking_step <= interval.last_step) {
-      resident_bytes += interval.bytes;
-    }
-  }
-  why.pinned_bytes = std::max<int64_t>(0, resident_bytes - why.node_floor_bytes);
-  const std::string node = "step " + std::to_string(why.blocking_step) + " (node '" +
-                           graph.nodes[why.blocking_node].name + "')";
-  if (stuck) {
-    why.message = "no plan fits the budget of " + FormatBytes(budget_bytes) + ": " + node +
-                  " needs " + FormatBytes(resident_bytes) +
-                  " resident: its own inputs and outputs take " +
-                  FormatBytes(why.node_floor_bytes) + " and " + FormatBytes(why.pinned_bytes) +
-                  " more cannot leave the device then";
-  } else {
-    why.message = "no plan fits the budget of " + FormatBytes(budget_bytes) +
-                  ": live bytes fit but the arena needs " + FormatBytes(why.lowest_arena_bytes) +
-                  " after layout (peak at " + node + ")";
-  }
-  return why;
 }
 
 void CheckInputs(const HardwareProfile& profile, const PlanOptions& options) {
@@ -340,7 +291,8 @@ PlanResult PlanOffload(const Graph& graph, const HardwareProfile& profile,
   }
   result.status = chosen.feasible ? PlanStatus::kPlanned : PlanStatus::kInfeasible;
   if (!chosen.feasible) {
-    result.infeasibility = Explain(planned, chosen, budget.value_or(capacity));
+    result.infeasibility = planner::ExplainInfeasible(planned, profile, contexts.front().homes,
+                                                      chosen, budget.value_or(capacity));
   }
   result.plan = std::move(chosen.plan);
   return result;

@@ -45,6 +45,43 @@ TEST_CASE("lower bounds: a weight that cannot stay must come in") {
   CHECK(ComputeLowerBounds(t.graph, profile, order, t.times, 119).budget_below_floor);
 }
 
+TEST_CASE("lower bounds: what the host tiers cannot hold stays on the device") {
+  const TwoLayers t = MakeTwoLayers(10);
+  HardwareProfile profile = UnitProfile();
+  const std::vector<NodeId> order = ModelOrder(t.graph);
+  // Unlimited ddr (capacity 0): capacity forces nothing, the working-set floor is 120 (previous
+  // case).
+  profile.tiers[1].capacity_bytes = 0;
+  auto bounds = ComputeLowerBounds(t.graph, profile, order, t.times, 1000);
+  CHECK(bounds.host_capacity_bytes == -1);
+  CHECK(bounds.peak_floor_bytes == 120);
+  // A 50-byte ddr. Existing during step 0: x 10 + w0 100 + w1 100 + a 10 = 220; during step 1:
+  // w1 100 + a 10 + b 10 = 120 (x and w0 were read for the last time at step 0). The ddr holds
+  // 50 of the 220, so 170 are on the device during step 0: above the working-set floor of 120.
+  profile.tiers[1].capacity_bytes = 50;
+  bounds = ComputeLowerBounds(t.graph, profile, order, t.times, 1000);
+  CHECK(bounds.host_capacity_bytes == 50);
+  CHECK(bounds.most_existing_bytes == 220);
+  CHECK(bounds.most_existing_step == 0);
+  CHECK(bounds.capacity_floor_bytes == 170);
+  CHECK(bounds.peak_floor_bytes == 170);
+  CHECK(ComputeLowerBounds(t.graph, profile, order, t.times, 169).budget_below_floor);
+  CHECK_FALSE(ComputeLowerBounds(t.graph, profile, order, t.times, 170).budget_below_floor);
+  // In a loop both weights are read again next iteration, so during step 1 w0 exists too:
+  // 100 + 100 + 10 + 10 = 220 at both steps, and the first step holding the most is still 0.
+  std::vector<uint8_t> persistent(t.graph.values.size(), 0);
+  persistent[t.w0] = persistent[t.w1] = 1;
+  bounds = ComputeLowerBounds(t.graph, profile, order, t.times, 1000, persistent);
+  CHECK(bounds.most_existing_bytes == 220);
+  CHECK(bounds.capacity_floor_bytes == 170);
+  // The planner's own plan at that ddr size keeps at least those 170 bytes on the device.
+  PlanOptions options;
+  options.node_time_ns = t.times;
+  options.single_run = true;
+  const PlanResult planned = PlanOffload(t.graph, profile, options);
+  CHECK(planned.plan.layout.live_peak_bytes >= 170);
+}
+
 TEST_CASE("lower bounds: a stashed activation must be stored and fetched") {
   const Stash s = MakeStash();
   const HardwareProfile profile = UnitProfile();
@@ -229,25 +266,32 @@ TEST_CASE("lower bounds never exceed any steady-state plan's makespan (random gr
     INFO("seed " << seed);
     HardwareProfile profile = UnitProfile();
     for (Link& link : profile.links) link.channels = 2;
-    const auto context = BuildBaselineContext(c.graph, profile, c.times, LoopSpec{true, {}});
-    const int64_t peak = context.baseline_peak_bytes;
-    for (int64_t percent : {90, 74, 50, 30}) {
-      const int64_t budget = peak * percent / 100;
-      INFO("budget " << budget << " (" << percent << "% of " << peak << ")");
-      CheckAgainstBound(c.graph, profile, baselines::ReactiveLruPlan(context, budget), "reactive",
-                        context.persistent);
-      baselines::LayerStreamingOptions streaming;
-      CheckAgainstBound(c.graph, profile,
-                        baselines::LayerStreamingPlan(context, budget, streaming).plan, "streaming",
-                        context.persistent);
-      baselines::OpDistanceOptions distance;
-      CheckAgainstBound(c.graph, profile, baselines::OpDistancePlan(context, budget, distance),
-                        "op distance", context.persistent);
-      PlanOptions options;
-      options.budget_bytes = budget;
-      options.node_time_ns = c.times;
-      CheckAgainstBound(c.graph, profile, PlanOffload(c.graph, profile, options).plan, "hyperplan",
-                        context.persistent);
+    int64_t total_bytes = 0;
+    for (const Value& value : c.graph.values) total_bytes += value.bytes;
+    // An unlimited ddr, then one holding a third of every byte the graph has: the capacity
+    // floor then binds, and the plans keep what does not fit on the device.
+    for (int64_t ddr_bytes : {int64_t{0}, total_bytes / 3}) {
+      profile.tiers[1].capacity_bytes = ddr_bytes;
+      const auto context = BuildBaselineContext(c.graph, profile, c.times, LoopSpec{true, {}});
+      const int64_t peak = context.baseline_peak_bytes;
+      for (int64_t percent : {90, 74, 50, 30}) {
+        const int64_t budget = peak * percent / 100;
+        INFO("budget " << budget << " (" << percent << "% of " << peak << "), ddr " << ddr_bytes);
+        CheckAgainstBound(c.graph, profile, baselines::ReactiveLruPlan(context, budget), "reactive",
+                          context.persistent);
+        baselines::LayerStreamingOptions streaming;
+        CheckAgainstBound(c.graph, profile,
+                          baselines::LayerStreamingPlan(context, budget, streaming).plan,
+                          "streaming", context.persistent);
+        baselines::OpDistanceOptions distance;
+        CheckAgainstBound(c.graph, profile, baselines::OpDistancePlan(context, budget, distance),
+                          "op distance", context.persistent);
+        PlanOptions options;
+        options.budget_bytes = budget;
+        options.node_time_ns = c.times;
+        CheckAgainstBound(c.graph, profile, PlanOffload(c.graph, profile, options).plan,
+                          "hyperplan", context.persistent);
+      }
     }
   }
 }

@@ -267,6 +267,27 @@ TEST_CASE("catalogue: an infeasible budget names the node that blocks it") {
   CHECK(VerifyPlan(graph, UnitProfile(), result.plan).ok);
 }
 
+TEST_CASE("catalogue: an infeasible budget names the full tier behind it") {
+  //   n0 (w0) -> a (10 B); n1 (a, w1) -> y (10 B, output); weights 100 B each, homed in a ddr
+  // of 50 B that no other tier backs: 200 - 50 = 150 B of weights can only be on the device.
+  Graph graph;
+  const ValueId w0 = Weight(graph, "w0", 100);
+  const ValueId w1 = Weight(graph, "w1", 100);
+  const ValueId a = Work(graph, "n0", {w0}, "a", 10, 10);
+  MarkOutput(graph, Work(graph, "n1", {a, w1}, "y", 10, 10));
+  HardwareProfile profile = UnitProfile();
+  profile.tiers[1].capacity_bytes = 50;
+  PlanOptions options = Budget(140);
+  options.single_run = true;
+  const PlanResult result = PlanOffload(graph, profile, options);
+  CHECK(result.status == PlanStatus::kInfeasible);
+  CHECK(result.infeasibility.message ==
+        "no plan fits the budget of 140 B: tier 'ddr' is full: its 50 B cannot hold the 200 B "
+        "of home copies (weight 200 B), and the 150 B over must stay on the device; give 'ddr' "
+        "more capacity or add a tier for them to spill into");
+  CHECK(VerifyPlan(graph, profile, result.plan).ok);
+}
+
 TEST_CASE("catalogue: a Prefetch never starts before its own Store completes") {
   //   n0 () -> s (100 B)  10 ns   T = [0, 10, 20, 30, 180, 190]
   //   n1 s -> a           10 ns

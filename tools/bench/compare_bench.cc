@@ -108,6 +108,17 @@ std::string Row(const std::string& budget, const std::string& name, const Outcom
                      ratio, LinkBytes(profile, plan));
 }
 
+// " (851 GB exist at step 7423; the tiers off the device hold 512 GB)" when capacity sets the
+// peak floor, else empty.
+std::string CapacityNote(const baselines::LowerBounds& bound) {
+  if (bound.host_capacity_bytes < 0 || bound.capacity_floor_bytes < bound.peak_floor_bytes) {
+    return {};
+  }
+  return fmt::format(" ({} exist at step {}; the tiers off the device hold {})",
+                     Gigabytes(bound.most_existing_bytes), bound.most_existing_step,
+                     Gigabytes(bound.host_capacity_bytes));
+}
+
 struct GoalLine {
   GoalInputs inputs;
   GoalVerdicts verdicts;
@@ -140,12 +151,13 @@ GoalInputs RunPair(const Workload& workload, const Graph& graph, const NamedProf
       fmt::format("\n### {} on {} ({})\n\n", workload.label, named.file, profile.name);
   text += fmt::format(
       "{} nodes. No offloading: live peak {}, arena {}, makespan {} (compute alone){}. "
-      "Peak lower bound (largest node working set plus what cannot leave): {}.{}\n\n",
+      "Peak lower bound (largest node working set plus what cannot leave, or what the tiers "
+      "off the device cannot hold): {}{}.{}\n\n",
       graph.nodes.size(), Gigabytes(reference.plan.layout.live_peak_bytes),
       Gigabytes(reference.plan.layout.arena_bytes), Duration(reference_ns),
       reference.plan.fits ? ", fits the device"
                           : fmt::format(", **does not fit** the {} device", Gigabytes(capacity)),
-      Gigabytes(floor.peak_floor_bytes),
+      Gigabytes(floor.peak_floor_bytes), CapacityNote(floor),
       home_note.empty() ? std::string() : " Note: " + home_note + ".");
 
   // The no-budget mode: the deepest cut within 1% overhead.
@@ -174,9 +186,9 @@ GoalInputs RunPair(const Workload& workload, const Graph& graph, const NamedProf
     auto bound = baselines::ComputeLowerBounds(
         loop_graph, profile, context.order, context.node_time_ns, budget.bytes, context.persistent);
     if (bound.budget_below_floor) {
-      Emit(
-          fmt::format("| {} | every policy | **no**: below the peak lower bound {} | | | | | | |\n",
-                      budget.label, Gigabytes(bound.peak_floor_bytes)));
+      Emit(fmt::format(
+          "| {} | every policy | **no**: below the peak lower bound {}{} | | | | | | |\n",
+          budget.label, Gigabytes(bound.peak_floor_bytes), CapacityNote(bound)));
       goals.budgets.push_back({budget.label});
       continue;
     }
