@@ -43,6 +43,10 @@ struct PlanDraft {
   Plan plan;
 };
 
+// The most bytes resident on the device at once in the draft: its arena, once laid out, is at
+// least this. O(residency + steps).
+int64_t DraftLivePeakBytes(const PlanDraft& draft);
+
 // Lays out the draft's arena and tier buffers, replays it, and says whether it fits.
 Plan CompletePlan(const BaselineContext& context, PlanDraft draft);
 

@@ -14,18 +14,24 @@ std::vector<ValueId> StartsNotKept(const BaselineContext& context, const Plan& p
   return left;
 }
 
-Plan SteadyState(const BaselineContext& context,
-                 const std::function<PlanDraft(const std::vector<uint8_t>& start_off)>& build) {
+PlanDraft SteadyStateDraft(
+    const BaselineContext& context,
+    const std::function<PlanDraft(const std::vector<uint8_t>& start_off)>& build) {
   std::vector<uint8_t> start_off(context.graph->values.size(), 0);
-  if (!context.periodic) return CompletePlan(context, build(start_off));
+  if (!context.periodic) return build(start_off);
   for (int round = 0; round < kSteadyStateRounds; ++round) {
     PlanDraft draft = build(start_off);
     const std::vector<ValueId> left = StartsNotKept(context, draft.plan);
-    if (left.empty()) return CompletePlan(context, std::move(draft));
+    if (left.empty()) return draft;
     for (ValueId value : left) start_off[value] = 1;
   }
   for (size_t id = 0; id < start_off.size(); ++id) start_off[id] |= context.persistent[id];
-  return CompletePlan(context, build(start_off));
+  return build(start_off);
+}
+
+Plan SteadyState(const BaselineContext& context,
+                 const std::function<PlanDraft(const std::vector<uint8_t>& start_off)>& build) {
+  return CompletePlan(context, SteadyStateDraft(context, build));
 }
 
 }  // namespace hyperplan::baselines

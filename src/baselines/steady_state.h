@@ -29,6 +29,10 @@ inline constexpr int kSteadyStateRounds = 4;
 // is laid out and replayed: the rounds that run again cost no layout.
 Plan SteadyState(const BaselineContext& context,
                  const std::function<PlanDraft(const std::vector<uint8_t>& start_off)>& build);
+// The same, left a draft: for searches that can rule a plan out by its live peak alone.
+PlanDraft SteadyStateDraft(
+    const BaselineContext& context,
+    const std::function<PlanDraft(const std::vector<uint8_t>& start_off)>& build);
 
 // Persistent values resident at the plan's start whose residency ends before the last step.
 std::vector<ValueId> StartsNotKept(const BaselineContext& context, const Plan& plan);
