@@ -25,8 +25,12 @@ using planner::Baseline;
 using planner::Outcome;
 using planner::PlanContext;
 
-// Replanning rounds on a simulated timeline (ReplanOnRunTimeline).
+// Replanning rounds on a simulated timeline (ReplanOnRunTimeline): always up to
+// kRetimeRounds, then up to kMaxRetimeRounds while each round cuts the best makespan by at
+// least 1/kRetimeGainDivisor (1%).
 constexpr int kRetimeRounds = 2;
+constexpr int kMaxRetimeRounds = 6;
+constexpr int64_t kRetimeGainDivisor = 100;
 // A link busy at least (d - 1)/d of an iteration binds it (LinkSaturated): 99%.
 constexpr int64_t kSaturatedPercentDivisor = 100;
 
@@ -168,7 +172,8 @@ Outcome RetimeRounds(const PlanContext& context, Outcome best, bool budget_mode,
                      PlanIn plan_in) {
   Outcome last_round = best;
   std::vector<int64_t> axis_ns = context.cost.step_start_ns;
-  for (int round = 0; round < kRetimeRounds; ++round) {
+  bool gained = true;  // the last round cut the best makespan by 1% or more
+  for (int round = 0; round < kMaxRetimeRounds && (round < kRetimeRounds || gained); ++round) {
     const Plan& ran = last_round.plan;
     if (ran.timeline.makespan_ns <= ran.timeline.compute_ns || ran.steps.empty()) break;
     if (LinkSaturated(*context.profile, ran)) break;
@@ -179,7 +184,12 @@ Outcome RetimeRounds(const PlanContext& context, Outcome best, bool budget_mode,
     PlanContext retimed = planner::RetimedContext(context, std::move(ran_axis_ns));
     retimed.hoist_prefetches = hoist;
     last_round = plan_in(retimed);
-    if (Beats(last_round, best, budget_mode)) best = last_round;
+    const int64_t best_ns = best.plan.timeline.makespan_ns;
+    gained = false;
+    if (Beats(last_round, best, budget_mode)) {
+      gained = last_round.plan.timeline.makespan_ns <= best_ns - best_ns / kRetimeGainDivisor;
+      best = last_round;
+    }
   }
   return best;
 }
