@@ -194,6 +194,20 @@ TEST_CASE("plan: --summary-json prints one machine-readable line") {
   CHECK(summary.overhead_ppm() <= 10'000);
 }
 
+TEST_CASE("plan: a full home tier is named as the reason nothing fits") {
+  // The supernode profile with a 256 KiB pool: the tiny model's weights (about 1 MiB, above
+  // 256 KiB) do not fit there, and no other tier takes them, so what is over stays on the
+  // device and a 512 KiB budget cannot hold it.
+  const std::string profile = Temp("small-pool.yaml");
+  std::string yaml = ReadWholeFile(kSource + "/configs/supernode.yaml");
+  RE2::GlobalReplace(&yaml, "    capacity: 512GB", "    capacity: 256KiB");
+  REQUIRE(yaml.find("256KiB") != std::string::npos);
+  std::ofstream(profile) << yaml;
+  const CommandResult result = PlanDecode({"--hw", profile, "--budget", "512KiB", "-q"});
+  CheckOneLineError(result, 6, "tier 'pool' is full: its 256 KiB cannot hold");
+  CHECK_THAT(result.stderr_text, Catch::Contains("must stay on the device"));
+}
+
 TEST_CASE("plan: a budget no plan fits exits 6, after writing what it found") {
   // lm_head.weight alone is 512 x 64 float32 = 131072 bytes, far above 1 KiB.
   const std::string path = Temp("over-budget.json");
