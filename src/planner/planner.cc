@@ -165,8 +165,11 @@ std::launch SecondChainLaunch() {
   return std::thread::hardware_concurrency() > 1 ? std::launch::async : std::launch::deferred;
 }
 
-// Up to kRetimeRounds plans, each on the timeline the previous one ran on (with Prefetches
-// hoisted when `hoist`); the best of them and `best`.
+// Up to kRetimeRounds plans, then more while each gains (up to kMaxRetimeRounds), each on the
+// timeline the previous one ran on (with Prefetches hoisted when `hoist`); the best of them
+// and `best`. On the training step each new axis removes stalls the last one left: a100-pcie4
+// 3.96 s after two rounds, 3.86, 3.80 and 3.75 s after three, four and five, then under 1%
+// more (2026-11-27); a round costs about a second of planning there.
 template <typename PlanIn>
 Outcome RetimeRounds(const PlanContext& context, Outcome best, bool budget_mode, bool hoist,
                      PlanIn plan_in) {
@@ -198,7 +201,7 @@ Outcome RetimeRounds(const PlanContext& context, Outcome best, bool budget_mode,
 // has: a Prefetch "hidden" behind steps that in fact wait for other transfers stalls. Plans
 // again on the axis the plan ran on (each step as long as its stall made it), so transfers are
 // issued as early as the real timeline needs; a round is kept only when it beats the best so
-// far (on the next axis the stalls it removed are gone, so rounds alternate; few suffice).
+// far (on the next axis the stalls it removed are gone, so rounds may alternate).
 // In budget mode the rounds run twice, the second time with each homed value's Prefetch
 // hoisted as early as the device has room (PlanContext::hoist_prefetches), and the better
 // plan wins: placed latest-first, a Prefetch leaves the link idle through steps that had
