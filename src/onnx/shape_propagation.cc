@@ -317,11 +317,47 @@ std::string MissingRequiredAttribute(const onnx::NodeProto& proto, const onnx::O
   for (const auto& entry : schema.attributes()) {
     if (!entry.second.required) continue;
     const std::string& name = entry.first;
-    const bool present = std::any_of(proto.attribute().begin(), proto.attribute().end(),
-                                     [&](const onnx::AttributeProto& a) { return a.name() == name; });
+    const bool present =
+        std::any_of(proto.attribute().begin(), proto.attribute().end(),
+                    [&](const onnx::AttributeProto& a) { return a.name() == name; });
     if (!present) return name;
   }
   return "";
+}
+
+// ONNX 1.12's Range inference reads element 0 of each constant input's contents without
+// checking there is one (an initializer that holds no value: SEGV, found by the onnx-import
+// fuzzer). Whether every constant input of `node` holds at least one value of its type, as
+// ParseData reads it (raw bytes, else the typed field); inputs not constant are fine.
+bool ConstantsHoldAValue(const ScopeNode& node, const SlotTable& slots) {
+  for (int32_t input : node.inputs) {
+    if (input == kNoSlot || slots[input].constant == nullptr) continue;
+    const onnx::TensorProto& tensor = *slots[input].constant;
+    if (tensor.data_location() == onnx::TensorProto::EXTERNAL) continue;  // not read
+    int64_t values = 0;
+    switch (tensor.data_type()) {
+      case onnx::TensorProto::FLOAT:
+        values = tensor.has_raw_data() ? tensor.raw_data().size() / 4 : tensor.float_data_size();
+        break;
+      case onnx::TensorProto::DOUBLE:
+        values = tensor.has_raw_data() ? tensor.raw_data().size() / 8 : tensor.double_data_size();
+        break;
+      case onnx::TensorProto::INT16:
+      case onnx::TensorProto::INT32:
+        values = tensor.has_raw_data()
+                     ? tensor.raw_data().size() /
+                           (tensor.data_type() == onnx::TensorProto::INT16 ? 2 : 4)
+                     : tensor.int32_data_size();
+        break;
+      case onnx::TensorProto::INT64:
+        values = tensor.has_raw_data() ? tensor.raw_data().size() / 8 : tensor.int64_data_size();
+        break;
+      default:
+        continue;  // a type Range refuses before reading any value
+    }
+    if (values < 1) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -411,8 +447,7 @@ void ShapePropagator::InferNode(GraphScope& scope, ScopeNode& node, OuterTypes*&
   const bool onnx_has_data_function = schema != nullptr && schema->has_data_propagation_function();
   const DataRule data_rule =
       onnx_has_data_function ? nullptr : FindDataRule(proto.domain(), proto.op_type());
-  const bool onnx_propagates_data =
-      onnx_has_data_function && EveryInputTyped(node, slots, *schema);
+  const bool onnx_propagates_data = onnx_has_data_function && EveryInputTyped(node, slots, *schema);
   const bool propagates_data = onnx_propagates_data || data_rule != nullptr;
   bool declared_in_full = true;
   for (int32_t output : node.outputs) {
@@ -458,6 +493,12 @@ void ShapePropagator::InferNode(GraphScope& scope, ScopeNode& node, OuterTypes*&
       NoteFailure("inference", scope.where() + NodeLabel(node.name, proto) +
                                    ": shape inference skipped: required attribute '" + missing +
                                    "' is missing");
+      return;
+    }
+    if (IsDefaultDomain(proto.domain()) && proto.op_type() == "Range" &&
+        !ConstantsHoldAValue(node, slots)) {
+      NoteFailure("inference", scope.where() + NodeLabel(node.name, proto) +
+                                   ": shape inference skipped: a constant input holds no value");
       return;
     }
   }
