@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <random>
-#include <tuple>
 #include <utility>
 
 namespace hyperplan::planner {
@@ -21,12 +20,49 @@ const char* GreedyOrderName(GreedyOrder order) {
   }
 }
 
+namespace {
+
+// A block's place in an order: by primary, then secondary, then `rest` (a third int32 key
+// above the block's index). 24 bytes where the order needs no __int128, not a 48-byte tuple
+// with one: half the time to sort a 183k-block arena (20 -> 10 ms).
+template <typename Primary>
+struct Key {
+  Primary primary;
+  int64_t secondary;
+  int64_t rest;
+
+  bool operator<(const Key& other) const {
+    if (primary != other.primary) return primary < other.primary;
+    if (secondary != other.secondary) return secondary < other.secondary;
+    return rest < other.rest;
+  }
+};
+
+// (third, index) as one int64 ordered as the pair: both are non-negative int32.
+int64_t Rest(int64_t third, int32_t index) { return third << 32 | index; }
+
+template <typename Primary>
+std::vector<int32_t> Sorted(std::vector<Key<Primary>>& keyed) {
+  std::sort(keyed.begin(), keyed.end());
+  std::vector<int32_t> placed;
+  placed.reserve(keyed.size());
+  for (const Key<Primary>& key : keyed) placed.push_back(static_cast<int32_t>(key.rest));
+  return placed;
+}
+
+}  // namespace
+
 std::vector<int32_t> PlacementOrder(const std::vector<LayoutBlock>& blocks,
                                     const std::vector<int64_t>& padded_bytes, GreedyOrder order) {
   // Keys computed once per block, not per comparison: the sort of a 200k-block arena was a
   // tenth of planning the DeepSeek-V3-sized decode when each comparison built two tuples.
-  using Key = std::tuple<__int128, int64_t, int64_t, int32_t>;
-  std::vector<Key> keyed;
+  std::vector<Key<int64_t>> keyed;
+  std::vector<Key<__int128>> by_area;  // bytes x positions may not fit in 64 bits
+  if (order == GreedyOrder::kArea) {
+    by_area.reserve(blocks.size());
+  } else {
+    keyed.reserve(blocks.size());
+  }
   for (size_t b = 0; b < blocks.size(); ++b) {
     const LayoutBlock& block = blocks[b];
     if (block.bytes <= 0) continue;
@@ -36,23 +72,19 @@ std::vector<int32_t> PlacementOrder(const std::vector<LayoutBlock>& blocks,
     const int64_t first = block.first;
     switch (order) {
       case GreedyOrder::kDuration:
-        keyed.emplace_back(-length, -bytes, first, index);
+        keyed.push_back({-length, -bytes, Rest(first, index)});
         break;
       case GreedyOrder::kArea:
-        keyed.emplace_back(-static_cast<__int128>(length) * bytes, -bytes, first, index);
+        by_area.push_back({-static_cast<__int128>(length) * bytes, -bytes, Rest(first, index)});
         break;
       case GreedyOrder::kStart:
-        keyed.emplace_back(first, -bytes, 0, index);
+        keyed.push_back({first, -bytes, Rest(0, index)});
         break;
       default:
-        keyed.emplace_back(-bytes, -length, first, index);
+        keyed.push_back({-bytes, -length, Rest(first, index)});
     }
   }
-  std::sort(keyed.begin(), keyed.end());
-  std::vector<int32_t> placed;
-  placed.reserve(keyed.size());
-  for (const Key& key : keyed) placed.push_back(std::get<3>(key));
-  return placed;
+  return order == GreedyOrder::kArea ? Sorted(by_area) : Sorted(keyed);
 }
 
 std::vector<int32_t> ShakenSizeOrder(const std::vector<int64_t>& padded_bytes, uint32_t seed) {
@@ -80,10 +112,10 @@ int64_t PlaceGreedy(const std::vector<LayoutBlock>& blocks,
   for (const int32_t b : order) {
     const LayoutBlock& block = blocks[b];
     const int64_t bytes = padded_bytes[b];
-    runs.clear();
-    occupied.Occupied(block.first, block.last, runs);
-    std::sort(runs.begin(), runs.end());
+    occupied.Occupied(block.first, block.last, runs);  // sorted by begin
     // Gaps between the runs taken during the block's life, bottom up; above them all, the top.
+    // Among runs that begin together only the first can border a gap (the others begin below
+    // the cursor it leaves), so their order does not change the gaps.
     int64_t best_offset = -1;
     int64_t best_gap = 0;
     int64_t cursor = 0;

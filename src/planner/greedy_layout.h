@@ -3,7 +3,7 @@
 // else on top of them. TFLite's arena planner with largest-first order; XLA's heap simulator
 // offers the same family.
 // Cost: O(n log n) for an order; per pass O(n log^2 P) to record the blocks plus, per block,
-// the occupied runs over its lifetime sorted by offset (occupancy_tree.h): coalesced runs,
+// the occupied runs over its lifetime merged by offset (occupancy_tree.h): coalesced runs,
 // not the blocks behind them, so a block under a stack of a thousand long-lived ones costs a
 // handful. Limits: see layout.h.
 #pragma once

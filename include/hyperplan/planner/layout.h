@@ -20,9 +20,10 @@
 // bytes, unpadded) is the lower bound reported next to the size.
 // Cost: a greedy pass reads, for each block, the offset runs taken during its life from a
 // segment tree of coalesced runs over positions (planner/occupancy_tree.h), so it costs about
-// O(n log^2 P + r log r) for n blocks over P positions and r runs read, where a stack of
-// blocks counts as one run; it places exactly as TFLite's quadratic scan would. The sweep
-// costs O(n log n). Measured in docs/benchmarks.md (hyperplan-bench layout).
+// O(n log^2 P + r log log P) for n blocks over P positions and r runs read (merged from at
+// most 2 log P sorted sets), where a stack of blocks counts as one run; it places exactly as
+// TFLite's quadratic scan would. The sweep costs O(n log n). Measured in docs/benchmarks.md
+// (hyperplan-bench layout).
 // Limits: a block is one contiguous range; greedy is not optimal (a shaken order sometimes
 // does better, and the lower bound is not always reachable).
 #pragma once
@@ -39,8 +40,8 @@ namespace hyperplan {
 
 // Knobs that change layout quality and cost (PlanOptions::layout; the plan records which
 // algorithm won). Defaults: every order while all of them together stay cheap next to the
-// planner's other work (each pass costs about as much as greedy by size: 0.05 s at 10k
-// blocks, 0.16 s at 183k, Release), since the planner lays out every round it assembles.
+// planner's other work (each pass costs about as much as greedy by size: 0.03 s at 10k
+// blocks, 0.11 s at 183k, Release), since the planner lays out every round it assembles.
 struct LayoutOptions {
   size_t all_orders_limit = 1024;  // up to this many blocks: every order, best and first fit
   size_t shaken_limit = 256;       // up to this many blocks: shaken size orders too
