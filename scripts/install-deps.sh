@@ -4,7 +4,8 @@
 set -euo pipefail
 packages=(g++ cmake make pkg-config libonnx-dev libprotobuf-dev protobuf-compiler libcli11-dev
           libspdlog-dev libfmt-dev libyaml-cpp-dev nlohmann-json3-dev libre2-dev libssl-dev
-          catch2 libonnx-testdata clang libclang-rt-14-dev clang-format-14)
+          catch2 libonnx-testdata clang libclang-rt-14-dev clang-format-14
+          libgoogle-perftools-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

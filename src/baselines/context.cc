@@ -8,7 +8,7 @@
 
 #include "hyperplan/cost.h"
 #include "hyperplan/error.h"
-#include "hyperplan/planner/layout.h"
+#include "hyperplan/planner/plan_layout.h"
 
 namespace hyperplan::baselines {
 
@@ -57,34 +57,9 @@ BaselineContext BuildBaselineContext(const Graph& model, const HardwareProfile& 
   context.homes = DecideHomes(graph, profile, context.routes, context.persistent);
   context.baseline_peak_bytes = context.lifetimes.timeline.peak_bytes;
 
-  // The no-offload residency, laid out, is the arena every summary compares against.
-  std::vector<ResidentInterval> residency;
-  for (size_t id = 0; id < graph.values.size(); ++id) {
-    const Value& value = graph.values[id];
-    if (!value.size_known || value.bytes <= 0) continue;
-    const Lifetime& lifetime = context.lifetimes.lifetimes[id];
-    ResidentInterval interval;
-    interval.value = static_cast<ValueId>(id);
-    interval.first_step = lifetime.baseline_first_step;
-    interval.last_step = lifetime.baseline_last_step;
-    interval.bytes = value.bytes;
-    residency.push_back(interval);
-  }
-  for (Step k = 0; k < context.step_count(); ++k) {
-    const Node& node = graph.nodes[context.order[k]];
-    if (node.subgraph_peak_bytes <= 0) continue;
-    ResidentInterval scratch;
-    scratch.scratch_node = context.order[k];
-    scratch.first_step = k;
-    scratch.last_step = k;
-    scratch.bytes = node.subgraph_peak_bytes;
-    residency.push_back(scratch);
-  }
-  if (context.step_count() > 0) {
-    const int64_t alignment_bytes = profile.tiers[profile.device_tier].alignment_bytes;
-    context.baseline_arena_bytes =
-        LayoutArena(residency, context.step_count(), alignment_bytes).arena_bytes;
-  }
+  // The arena every summary compares against.
+  context.baseline_arena_bytes =
+      NoOffloadArenaBytes(graph, profile, context.order, context.lifetimes);
   return context;
 }
 

@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "hyperplan/planner/homes.h"
+#include "hyperplan/planner/routes.h"
 
 namespace hyperplan::baselines {
 namespace {
@@ -254,16 +255,9 @@ LowerBounds ComputeLowerBounds(const Graph& graph, const HardwareProfile& profil
     AddExceptUses(written, 0, n - 1, write.written_bytes,
                   lifetimes.lifetimes[write.value].use_steps);
   }
-  int64_t into_device_bytes_per_s = 0;
-  int64_t out_of_device_bytes_per_s = 0;
-  for (const Link& link : profile.links) {
-    if (link.to == profile.device_tier && link.from != profile.device_tier) {
-      into_device_bytes_per_s += link.bandwidth_bytes_per_s;
-    }
-    if (link.from == profile.device_tier && link.to != profile.device_tier) {
-      out_of_device_bytes_per_s += link.bandwidth_bytes_per_s;
-    }
-  }
+  const DeviceLinkRates device_link_rates = SumDeviceLinkRates(profile);
+  const int64_t into_device_bytes_per_s = device_link_rates.into_device_bytes_per_s;
+  const int64_t out_of_device_bytes_per_s = device_link_rates.out_of_device_bytes_per_s;
   // The late-fetch term at step s, on one device link (or, link -1, on all of them together).
   auto late_fetch = [&](Step s, int64_t compute_through_s_ns, int64_t bytes, int32_t link) {
     Raise(bounds.late_fetch, s, compute_through_s_ns, bytes, link,

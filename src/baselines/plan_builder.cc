@@ -346,16 +346,9 @@ PlanDraft PlanBuilder::Draft(const FinishOptions& options) {
 
 int64_t DraftLivePeakBytes(const PlanDraft& draft) {
   const Plan& plan = draft.plan;
-  std::vector<int64_t> change(plan.order.size() + 1, 0);
-  for (const ResidentInterval& interval : plan.residency) {
-    if (interval.bytes <= 0 || interval.first_step > interval.last_step) continue;
-    change[interval.first_step] += interval.bytes;
-    change[interval.last_step + 1] -= interval.bytes;
-  }
-  int64_t live = 0;
-  int64_t peak = 0;
-  for (int64_t delta : change) peak = std::max(peak, live += delta);
-  return peak;
+  const std::vector<int64_t> live =
+      LiveBytesPerStep(plan.residency, static_cast<Step>(plan.order.size()));
+  return live.empty() ? 0 : std::max<int64_t>(0, *std::max_element(live.begin(), live.end()));
 }
 
 Plan CompletePlan(const BaselineContext& context, PlanDraft draft) {

@@ -62,4 +62,17 @@ DeviceRoutes FindDeviceRoutes(const HardwareProfile& profile) {
   return routes;
 }
 
+DeviceLinkRates SumDeviceLinkRates(const HardwareProfile& profile) {
+  DeviceLinkRates rates;
+  for (const Link& link : profile.links) {
+    if (link.to == profile.device_tier && link.from != profile.device_tier) {
+      rates.into_device_bytes_per_s += link.bandwidth_bytes_per_s;
+    }
+    if (link.from == profile.device_tier && link.to != profile.device_tier) {
+      rates.out_of_device_bytes_per_s += link.bandwidth_bytes_per_s;
+    }
+  }
+  return rates;
+}
+
 }  // namespace hyperplan

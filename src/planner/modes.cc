@@ -5,6 +5,7 @@
 #include <set>
 #include <utility>
 
+#include "hyperplan/planner/plan_layout.h"
 #include "planner/assemble.h"
 
 namespace hyperplan::planner {
@@ -27,18 +28,13 @@ namespace {
 // Per step: resident bytes, and the arena's top (the highest block end) in `plan`'s layout.
 void LiveAndTop(const Plan& plan, Step step_count, std::vector<int64_t>& live,
                 std::vector<int64_t>& top) {
-  live.assign(static_cast<size_t>(step_count) + 1, 0);
+  live = LiveBytesPerStep(plan.residency, step_count);
   top.assign(static_cast<size_t>(step_count), 0);
   std::vector<std::vector<size_t>> starting(static_cast<size_t>(step_count));
   for (size_t r = 0; r < plan.residency.size(); ++r) {
-    const ResidentInterval& interval = plan.residency[r];
-    if (interval.bytes <= 0) continue;
-    live[interval.first_step] += interval.bytes;
-    live[interval.last_step + 1] -= interval.bytes;
-    starting[interval.first_step].push_back(r);
+    if (plan.residency[r].bytes <= 0) continue;
+    starting[plan.residency[r].first_step].push_back(r);
   }
-  for (Step k = 1; k < step_count; ++k) live[k] += live[k - 1];
-  live.pop_back();
   // Sweep: the live block ends, as (last step, end offset), highest end on top.
   std::multiset<int64_t> ends;
   std::vector<std::vector<int64_t>> ending(static_cast<size_t>(step_count));

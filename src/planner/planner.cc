@@ -11,6 +11,8 @@
 #include "hyperplan/error.h"
 #include "hyperplan/planner/bottleneck.h"
 #include "hyperplan/planner/cold_start.h"
+#include "hyperplan/planner/plan_layout.h"
+#include "hyperplan/planner/routes.h"
 #include "hyperplan/planner/simulate.h"
 #include "hyperplan/planner/verify.h"
 #include "planner/context.h"
@@ -126,13 +128,8 @@ int64_t ComputeNs(const PlanContext& context) {
 bool OverheadModeCannotFit(const PlanContext& context, int64_t capacity_bytes,
                            int64_t allowance_ns) {
   if (context.persistent.empty() || capacity_bytes <= 0) return false;
-  const HardwareProfile& profile = *context.profile;
-  int64_t into_device_bytes_per_s = 0;
-  for (const Link& link : profile.links) {
-    if (link.to == profile.device_tier && link.from != profile.device_tier) {
-      into_device_bytes_per_s += link.bandwidth_bytes_per_s;
-    }
-  }
+  const int64_t into_device_bytes_per_s =
+      SumDeviceLinkRates(*context.profile).into_device_bytes_per_s;
   if (into_device_bytes_per_s <= 0) return false;
   int64_t read_bytes = 0;
   for (size_t id = 0; id < context.graph->values.size(); ++id) {
@@ -251,7 +248,7 @@ PlanResult PlanOffload(const Graph& graph, const HardwareProfile& profile,
   Baseline baseline;
   baseline.peak_bytes = model.lifetimes.timeline.peak_bytes;
   baseline.arena_bytes =
-      planner::PlanNothing(model, std::nullopt, baseline).plan.layout.arena_bytes;
+      NoOffloadArenaBytes(planned, profile, model.order, model.lifetimes, options.layout);
 
   const int64_t capacity = profile.tiers[profile.device_tier].capacity_bytes;
   std::optional<int64_t> budget = options.budget_bytes;

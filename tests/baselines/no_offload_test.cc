@@ -2,6 +2,7 @@
 #include "baselines/no_offload.h"
 
 #include "baseline_support.h"
+#include "hyperplan/planner/plan_layout.h"
 #include "hyperplan/planner/planner.h"
 
 namespace hyperplan::baselines_test {
@@ -44,6 +45,23 @@ TEST_CASE("no offload equals the planner with offloading off") {
   CHECK(ours.residency.size() == theirs.residency.size());
   CHECK(context.baseline_peak_bytes == 130);
   CHECK(context.baseline_arena_bytes == theirs.layout.arena_bytes);
+}
+
+TEST_CASE("no offload: one arena for the planner's summary and the contenders'") {
+  const Stash s = MakeStash();
+  const HardwareProfile profile = UnitProfile();
+  const std::vector<NodeId> order = {0, 1, 2, 3};
+  // Greedy by size, by hand: a 100 B (steps 0-3) at 0, x 10 B (0-3) at 100, b 10 B (1-2) at
+  // 110, c 10 B (2-3) at 120, d 10 B (3) at 110 where b ended: 130 B.
+  CHECK(NoOffloadArenaBytes(s.graph, profile, order, AnalyzeLifetimes(s.graph, order)) == 130);
+  CHECK(BuildBaselineContext(s.graph, profile, s.times).baseline_arena_bytes == 130);
+  // The planner offloads to fit 120 B; its summary still compares against those 130 B.
+  PlanOptions options;
+  options.budget_bytes = 120;
+  options.node_time_ns = s.times;
+  const Plan planned = PlanOffload(s.graph, profile, options).plan;
+  CHECK(planned.summary.baseline_arena_bytes == 130);
+  CHECK(planned.layout.arena_bytes <= 120);
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 #include <vector>
 
 #include "hyperplan/planner/layout.h"
+#include "hyperplan/planner/plan_layout.h"
+#include "hyperplan/planner/routes.h"
 #include "hyperplan/planner/simulate.h"
 #include "planner/cost_analysis.h"
 #include "planner/link_schedule.h"
@@ -60,6 +62,32 @@ TEST_CASE("routes: nvme reaches the device through ddr") {
   CHECK(*route == Route{3, 1});  // nvme->ddr is link 3, ddr->hbm link 1
   CHECK(FindRoute(profile, 0, 2) == Route{0, 2});
   CHECK(RouteTimeNs(profile, *route, 10) == 20);
+}
+
+TEST_CASE("routes: the device's in- and out-link rates are summed over its own links") {
+  HardwareProfile profile = NvmeProfile();
+  // A second host tier with its own link each way, 2 B/ns in and 3 B/ns out.
+  profile.tiers.push_back({"peer", int64_t{1} << 40, false});
+  profile.links.push_back({3, 0, 2 * kOneBytePerNs, 0, 1});
+  profile.links.push_back({0, 3, 3 * kOneBytePerNs, 0, 1});
+  const DeviceLinkRates rates = SumDeviceLinkRates(profile);
+  // In: ddr->hbm 1 + peer->hbm 2 B/ns; out: hbm->ddr 1 + hbm->peer 3 B/ns; the nvme<->ddr
+  // links do not touch the device.
+  CHECK(rates.into_device_bytes_per_s == 3 * kOneBytePerNs);
+  CHECK(rates.out_of_device_bytes_per_s == 4 * kOneBytePerNs);
+}
+
+TEST_CASE("layout: live bytes per step count each interval from its first to its last step") {
+  // a 10 B over steps 0-2, b 5 B over 1-1, c 7 B over 2-3; a 0-byte and an empty interval
+  // count nothing.
+  std::vector<ResidentInterval> residency(5);
+  residency[0].first_step = 0, residency[0].last_step = 2, residency[0].bytes = 10;
+  residency[1].first_step = 1, residency[1].last_step = 1, residency[1].bytes = 5;
+  residency[2].first_step = 2, residency[2].last_step = 3, residency[2].bytes = 7;
+  residency[3].first_step = 0, residency[3].last_step = 3, residency[3].bytes = 0;
+  residency[4].first_step = 3, residency[4].last_step = 2, residency[4].bytes = 100;
+  // Step 0: a 10; 1: a + b 15; 2: a + c 17; 3: c 7.
+  CHECK(LiveBytesPerStep(residency, 4) == std::vector<int64_t>{10, 15, 17, 7});
 }
 
 TEST_CASE("layout: greedy by size reuses freed space") {

@@ -37,4 +37,13 @@ struct DeviceRoutes {
 
 DeviceRoutes FindDeviceRoutes(const HardwareProfile& profile);
 
+// The bandwidths of the links into and out of the device, each summed over its links: every
+// byte that enters or leaves the device crosses one of them, so bytes over these rates bound
+// how soon they can all have moved.
+struct DeviceLinkRates {
+  int64_t into_device_bytes_per_s = 0;
+  int64_t out_of_device_bytes_per_s = 0;
+};
+DeviceLinkRates SumDeviceLinkRates(const HardwareProfile& profile);
+
 }  // namespace hyperplan
