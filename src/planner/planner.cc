@@ -2,23 +2,20 @@
 #include "hyperplan/planner/planner.h"
 
 #include <algorithm>
-#include <future>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
 #include "hyperplan/error.h"
-#include "hyperplan/planner/bottleneck.h"
 #include "hyperplan/planner/cold_start.h"
 #include "hyperplan/planner/plan_layout.h"
 #include "hyperplan/planner/routes.h"
-#include "hyperplan/planner/simulate.h"
 #include "hyperplan/planner/verify.h"
 #include "planner/context.h"
 #include "planner/explain.h"
 #include "planner/modes.h"
 #include "planner/order.h"
+#include "planner/retime.h"
 
 namespace hyperplan {
 namespace {
@@ -26,39 +23,6 @@ namespace {
 using planner::Baseline;
 using planner::Outcome;
 using planner::PlanContext;
-
-// Replanning rounds on a simulated timeline (ReplanOnRunTimeline): always up to
-// kRetimeRounds, then up to kMaxRetimeRounds while each round cuts the best makespan by at
-// least 1/kRetimeGainDivisor (1%).
-constexpr int kRetimeRounds = 2;
-constexpr int kMaxRetimeRounds = 6;
-constexpr int64_t kRetimeGainDivisor = 100;
-// A link busy at least (d - 1)/d of an iteration binds it (LinkSaturated): 99%.
-constexpr int64_t kSaturatedPercentDivisor = 100;
-
-// Whether `a` beats `b` (strictly); ties keep the earlier (the model's order).
-bool Beats(const Outcome& a, const Outcome& b, bool budget_mode) {
-  if (budget_mode) {
-    if (a.feasible != b.feasible) return a.feasible;
-    if (!a.feasible) {
-      if (a.selection.live_peak_bytes != b.selection.live_peak_bytes) {
-        return a.selection.live_peak_bytes < b.selection.live_peak_bytes;
-      }
-      return a.plan.layout.arena_bytes < b.plan.layout.arena_bytes;
-    }
-    if (a.plan.timeline.makespan_ns != b.plan.timeline.makespan_ns) {
-      return a.plan.timeline.makespan_ns < b.plan.timeline.makespan_ns;
-    }
-    const int64_t a_moved = a.plan.timeline.total_bytes_moved();
-    const int64_t b_moved = b.plan.timeline.total_bytes_moved();
-    if (a_moved != b_moved) return a_moved < b_moved;
-    return a.plan.layout.arena_bytes < b.plan.layout.arena_bytes;
-  }
-  if (a.plan.layout.arena_bytes != b.plan.layout.arena_bytes) {
-    return a.plan.layout.arena_bytes < b.plan.layout.arena_bytes;
-  }
-  return a.plan.timeline.makespan_ns < b.plan.timeline.makespan_ns;
-}
 
 void CheckInputs(const HardwareProfile& profile, const PlanOptions& options) {
   if (profile.device_tier < 0 || static_cast<size_t>(profile.device_tier) >= profile.tiers.size()) {
@@ -144,90 +108,6 @@ bool OverheadModeCannotFit(const PlanContext& context, int64_t capacity_bytes,
   return fetch_ns > ComputeNs(context) + allowance_ns;
 }
 
-// Whether a link is busy through (nearly) all of `plan`'s iteration: the plan is bound by that
-// link's bytes, and a replan, which moves transfers in time, cannot shorten it. Skipping the
-// replans there matters: on the 99k-node stacked decode (NVMe streaming at 50% of the peak)
-// the retimed rounds' plans overflowed and ran every budget round twice, 79 s of planning for
-// nothing, where the first plan (staging hops ahead) keeps NVMe busy.
-bool LinkSaturated(const HardwareProfile& profile, const Plan& plan) {
-  const Bottleneck bottleneck = FindBottleneck(profile, plan);
-  return bottleneck.link >= 0 &&
-         static_cast<__int128>(bottleneck.busy_ns) * kSaturatedPercentDivisor >=
-             static_cast<__int128>(plan.timeline.makespan_ns) * (kSaturatedPercentDivisor - 1);
-}
-
-// The hoisted replanning chain runs on a thread of its own when the machine has a second core
-// (the plans are the same either way: each chain is a function of its inputs).
-std::launch SecondChainLaunch() {
-  return std::thread::hardware_concurrency() > 1 ? std::launch::async : std::launch::deferred;
-}
-
-// Up to kRetimeRounds plans, then more while each gains (up to kMaxRetimeRounds), each on the
-// timeline the previous one ran on (with Prefetches hoisted when `hoist`); the best of them
-// and `best`. On the training step each new axis removes stalls the last one left: a100-pcie4
-// 3.96 s after two rounds, 3.86, 3.80 and 3.75 s after three, four and five, then under 1%
-// more (2026-11-27); a round costs about a second of planning there.
-template <typename PlanIn>
-Outcome RetimeRounds(const PlanContext& context, Outcome best, bool budget_mode, bool hoist,
-                     PlanIn plan_in) {
-  Outcome last_round = best;
-  std::vector<int64_t> axis_ns = context.cost.step_start_ns;
-  bool gained = true;  // the last round cut the best makespan by 1% or more
-  for (int round = 0; round < kMaxRetimeRounds && (round < kRetimeRounds || gained); ++round) {
-    const Plan& ran = last_round.plan;
-    if (ran.timeline.makespan_ns <= ran.timeline.compute_ns || ran.steps.empty()) break;
-    if (LinkSaturated(*context.profile, ran)) break;
-    std::vector<int64_t> ran_axis_ns = ComputeStepStarts(ran);
-    // Planning is a function of the axis: the same axis again gives the same plan.
-    if (ran_axis_ns == axis_ns) break;
-    axis_ns = ran_axis_ns;
-    PlanContext retimed = planner::RetimedContext(context, std::move(ran_axis_ns));
-    retimed.hoist_prefetches = hoist;
-    last_round = plan_in(retimed);
-    const int64_t best_ns = best.plan.timeline.makespan_ns;
-    gained = false;
-    if (Beats(last_round, best, budget_mode)) {
-      gained = last_round.plan.timeline.makespan_ns <= best_ns - best_ns / kRetimeGainDivisor;
-      best = last_round;
-    }
-  }
-  return best;
-}
-
-// Where links bind, the compute-only axis tells the refiner a transfer has more time than it
-// has: a Prefetch "hidden" behind steps that in fact wait for other transfers stalls. Plans
-// again on the axis the plan ran on (each step as long as its stall made it), so transfers are
-// issued as early as the real timeline needs; a round is kept only when it beats the best so
-// far (on the next axis the stalls it removed are gone, so rounds may alternate).
-// In budget mode the rounds run twice, the second time with each homed value's Prefetch
-// hoisted as early as the device has room (PlanContext::hoist_prefetches), and the better
-// plan wins: placed latest-first, a Prefetch leaves the link idle through steps that had
-// room, which costs where stalls stretch the run (the training step's Adam moments, read only
-// by the optimizer: h100-sxm 2.41 -> 2.29 s); filling that room can also fragment the arena
-// past the budget or slow another round, so hoisting never replaces the plain rounds (hoisting
-// in every round, the first included, made a100-pcie4 4.26 s but lost elsewhere: a test's
-// 103 ns plan became 104 ns).
-// The hoisted chain runs beside the plain one on a second core, and only up to
-// kSecondChoiceLimit steps, as the budget rounds' second choice (modes.h): on the
-// DeepSeek-V3-sized decode (123k steps) it won nothing and cost 5 s of planning and 0.8 GB of
-// peak RSS (holding both chains' plans); the training step it won has 9.4k.
-template <typename PlanIn>
-Outcome ReplanOnRunTimeline(const PlanContext& context, Outcome best, bool budget_mode,
-                            PlanIn plan_in) {
-  // Replanning moves transfers in time; a plan over the budget needs bytes off the device, which
-  // the budget rounds already tried on every axis they have.
-  if (budget_mode && !best.feasible) return best;
-  if (!budget_mode || context.step_count() > planner::kSecondChoiceLimit) {
-    return RetimeRounds(context, std::move(best), budget_mode, false, plan_in);
-  }
-  // The two chains share nothing mutable: on a second core they run side by side.
-  std::future<Outcome> hoisted_rounds = std::async(
-      SecondChainLaunch(), [&] { return RetimeRounds(context, best, budget_mode, true, plan_in); });
-  Outcome plain = RetimeRounds(context, best, budget_mode, false, plan_in);
-  Outcome hoisted = hoisted_rounds.get();
-  return Beats(hoisted, plain, budget_mode) ? hoisted : plain;
-}
-
 }  // namespace
 
 PlanResult PlanOffload(const Graph& graph, const HardwareProfile& profile,
@@ -298,13 +178,13 @@ PlanResult PlanOffload(const Graph& graph, const HardwareProfile& profile,
           outcome = planner::PlanToBudget(context, capacity, baseline);
         }
       }
-      outcome = ReplanOnRunTimeline(
+      outcome = planner::ReplanOnRunTimeline(
           context, std::move(outcome), budget_mode, [&](const PlanContext& retimed) {
             return budget_mode ? planner::PlanToBudget(retimed, *budget, baseline)
                                : planner::PlanWithinOverhead(retimed, allowance_ns, baseline,
                                                              device_capacity);
           });
-      if (!have || Beats(outcome, chosen, budget_mode)) {
+      if (!have || planner::OutcomeBeats(outcome, chosen, budget_mode)) {
         chosen = std::move(outcome);
         have = true;
       }
