@@ -32,8 +32,9 @@ void LiveAndTop(const Plan& plan, Step step_count, std::vector<int64_t>& live,
   top.assign(static_cast<size_t>(step_count), 0);
   std::vector<std::vector<size_t>> starting(static_cast<size_t>(step_count));
   for (size_t r = 0; r < plan.residency.size(); ++r) {
-    if (plan.residency[r].bytes <= 0) continue;
-    starting[plan.residency[r].first_step].push_back(r);
+    const ResidentInterval& interval = plan.residency[r];
+    if (interval.bytes <= 0 || interval.first_step > interval.last_step) continue;
+    starting[interval.first_step].push_back(r);
   }
   // Sweep: the live block ends, as (last step, end offset), highest end on top.
   std::multiset<int64_t> ends;

@@ -51,8 +51,9 @@ TEST_CASE("no offload: one arena for the planner's summary and the contenders'")
   const Stash s = MakeStash();
   const HardwareProfile profile = UnitProfile();
   const std::vector<NodeId> order = {0, 1, 2, 3};
-  // Greedy by size, by hand: a 100 B (steps 0-3) at 0, x 10 B (0-3) at 100, b 10 B (1-2) at
-  // 110, c 10 B (2-3) at 120, d 10 B (3) at 110 where b ended: 130 B.
+  // Live bytes peak at 130 B (steps 2 and 3, above), so no layout is smaller; greedy by size
+  // reaches it: a 100 B (steps 0-3) at 0, x 10 B (0-3) at 100, b 10 B (1-2) at 110, c 10 B
+  // (2-3) at 120, d 10 B (3) at 110 where b ended.
   CHECK(NoOffloadArenaBytes(s.graph, profile, order, AnalyzeLifetimes(s.graph, order)) == 130);
   CHECK(BuildBaselineContext(s.graph, profile, s.times).baseline_arena_bytes == 130);
   // The planner offloads to fit 120 B; its summary still compares against those 130 B.

@@ -85,8 +85,9 @@ TEST_CASE("layout: live bytes per step count each interval from its first to its
   residency[1].first_step = 1, residency[1].last_step = 1, residency[1].bytes = 5;
   residency[2].first_step = 2, residency[2].last_step = 3, residency[2].bytes = 7;
   residency[3].first_step = 0, residency[3].last_step = 3, residency[3].bytes = 0;
-  residency[4].first_step = 3, residency[4].last_step = 2, residency[4].bytes = 100;
-  // Step 0: a 10; 1: a + b 15; 2: a + c 17; 3: c 7.
+  residency[4].first_step = 3, residency[4].last_step = 1, residency[4].bytes = 100;
+  // Step 0: a 10; 1: a + b 15; 2: a + c 17; 3: c 7. (Counted, the inverted interval would
+  // take 100 from step 2 on and give it back at 3: step 2 would read -83.)
   CHECK(LiveBytesPerStep(residency, 4) == std::vector<int64_t>{10, 15, 17, 7});
 }
 

@@ -3,6 +3,7 @@
 #include "planner/retime.h"
 
 #include <catch2/catch.hpp>
+#include <vector>
 
 #include "planner_support.h"
 
@@ -21,7 +22,58 @@ Outcome Made(bool feasible, int64_t makespan_ns, int64_t arena_bytes, int64_t li
   return outcome;
 }
 
+// A run of nodes n0 and n1 (1 ns each) whose n1 started at `makespan_ns` - 1 after a stall:
+// its axis is {0, makespan - 1, makespan}, 2 ns of compute, no transfer.
+Outcome Stalled(int64_t makespan_ns) {
+  Outcome outcome = Made(true, makespan_ns, 64, 20);
+  Plan& plan = outcome.plan;
+  plan.order = {0, 1};
+  plan.steps = {ComputeStep(0), ComputeStep(1)};
+  plan.timeline.compute_ns = 2;
+  plan.timeline.steps.resize(2);
+  plan.timeline.steps[0].start_ns = 0;
+  plan.timeline.steps[0].end_ns = 1;
+  plan.timeline.steps[1].start_ns = makespan_ns - 1;
+  plan.timeline.steps[1].end_ns = makespan_ns;
+  return outcome;
+}
+
+// Replans `first` in overhead mode (one chain) with a planner that returns the plans of
+// `makespans_ns` in turn; the makespan kept and how many rounds ran.
+std::pair<int64_t, size_t> Replan(const Outcome& first, const std::vector<int64_t>& makespans_ns) {
+  Graph graph;
+  const ValueId x = Work(graph, "n0", {}, "x", 10, 1);
+  Work(graph, "n1", {x}, "y", 10, 1);
+  const HardwareProfile profile = UnitProfile();
+  const PlanContext context = BuildContext(graph, profile, ModelOrder(graph), {}, {});
+  size_t rounds = 0;
+  const Outcome kept = ReplanOnRunTimeline(context, first, false, [&](const PlanContext&) {
+    return Stalled(makespans_ns.at(rounds++));
+  });
+  return {kept.plan.timeline.makespan_ns, rounds};
+}
+
 }  // namespace
+
+TEST_CASE("retime: the rounds stop where they stop gaining, six at most") {
+  // 1000 -> 995 -> 991 ns: neither gains 1% (10 ns, then 9.95), so the two rounds that always
+  // run are all; the best, 991, is kept.
+  CHECK(Replan(Stalled(1000), {995, 991, 900}) == std::pair<int64_t, size_t>{991, 2});
+  // Every round gains 100 ns or more: rounds run to the limit of six (the seventh plan is
+  // never asked for).
+  CHECK(Replan(Stalled(1000), {900, 800, 700, 600, 500, 400, 300}) ==
+        std::pair<int64_t, size_t>{400, 6});
+  // Round 0 loses (1100), round 1 gains 10 of 1000 (1%) on the best before it, so round 2
+  // runs; 990 -> 985 is under 1% (9.9): no round 3.
+  CHECK(Replan(Stalled(1000), {1100, 990, 985, 900}) == std::pair<int64_t, size_t>{985, 3});
+}
+
+TEST_CASE("retime: no round where replanning cannot help") {
+  // A plan at compute speed (2 ns of 2): nothing to retime.
+  CHECK(Replan(Stalled(2), {1}) == std::pair<int64_t, size_t>{2, 0});
+  // Round 0 returns the same plan: round 1 would plan on the same axis again.
+  CHECK(Replan(Stalled(1000), {1000, 500}) == std::pair<int64_t, size_t>{1000, 1});
+}
 
 TEST_CASE("retime: a round gains when it cuts the best makespan by 1% or more") {
   // 1% of 1000 ns is 10 ns: 990 gains, 991 does not.
@@ -57,6 +109,17 @@ TEST_CASE("retime: in budget mode a fitting plan beats any that does not, then t
   CHECK(OutcomeBeats(fits_slow, fits_fast, false));  // 90 < 100 B
   // Equal outcomes: neither beats the other (the earlier is kept).
   CHECK_FALSE(OutcomeBeats(fits_fast, fits_fast, true));
+  // Ties, budget mode: equal makespans, then fewer bytes moved, then the smaller arena;
+  // neither fitting with equal live peaks, the smaller arena.
+  Outcome moved_less = Made(true, 150, 120, 90);
+  Outcome moved_more = Made(true, 150, 100, 90);
+  moved_less.plan.timeline.bytes_moved_per_link = {10, 20};
+  moved_more.plan.timeline.bytes_moved_per_link = {10, 21};
+  CHECK(OutcomeBeats(moved_less, moved_more, true));              // 30 < 31 B, whatever the arena
+  CHECK(OutcomeBeats(Made(true, 150, 99, 90), fits_fast, true));  // 99 < 100 B
+  CHECK(OutcomeBeats(Made(false, 500, 119, 110), over, true));    // 119 < 120 B
+  // Overhead mode, equal arenas: the faster.
+  CHECK(OutcomeBeats(Made(true, 140, 100, 90), fits_fast, false));
 }
 
 TEST_CASE("retime: a link busy 99% of the iteration binds it, 98% does not") {
