@@ -32,7 +32,7 @@ struct PlanContext {
   std::vector<uint8_t> persistent;  // by ValueId; empty: a one-shot plan (loop.h)
   LayoutOptions layout;             // PlanOptions::layout
   // Refine hoists homed values' Prefetches as early as the device has room (refine.h); the
-  // planner asks for it in one extra round and keeps that plan only if it wins (planner.cc).
+  // planner asks for it in one extra round and keeps that plan only if it wins (retime.h).
   bool hoist_prefetches = false;
 
   Step step_count() const { return static_cast<Step>(order.size()); }
