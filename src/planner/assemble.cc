@@ -77,6 +77,7 @@ Plan AssemblePlan(const PlanContext& context, const Selection& selection,
 
   Plan plan;
   plan.order = context.order;
+  plan.periodic = !context.persistent.empty();  // the layout keeps a loop's wrapped blocks whole
   plan.reordered = context.reordered;
   if (plan.reordered) plan.order_name = context.order_name;
   plan.offload_enabled = options.offload_enabled;
@@ -271,8 +272,11 @@ Plan AssemblePlan(const PlanContext& context, const Selection& selection,
   // 4. Waits.
   // A gap relies on the value's Store unless its copy elsewhere is a home copy that is current
   // (a weight, or state before its in-place update).
+  // A gap before a value's in-place write relies on the Store after that write, made in the
+  // previous iteration (candidates.h): nothing in this one waits for it.
   auto reads_store = [&](const Pending& p) {
-    return candidates[selection.placements[p.placement].candidate].needs_store;
+    const Candidate& candidate = candidates[selection.placements[p.placement].candidate];
+    return candidate.needs_store && !candidate.write_back_last_iteration;
   };
   int32_t last_compute = -1;
   int32_t last_stream = -1;  // compute or Detach

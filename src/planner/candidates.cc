@@ -35,8 +35,8 @@ bool RanksBefore(const Candidate& a, const Candidate& b) {
 // Which of a value's gaps a candidate is, to tie the wrap-around ones together after sorting.
 enum class GapKind : uint8_t { kLeading, kInner, kTrailing };
 
-// Ties each persistent value's leading and trailing gaps into one decision and makes its inner
-// gaps take that decision too (see candidates.h). Runs after ranking: bundles hold indices.
+// Ties each persistent value's leading and trailing gaps into one decision (see candidates.h).
+// Runs after ranking: bundles hold indices.
 // A persistent value keeps its candidates only with both wrap halves (one alone would leave the
 // iteration ending elsewhere than it began), and only if something frees a step: two empty
 // halves (used at the first and the last step) with no inner gap free nothing.
@@ -67,7 +67,7 @@ void BundleWrapAround(std::vector<Candidate>& candidates, const std::vector<GapK
   }
   for (size_t c = 0; c < candidates.size(); ++c) {
     const ValueId value = candidates[c].value;
-    if (!persistent[value]) continue;
+    if (!persistent[value] || kinds[c] == GapKind::kInner) continue;
     for (int32_t other : {leading[value], trailing[value]}) {
       if (other >= 0 && other != static_cast<int32_t>(c)) candidates[c].bundle.push_back(other);
     }
@@ -143,8 +143,15 @@ CandidateSet FindCandidates(const Graph& graph, const HardwareProfile& profile,
       candidate.cover_first = cover_first;
       candidate.cover_last = cover_last;
       candidate.gap_ns = start_ns[std::max(before_step, after + 1)] - start_ns[after + 1];
-      candidate.needs_store = !base.homed || (after >= written_step && can_write_back);
-      if (base.homed && after >= written_step && !can_write_back) return;
+      const bool after_write = after >= written_step;
+      // Before the write, a persistent value's home copy may still lack the last update.
+      candidate.write_back_last_iteration = base.homed && wraps && kind == GapKind::kInner &&
+                                            written_step < step_count && !after_write;
+      candidate.needs_store = !base.homed || (after_write && can_write_back) ||
+                              (candidate.write_back_last_iteration && can_write_back);
+      if (base.homed && (after_write || candidate.write_back_last_iteration) && !can_write_back) {
+        return;
+      }
       candidate.store_bytes = base.homed ? value.written_bytes : value.bytes;
       candidate.store_ns =
           candidate.needs_store

@@ -21,11 +21,15 @@
 // aliased input) must end the iteration where it began, so its leading gap (Prefetch before
 // the first use) and trailing gap (Detach after the last) are one decision, the wrap-around
 // gap: each names the other in `bundle`, and either is created with an empty cover when the
-// value is used at the first or last step. Its inner gaps bundle the wrap-around gap too: a
-// value kept on the device across the iteration boundary stays for the whole iteration, so
-// its arena offset at the end is the one it began at (one block; see README's limits).
+// value is used at the first or last step. Its inner gaps are decisions of their own: a value
+// kept on the device across the iteration boundary may still leave between two uses (the
+// training step's weights: kept from their update to the next forward pass, away over the
+// activations' peak); its blocks at both ends are then one arena block (layout.h).
 // A value written in place (Value::written_by) has a stale home copy after the write: a gap
-// after it needs a Store of the changed bytes (`store_bytes`) before the Detach.
+// after it needs a Store of the changed bytes (`store_bytes`) before the Detach. So does a gap
+// before the write of a persistent value, when the last iteration's update stayed on the device:
+// that Store is the one after this iteration's write (one per value), which the next
+// iteration's Detach relies on (`write_back_last_iteration`: nothing here waits for it).
 // Cost: O(values + uses) plus a sort of the candidates.
 #pragma once
 
@@ -50,6 +54,7 @@ struct Candidate {
   bool homed = false;        // a copy already lives in `tier` from the run's start
   bool needs_store = false;  // a Store must write the device copy to `tier` before the Detach
   int64_t store_bytes = 0;   // bytes that Store moves (all, or what an in-place write changed)
+  bool write_back_last_iteration = false;  // its Store, after the write, serves the next one
   TierId tier = kNoTier;
   int64_t bytes = 0;
   int64_t gap_ns = 0;       // step_start[before] - step_start[after + 1]

@@ -2,6 +2,7 @@
 #include "planner/greedy_layout.h"
 
 #include <algorithm>
+#include <iterator>
 #include <random>
 #include <utility>
 
@@ -68,7 +69,7 @@ std::vector<int32_t> PlacementOrder(const std::vector<LayoutBlock>& blocks,
     if (block.bytes <= 0) continue;
     const int32_t index = static_cast<int32_t>(b);
     const int64_t bytes = padded_bytes[b];
-    const int64_t length = int64_t{block.last} - block.first + 1;
+    const int64_t length = LivePositions(block);
     const int64_t first = block.first;
     switch (order) {
       case GreedyOrder::kDuration:
@@ -109,10 +110,20 @@ int64_t PlaceGreedy(const std::vector<LayoutBlock>& blocks,
   occupied.Reset();
   int64_t size_bytes = 0;
   std::vector<OccupancyTree::Run> runs;
+  std::vector<OccupancyTree::Run> tail_runs;
+  std::vector<OccupancyTree::Run> head_runs;
   for (const int32_t b : order) {
     const LayoutBlock& block = blocks[b];
     const int64_t bytes = padded_bytes[b];
     occupied.Occupied(block.first, block.last, runs);  // sorted by begin
+    if (block.head_last >= 0) {  // a wrapped block: the runs over both of its ranges
+      tail_runs.swap(runs);
+      occupied.Occupied(0, block.head_last, head_runs);
+      runs.clear();
+      std::merge(tail_runs.begin(), tail_runs.end(), head_runs.begin(), head_runs.end(),
+                 std::back_inserter(runs),
+                 [](const auto& a, const auto& b) { return a.first < b.first; });
+    }
     // Gaps between the runs taken during the block's life, bottom up; above them all, the top.
     // Among runs that begin together only the first can border a gap (the others begin below
     // the cursor it leaves), so their order does not change the gaps.
@@ -131,6 +142,7 @@ int64_t PlaceGreedy(const std::vector<LayoutBlock>& blocks,
     offsets[b] = best_offset >= 0 ? best_offset : cursor;
     size_bytes = std::max(size_bytes, offsets[b] + bytes);
     occupied.Occupy(block.first, block.last, offsets[b], offsets[b] + bytes);
+    if (block.head_last >= 0) occupied.Occupy(0, block.head_last, offsets[b], offsets[b] + bytes);
   }
   return size_bytes;
 }

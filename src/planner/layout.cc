@@ -3,6 +3,7 @@
 #include "hyperplan/planner/layout.h"
 
 #include <algorithm>
+#include <map>
 #include <string>
 #include <utility>
 
@@ -16,13 +17,21 @@ namespace {
 
 using planner::GreedyOrder;
 
+// Adds `bytes` over the positions a block lives at to a difference array.
+void AddLive(const LayoutBlock& block, int64_t bytes, std::vector<int64_t>& delta) {
+  delta[block.first] += bytes;
+  delta[block.last + 1] -= bytes;
+  if (block.head_last >= 0) {
+    delta[0] += bytes;
+    delta[block.head_last + 1] -= bytes;
+  }
+}
+
 void MeasureLivePeak(const std::vector<LayoutBlock>& blocks, int32_t positions,
                      BlockLayout& layout) {
   std::vector<int64_t> delta(static_cast<size_t>(positions) + 1, 0);
   for (const LayoutBlock& block : blocks) {
-    if (block.bytes <= 0) continue;
-    delta[block.first] += block.bytes;
-    delta[block.last + 1] -= block.bytes;
+    if (block.bytes > 0) AddLive(block, block.bytes, delta);
   }
   int64_t live = 0;
   for (int32_t position = 0; position < positions; ++position) {
@@ -82,9 +91,7 @@ int64_t PaddedPeak(const std::vector<LayoutBlock>& blocks, const std::vector<int
                    int32_t positions) {
   std::vector<int64_t> delta(static_cast<size_t>(positions) + 1, 0);
   for (size_t b = 0; b < blocks.size(); ++b) {
-    if (blocks[b].bytes <= 0) continue;
-    delta[blocks[b].first] += padded[b];
-    delta[blocks[b].last + 1] -= padded[b];
+    if (blocks[b].bytes > 0) AddLive(blocks[b], padded[b], delta);
   }
   int64_t live = 0;
   int64_t peak = 0;
@@ -135,7 +142,8 @@ void CheckBlocks(const std::vector<LayoutBlock>& blocks, int32_t positions,
   }
   for (const LayoutBlock& block : blocks) {
     if (block.bytes > 0 &&
-        (block.first < 0 || block.last < block.first || block.last >= positions)) {
+        (block.first < 0 || block.last < block.first || block.last >= positions ||
+         (block.head_last >= 0 && block.head_last >= block.first - 1))) {
       throw Error(ErrorKind::kInternal, "layout block outside the positions laid out");
     }
   }
@@ -150,7 +158,7 @@ std::vector<int64_t> PaddedSizes(const std::vector<LayoutBlock>& blocks, int64_t
 }
 
 bool LivesAtEveryPosition(const LayoutBlock& block, int32_t positions) {
-  return block.first == 0 && block.last == positions - 1;
+  return LivePositions(block) == positions;
 }
 
 // The blocks alive at every position, stacked from 0, largest first (ties: index). Returns
@@ -198,7 +206,38 @@ void LayOutAbove(const std::vector<LayoutBlock>& blocks, const std::vector<int64
   layout.algorithm = above.algorithm;
 }
 
+// Per value, its interval opened at the run's start (first step 0) and its other interval
+// closed at the run's end (last step `step_count` - 1): {head, tail} indices into `residency`.
+std::vector<std::pair<size_t, size_t>> WrappedPairs(const std::vector<ResidentInterval>& residency,
+                                                    Step step_count) {
+  std::map<ValueId, size_t> head_of;
+  for (size_t r = 0; r < residency.size(); ++r) {
+    const ResidentInterval& interval = residency[r];
+    if (interval.value != kNoValue && interval.opened_by < 0 && interval.first_step == 0) {
+      head_of.emplace(interval.value, r);
+    }
+  }
+  std::vector<std::pair<size_t, size_t>> pairs;
+  for (size_t r = 0; r < residency.size(); ++r) {
+    const ResidentInterval& interval = residency[r];
+    if (interval.value == kNoValue || interval.closed_by >= 0 ||
+        interval.last_step != step_count - 1) {
+      continue;
+    }
+    // Only with a gap between them: touching, the two would be one interval.
+    const auto head = head_of.find(interval.value);
+    if (head != head_of.end() && residency[head->second].last_step + 1 < interval.first_step) {
+      pairs.emplace_back(head->second, r);
+    }
+  }
+  return pairs;
+}
+
 }  // namespace
+
+int64_t LivePositions(const LayoutBlock& block) {
+  return int64_t{block.last} - block.first + 1 + (block.head_last + 1);
+}
 
 int64_t AlignUp(int64_t bytes, int64_t alignment_bytes) {
   if (alignment_bytes <= 1) return bytes;
@@ -224,13 +263,22 @@ BlockLayout LayoutBlocks(const std::vector<LayoutBlock>& blocks, int32_t positio
 }
 
 ArenaLayout LayoutArena(const std::vector<ResidentInterval>& residency, Step step_count,
-                        int64_t alignment_bytes, const LayoutOptions& options) {
+                        int64_t alignment_bytes, const LayoutOptions& options, bool periodic) {
+  // One block per interval, except that a wrapped pair is one block (the end interval's,
+  // with the start interval as its head; the start interval's own block gets 0 bytes).
   std::vector<LayoutBlock> blocks;
   blocks.reserve(residency.size());
   for (const ResidentInterval& interval : residency) {
     blocks.push_back({interval.first_step, interval.last_step, interval.bytes});
   }
+  const std::vector<std::pair<size_t, size_t>> wrapped =
+      periodic ? WrappedPairs(residency, step_count) : std::vector<std::pair<size_t, size_t>>{};
+  for (const auto& [head, tail] : wrapped) {
+    blocks[tail].head_last = residency[head].last_step;
+    blocks[head].bytes = 0;
+  }
   BlockLayout placed = LayoutBlocks(blocks, step_count, alignment_bytes, options);
+  for (const auto& [head, tail] : wrapped) placed.offset_bytes[head] = placed.offset_bytes[tail];
   ArenaLayout layout;
   layout.offset_bytes = std::move(placed.offset_bytes);
   layout.arena_bytes = placed.size_bytes;

@@ -19,7 +19,8 @@ int64_t DeviceAlignmentBytes(const HardwareProfile& profile) {
 
 void LayOutPlan(const HardwareProfile& profile, const LayoutOptions& options, Plan& plan) {
   const auto step_count = static_cast<Step>(plan.order.size());
-  plan.layout = LayoutArena(plan.residency, step_count, DeviceAlignmentBytes(profile), options);
+  plan.layout = LayoutArena(plan.residency, step_count, DeviceAlignmentBytes(profile), options,
+                            plan.periodic);
   plan.tier_buffers = planner::LayoutTierBuffers(profile, options, plan);
 }
 

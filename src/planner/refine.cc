@@ -307,7 +307,8 @@ class Refiner {
     const Step room_from = blocked < 0 ? first_free : blocked + 1;
     if (room_from >= fetch) return;
     links_.Release(old_hop.link, old_hop.slot);
-    const int64_t source_ready = candidate.needs_store ? stores_[candidate.value].end_ns : 0;
+    const int64_t source_ready =
+        ReadsThisIterationsStore(candidate) ? stores_[candidate.value].end_ns : 0;
     const Slot slot =
         links_.EarliestSlot(old_hop.link, std::max(start_ns_[room_from], source_ready),
                             old_hop.slot.end_ns - old_hop.slot.start_ns);
@@ -449,6 +450,11 @@ class Refiner {
         }
         store_end = lower;
         store_last_boundary = placement.store_hops.back().boundary;
+      }
+      if (candidate.write_back_last_iteration) {
+        // The Store after the write is the last iteration's for this gap (candidates.h).
+        store_end = 0;
+        store_last_boundary = -1;
       }
     }
 
@@ -610,6 +616,11 @@ class Refiner {
     stores_[candidate.value] = store_before;
     if (!ok) attempt.placement.partners.clear();
     return attempt;
+  }
+
+  // Whether a gap's Detach and Prefetch wait for a Store made earlier in this iteration.
+  static bool ReadsThisIterationsStore(const Candidate& candidate) {
+    return candidate.needs_store && !candidate.write_back_last_iteration;
   }
 
   // Records a placement's Store, so later gaps of the value (and its partners) reuse it.

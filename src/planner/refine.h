@@ -5,6 +5,9 @@
 // is placed by time against the stall-free timeline and what already occupies the links:
 // - Store (stored values, once per value): every hop at the earliest free channel slot after
 //   the producer ends (time 0 for a graph input).
+//   A gap before a persistent value's in-place write relies on the Store after that write
+//   (candidates.h): it is placed the same way, but it serves the next iteration, so nothing
+//   of this gap waits for it.
 // - Detach: at the first step boundary, not before the gap, at or after the Store completes.
 //   If that is after p, the Detach is pulled to p and the compute stream waits for the Store
 //   (a predicted stall), unless the Store could not even start before step p (rejected).

@@ -91,7 +91,10 @@ int64_t PlaceSweepBestFit(const std::vector<LayoutBlock>& blocks,
                           const std::vector<int64_t>& padded_bytes, int32_t positions,
                           std::vector<int64_t>& offsets) {
   const std::vector<int32_t> order = PlacementOrder(blocks, padded_bytes, GreedyOrder::kSize);
-  const Buckets starting(order, positions, [&](int32_t b) { return blocks[b].first; });
+  // A wrapped block is held from position 0 to its end: an allocator replay cannot promise the
+  // offset is free again when its tail begins.
+  const Buckets starting(order, positions,
+                         [&](int32_t b) { return blocks[b].head_last >= 0 ? 0 : blocks[b].first; });
   const Buckets ending(order, positions, [&](int32_t b) { return blocks[b].last; });
   FreeList free;
   int64_t top = 0;

@@ -280,6 +280,18 @@ class Verifier {
     return false;
   }
 
+  // A Store reads the device copy once its producer has ended. A value updated in place and
+  // owned outside the run may also be stored before its writer starts: it then writes back the
+  // update the previous iteration left on the device (a one-shot plan: the preloaded bytes).
+  bool ReadsAWrittenCopy(int32_t store, const Value& moved) const {
+    if (moved.producer != kNoNode) {
+      return Start(store) >= End(compute_index_[step_of_node_[moved.producer]]);
+    }
+    if (moved.written_by == kNoNode) return true;
+    const int32_t write = compute_index_[step_of_node_[moved.written_by]];
+    return Start(store) >= End(write) || End(store) <= Start(write);
+  }
+
   bool HomeCopyOn(ValueId value, TierId tier) const {
     auto copies = copies_of_.find(value);
     if (copies == copies_of_.end()) return false;
@@ -291,17 +303,29 @@ class Verifier {
   }
 
   // A home copy holds the value's bytes, except after an in-place update on the device and
-  // before a Store has written that update back to it.
+  // before a Store has written that update back to it. In a loop the update to hold before this
+  // iteration's write is the previous iteration's: the home copy starts the iteration stale when
+  // no Store after the write wrote it back by the end (the value stayed on the device), and a
+  // Store before the write (of the device copy, still the previous iteration's) makes it
+  // current again. A one-shot plan starts from a free preload, current everywhere.
   bool HomeCopyCurrent(ValueId value, TierId tier, int64_t at_ns) const {
     const NodeId writer = graph_.values[value].written_by;
     if (writer == kNoNode) return true;
     const int32_t write = compute_index_[step_of_node_[writer]];
-    if (at_ns <= Start(write)) return true;
+    const bool before_write = at_ns <= Start(write);
+    const bool stale_at_start =
+        plan_.periodic && !StoredBetween(value, tier, End(write), sim_.makespan_ns);
+    if (before_write && !stale_at_start) return true;
+    return StoredBetween(value, tier, before_write ? 0 : End(write), at_ns);
+  }
+
+  // Whether a Store of `value` to `tier` starts at or after `from_ns` and ends by `until_ns`.
+  bool StoredBetween(ValueId value, TierId tier, int64_t from_ns, int64_t until_ns) const {
     auto stores = stores_of_.find(value);
     if (stores == stores_of_.end()) return false;
     for (int32_t index : stores->second) {
       const PlanStep& step = plan_.steps[index];
-      if (step.dst_tier == tier && Start(index) >= End(write) && End(index) <= at_ns) return true;
+      if (step.dst_tier == tier && Start(index) >= from_ns && End(index) <= until_ns) return true;
     }
     return false;
   }
@@ -323,13 +347,25 @@ class Verifier {
       if (!IsTransfer(step)) continue;
       const auto index = static_cast<int32_t>(i);
       const Value& moved = graph_.values[step.value];
-      const NodeId producer = moved.producer != kNoNode ? moved.producer : moved.written_by;
-      if (step.src_tier == profile_.device_tier && producer != kNoNode &&
-          Start(index) < End(compute_index_[step_of_node_[producer]])) {
+      if (step.src_tier == profile_.device_tier && !ReadsAWrittenCopy(index, moved)) {
+        const NodeId writer = moved.producer != kNoNode ? moved.producer : moved.written_by;
         return Fail(4, index,
-                    "starts before its producer '" + graph_.nodes[producer].name + "' ends");
+                    (moved.producer != kNoNode ? "starts before its producer '"
+                                               : "overlaps its in-place writer '") +
+                        graph_.nodes[writer].name + (moved.producer != kNoNode ? "' ends" : "'"));
       }
       if (!CopyAvailable(step.value, step.src_tier, Start(index), End(index), index)) {
+        if (moved.written_by != kNoNode && HomeCopyOn(step.value, step.src_tier) &&
+            !HomeCopyCurrent(step.value, step.src_tier, Start(index))) {
+          return Fail(4, index,
+                      "reads the home copy of " + ValueName(step.value) + " on " +
+                          TierName(step.src_tier) + " at " + std::to_string(Start(index)) +
+                          " ns, before a Store wrote back the in-place update by '" +
+                          graph_.nodes[moved.written_by].name + "'" +
+                          (Start(index) <= Start(compute_index_[step_of_node_[moved.written_by]])
+                               ? " in the previous iteration"
+                               : ""));
+        }
         return Fail(4, index,
                     "no complete copy of " + ValueName(step.value) + " on " +
                         TierName(step.src_tier) + " when it starts at " +

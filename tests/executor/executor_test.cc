@@ -383,3 +383,21 @@ TEST_CASE("clean: outputs no node produces are read back as the caller placed th
   // x, w and y each iteration; w checked against iteration 0's pattern, x against this one's.
   CHECK(report.outputs_checked == 2 * 3);
 }
+
+TEST_CASE("an update kept across the boundary runs clean when written back, else is caught") {
+  // The verifier's verdicts on these three plans (tests/planner/loop_test.cc), checked here
+  // by running real bytes: the executor never calls verify.
+  const UpdatedWeight g;
+  for (const WriteBack write_back : {WriteBack::kAfterTheWrite, WriteBack::kNextIteration}) {
+    const ExecutionReport report = Run(g.graph, KeptAcrossTheBoundary(g, write_back));
+    INFO(report.violation);
+    CHECK(report.ok);
+    CHECK(report.iterations_run == 3);
+  }
+  // Iteration 1 starts from the cold start, where ddr and the device agree; its update never
+  // reaches ddr, so iteration 2's n2 reads back the bytes from before it.
+  const ExecutionReport report = Run(g.graph, KeptAcrossTheBoundary(g, WriteBack::kNever));
+  REQUIRE_FALSE(report.ok);
+  CHECK(report.iterations_run == 1);
+  CHECK_THAT(report.violation, Catch::Contains("'w'"));
+}

@@ -330,3 +330,39 @@ TEST_CASE("layout: greedy by size runs at any size (6000 blocks) and stays valid
     for (size_t i = 1; i < live.size(); ++i) REQUIRE(live[i - 1].second <= live[i].first);
   }
 }
+
+TEST_CASE("layout: a loop's block kept across the boundary gets one offset at both ends") {
+  // Over 5 steps: w at step 0 (opened at the run's start, closed by step 9) and again over
+  // steps 3..4 (opened by step 7, open at the run's end), 100 B; p 100 B over steps 2..4.
+  // Periodic: w's two intervals are one block living 3 positions, [3,4] and [0,0]. Largest
+  // first, ties: longer, then earlier first: p (first 2) before w (first 3). p at 0; w meets p
+  // at 3..4, so it goes on top of it, 100, at both ends. Size 200 = the peak at steps 3..4.
+  std::vector<ResidentInterval> residency(3);
+  residency[0] = {0, kNoNode, 0, 0, 100, -1, 9};
+  residency[1] = {0, kNoNode, 3, 4, 100, 7, -1};
+  residency[2] = {1, kNoNode, 2, 4, 100, -1, -1};
+  const ArenaLayout loop = LayoutArena(residency, 5, 1, {}, /*periodic=*/true);
+  CHECK(loop.offset_bytes == std::vector<int64_t>{100, 100, 0});
+  CHECK(loop.arena_bytes == 200);
+  CHECK(loop.live_peak_bytes == 200);
+  CHECK(loop.live_peak_step == 3);
+  // One run: two blocks. p (3 positions) first at 0, then w's [3,4] (2) at 100 over p, then
+  // w's [0,0] (1) at 0: the offsets differ, which a loop's end cannot allow.
+  const ArenaLayout once = LayoutArena(residency, 5, 1, {}, /*periodic=*/false);
+  CHECK(once.offset_bytes == std::vector<int64_t>{0, 100, 0});
+  CHECK(once.arena_bytes == 200);
+}
+
+TEST_CASE("layout: the sweep holds a wrapped block from the first position to its end") {
+  // w 100 B over [3,4] and [0,0]; x 100 B over [1,2]. Greedy shares offset 0 between them
+  // (they never meet): size 100. The sweep, which cannot promise w's offset is free again at
+  // position 3, holds w over [0,4], so x goes on top: 200.
+  const std::vector<LayoutBlock> blocks = {{3, 4, 100, 0}, {1, 2, 100}};
+  std::vector<int64_t> offsets(2, 0);
+  CHECK(planner::PlaceSweepBestFit(blocks, {100, 100}, 5, offsets) == 200);
+  CHECK(offsets == std::vector<int64_t>{0, 100});
+  const BlockLayout layout = LayoutBlocks(blocks, 5, 1);
+  CHECK(layout.offset_bytes == std::vector<int64_t>{0, 0});
+  CHECK(layout.size_bytes == 100);
+  CHECK(layout.live_peak_bytes == 100);
+}

@@ -1,10 +1,15 @@
 // Loop test graphs shared by the planner's loop tests (loop_test.cc, which works their plans
 // out by hand) and the executor's tests (tests/executor), which run those plans: one weight read
-// twice an iteration, and a decode-like step with an in-place KV append. Unit rates
-// (planner_support.h).
+// twice an iteration, a decode-like step with an in-place KV append, and a weight an optimizer
+// step updates in place; plus the plan edits both use to build a plan the planner would not.
+// Unit rates (planner_support.h).
 #pragma once
 
+#include <algorithm>
+#include <vector>
+
 #include "hyperplan/loop.h"
+#include "hyperplan/planner/simulate.h"
 #include "planner_support.h"
 
 namespace hyperplan::planner_test {
@@ -55,5 +60,107 @@ struct KvAppend {
     return options;
   }
 };
+
+// An optimizer-like step: w (50 B weight, home ddr) is read by n0 at step 0 and by n2 at step
+// 2, which also writes it in place (w.updated aliases w by the exporter convention: an
+// overwrite, all 50 bytes change). Step 1 needs 200 B of scratch.
+//   n0 w -> a                1 B, 10 ns
+//   n1 a -> b                1 B, 100 ns, 200 B scratch
+//   n2 b, w -> w.updated    50 B, 10 ns
+// Resident per step with w on the device throughout: 50 + 1 = 51, 1 + 1 + 200 + 50 = 252, 51.
+struct UpdatedWeight {
+  Graph graph;
+  ValueId w;
+  UpdatedWeight() {
+    w = Weight(graph, "w", 50);
+    const ValueId a = Work(graph, "n0", {w}, "a", 1, 10);
+    const ValueId b = Work(graph, "n1", {a}, "b", 1, 100, 200);
+    MarkOutput(graph, Work(graph, "n2", {b, w}, "w.updated", 50, 10));
+  }
+  PlanOptions Options(int64_t budget_bytes) const {
+    PlanOptions options = Budget(budget_bytes);
+    options.aliases = FindAliases(graph, {});
+    return options;
+  }
+};
+
+// Removes step `index` from a plan and renumbers what points at later steps.
+inline void EraseStep(Plan& plan, int32_t index) {
+  auto renumber = [&](int32_t& step) {
+    if (step > index) --step;
+  };
+  plan.steps.erase(plan.steps.begin() + index);
+  for (PlanStep& step : plan.steps) {
+    std::erase(step.waits_for, index);
+    for (int32_t& wait : step.waits_for) renumber(wait);
+  }
+  for (ResidentInterval& interval : plan.residency) {
+    renumber(interval.opened_by);
+    renumber(interval.closed_by);
+  }
+  for (TierCopy& copy : plan.tier_copies) {
+    renumber(copy.opened_by);
+    renumber(copy.closed_by);
+  }
+}
+
+// Inserts `step` at `index` and renumbers what points at that step or later ones.
+inline void InsertStep(Plan& plan, int32_t index, PlanStep step) {
+  auto renumber = [&](int32_t& at) {
+    if (at >= index) ++at;
+  };
+  for (PlanStep& other : plan.steps) {
+    for (int32_t& wait : other.waits_for) renumber(wait);
+  }
+  for (ResidentInterval& interval : plan.residency) {
+    renumber(interval.opened_by);
+    renumber(interval.closed_by);
+  }
+  for (TierCopy& copy : plan.tier_copies) {
+    renumber(copy.opened_by);
+    renumber(copy.closed_by);
+  }
+  plan.steps.insert(plan.steps.begin() + index, std::move(step));
+}
+
+// Where UpdatedWeight's update goes home when w stays on the device across the iteration
+// boundary but leaves it over step 1.
+enum class WriteBack {
+  kAfterTheWrite,  // a Store right after n2, as the planner's own plan has it
+  kNextIteration,  // a Store at the next iteration's start, before the Detach (deferred)
+  kNever,          // none: the Detach drops the only copy of the update (broken)
+};
+
+// UpdatedWeight's plan at a 210 B budget: w stays on the device from n2 to the next
+// iteration's n0, one arena block, and leaves over step 1, its update written back by a Store
+// after n2 (loop_test.cc works it out). That Store stays, moves or goes as `write_back` says.
+// Re-simulated.
+inline Plan KeptAcrossTheBoundary(const UpdatedWeight& g, WriteBack write_back) {
+  Plan plan = PlanAndVerify(g.graph, UnitProfile(), g.Options(210)).plan;
+  const auto stores = StepsOf(plan, StepKind::kStore, g.w);
+  REQUIRE(stores.size() == 1);
+  REQUIRE(StepsOf(plan, StepKind::kDetach, g.w).size() == 1);
+  if (write_back != WriteBack::kAfterTheWrite) EraseStep(plan, stores[0]);
+  if (write_back == WriteBack::kNextIteration) {
+    PlanStep store;  // first in the sequence: n0 and the Detach come after it
+    store.kind = StepKind::kStore;
+    store.value = g.w;
+    store.src_tier = 0;
+    store.dst_tier = 1;
+    store.link = 0;
+    store.channel = 0;
+    store.bytes = 50;
+    store.boundary = 0;
+    InsertStep(plan, 0, store);
+    const auto detach = StepsOf(plan, StepKind::kDetach, g.w);
+    REQUIRE(detach.size() == 1);
+    plan.steps[detach[0]].waits_for.push_back(0);
+    std::sort(plan.steps[detach[0]].waits_for.begin(), plan.steps[detach[0]].waits_for.end());
+  }
+  plan.timeline = Simulate(g.graph, UnitProfile(), plan);
+  plan.summary.peak_bytes = plan.timeline.peak_bytes_per_tier[0];
+  plan.summary.makespan_ns = plan.timeline.makespan_ns;
+  return plan;
+}
 
 }  // namespace hyperplan::planner_test

@@ -14,30 +14,6 @@
 using namespace hyperplan;
 using namespace hyperplan::planner_test;
 
-namespace {
-
-// Removes step `index` from a plan and renumbers what points at later steps.
-void EraseStep(Plan& plan, int32_t index) {
-  auto renumber = [&](int32_t& step) {
-    if (step > index) --step;
-  };
-  plan.steps.erase(plan.steps.begin() + index);
-  for (PlanStep& step : plan.steps) {
-    std::erase(step.waits_for, index);
-    for (int32_t& wait : step.waits_for) renumber(wait);
-  }
-  for (ResidentInterval& interval : plan.residency) {
-    renumber(interval.opened_by);
-    renumber(interval.closed_by);
-  }
-  for (TierCopy& copy : plan.tier_copies) {
-    renumber(copy.opened_by);
-    renumber(copy.closed_by);
-  }
-}
-
-}  // namespace
-
 TEST_CASE("loop: a weight read twice is fetched for step 0 too, and leaves before the end") {
   const TwiceRead g;
   // Budget 210: w must be off the device at steps 1 and 4. It may not end the iteration off
@@ -164,11 +140,85 @@ TEST_CASE("loop: a Detach of an appended buffer with no write-back is rejected")
   const auto stores = StepsOf(plan, StepKind::kStore, g.past);
   REQUIRE(stores.size() == 1);
   // Without the Store, ddr still holds the 100 bytes from before the append when the Detach
-  // drops the device's 110: the appended token would be lost.
+  // drops the device's 110: the appended token would be lost, and the next iteration's
+  // Prefetch (at 0 ns, the first rule broken in the verifier's order) would read the old bytes.
   EraseStep(plan, stores[0]);
   plan.timeline = Simulate(g.graph, UnitProfile(), plan);
   const VerifyResult verdict = VerifyPlan(g.graph, UnitProfile(), plan);
   CHECK_FALSE(verdict.ok);
-  CHECK(verdict.invariant == 1);
-  CHECK_THAT(verdict.message, Catch::Contains("drops the only copy of 'past_key_values.0.key'"));
+  CHECK(verdict.invariant == 4);
+  CHECK_THAT(verdict.message,
+             Catch::Contains("reads the home copy of 'past_key_values.0.key' on ddr at 0 ns, "
+                             "before a Store wrote back the in-place update by 'n1' in the "
+                             "previous iteration"));
+}
+
+TEST_CASE("loop: a weight updated in place stays across the boundary and leaves between uses") {
+  const UpdatedWeight g;
+  // Budget 210: the peak, step 1 (252 B), needs w off the device. Its gap between n0 and n2
+  // is a decision of its own: w stays from n2 to the next iteration's n0 (no Prefetch for
+  // step 0), leaves after n0 and comes back for n2. Its home copy holds the update n2 made
+  // last iteration because the Store after n2 wrote it back before that iteration ended.
+  //  - n0 [0, 10); the Detach after it waits for nothing in this iteration.
+  //  - n1 [10, 110); the Prefetch (50 B) may start only once step 1 ends: [110, 160), a 50 ns
+  //    stall, and n2 [160, 170).
+  //  - The Store of n2's update (all 50 bytes change) runs [170, 220): the iteration's end.
+  // The old plan (w off the device at the boundary) also fetched w for n0: [0, 50), a second
+  // 50 ns stall, 270 ns in all.
+  const PlanResult result = PlanAndVerify(g.graph, UnitProfile(), g.Options(210));
+  REQUIRE(result.status == PlanStatus::kPlanned);
+  const Plan& plan = result.plan;
+  const auto fetches = StepsOf(plan, StepKind::kPrefetch, g.w);
+  const auto detaches = StepsOf(plan, StepKind::kDetach, g.w);
+  const auto stores = StepsOf(plan, StepKind::kStore, g.w);
+  REQUIRE(fetches.size() == 1);
+  REQUIRE(detaches.size() == 1);
+  REQUIRE(stores.size() == 1);
+  CHECK(plan.steps[detaches[0]].boundary == 1);
+  CHECK(plan.steps[detaches[0]].waits_for == std::vector<int32_t>{});
+  CHECK(plan.steps[fetches[0]].boundary == 2);
+  CHECK(plan.timeline.steps[fetches[0]].start_ns == 110);
+  CHECK(plan.timeline.steps[fetches[0]].end_ns == 160);
+  CHECK(plan.steps[stores[0]].bytes == 50);
+  CHECK(plan.timeline.steps[stores[0]].start_ns == 170);
+  CHECK(plan.timeline.steps[stores[0]].end_ns == 220);
+  CHECK(plan.summary.stall_ns == 50);
+  CHECK(plan.summary.makespan_ns == 220);
+  // Resident 51, 202 (a + b + 200), 51: within the budget.
+  CHECK(plan.layout.live_peak_bytes == 202);
+  // w's two blocks (step 0, from the run's start; step 2, to its end) are one arena block.
+  std::vector<int64_t> offsets;
+  for (size_t r = 0; r < plan.residency.size(); ++r) {
+    if (plan.residency[r].value == g.w) offsets.push_back(plan.layout.offset_bytes[r]);
+  }
+  REQUIRE(offsets.size() == 2);
+  CHECK(offsets[0] == offsets[1]);
+  // The cold start places w on the device and its home copy in ddr: 50 B each, the device's
+  // share over ddr->hbm at 1 B/ns.
+  CHECK(plan.cold_start.bytes_per_tier[0] == 50);
+  CHECK(plan.cold_start.bytes_per_tier[1] == 50);
+  CHECK(plan.cold_start.time_ns == 50);
+}
+
+TEST_CASE("loop: an update kept on the device across the boundary is written back before use") {
+  const UpdatedWeight g;
+  // w stays on the device from n2 to the next iteration's n0 and leaves over step 1. Its home
+  // copy holds the previous iteration's update only if a Store wrote it back: right after n2,
+  // or at the next iteration's start before the Detach.
+  for (const WriteBack write_back : {WriteBack::kAfterTheWrite, WriteBack::kNextIteration}) {
+    const Plan plan = KeptAcrossTheBoundary(g, write_back);
+    const VerifyResult verdict = VerifyPlan(g.graph, UnitProfile(), plan);
+    INFO(verdict.message);
+    CHECK(verdict.ok);
+  }
+  // Without either, the Detach after n0 drops the update n2 made last iteration: ddr still
+  // holds the bytes from before it, and n2 would read those back.
+  const Plan broken = KeptAcrossTheBoundary(g, WriteBack::kNever);
+  // The first rule it breaks, in the verifier's order, is the Prefetch's read of ddr.
+  const VerifyResult verdict = VerifyPlan(g.graph, UnitProfile(), broken);
+  CHECK_FALSE(verdict.ok);
+  CHECK(verdict.invariant == 4);
+  CHECK_THAT(verdict.message,
+             Catch::Contains("reads the home copy of 'w' on ddr at 110 ns, before a Store wrote "
+                             "back the in-place update by 'n2' in the previous iteration"));
 }

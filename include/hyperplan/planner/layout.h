@@ -24,8 +24,9 @@
 // most 2 log P sorted sets), where a stack of blocks counts as one run; it places exactly as
 // TFLite's quadratic scan would. The sweep costs O(n log n). Measured in docs/benchmarks.md
 // (hyperplan-bench layout).
-// Limits: a block is one contiguous range; greedy is not optimal (a shaken order sometimes
-// does better, and the lower bound is not always reachable).
+// Limits: a block is one contiguous range, or two where it wraps around a loop's boundary (the
+// sweep then holds it over the positions between them too); greedy is not optimal (a shaken order
+// sometimes does better, and the lower bound is not always reachable).
 #pragma once
 
 #include <cstddef>
@@ -49,12 +50,18 @@ struct LayoutOptions {
   bool greedy = true;  // false: the sweep alone (what a first-come runtime allocator would do)
 };
 
-// A block over positions [first, last] (inclusive); blocks of 0 bytes get offset 0.
+// A block over positions [first, last] (inclusive); blocks of 0 bytes get offset 0. With
+// head_last >= 0 it also lives over [0, head_last] at the same offset (head_last < first - 1):
+// a value a loop keeps on the device across the iteration boundary while it leaves in between.
 struct LayoutBlock {
   int32_t first = 0;
   int32_t last = 0;
   int64_t bytes = 0;
+  int32_t head_last = -1;
 };
+
+// Positions the block lives at: both ranges.
+int64_t LivePositions(const LayoutBlock& block);
 
 struct BlockLayout {
   std::vector<int64_t> offset_bytes;  // parallel to the blocks
@@ -72,8 +79,11 @@ BlockLayout LayoutBlocks(const std::vector<LayoutBlock>& blocks, int32_t positio
                          int64_t alignment_bytes, const LayoutOptions& options = {});
 
 // The device arena: an offset for every resident interval, over the order's steps.
-// `step_count` is the order's size; every interval lies within [0, step_count).
+// `step_count` is the order's size; every interval lies within [0, step_count). `periodic`: a
+// value's interval open at the run's start and its interval open at the run's end are one
+// block wrapped around the loop's boundary (design.md invariant 8: one offset at both ends).
 ArenaLayout LayoutArena(const std::vector<ResidentInterval>& residency, Step step_count,
-                        int64_t alignment_bytes = 1, const LayoutOptions& options = {});
+                        int64_t alignment_bytes = 1, const LayoutOptions& options = {},
+                        bool periodic = false);
 
 }  // namespace hyperplan

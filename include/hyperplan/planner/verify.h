@@ -12,13 +12,17 @@
 //    [0, arena size).
 // 4. The order is a topological permutation; compute steps follow it; waits_for points back;
 //    no transfer reads a tier before a copy exists there (a Prefetch of a stored value never
-//    starts before that Store completes); no Store starts before its producer ends.
+//    starts before that Store completes); no Store starts before its producer ends, nor
+//    overlaps the in-place writer of a value owned outside the run.
 // 5. makespan >= sum of compute; makespan >= bytes moved on each link / its bandwidth.
 // 6. With offloading off: no cache ops, the model's order, makespan = compute, peak = baseline.
 // 8. A periodic plan (Plan::periodic) is checked on the loop graph of its aliases (loop.h):
 //    every persistent value is on the device at the iteration's end exactly when it was at its
 //    start, at the same arena offset, with the same off-device copies; a home copy updated in
 //    place on the device is read or relied on only after a Store has written the update back.
+//    That includes the previous iteration's update: a value that ends the iteration on the
+//    device with no Store after its write starts the next with a stale home copy, until a Store
+//    before the write (a write-back deferred into the next iteration) makes it current.
 // Also checks that the plan's stored timeline is the one its steps replay to.
 // The first failure is returned, naming the invariant, the step and the rule.
 // Cost: one simulation plus O(steps + residencies log residencies + uses).
