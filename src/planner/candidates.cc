@@ -35,8 +35,9 @@ bool RanksBefore(const Candidate& a, const Candidate& b) {
 // Which of a value's gaps a candidate is, to tie the wrap-around ones together after sorting.
 enum class GapKind : uint8_t { kLeading, kInner, kTrailing };
 
-// Ties each persistent value's leading and trailing gaps into one decision (see candidates.h).
-// Runs after ranking: bundles hold indices.
+// Ties each persistent value's leading and trailing gaps into one decision, and with
+// InnerGaps::kWithWrap its inner gaps to that decision too (see candidates.h). Runs after
+// ranking: bundles hold indices.
 // A persistent value keeps its candidates only with both wrap halves (one alone would leave the
 // iteration ending elsewhere than it began), and only if something frees a step: two empty
 // halves (used at the first and the last step) with no inner gap free nothing.
@@ -56,7 +57,7 @@ void DropUselessWrap(std::vector<Candidate>& candidates, std::vector<GapKind>& k
 }
 
 void BundleWrapAround(std::vector<Candidate>& candidates, const std::vector<GapKind>& kinds,
-                      const std::vector<uint8_t>& persistent) {
+                      const std::vector<uint8_t>& persistent, InnerGaps inner_gaps) {
   std::vector<int32_t> leading(persistent.size(), -1);
   std::vector<int32_t> trailing(persistent.size(), -1);
   for (size_t c = 0; c < candidates.size(); ++c) {
@@ -67,7 +68,8 @@ void BundleWrapAround(std::vector<Candidate>& candidates, const std::vector<GapK
   }
   for (size_t c = 0; c < candidates.size(); ++c) {
     const ValueId value = candidates[c].value;
-    if (!persistent[value] || kinds[c] == GapKind::kInner) continue;
+    if (!persistent[value]) continue;
+    if (kinds[c] == GapKind::kInner && inner_gaps == InnerGaps::kOwn) continue;
     for (int32_t other : {leading[value], trailing[value]}) {
       if (other >= 0 && other != static_cast<int32_t>(c)) candidates[c].bundle.push_back(other);
     }
@@ -78,7 +80,8 @@ void BundleWrapAround(std::vector<Candidate>& candidates, const std::vector<GapK
 
 CandidateSet FindCandidates(const Graph& graph, const HardwareProfile& profile,
                             const LifetimeAnalysis& lifetimes, const CostAnalysis& cost,
-                            const ValueHomes& homes, const std::vector<uint8_t>& persistent) {
+                            const ValueHomes& homes, const std::vector<uint8_t>& persistent,
+                            InnerGaps inner_gaps) {
   CandidateSet set;
   std::vector<GapKind> kinds;
   const bool loop = !persistent.empty();
@@ -146,6 +149,7 @@ CandidateSet FindCandidates(const Graph& graph, const HardwareProfile& profile,
       const bool after_write = after >= written_step;
       // Before the write, a persistent value's home copy may still lack the last update.
       candidate.write_back_last_iteration = base.homed && wraps && kind == GapKind::kInner &&
+                                            inner_gaps == InnerGaps::kOwn &&
                                             written_step < step_count && !after_write;
       candidate.needs_store = !base.homed || (after_write && can_write_back) ||
                               (candidate.write_back_last_iteration && can_write_back);
@@ -201,7 +205,7 @@ CandidateSet FindCandidates(const Graph& graph, const HardwareProfile& profile,
   for (size_t i = 0; i < set.candidates.size(); ++i) {
     set.candidates[i].rank = static_cast<int32_t>(i);
   }
-  if (loop) BundleWrapAround(set.candidates, ranked_kinds, persistent);
+  if (loop) BundleWrapAround(set.candidates, ranked_kinds, persistent, inner_gaps);
   return set;
 }
 

@@ -70,10 +70,17 @@ struct CandidateSet {
   std::vector<Decision> pinned;       // one per value that has no candidate, by value id
 };
 
+// How a persistent value's inner gaps relate to its wrap-around gap. kOwn: decisions of their
+// own (above). kWithWrap: each bundles the wrap-around gap, so a value kept on the device
+// across the boundary stays the whole iteration, one plain arena block: the planner's fallback
+// when its wrapped blocks leave the arena too fragmented to fit (planner.cc).
+enum class InnerGaps : uint8_t { kOwn, kWithWrap };
+
 // `homes` decides each value's tier (homes.h); `persistent` (by ValueId, loop.h
 // PersistentValues) is empty for a one-shot plan.
 CandidateSet FindCandidates(const Graph& graph, const HardwareProfile& profile,
                             const LifetimeAnalysis& lifetimes, const CostAnalysis& cost,
-                            const ValueHomes& homes, const std::vector<uint8_t>& persistent);
+                            const ValueHomes& homes, const std::vector<uint8_t>& persistent,
+                            InnerGaps inner_gaps = InnerGaps::kOwn);
 
 }  // namespace hyperplan::planner

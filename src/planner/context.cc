@@ -35,9 +35,28 @@ PlanContext RetimedContext(const PlanContext& base, std::vector<int64_t> step_st
   context.persistent = base.persistent;
   context.layout = base.layout;
   context.homes = base.homes;
-  context.candidates = FindCandidates(*context.graph, *context.profile, context.lifetimes,
-                                      context.cost, context.homes, context.persistent);
+  context.inner_gaps = base.inner_gaps;
+  context.candidates =
+      FindCandidates(*context.graph, *context.profile, context.lifetimes, context.cost,
+                     context.homes, context.persistent, context.inner_gaps);
   return context;
+}
+
+PlanContext WithInnerGapsBundled(const PlanContext& base) {
+  PlanContext context = base;
+  context.inner_gaps = InnerGaps::kWithWrap;
+  context.candidates =
+      FindCandidates(*context.graph, *context.profile, context.lifetimes, context.cost,
+                     context.homes, context.persistent, context.inner_gaps);
+  return context;
+}
+
+bool HasOwnInnerGaps(const PlanContext& context) {
+  if (context.inner_gaps != InnerGaps::kOwn || context.persistent.empty()) return false;
+  for (const Candidate& candidate : context.candidates.candidates) {
+    if (context.persistent[candidate.value] && candidate.bundle.empty()) return true;
+  }
+  return false;
 }
 
 }  // namespace hyperplan::planner

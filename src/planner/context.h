@@ -29,8 +29,9 @@ struct PlanContext {
   CostAnalysis cost;
   ValueHomes homes;  // homes.h: the same for every order and time axis
   CandidateSet candidates;
-  std::vector<uint8_t> persistent;  // by ValueId; empty: a one-shot plan (loop.h)
-  LayoutOptions layout;             // PlanOptions::layout
+  std::vector<uint8_t> persistent;         // by ValueId; empty: a one-shot plan (loop.h)
+  LayoutOptions layout;                    // PlanOptions::layout
+  InnerGaps inner_gaps = InnerGaps::kOwn;  // candidates.h
   // Refine hoists homed values' Prefetches as early as the device has room (refine.h); the
   // planner asks for it in one extra round and keeps that plan only if it wins (retime.h).
   bool hoist_prefetches = false;
@@ -46,6 +47,14 @@ struct PlanContext {
 PlanContext BuildContext(const Graph& graph, const HardwareProfile& profile,
                          std::vector<NodeId> order, const std::vector<int64_t>& node_time_ns,
                          std::vector<uint8_t> persistent);
+
+// `base` with each persistent value's inner gaps bundled to its wrap-around gap
+// (InnerGaps::kWithWrap), the candidates found again.
+PlanContext WithInnerGapsBundled(const PlanContext& base);
+
+// Whether some persistent value has an inner gap of its own: otherwise WithInnerGapsBundled
+// changes nothing.
+bool HasOwnInnerGaps(const PlanContext& context);
 
 // `base` with its time axis replaced: step k starts at `step_start_ns[k]` (step_count + 1
 // entries, non-decreasing; e.g. a simulated plan's compute starts, stalls included), and the

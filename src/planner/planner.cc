@@ -204,6 +204,18 @@ PlanResult PlanOffload(const Graph& graph, const HardwareProfile& profile,
         plan_and_keep(contexts.back());
       }
     }
+    // Values kept on the device across the boundary while they leave in between are wrapped
+    // arena blocks, which can fragment the arena past the budget where the old all-iteration
+    // block fit (a weight read first and last, around the peak): then each order again with
+    // its inner gaps bundled to the wrap-around gap.
+    if (!chosen.feasible) {
+      std::vector<PlanContext> bundled;
+      for (const PlanContext& context : contexts) {
+        if (planner::HasOwnInnerGaps(context))
+          bundled.push_back(planner::WithInnerGapsBundled(context));
+      }
+      for (const PlanContext& context : bundled) plan_and_keep(context);
+    }
   }
 
   chosen.plan.produced_by = "hyperplan";

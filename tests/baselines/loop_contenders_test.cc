@@ -22,11 +22,14 @@ namespace {
 void EveryPolicyPlansTheLoop(const Graph& graph, const HardwareProfile& profile, int64_t budget) {
   const LoopSpec loop{true, FindAliases(graph, {})};
   const auto context = baselines::BuildBaselineContext(graph, profile, {}, loop);
-  auto check = [&](const Plan& plan) {
+  // A contender keeps what starts on the device there all iteration (steady_state.h); the
+  // planner may let it leave between uses and come back (candidates.h), which invariant 8
+  // checks.
+  auto check = [&](const Plan& plan, bool contender = true) {
     CHECK(plan.periodic);
     CHECK(plan.aliases.size() == loop.aliases.size());
     RequireVerified(graph, profile, plan);  // the model: VerifyPlan builds the loop graph
-    CHECK(baselines::StartsNotKept(context, plan).empty());
+    if (contender) CHECK(baselines::StartsNotKept(context, plan).empty());
     // The bound holds per order: the planner may run a memory-aware order of its own.
     const auto bound = baselines::ComputeLowerBounds(
         *context.graph, profile, plan.order, context.node_time_ns, budget, context.persistent);
@@ -42,7 +45,7 @@ void EveryPolicyPlansTheLoop(const Graph& graph, const HardwareProfile& profile,
   PlanOptions options;
   options.budget_bytes = budget;
   options.aliases = loop.aliases;
-  check(PlanOffload(graph, profile, options).plan);
+  check(PlanOffload(graph, profile, options).plan, /*contender=*/false);
 }
 
 std::string Generate(const std::string& preset, const std::string& form) {

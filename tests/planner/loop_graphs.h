@@ -84,14 +84,11 @@ struct UpdatedWeight {
   }
 };
 
-// Removes step `index` from a plan and renumbers what points at later steps.
-inline void EraseStep(Plan& plan, int32_t index) {
-  auto renumber = [&](int32_t& step) {
-    if (step > index) --step;
-  };
-  plan.steps.erase(plan.steps.begin() + index);
+// Applies `renumber` to every reference to a step: waits, residencies' and copies' openers
+// and closers.
+template <typename Renumber>
+void RenumberSteps(Plan& plan, Renumber renumber) {
   for (PlanStep& step : plan.steps) {
-    std::erase(step.waits_for, index);
     for (int32_t& wait : step.waits_for) renumber(wait);
   }
   for (ResidentInterval& interval : plan.residency) {
@@ -104,22 +101,20 @@ inline void EraseStep(Plan& plan, int32_t index) {
   }
 }
 
-// Inserts `step` at `index` and renumbers what points at that step or later ones.
+// Removes step `index` from a plan (and every wait on it); later steps move down one.
+inline void EraseStep(Plan& plan, int32_t index) {
+  plan.steps.erase(plan.steps.begin() + index);
+  for (PlanStep& step : plan.steps) std::erase(step.waits_for, index);
+  RenumberSteps(plan, [&](int32_t& step) {
+    if (step > index) --step;
+  });
+}
+
+// Inserts `step` at `index`; that step and later ones move up one.
 inline void InsertStep(Plan& plan, int32_t index, PlanStep step) {
-  auto renumber = [&](int32_t& at) {
+  RenumberSteps(plan, [&](int32_t& at) {
     if (at >= index) ++at;
-  };
-  for (PlanStep& other : plan.steps) {
-    for (int32_t& wait : other.waits_for) renumber(wait);
-  }
-  for (ResidentInterval& interval : plan.residency) {
-    renumber(interval.opened_by);
-    renumber(interval.closed_by);
-  }
-  for (TierCopy& copy : plan.tier_copies) {
-    renumber(copy.opened_by);
-    renumber(copy.closed_by);
-  }
+  });
   plan.steps.insert(plan.steps.begin() + index, std::move(step));
 }
 
