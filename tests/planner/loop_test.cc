@@ -222,3 +222,34 @@ TEST_CASE("loop: an update kept on the device across the boundary is written bac
              Catch::Contains("reads the home copy of 'w' on ddr at 110 ns, before a Store wrote "
                              "back the in-place update by 'n2' in the previous iteration"));
 }
+
+TEST_CASE("loop: when wrapped blocks cannot fit, the value leaves at the boundary instead") {
+  // w (1024 B) is read by n0 (step 0) and n3 (step 3); a (1024 B) lives over steps 0..1, b
+  // (4096 B) over 1..2, c (4 B) over 2..3, y (1024 B) at 3; every node 10 ns at unit rates.
+  // Live with w resident: 2048, 6144, 5124, 2052. Budget 5200: w must be off over step 1.
+  // Kept across the boundary, w's blocks (step 0; and steps 2..3, since its 1024 ns Prefetch
+  // for n3 cannot hide in n2's 10 ns and is issued before step 2) are one arena block, which
+  // meets a at step 0 and b at step 2 while a meets b at step 1: three blocks that must all be
+  // apart, 1024 + 1024 + 4096 = 6144 B > 5200, though the live bytes fit. The planner then
+  // bundles w's gap with its wrap-around gap: w leaves after n3 and is fetched for n0, two
+  // blocks at two offsets: b at 0, a and w's second block at 4096 (they never meet), w's
+  // first and y at 0, c at 5120: 5124 B.
+  Graph graph;
+  const ValueId w = Weight(graph, "w", 1024);
+  const ValueId a = Work(graph, "n0", {w}, "a", 1024, 10);
+  const ValueId b = Work(graph, "n1", {a}, "b", 4096, 10);
+  const ValueId c = Work(graph, "n2", {b}, "c", 4, 10);
+  MarkOutput(graph, Work(graph, "n3", {w, c}, "y", 1024, 10));
+  const PlanResult result = PlanAndVerify(graph, UnitProfile(), Budget(5200));
+  REQUIRE(result.status == PlanStatus::kPlanned);
+  const Plan& plan = result.plan;
+  CHECK(plan.fits);
+  CHECK(plan.layout.arena_bytes == 5124);
+  const auto fetches = StepsOf(plan, StepKind::kPrefetch, w);
+  const auto detaches = StepsOf(plan, StepKind::kDetach, w);
+  REQUIRE(fetches.size() == 2);
+  REQUIRE(detaches.size() == 2);
+  CHECK(plan.steps[fetches[0]].boundary == 0);   // off the device when the iteration starts
+  CHECK(plan.steps[detaches[1]].boundary == 4);  // and again when it ends
+  CHECK(plan.cold_start.bytes_per_tier[0] == 0);
+}
