@@ -59,6 +59,23 @@ std::string FullTiers(const Graph& graph, const HardwareProfile& profile, const 
   return text;
 }
 
+// "tier 'ddr' needs 245 GiB for the copies it holds at once, over its 238 GiB" for every tier
+// buffer of `plan` over its tier's capacity (empty when none is): what keeps a plan whose arena
+// fits from fitting.
+std::string OverflowingBuffers(const HardwareProfile& profile, const Plan& plan) {
+  std::string text;
+  for (const TierBuffer& buffer : plan.tier_buffers) {
+    if (buffer.tier < 0 || static_cast<size_t>(buffer.tier) >= profile.tiers.size()) continue;
+    const Tier& tier = profile.tiers[buffer.tier];
+    if (tier.capacity_bytes <= 0 || buffer.size_bytes <= tier.capacity_bytes) continue;
+    if (!text.empty()) text += "; ";
+    text += "tier '" + tier.name + "' needs " + FormatBytes(buffer.size_bytes) +
+            " for the copies it holds at once (home, stored and staging, laid out), over its " +
+            FormatBytes(tier.capacity_bytes);
+  }
+  return text;
+}
+
 }  // namespace
 
 Infeasibility ExplainInfeasible(const Graph& graph, const HardwareProfile& profile,
@@ -89,8 +106,12 @@ Infeasibility ExplainInfeasible(const Graph& graph, const HardwareProfile& profi
   why.pinned_bytes = std::max<int64_t>(0, resident_bytes - why.node_floor_bytes);
   const std::string node = "step " + std::to_string(why.blocking_step) + " (node '" +
                            graph.nodes[why.blocking_node].name + "')";
+  const std::string overflowing = OverflowingBuffers(profile, plan);
   if (!full_tiers.empty()) {
     why.message = no_fit + ": " + full_tiers;
+  } else if (why.lowest_arena_bytes <= budget_bytes && !overflowing.empty()) {
+    why.message = no_fit + ": the arena fits (" + FormatBytes(why.lowest_arena_bytes) + ") but " +
+                  overflowing;
   } else if (stuck) {
     why.message = no_fit + ": " + node + " needs " + FormatBytes(resident_bytes) +
                   " resident: its own inputs and outputs take " +

@@ -3,10 +3,13 @@
 // The root cause first. When a tier off the device holds more home copies than its capacity
 // (homes.h keeps what no tier has room for in its preferred tier), those bytes can only be on
 // the device, and no budget below them fits: the message names the tier, its capacity, what
-// the copies are (by class) and the remedy. Otherwise it names the step of the best round
-// that could not go lower: its node's own working set and the bytes that could not leave then,
-// or, when live bytes fit but the layout does not, the arena after layout.
-// Cost: O(values + residency intervals + the blocking node's inputs and outputs).
+// the copies are (by class) and the remedy. When the arena fits but a tier's buffer (its
+// copies laid out, plan_layout.h) is over the tier's capacity, it names that tier. Otherwise it
+// names the step of the best round that could not go lower: its node's own working set and the
+// bytes that could not leave then, or, when live bytes fit but the layout does not, the arena
+// after layout.
+// Cost: O(values + residency intervals + tier buffers + the blocking node's inputs and
+// outputs).
 #pragma once
 
 #include <cstdint>

@@ -451,3 +451,27 @@ TEST_CASE("catalogue: without a budget, a device too small makes its capacity th
   CHECK(too_small.infeasibility.blocking_node == 2);
   CHECK(too_small.infeasibility.node_floor_bytes == 202);
 }
+
+TEST_CASE("catalogue: an arena that fits beside a tier buffer that does not names the tier") {
+  //   n0 () -> s (10 B)   n1 s -> a (1 B)   n2 a -> b (1 B), 300 B scratch   n3 b, s -> y (1 B)
+  // Budget 305: at step 2, s (10) + a (1) + b (1) + 300 = 312, so s is stored to ddr over it.
+  // ddr holds 50 B with 64-byte alignment: s's 10 B fit its room, but laid out its copy takes
+  // one 64-byte block, over the 50 B. The arena fits: s off the device at step 2 leaves
+  // a + b + 300 = 302 B there (10, 11, 302, 12 by step); the plan does not, because of ddr.
+  Graph graph;
+  const ValueId s = Work(graph, "n0", {}, "s", 10, 10);
+  const ValueId a = Work(graph, "n1", {s}, "a", 1, 10);
+  const ValueId b = Work(graph, "n2", {a}, "b", 1, 10, 300);
+  MarkOutput(graph, Work(graph, "n3", {b, s}, "y", 1, 10));
+  HardwareProfile profile = UnitProfile();
+  profile.tiers[1].capacity_bytes = 50;
+  profile.tiers[1].alignment_bytes = 64;
+  PlanOptions options = Budget(305);
+  options.single_run = true;
+  const PlanResult result = PlanOffload(graph, profile, options);
+  REQUIRE(result.status == PlanStatus::kInfeasible);
+  CHECK(result.plan.layout.arena_bytes == 302);
+  CHECK(result.infeasibility.message ==
+        "no plan fits the budget of 305 B: the arena fits (302 B) but tier 'ddr' needs 64 B for "
+        "the copies it holds at once (home, stored and staging, laid out), over its 50 B");
+}
