@@ -212,14 +212,15 @@ class Refiner {
   }
 
   // The placements whose Prefetch has a staging hop, does not hide (its device hop ends after
-  // the consumer's start) and reads a current home copy (no Store), in the order the device
-  // reads their values (then by the device hop's planned start).
+  // the consumer's start) and reads a current home copy (no Store this iteration: a gap before
+  // an in-place write reads the last iteration's), in the order the device reads their values
+  // (then by the device hop's planned start).
   std::vector<size_t> UnhiddenStagedPrefetches() const {
     std::vector<size_t> order;
     for (size_t j = 0; j < selection_.placements.size(); ++j) {
       const Placement& placement = selection_.placements[j];
       const Candidate& candidate = candidates_[placement.candidate];
-      if (placement.prefetch_hops.size() > 1 && !candidate.needs_store &&
+      if (placement.prefetch_hops.size() > 1 && !ReadsThisIterationsStore(candidate) &&
           placement.prefetch_hops.back().slot.end_ns > start_ns_[candidate.before_step]) {
         order.push_back(j);
       }

@@ -281,15 +281,20 @@ class Verifier {
   }
 
   // A Store reads the device copy once its producer has ended. A value updated in place and
-  // owned outside the run may also be stored before its writer starts: it then writes back the
-  // update the previous iteration left on the device (a one-shot plan: the preloaded bytes).
+  // owned outside the run may also be stored before its writer starts, straight into its home
+  // copy: it then writes back the update the previous iteration left on the device (a one-shot
+  // plan: the preloaded bytes). Only straight into it: StoredBetween judges a Store by the hop
+  // that reaches the home tier, so on a two-hop route that hop must read a copy the device
+  // wrote after the write.
   bool ReadsAWrittenCopy(int32_t store, const Value& moved) const {
     if (moved.producer != kNoNode) {
       return Start(store) >= End(compute_index_[step_of_node_[moved.producer]]);
     }
     if (moved.written_by == kNoNode) return true;
     const int32_t write = compute_index_[step_of_node_[moved.written_by]];
-    return Start(store) >= End(write) || End(store) <= Start(write);
+    if (Start(store) >= End(write)) return true;
+    return End(store) <= Start(write) &&
+           HomeCopyOn(plan_.steps[store].value, plan_.steps[store].dst_tier);
   }
 
   bool HomeCopyOn(ValueId value, TierId tier) const {
@@ -350,9 +355,11 @@ class Verifier {
       if (step.src_tier == profile_.device_tier && !ReadsAWrittenCopy(index, moved)) {
         const NodeId writer = moved.producer != kNoNode ? moved.producer : moved.written_by;
         return Fail(4, index,
-                    (moved.producer != kNoNode ? "starts before its producer '"
-                                               : "overlaps its in-place writer '") +
-                        graph_.nodes[writer].name + (moved.producer != kNoNode ? "' ends" : "'"));
+                    (moved.producer != kNoNode
+                         ? "starts before its producer '" + graph_.nodes[writer].name + "' ends"
+                         : "reads the device copy before its in-place writer '" +
+                               graph_.nodes[writer].name +
+                               "' ends, and neither before it starts nor into the home copy"));
       }
       if (!CopyAvailable(step.value, step.src_tier, Start(index), End(index), index)) {
         if (moved.written_by != kNoNode && HomeCopyOn(step.value, step.src_tier) &&

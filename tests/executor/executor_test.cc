@@ -398,6 +398,23 @@ TEST_CASE("an update kept across the boundary runs clean when written back, else
   // reaches ddr, so iteration 2's n2 reads back the bytes from before it.
   const ExecutionReport report = Run(g.graph, KeptAcrossTheBoundary(g, WriteBack::kNever));
   REQUIRE_FALSE(report.ok);
+  INFO(report.violation);
+  CHECK(report.iterations_run == 1);
+  CHECK_THAT(report.violation, Catch::Contains("'w'"));
+}
+
+TEST_CASE("a two-hop write-back split around the update loses it, and is caught") {
+  // tests/planner/loop_test.cc: the verifier rejects this plan; here the executor, which never
+  // calls verify, runs it with real bytes. NVMe never receives iteration 1's update, so
+  // iteration 2's n2 reads back the bytes from before it.
+  const UpdatedWeight g;
+  HostBackend backend(CheckMode::kFull);
+  ExecuteOptions options;
+  options.iterations = 3;
+  const ExecutionReport report =
+      Execute(g.graph, NvmeProfile(), WriteBackSplitAroundTheWrite(g), backend, options);
+  REQUIRE_FALSE(report.ok);
+  INFO(report.violation);
   CHECK(report.iterations_run == 1);
   CHECK_THAT(report.violation, Catch::Contains("'w'"));
 }

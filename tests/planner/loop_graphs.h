@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hyperplan/loop.h"
+#include "hyperplan/planner/plan_layout.h"
 #include "hyperplan/planner/simulate.h"
 #include "planner_support.h"
 
@@ -153,6 +154,51 @@ inline Plan KeptAcrossTheBoundary(const UpdatedWeight& g, WriteBack write_back) 
     std::sort(plan.steps[detach[0]].waits_for.begin(), plan.steps[detach[0]].waits_for.end());
   }
   plan.timeline = Simulate(g.graph, UnitProfile(), plan);
+  plan.summary.peak_bytes = plan.timeline.peak_bytes_per_tier[0];
+  plan.summary.makespan_ns = plan.timeline.makespan_ns;
+  return plan;
+}
+
+// UpdatedWeight's plan at a 210 B budget with w homed on NVMe behind DDR: its write-back
+// Store after n2 is two hops (hbm -> ddr, ddr -> nvme). Edited so the first hop runs at the
+// iteration's start, before n2 (reading the last iteration's update), while the second still
+// waits for n2: NVMe then never receives n2's update, and the next iteration's Prefetch
+// before n2 reads the one before it. Laid out again and re-simulated.
+inline Plan WriteBackSplitAroundTheWrite(const UpdatedWeight& g) {
+  const HardwareProfile profile = NvmeProfile();
+  Plan plan = PlanAndVerify(g.graph, profile, g.Options(210)).plan;
+  const auto stores = StepsOf(plan, StepKind::kStore, g.w);
+  REQUIRE(stores.size() == 2);
+  REQUIRE(plan.steps[stores[0]].dst_tier == 1);  // hbm -> ddr
+  REQUIRE(plan.steps[stores[1]].dst_tier == 2);  // ddr -> nvme
+  const int32_t n2 = [&] {
+    for (size_t i = 0; i < plan.steps.size(); ++i) {
+      if (plan.steps[i].kind == StepKind::kCompute && plan.steps[i].node == 2) return int32_t(i);
+    }
+    return int32_t{-1};
+  }();
+  REQUIRE(n2 >= 0);
+  REQUIRE(n2 < stores[0]);
+  PlanStep first_hop = plan.steps[stores[0]];
+  first_hop.boundary = 0;
+  first_hop.waits_for.clear();
+  // Out of the sequence after n2, into it before everything; the second hop waits for n2 itself.
+  const int32_t second_hop = stores[1];
+  plan.steps[second_hop].waits_for.push_back(n2);
+  std::sort(plan.steps[second_hop].waits_for.begin(), plan.steps[second_hop].waits_for.end());
+  for (TierCopy& copy : plan.tier_copies) {
+    if (copy.opened_by == stores[0]) copy.opened_by = -2;  // re-pointed below
+  }
+  EraseStep(plan, stores[0]);
+  InsertStep(plan, 0, first_hop);
+  for (TierCopy& copy : plan.tier_copies) {
+    if (copy.opened_by == -2) copy.opened_by = 0;
+  }
+  const auto detach = StepsOf(plan, StepKind::kDetach, g.w);  // after n0: it reads first
+  REQUIRE(detach.size() == 1);
+  plan.steps[detach[0]].waits_for.insert(plan.steps[detach[0]].waits_for.begin(), 0);
+  LayOutPlan(profile, LayoutOptions{}, plan);  // the staging copy now lives longer
+  plan.timeline = Simulate(g.graph, profile, plan);
   plan.summary.peak_bytes = plan.timeline.peak_bytes_per_tier[0];
   plan.summary.makespan_ns = plan.timeline.makespan_ns;
   return plan;

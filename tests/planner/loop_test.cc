@@ -253,3 +253,18 @@ TEST_CASE("loop: when wrapped blocks cannot fit, the value leaves at the boundar
   CHECK(plan.steps[detaches[1]].boundary == 4);  // and again when it ends
   CHECK(plan.cold_start.bytes_per_tier[0] == 0);
 }
+
+TEST_CASE("loop: a write-back whose first hop reads the device before the update is rejected") {
+  // On a two-hop route (hbm -> ddr -> nvme) the hop into NVMe runs after n2 but carries what
+  // the first hop read before n2: the last iteration's update, not this one's. Before the write
+  // a Store may only go straight into the home copy.
+  const UpdatedWeight g;
+  const Plan plan = WriteBackSplitAroundTheWrite(g);
+  const VerifyResult verdict = VerifyPlan(g.graph, NvmeProfile(), plan);
+  CHECK_FALSE(verdict.ok);
+  CHECK(verdict.invariant == 4);
+  CHECK(verdict.step == 0);
+  CHECK_THAT(verdict.message,
+             Catch::Contains("reads the device copy before its in-place writer 'n2' ends, and "
+                             "neither before it starts nor into the home copy"));
+}

@@ -106,8 +106,9 @@ std::string AlgorithmRows(const Plan& plan, const HardwareProfile& profile) {
       plan.residency.size(), steps, Gigabytes(plan.layout.live_peak_bytes), alignment);
   for (const Variant& variant : variants) {
     ArenaLayout layout;
-    const double seconds = BestSeconds(
-        [&] { layout = LayoutArena(plan.residency, steps, alignment, variant.options); });
+    const double seconds = BestSeconds([&] {
+      layout = LayoutArena(plan.residency, steps, alignment, variant.options, plan.periodic);
+    });
     text += fmt::format(
         "| {} | {} | {} | {} | {:.3f} s |\n", variant.name, Gigabytes(layout.arena_bytes),
         Gigabytes(layout.arena_bytes - layout.live_peak_bytes), layout.algorithm, seconds);

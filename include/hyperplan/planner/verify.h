@@ -12,8 +12,9 @@
 //    [0, arena size).
 // 4. The order is a topological permutation; compute steps follow it; waits_for points back;
 //    no transfer reads a tier before a copy exists there (a Prefetch of a stored value never
-//    starts before that Store completes); no Store starts before its producer ends, nor
-//    overlaps the in-place writer of a value owned outside the run.
+//    starts before that Store completes); no Store starts before its producer ends, nor reads
+//    the device copy of a value owned outside the run while its in-place writer runs (before
+//    the writer only straight into the home copy: the last iteration's update written back).
 // 5. makespan >= sum of compute; makespan >= bytes moved on each link / its bandwidth.
 // 6. With offloading off: no cache ops, the model's order, makespan = compute, peak = baseline.
 // 8. A periodic plan (Plan::periodic) is checked on the loop graph of its aliases (loop.h):
