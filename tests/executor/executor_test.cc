@@ -384,7 +384,7 @@ TEST_CASE("clean: outputs no node produces are read back as the caller placed th
   CHECK(report.outputs_checked == 2 * 3);
 }
 
-TEST_CASE("an update kept across the boundary runs clean when written back, else is caught") {
+TEST_CASE("clean: an update kept across the boundary runs when written back; without, caught") {
   // The verifier's verdicts on these three plans (tests/planner/loop_test.cc), checked here
   // by running real bytes: the executor never calls verify.
   const UpdatedWeight g;
@@ -403,7 +403,7 @@ TEST_CASE("an update kept across the boundary runs clean when written back, else
   CHECK_THAT(report.violation, Catch::Contains("'w'"));
 }
 
-TEST_CASE("a two-hop write-back split around the update loses it, and is caught") {
+TEST_CASE("broken plan: a two-hop write-back split around the update loses it at the next") {
   // tests/planner/loop_test.cc: the verifier rejects this plan; here the executor, which never
   // calls verify, runs it with real bytes. NVMe never receives iteration 1's update, so
   // iteration 2's n2 reads back the bytes from before it.
