@@ -44,13 +44,6 @@ ExecutionReport Run(const Graph& graph, const Plan& plan, int32_t iterations = 3
   return Execute(graph, UnitProfile(), plan, backend, options);
 }
 
-int32_t ComputeStepOf(const Plan& plan, NodeId node) {
-  for (size_t s = 0; s < plan.steps.size(); ++s) {
-    if (plan.steps[s].kind == StepKind::kCompute && plan.steps[s].node == node) return int32_t(s);
-  }
-  return -1;
-}
-
 void RemoveWait(PlanStep& step, int32_t wait) { std::erase(step.waits_for, wait); }
 
 }  // namespace

@@ -102,6 +102,27 @@ void RenumberSteps(Plan& plan, Renumber renumber) {
   }
 }
 
+// The index of `node`'s compute step in `plan.steps`, -1 when none.
+inline int32_t ComputeStepOf(const Plan& plan, NodeId node) {
+  for (size_t s = 0; s < plan.steps.size(); ++s) {
+    if (plan.steps[s].kind == StepKind::kCompute && plan.steps[s].node == node) return int32_t(s);
+  }
+  return -1;
+}
+
+// Makes `step` wait for step `on` too (waits stay ascending, each once).
+inline void AddWait(PlanStep& step, int32_t on) {
+  const auto at = std::lower_bound(step.waits_for.begin(), step.waits_for.end(), on);
+  if (at == step.waits_for.end() || *at != on) step.waits_for.insert(at, on);
+}
+
+// The timeline and the summary's peak and makespan replayed after a plan was edited.
+inline void Resimulate(const Graph& graph, const HardwareProfile& profile, Plan& plan) {
+  plan.timeline = Simulate(graph, profile, plan);
+  plan.summary.peak_bytes = plan.timeline.peak_bytes_per_tier[0];
+  plan.summary.makespan_ns = plan.timeline.makespan_ns;
+}
+
 // Removes step `index` from a plan (and every wait on it); later steps move down one.
 inline void EraseStep(Plan& plan, int32_t index) {
   plan.steps.erase(plan.steps.begin() + index);
@@ -150,12 +171,9 @@ inline Plan KeptAcrossTheBoundary(const UpdatedWeight& g, WriteBack write_back) 
     InsertStep(plan, 0, store);
     const auto detach = StepsOf(plan, StepKind::kDetach, g.w);
     REQUIRE(detach.size() == 1);
-    plan.steps[detach[0]].waits_for.push_back(0);
-    std::sort(plan.steps[detach[0]].waits_for.begin(), plan.steps[detach[0]].waits_for.end());
+    AddWait(plan.steps[detach[0]], 0);
   }
-  plan.timeline = Simulate(g.graph, UnitProfile(), plan);
-  plan.summary.peak_bytes = plan.timeline.peak_bytes_per_tier[0];
-  plan.summary.makespan_ns = plan.timeline.makespan_ns;
+  Resimulate(g.graph, UnitProfile(), plan);
   return plan;
 }
 
@@ -171,36 +189,28 @@ inline Plan WriteBackSplitAroundTheWrite(const UpdatedWeight& g) {
   REQUIRE(stores.size() == 2);
   REQUIRE(plan.steps[stores[0]].dst_tier == 1);  // hbm -> ddr
   REQUIRE(plan.steps[stores[1]].dst_tier == 2);  // ddr -> nvme
-  const int32_t n2 = [&] {
-    for (size_t i = 0; i < plan.steps.size(); ++i) {
-      if (plan.steps[i].kind == StepKind::kCompute && plan.steps[i].node == 2) return int32_t(i);
-    }
-    return int32_t{-1};
-  }();
+  const int32_t n2 = ComputeStepOf(plan, 2);
   REQUIRE(n2 >= 0);
   REQUIRE(n2 < stores[0]);
+  // Out of the sequence after n2, into it before everything (every reference shifts by one);
+  // the second hop waits for it and for n2 itself, and the staging copy is the new hop's.
   PlanStep first_hop = plan.steps[stores[0]];
   first_hop.boundary = 0;
   first_hop.waits_for.clear();
-  // Out of the sequence after n2, into it before everything; the second hop waits for n2 itself.
-  const int32_t second_hop = stores[1];
-  plan.steps[second_hop].waits_for.push_back(n2);
-  std::sort(plan.steps[second_hop].waits_for.begin(), plan.steps[second_hop].waits_for.end());
-  for (TierCopy& copy : plan.tier_copies) {
-    if (copy.opened_by == stores[0]) copy.opened_by = -2;  // re-pointed below
-  }
-  EraseStep(plan, stores[0]);
   InsertStep(plan, 0, first_hop);
+  const int32_t old_hop = stores[0] + 1;
+  const int32_t second_hop = stores[1] + 1;
+  AddWait(plan.steps[second_hop], 0);
+  AddWait(plan.steps[second_hop], n2 + 1);
   for (TierCopy& copy : plan.tier_copies) {
-    if (copy.opened_by == -2) copy.opened_by = 0;
+    if (copy.opened_by == old_hop) copy.opened_by = 0;
   }
+  EraseStep(plan, old_hop);
   const auto detach = StepsOf(plan, StepKind::kDetach, g.w);  // after n0: it reads first
   REQUIRE(detach.size() == 1);
-  plan.steps[detach[0]].waits_for.insert(plan.steps[detach[0]].waits_for.begin(), 0);
+  AddWait(plan.steps[detach[0]], 0);
   LayOutPlan(profile, LayoutOptions{}, plan);  // the staging copy now lives longer
-  plan.timeline = Simulate(g.graph, profile, plan);
-  plan.summary.peak_bytes = plan.timeline.peak_bytes_per_tier[0];
-  plan.summary.makespan_ns = plan.timeline.makespan_ns;
+  Resimulate(g.graph, profile, plan);
   return plan;
 }
 
