@@ -202,7 +202,7 @@ Plan AssemblePlan(const PlanContext& context, const Selection& selection,
     int32_t opened_by = produced ? compute_index[lifetime.def_step] : -1;
     if (begin < cursor) {
       const Candidate& lead = candidates[selection.placements[by_value[begin]].candidate];
-      if (lead.homed && lead.after_step < 0) open = false;
+      if (lead.homed && lead.after_step < 0 && !lead.write_back_at_start) open = false;
     }
     for (size_t k = begin; k < cursor; ++k) {
       const int32_t j = by_value[k];
@@ -306,7 +306,9 @@ Plan AssemblePlan(const PlanContext& context, const Selection& selection,
         if (p.hop == 0) {
           const Value& stored = graph.values[step.value];
           const NodeId writer = stored.producer != kNoNode ? stored.producer : stored.written_by;
-          if (writer != kNoNode) {
+          const bool before_writer =
+              candidates[selection.placements[p.placement].candidate].write_back_at_start;
+          if (writer != kNoNode && !before_writer) {
             AddWait(step.waits_for, compute_index[lifetimes.step_of_node[writer]]);
           }
           AddWait(step.waits_for, last_compute);

@@ -2,7 +2,9 @@
 #include "planner/candidates.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace hyperplan::planner {
 namespace {
@@ -81,7 +83,12 @@ void BundleWrapAround(std::vector<Candidate>& candidates, const std::vector<GapK
 CandidateSet FindCandidates(const Graph& graph, const HardwareProfile& profile,
                             const LifetimeAnalysis& lifetimes, const CostAnalysis& cost,
                             const ValueHomes& homes, const std::vector<uint8_t>& persistent,
-                            InnerGaps inner_gaps) {
+                            CandidateRules rules) {
+  const InnerGaps inner_gaps = rules.inner_gaps;
+  const std::vector<uint8_t> late_write_back =
+      rules.late_write_backs == LateWriteBacks::kAtStart && inner_gaps == InnerGaps::kOwn
+          ? LateWriteBackValues(graph, profile, lifetimes, cost, homes, persistent)
+          : std::vector<uint8_t>();
   CandidateSet set;
   std::vector<GapKind> kinds;
   const bool loop = !persistent.empty();
@@ -133,12 +140,13 @@ CandidateSet FindCandidates(const Graph& graph, const HardwareProfile& profile,
     for (Step use : lifetime.use_steps) {
       if (required.empty() || required.back() != use) required.push_back(use);
     }
+    const bool kept = wraps && !late_write_back.empty() && late_write_back[id];
     const size_t before = set.candidates.size();
     auto add_gap = [&](GapKind kind, Step after, Step before_step, Step cover_first,
                        Step cover_last) {
       // A wrap-around half may be empty (used at the first or last step): it still carries
       // the Prefetch or the Detach that keeps the iteration periodic.
-      const bool wrap_half = wraps && kind != GapKind::kInner;
+      const bool wrap_half = wraps && !kept && kind != GapKind::kInner;
       if (cover_first > cover_last && !wrap_half) return;
       Candidate candidate = base;
       candidate.after_step = after;
@@ -148,11 +156,13 @@ CandidateSet FindCandidates(const Graph& graph, const HardwareProfile& profile,
       candidate.gap_ns = start_ns[std::max(before_step, after + 1)] - start_ns[after + 1];
       const bool after_write = after >= written_step;
       // Before the write, a persistent value's home copy may still lack the last update.
-      candidate.write_back_last_iteration = base.homed && wraps && kind == GapKind::kInner &&
-                                            inner_gaps == InnerGaps::kOwn &&
-                                            written_step < step_count && !after_write;
+      candidate.write_back_last_iteration =
+          base.homed && wraps && !kept && kind == GapKind::kInner &&
+          inner_gaps == InnerGaps::kOwn && written_step < step_count && !after_write;
+      candidate.write_back_at_start = kept;
       candidate.needs_store = !base.homed || (after_write && can_write_back) ||
-                              (candidate.write_back_last_iteration && can_write_back);
+                              (candidate.write_back_last_iteration && can_write_back) ||
+                              candidate.write_back_at_start;
       if (base.homed && (after_write || candidate.write_back_last_iteration) && !can_write_back) {
         return;
       }
@@ -168,7 +178,14 @@ CandidateSet FindCandidates(const Graph& graph, const HardwareProfile& profile,
     // A stored value that starts on the device keeps step 0 (its Store needs a moment).
     const Step first_free = base.homed ? 0 : 1;
     const Step baseline_last = lifetime.baseline_last_step;
-    if (required.empty()) {
+    if (kept) {
+      // Its device copy holds the last update from the start: a Store frees it from step 1.
+      add_gap(GapKind::kLeading, -1, required.front(), 1, required.front() - 1);
+      for (size_t i = 0; i + 1 < required.size() && required[i + 1] <= written_step; ++i) {
+        add_gap(GapKind::kInner, required[i], required[i + 1], required[i] + 1,
+                required[i + 1] - 1);
+      }
+    } else if (required.empty()) {
       if (!wraps) add_gap(GapKind::kInner, -1, step_count, first_free, baseline_last);
     } else {
       if (!produced) {
@@ -183,7 +200,7 @@ CandidateSet FindCandidates(const Graph& graph, const HardwareProfile& profile,
                 baseline_last);
       }
     }
-    if (wraps) DropUselessWrap(set.candidates, kinds, before);
+    if (wraps && !kept) DropUselessWrap(set.candidates, kinds, before);
     if (set.candidates.size() == before) {
       set.pinned.push_back(PinnedDecision(value_id, value.bytes, step_count,
                                           DecisionReason::kNoIdleGap,
@@ -207,6 +224,34 @@ CandidateSet FindCandidates(const Graph& graph, const HardwareProfile& profile,
   }
   if (loop) BundleWrapAround(set.candidates, ranked_kinds, persistent, inner_gaps);
   return set;
+}
+
+std::vector<uint8_t> LateWriteBackValues(const Graph& graph, const HardwareProfile& profile,
+                                         const LifetimeAnalysis& lifetimes,
+                                         const CostAnalysis& cost, const ValueHomes& homes,
+                                         const std::vector<uint8_t>& persistent) {
+  std::vector<uint8_t> late(graph.values.size(), 0);
+  const auto step_count = static_cast<Step>(lifetimes.order.size());
+  if (persistent.empty() || step_count == 0) return late;
+  for (size_t id = 0; id < graph.values.size(); ++id) {
+    const Value& value = graph.values[id];
+    const auto value_id = static_cast<ValueId>(id);
+    if (!persistent[id] || value.written_by == kNoNode || !value.size_known ||
+        !homes.Homed(value_id)) {
+      continue;
+    }
+    const Step written_step = lifetimes.step_of_node[value.written_by];
+    const std::vector<Step>& uses = lifetimes.lifetimes[id].use_steps;
+    if (uses.empty() || uses.back() != written_step) continue;
+    const TierId tier = homes.OffTier(value_id);
+    if (tier == kNoTier) continue;
+    const std::optional<Route>& write_back = cost.routes.from_device[tier];
+    if (!write_back || write_back->size() != 1) continue;
+    const int64_t after_write_ns =
+        cost.step_start_ns[step_count] - cost.step_start_ns[written_step + 1];
+    late[id] = RouteTimeNs(profile, *write_back, value.written_bytes) > after_write_ns;
+  }
+  return late;
 }
 
 }  // namespace hyperplan::planner

@@ -30,6 +30,14 @@
 // before the write of a persistent value, when the last iteration's update stayed on the device:
 // that Store is the one after this iteration's write (one per value), which the next
 // iteration's Detach relies on (`write_back_last_iteration`: nothing here waits for it).
+// Kept across the boundary (LateWriteBacks::kAtStart): a homed persistent value whose in-place
+// write is its last use, with a write-back that takes longer than the rest of the iteration
+// after the write (the training step's embedding: updated by the last node, 1.05 GB written
+// back in 42 ms over PCIe 4), has no wrap-around gap: off the device at the boundary, its
+// Store would run past the iteration's end. It stays on the device across the boundary, and
+// each gap of it (the leading one too, from step 1) relies on a Store issued in this iteration,
+// from its start, of the update the last iteration left on the device (`write_back_at_start`,
+// one hop straight into the home copy, before the write).
 // Cost: O(values + uses) plus a sort of the candidates.
 #pragma once
 
@@ -55,6 +63,7 @@ struct Candidate {
   bool needs_store = false;  // a Store must write the device copy to `tier` before the Detach
   int64_t store_bytes = 0;   // bytes that Store moves (all, or what an in-place write changed)
   bool write_back_last_iteration = false;  // its Store, after the write, serves the next one
+  bool write_back_at_start = false;        // its Store writes back the last iteration's update
   TierId tier = kNoTier;
   int64_t bytes = 0;
   int64_t gap_ns = 0;       // step_start[before] - step_start[after + 1]
@@ -76,11 +85,31 @@ struct CandidateSet {
 // when its wrapped blocks leave the arena too fragmented to fit (planner.cc).
 enum class InnerGaps : uint8_t { kOwn, kWithWrap };
 
+// Where the write-back of a persistent value's last update goes when it outlasts the rest of
+// the iteration. kAfterWrite: right after the write, past the iteration's end if need be.
+// kAtStart: the value is kept across the boundary and written back from the next iteration's
+// start (above; with InnerGaps::kOwn only). Neither wins everywhere: the planner plans the
+// winning order again with kAtStart and keeps the better plan (planner.cc).
+enum class LateWriteBacks : uint8_t { kAfterWrite, kAtStart };
+
+struct CandidateRules {
+  InnerGaps inner_gaps = InnerGaps::kOwn;
+  LateWriteBacks late_write_backs = LateWriteBacks::kAfterWrite;
+};
+
 // `homes` decides each value's tier (homes.h); `persistent` (by ValueId, loop.h
 // PersistentValues) is empty for a one-shot plan.
 CandidateSet FindCandidates(const Graph& graph, const HardwareProfile& profile,
                             const LifetimeAnalysis& lifetimes, const CostAnalysis& cost,
                             const ValueHomes& homes, const std::vector<uint8_t>& persistent,
-                            InnerGaps inner_gaps = InnerGaps::kOwn);
+                            CandidateRules rules = {});
+
+// Values whose write-back LateWriteBacks::kAtStart moves (by ValueId, 1: moved): homed and
+// persistent, written in place by their last use, with a one-hop route into their home
+// copy that takes longer than the stall-free rest of the iteration after the write.
+std::vector<uint8_t> LateWriteBackValues(const Graph& graph, const HardwareProfile& profile,
+                                         const LifetimeAnalysis& lifetimes,
+                                         const CostAnalysis& cost, const ValueHomes& homes,
+                                         const std::vector<uint8_t>& persistent);
 
 }  // namespace hyperplan::planner

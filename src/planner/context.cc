@@ -4,6 +4,15 @@
 #include <utility>
 
 namespace hyperplan::planner {
+namespace {
+
+void FindCandidatesAgain(PlanContext& context) {
+  context.candidates =
+      FindCandidates(*context.graph, *context.profile, context.lifetimes, context.cost,
+                     context.homes, context.persistent, context.rules);
+}
+
+}  // namespace
 
 PlanContext BuildContext(const Graph& graph, const HardwareProfile& profile,
                          std::vector<NodeId> order, const std::vector<int64_t>& node_time_ns,
@@ -35,24 +44,33 @@ PlanContext RetimedContext(const PlanContext& base, std::vector<int64_t> step_st
   context.persistent = base.persistent;
   context.layout = base.layout;
   context.homes = base.homes;
-  context.inner_gaps = base.inner_gaps;
-  context.candidates =
-      FindCandidates(*context.graph, *context.profile, context.lifetimes, context.cost,
-                     context.homes, context.persistent, context.inner_gaps);
+  context.rules = base.rules;
+  FindCandidatesAgain(context);
   return context;
 }
 
 PlanContext WithInnerGapsBundled(const PlanContext& base) {
   PlanContext context = base;
-  context.inner_gaps = InnerGaps::kWithWrap;
-  context.candidates =
-      FindCandidates(*context.graph, *context.profile, context.lifetimes, context.cost,
-                     context.homes, context.persistent, context.inner_gaps);
+  context.rules.inner_gaps = InnerGaps::kWithWrap;
+  FindCandidatesAgain(context);
   return context;
 }
 
+PlanContext WithLateWriteBacksAtStart(const PlanContext& base) {
+  PlanContext context = base;
+  context.rules.late_write_backs = LateWriteBacks::kAtStart;
+  FindCandidatesAgain(context);
+  return context;
+}
+
+std::vector<uint8_t> LateWriteBackValues(const PlanContext& context) {
+  if (context.rules.inner_gaps != InnerGaps::kOwn) return {};
+  return LateWriteBackValues(*context.graph, *context.profile, context.lifetimes, context.cost,
+                             context.homes, context.persistent);
+}
+
 bool HasOwnInnerGaps(const PlanContext& context) {
-  if (context.inner_gaps != InnerGaps::kOwn || context.persistent.empty()) return false;
+  if (context.rules.inner_gaps != InnerGaps::kOwn || context.persistent.empty()) return false;
   for (const Candidate& candidate : context.candidates.candidates) {
     if (context.persistent[candidate.value] && candidate.bundle.empty()) return true;
   }

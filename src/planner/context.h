@@ -29,9 +29,9 @@ struct PlanContext {
   CostAnalysis cost;
   ValueHomes homes;  // homes.h: the same for every order and time axis
   CandidateSet candidates;
-  std::vector<uint8_t> persistent;         // by ValueId; empty: a one-shot plan (loop.h)
-  LayoutOptions layout;                    // PlanOptions::layout
-  InnerGaps inner_gaps = InnerGaps::kOwn;  // candidates.h
+  std::vector<uint8_t> persistent;  // by ValueId; empty: a one-shot plan (loop.h)
+  LayoutOptions layout;             // PlanOptions::layout
+  CandidateRules rules;             // candidates.h
   // Refine hoists homed values' Prefetches as early as the device has room (refine.h); the
   // planner asks for it in one extra round and keeps that plan only if it wins (retime.h).
   bool hoist_prefetches = false;
@@ -55,6 +55,14 @@ PlanContext WithInnerGapsBundled(const PlanContext& base);
 // Whether some persistent value has an inner gap of its own: otherwise WithInnerGapsBundled
 // changes nothing.
 bool HasOwnInnerGaps(const PlanContext& context);
+
+// `base` with the values LateWriteBackValues names kept across the boundary
+// (LateWriteBacks::kAtStart), the candidates found again.
+PlanContext WithLateWriteBacksAtStart(const PlanContext& base);
+
+// The values WithLateWriteBacksAtStart keeps across the boundary (by ValueId, 1: kept; none
+// unless InnerGaps::kOwn).
+std::vector<uint8_t> LateWriteBackValues(const PlanContext& context);
 
 // `base` with its time axis replaced: step k starts at `step_start_ns[k]` (step_count + 1
 // entries, non-decreasing; e.g. a simulated plan's compute starts, stalls included), and the

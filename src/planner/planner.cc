@@ -108,6 +108,34 @@ bool OverheadModeCannotFit(const PlanContext& context, int64_t capacity_bytes,
   return fetch_ns > ComputeNs(context) + allowance_ns;
 }
 
+// Whether a Store of a value flagged in `values` (by ValueId) ends after the plan's last
+// compute step: the iteration ends waiting for it.
+bool EndsOnWriteBackOf(const Plan& plan, const std::vector<uint8_t>& values) {
+  if (values.empty()) return false;
+  int64_t compute_end_ns = 0;
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    if (plan.steps[i].kind == StepKind::kCompute) {
+      compute_end_ns = std::max(compute_end_ns, plan.timeline.steps[i].end_ns);
+    }
+  }
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const PlanStep& step = plan.steps[i];
+    if (step.kind == StepKind::kStore && values[step.value] &&
+        plan.timeline.steps[i].end_ns > compute_end_ns) {
+      return true;
+    }
+  }
+  return false;
+}
+
+const PlanContext* ContextWithOrder(const std::vector<PlanContext>& contexts,
+                                    const std::vector<NodeId>& order) {
+  for (const PlanContext& context : contexts) {
+    if (context.order == order) return &context;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 PlanResult PlanOffload(const Graph& graph, const HardwareProfile& profile,
@@ -203,6 +231,14 @@ PlanResult PlanOffload(const Graph& graph, const HardwareProfile& profile,
         contexts.back().order_name = kEagerUpdateOrder;
         plan_and_keep(contexts.back());
       }
+    }
+    // A write-back that outlasts the iteration after its write (the training step's embedding,
+    // updated last) runs past the iteration's end: the winning order again with those values
+    // kept across the boundary and written back from the next iteration's start.
+    const PlanContext* winner = ContextWithOrder(contexts, chosen.plan.order);
+    if (chosen.feasible && winner != nullptr &&
+        EndsOnWriteBackOf(chosen.plan, planner::LateWriteBackValues(*winner))) {
+      plan_and_keep(planner::WithLateWriteBacksAtStart(*winner));
     }
     // Values kept on the device across the boundary while they leave in between are wrapped
     // arena blocks, which can fragment the arena past the budget where the old all-iteration

@@ -439,7 +439,7 @@ class Refiner {
       } else {
         if (value.producer != kNoNode) {
           store_first_boundary = context_.lifetimes.lifetimes[candidate.value].def_step + 1;
-        } else if (value.written_by != kNoNode) {
+        } else if (value.written_by != kNoNode && !candidate.write_back_at_start) {
           store_first_boundary = context_.lifetimes.step_of_node[value.written_by] + 1;
         }
         int64_t lower = start_ns_[store_first_boundary];
@@ -462,7 +462,9 @@ class Refiner {
     // Detach: at the first boundary after the Store completes; pulled to `step` if need be.
     Step detach = candidate.cover_first;
     int64_t detach_stall = 0;
-    if (!(candidate.homed && candidate.after_step < 0)) {
+    // A homed value's leading gap starts off the device, unless the value is kept across the
+    // boundary.
+    if (!(candidate.homed && candidate.after_step < 0) || candidate.write_back_at_start) {
       if (candidate.needs_store) {
         detach = std::max(detach, FirstBoundaryAtOrAfter(start_ns_, store_end, detach));
       }

@@ -69,14 +69,16 @@ struct KvAppend {
 //   n1 a -> b                1 B, 100 ns, 200 B scratch
 //   n2 b, w -> w.updated    50 B, 10 ns
 // Resident per step with w on the device throughout: 50 + 1 = 51, 1 + 1 + 200 + 50 = 252, 51.
+// With `after_update_ns` > 0, n3 (b -> z, 1 B) runs that long after n2.
 struct UpdatedWeight {
   Graph graph;
   ValueId w;
-  UpdatedWeight() {
+  explicit UpdatedWeight(int64_t after_update_ns = 0) {
     w = Weight(graph, "w", 50);
     const ValueId a = Work(graph, "n0", {w}, "a", 1, 10);
     const ValueId b = Work(graph, "n1", {a}, "b", 1, 100, 200);
     MarkOutput(graph, Work(graph, "n2", {b, w}, "w.updated", 50, 10));
+    if (after_update_ns > 0) MarkOutput(graph, Work(graph, "n3", {b}, "z", 1, after_update_ns));
   }
   PlanOptions Options(int64_t budget_bytes) const {
     PlanOptions options = Budget(budget_bytes);
@@ -143,35 +145,41 @@ inline void InsertStep(Plan& plan, int32_t index, PlanStep step) {
 // Where UpdatedWeight's update goes home when w stays on the device across the iteration
 // boundary but leaves it over step 1.
 enum class WriteBack {
-  kAfterTheWrite,  // a Store right after n2, as the planner's own plan has it
-  kNextIteration,  // a Store at the next iteration's start, before the Detach (deferred)
+  kAfterTheWrite,  // a Store right after n2
+  kNextIteration,  // a Store at the next iteration's start, before the Detach, as the
+                   // planner's own plan has it (LateWriteBacks::kAtStart)
   kNever,          // none: the Detach drops the only copy of the update (broken)
 };
 
 // UpdatedWeight's plan at a 210 B budget: w stays on the device from n2 to the next
-// iteration's n0, one arena block, and leaves over step 1, its update written back by a Store
-// after n2 (loop_test.cc works it out). That Store stays, moves or goes as `write_back` says.
-// Re-simulated.
+// iteration's n0, one arena block, and leaves over step 1 (loop_test.cc works it out). Its
+// Store is taken out and put back where `write_back` says. Re-simulated.
 inline Plan KeptAcrossTheBoundary(const UpdatedWeight& g, WriteBack write_back) {
   Plan plan = PlanAndVerify(g.graph, UnitProfile(), g.Options(210)).plan;
   const auto stores = StepsOf(plan, StepKind::kStore, g.w);
   REQUIRE(stores.size() == 1);
   REQUIRE(StepsOf(plan, StepKind::kDetach, g.w).size() == 1);
-  if (write_back != WriteBack::kAfterTheWrite) EraseStep(plan, stores[0]);
+  EraseStep(plan, stores[0]);
+  PlanStep store;  // w's 50 bytes, hbm -> ddr
+  store.kind = StepKind::kStore;
+  store.value = g.w;
+  store.src_tier = 0;
+  store.dst_tier = 1;
+  store.link = 0;
+  store.channel = 0;
+  store.bytes = 50;
   if (write_back == WriteBack::kNextIteration) {
-    PlanStep store;  // first in the sequence: n0 and the Detach come after it
-    store.kind = StepKind::kStore;
-    store.value = g.w;
-    store.src_tier = 0;
-    store.dst_tier = 1;
-    store.link = 0;
-    store.channel = 0;
-    store.bytes = 50;
-    store.boundary = 0;
+    store.boundary = 0;  // first in the sequence: n0 and the Detach come after it
     InsertStep(plan, 0, store);
     const auto detach = StepsOf(plan, StepKind::kDetach, g.w);
     REQUIRE(detach.size() == 1);
     AddWait(plan.steps[detach[0]], 0);
+  } else if (write_back == WriteBack::kAfterTheWrite) {
+    const int32_t n2 = ComputeStepOf(plan, 2);
+    REQUIRE(n2 >= 0);
+    store.boundary = 3;  // after the last step
+    store.waits_for = {n2};
+    InsertStep(plan, n2 + 1, store);
   }
   Resimulate(g.graph, UnitProfile(), plan);
   return plan;

@@ -9,6 +9,7 @@
 #include "hyperplan/planner/simulate.h"
 #include "hyperplan/planner/verify.h"
 #include "loop_graphs.h"
+#include "planner/context.h"
 #include "planner_support.h"
 
 using namespace hyperplan;
@@ -157,14 +158,16 @@ TEST_CASE("loop: a weight updated in place stays across the boundary and leaves 
   const UpdatedWeight g;
   // Budget 210: the peak, step 1 (252 B), needs w off the device. Its gap between n0 and n2
   // is a decision of its own: w stays from n2 to the next iteration's n0 (no Prefetch for
-  // step 0), leaves after n0 and comes back for n2. Its home copy holds the update n2 made
-  // last iteration because the Store after n2 wrote it back before that iteration ended.
-  //  - n0 [0, 10); the Detach after it waits for nothing in this iteration.
-  //  - n1 [10, 110); the Prefetch (50 B) may start only once step 1 ends: [110, 160), a 50 ns
-  //    stall, and n2 [160, 170).
-  //  - The Store of n2's update (all 50 bytes change) runs [170, 220): the iteration's end.
-  // The old plan (w off the device at the boundary) also fetched w for n0: [0, 50), a second
-  // 50 ns stall, 270 ns in all.
+  // step 0), leaves after n0 and comes back for n2.
+  // Written back right after n2, its update runs past the iteration's end: the Prefetch may
+  // start only once step 1 ends, [110, 160), a 50 ns stall; n2 [160, 170); the Store (all 50
+  // bytes change) [170, 220). So the planner plans the order again with w's write-back at the
+  // next iteration's start (LateWriteBacks::kAtStart), and that plan wins:
+  //  - the Store of the update the last iteration left on the device runs [0, 50); n0 [0, 10);
+  //  - the Detach before step 1 waits for it: n1 [50, 150), a 40 ns stall;
+  //  - the Prefetch, issued once step 1 ends, [150, 200), a 50 ns stall; n2 [200, 210).
+  // 210 ns against 220. Before inner gaps were decisions, w also left at the boundary and was
+  // fetched for n0, [0, 50): 270 ns.
   const PlanResult result = PlanAndVerify(g.graph, UnitProfile(), g.Options(210));
   REQUIRE(result.status == PlanStatus::kPlanned);
   const Plan& plan = result.plan;
@@ -174,16 +177,17 @@ TEST_CASE("loop: a weight updated in place stays across the boundary and leaves 
   REQUIRE(fetches.size() == 1);
   REQUIRE(detaches.size() == 1);
   REQUIRE(stores.size() == 1);
-  CHECK(plan.steps[detaches[0]].boundary == 1);
-  CHECK(plan.steps[detaches[0]].waits_for == std::vector<int32_t>{});
-  CHECK(plan.steps[fetches[0]].boundary == 2);
-  CHECK(plan.timeline.steps[fetches[0]].start_ns == 110);
-  CHECK(plan.timeline.steps[fetches[0]].end_ns == 160);
+  CHECK(plan.steps[stores[0]].boundary == 0);
   CHECK(plan.steps[stores[0]].bytes == 50);
-  CHECK(plan.timeline.steps[stores[0]].start_ns == 170);
-  CHECK(plan.timeline.steps[stores[0]].end_ns == 220);
-  CHECK(plan.summary.stall_ns == 50);
-  CHECK(plan.summary.makespan_ns == 220);
+  CHECK(plan.timeline.steps[stores[0]].start_ns == 0);
+  CHECK(plan.timeline.steps[stores[0]].end_ns == 50);
+  CHECK(plan.steps[detaches[0]].boundary == 1);
+  CHECK(plan.steps[detaches[0]].waits_for == std::vector<int32_t>{stores[0]});
+  CHECK(plan.steps[fetches[0]].boundary == 2);
+  CHECK(plan.timeline.steps[fetches[0]].start_ns == 150);
+  CHECK(plan.timeline.steps[fetches[0]].end_ns == 200);
+  CHECK(plan.summary.stall_ns == 90);
+  CHECK(plan.summary.makespan_ns == 210);
   // Resident 51, 202 (a + b + 200), 51: within the budget.
   CHECK(plan.layout.live_peak_bytes == 202);
   // w's two blocks (step 0, from the run's start; step 2, to its end) are one arena block.
@@ -198,6 +202,56 @@ TEST_CASE("loop: a weight updated in place stays across the boundary and leaves 
   CHECK(plan.cold_start.bytes_per_tier[0] == 50);
   CHECK(plan.cold_start.bytes_per_tier[1] == 50);
   CHECK(plan.cold_start.time_ns == 50);
+}
+
+TEST_CASE("loop: a write-back that hides after the update stays after it") {
+  const UpdatedWeight g(60);
+  // As above, with n3 (60 ns) after n2: the Store right after n2, [170, 220), ends inside n3
+  // [170, 230), so nothing is planned again. n0 [0, 10); the Detach after it waits for nothing
+  // in this iteration; n1 [10, 110); the Prefetch [110, 160), a 50 ns stall; n2 [160, 170).
+  const PlanResult result = PlanAndVerify(g.graph, UnitProfile(), g.Options(210));
+  REQUIRE(result.status == PlanStatus::kPlanned);
+  const Plan& plan = result.plan;
+  const auto stores = StepsOf(plan, StepKind::kStore, g.w);
+  const auto detaches = StepsOf(plan, StepKind::kDetach, g.w);
+  REQUIRE(stores.size() == 1);
+  REQUIRE(detaches.size() == 1);
+  CHECK(plan.steps[stores[0]].boundary == 3);
+  CHECK(plan.steps[stores[0]].waits_for == std::vector<int32_t>{ComputeStepOf(plan, 2)});
+  CHECK(plan.timeline.steps[stores[0]].start_ns == 170);
+  CHECK(plan.timeline.steps[stores[0]].end_ns == 220);
+  CHECK(plan.steps[detaches[0]].boundary == 1);
+  CHECK(plan.steps[detaches[0]].waits_for == std::vector<int32_t>{});
+  CHECK(plan.summary.stall_ns == 50);
+  CHECK(plan.summary.makespan_ns == 230);
+}
+
+TEST_CASE("loop: which write-backs the next iteration's start may take") {
+  // w's write-back takes 50 ns (50 B at 1 B/ns, one hop into its home copy).
+  auto late = [](const Graph& model, ValueId w) {
+    const std::vector<ValueAlias> aliases = FindAliases(model, {});
+    const Graph loop = LoopGraph(model, aliases);
+    const HardwareProfile profile = UnitProfile();  // the context points at it
+    const planner::PlanContext context =
+        planner::BuildContext(loop, profile, ModelOrder(loop), {}, PersistentValues(loop, aliases));
+    return planner::LateWriteBackValues(context)[w] == 1;
+  };
+  // Written by the last step: 0 ns of the iteration left after it.
+  const UpdatedWeight last;
+  CHECK(late(last.graph, last.w));
+  // 50 ns left (n3): the Store fits behind it; 49 ns: it does not.
+  const UpdatedWeight hidden(50);
+  CHECK_FALSE(late(hidden.graph, hidden.w));
+  const UpdatedWeight short_tail(49);
+  CHECK(late(short_tail.graph, short_tail.w));
+  // Read again after the write (as Adam reads its moments): the write is not its last use.
+  Graph graph;
+  const ValueId w = Weight(graph, "w", 50);
+  const ValueId a = Work(graph, "n0", {w}, "a", 1, 10);
+  const ValueId updated = Work(graph, "n1", {a, w}, "w.updated", 50, 10);
+  MarkOutput(graph, updated);
+  MarkOutput(graph, Work(graph, "n2", {updated}, "y", 1, 10));
+  CHECK_FALSE(late(graph, w));
 }
 
 TEST_CASE("loop: an update kept on the device across the boundary is written back before use") {
