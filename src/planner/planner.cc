@@ -189,6 +189,18 @@ PlanResult PlanOffload(const Graph& graph, const HardwareProfile& profile,
     const int64_t allowance_ns = static_cast<int64_t>(static_cast<__int128>(ComputeNs(model)) *
                                                       options.max_overhead_ppm / 1'000'000);
     bool have = false;
+    auto keep = [&](Outcome outcome) {
+      if (!have || planner::OutcomeBeats(outcome, chosen, budget_mode)) {
+        chosen = std::move(outcome);
+        have = true;
+      }
+    };
+    // A plan in a context on another time axis, by the mode the first plan settled on.
+    const planner::PlanOnAxis plan_on_axis = [&](const PlanContext& retimed) {
+      return budget_mode
+                 ? planner::PlanToBudget(retimed, *budget, baseline)
+                 : planner::PlanWithinOverhead(retimed, allowance_ns, baseline, device_capacity);
+    };
     auto plan_and_keep = [&](const PlanContext& context) {
       Outcome outcome;
       if (budget) {
@@ -206,16 +218,7 @@ PlanResult PlanOffload(const Graph& graph, const HardwareProfile& profile,
           outcome = planner::PlanToBudget(context, capacity, baseline);
         }
       }
-      outcome = planner::ReplanOnRunTimeline(
-          context, std::move(outcome), budget_mode, [&](const PlanContext& retimed) {
-            return budget_mode ? planner::PlanToBudget(retimed, *budget, baseline)
-                               : planner::PlanWithinOverhead(retimed, allowance_ns, baseline,
-                                                             device_capacity);
-          });
-      if (!have || planner::OutcomeBeats(outcome, chosen, budget_mode)) {
-        chosen = std::move(outcome);
-        have = true;
-      }
+      keep(planner::ReplanOnRunTimeline(context, std::move(outcome), budget_mode, plan_on_axis));
     };
     for (const PlanContext& context : contexts) plan_and_keep(context);
     // Each update right after its gradient (order.h): the state's write-back overlaps the
@@ -234,11 +237,13 @@ PlanResult PlanOffload(const Graph& graph, const HardwareProfile& profile,
     }
     // A write-back that outlasts the iteration after its write (the training step's embedding,
     // updated last) runs past the iteration's end: the winning order again with those values
-    // kept across the boundary and written back from the next iteration's start.
+    // kept across the boundary and written back from the next iteration's start, replanned
+    // from the timeline the winner ran on (its first plan on the compute-only axis lost).
     const PlanContext* winner = ContextWithOrder(contexts, chosen.plan.order);
     if (chosen.feasible && winner != nullptr &&
         EndsOnWriteBackOf(chosen.plan, planner::LateWriteBackValues(*winner))) {
-      plan_and_keep(planner::WithLateWriteBacksAtStart(*winner));
+      keep(planner::ReplanOnRunTimeline(planner::WithLateWriteBacksAtStart(*winner), chosen,
+                                        budget_mode, plan_on_axis));
     }
     // Values kept on the device across the boundary while they leave in between are wrapped
     // arena blocks, which can fragment the arena past the budget where the old all-iteration

@@ -7,7 +7,8 @@
 //   the producer ends (time 0 for a graph input).
 //   A gap before a persistent value's in-place write relies on the Store after that write
 //   (candidates.h): it is placed the same way, but it serves the next iteration, so nothing
-//   of this gap waits for it.
+//   of this gap waits for it. A value kept across the boundary (write_back_at_start) has its
+//   Store placed from the iteration's start instead, before the write, and waited for.
 // - Detach: at the first step boundary, not before the gap, at or after the Store completes.
 //   If that is after p, the Detach is pulled to p and the compute stream waits for the Store
 //   (a predicted stall), unless the Store could not even start before step p (rejected).

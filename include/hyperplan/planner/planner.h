@@ -12,6 +12,10 @@
 // The model's order and a memory-aware topological order (when its baseline peak is lower)
 // are both planned and the better plan is kept (budget mode: fits, then makespan, then bytes
 // moved, then arena; no-budget mode: arena, then makespan); ties keep the model's order.
+// A loop plan that ends waiting for a persistent value's write-back (an update by the last
+// steps whose Store outlasts them) is planned again in its order with that value kept across
+// the boundary and written back from the next iteration's start (candidates.h,
+// LateWriteBacks), and the better plan is kept.
 // Budget mode (planner/modes.h) targets live bytes <= budget, then, while the arena's
 // fragmentation keeps it over, adds stall-free cuts and lowers the target; when the result
 // stalls or gets stuck it also tries taking the largest values first and keeps the better.
