@@ -238,12 +238,14 @@ PlanResult PlanOffload(const Graph& graph, const HardwareProfile& profile,
     // A write-back that outlasts the iteration after its write (the training step's embedding,
     // updated last) runs past the iteration's end: the winning order again with those values
     // kept across the boundary and written back from the next iteration's start, replanned
-    // from the timeline the winner ran on (its first plan on the compute-only axis lost).
+    // from the timeline the winner ran on, even where that is the compute-only axis (a
+    // stall-free plan whose Store runs past its end). Planned first on the compute-only axis
+    // and then chained, the variant lost where links bind and cost a whole chain more.
     const PlanContext* winner = ContextWithOrder(contexts, chosen.plan.order);
     if (chosen.feasible && winner != nullptr &&
         EndsOnWriteBackOf(chosen.plan, planner::LateWriteBackValues(*winner))) {
       keep(planner::ReplanOnRunTimeline(planner::WithLateWriteBacksAtStart(*winner), chosen,
-                                        budget_mode, plan_on_axis));
+                                        budget_mode, plan_on_axis, planner::Seed::kOtherContext));
     }
     // Values kept on the device across the boundary while they leave in between are wrapped
     // arena blocks, which can fragment the arena past the budget where the old all-iteration

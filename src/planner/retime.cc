@@ -24,9 +24,10 @@ std::launch SecondChainLaunch() {
 // 3.96 s after two rounds, 3.86, 3.80 and 3.75 s after three, four and five, then under 1%
 // more (2026-11-27); a round costs about a second of planning there.
 Outcome RetimeRounds(const PlanContext& context, Outcome best, bool budget_mode, bool hoist,
-                     const PlanOnAxis& plan_in) {
+                     const PlanOnAxis& plan_in, Seed seed) {
   Outcome last_round = best;
-  std::vector<int64_t> axis_ns = context.cost.step_start_ns;
+  std::vector<int64_t> axis_ns =
+      seed == Seed::kThisContext ? context.cost.step_start_ns : std::vector<int64_t>();
   bool gained = true;  // the last round cut the best makespan by 1% or more
   for (int round = 0; RetimeRoundRuns(round, gained); ++round) {
     const Plan& ran = last_round.plan;
@@ -101,15 +102,16 @@ bool LinkSaturated(const HardwareProfile& profile, const Plan& plan) {
 // DeepSeek-V3-sized decode (123k steps) the hoisted chain won nothing and cost 5 s of planning
 // and 0.8 GB of peak RSS (holding both chains' plans); the training step it won has 9.4k.
 Outcome ReplanOnRunTimeline(const PlanContext& context, Outcome best, bool budget_mode,
-                            const PlanOnAxis& plan_in) {
+                            const PlanOnAxis& plan_in, Seed seed) {
   if (budget_mode && !best.feasible) return best;
   if (!budget_mode || context.step_count() > kSecondChoiceLimit) {
-    return RetimeRounds(context, std::move(best), budget_mode, false, plan_in);
+    return RetimeRounds(context, std::move(best), budget_mode, false, plan_in, seed);
   }
   // The two chains share nothing mutable: on a second core they run side by side.
-  std::future<Outcome> hoisted_rounds = std::async(
-      SecondChainLaunch(), [&] { return RetimeRounds(context, best, budget_mode, true, plan_in); });
-  Outcome plain = RetimeRounds(context, best, budget_mode, false, plan_in);
+  std::future<Outcome> hoisted_rounds = std::async(SecondChainLaunch(), [&] {
+    return RetimeRounds(context, best, budget_mode, true, plan_in, seed);
+  });
+  Outcome plain = RetimeRounds(context, best, budget_mode, false, plan_in, seed);
   Outcome hoisted = hoisted_rounds.get();
   return OutcomeBeats(hoisted, plain, budget_mode) ? hoisted : plain;
 }

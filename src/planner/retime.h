@@ -51,10 +51,14 @@ bool LinkSaturated(const HardwareProfile& profile, const Plan& plan);
 // A plan in `retimed` (the context on a new axis) by the mode that made the first one.
 using PlanOnAxis = std::function<Outcome(const PlanContext& retimed)>;
 
+// Where the plan a chain starts from was made. In `context` its own axis needs no replanning
+// (the same plan again); made with other candidates (another CandidateRules), every axis does.
+enum class Seed : uint8_t { kThisContext, kOtherContext };
+
 // The best of `best` and the replanned rounds (see above). In budget mode an infeasible
 // `best` is returned as it is: it needs bytes off the device, which the budget rounds already
 // tried on every axis they have.
 Outcome ReplanOnRunTimeline(const PlanContext& context, Outcome best, bool budget_mode,
-                            const PlanOnAxis& plan_in);
+                            const PlanOnAxis& plan_in, Seed seed = Seed::kThisContext);
 
 }  // namespace hyperplan::planner

@@ -396,6 +396,21 @@ TEST_CASE("clean: an update kept across the boundary runs when written back; wit
   CHECK_THAT(report.violation, Catch::Contains("'w'"));
 }
 
+TEST_CASE("clean: the planner's own plan that writes an update back next iteration runs") {
+  // tests/planner/loop_test.cc works this plan out: w stays on the device across the boundary
+  // and each iteration's first step is the Store of the update the last one made. Run as the
+  // planner made it, unedited: iteration 2's n2 must read iteration 1's update back from ddr.
+  const UpdateOnly g;
+  const Plan plan = PlanAndVerify(g.graph, UnitProfile(), g.Options(210)).plan;
+  const auto stores = StepsOf(plan, StepKind::kStore, g.w);
+  REQUIRE(stores.size() == 1);
+  REQUIRE(plan.steps[stores[0]].boundary == 0);
+  const ExecutionReport report = Run(g.graph, plan);
+  INFO(report.violation);
+  CHECK(report.ok);
+  CHECK(report.iterations_run == 3);
+}
+
 TEST_CASE("broken plan: a two-hop write-back split around the update loses it at the next") {
   // tests/planner/loop_test.cc: the verifier rejects this plan; here the executor, which never
   // calls verify, runs it with real bytes. NVMe never receives iteration 1's update, so

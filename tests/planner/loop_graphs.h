@@ -87,6 +87,28 @@ struct UpdatedWeight {
   }
 };
 
+// An update that is a weight's only use: w (50 B weight, home ddr) is read only by n2, which
+// writes it in place (all 50 bytes change), at the last step; step 1 needs 200 B of scratch.
+//   n0 -> a                  1 B, 10 ns
+//   n1 a -> b                1 B, 100 ns, 200 B scratch
+//   n2 b, w -> w.updated    50 B, 10 ns
+// Resident per step with w on the device throughout: 1 + 50 = 51, 1 + 1 + 200 + 50 = 252, 51.
+struct UpdateOnly {
+  Graph graph;
+  ValueId w;
+  UpdateOnly() {
+    w = Weight(graph, "w", 50);
+    const ValueId a = Work(graph, "n0", {}, "a", 1, 10);
+    const ValueId b = Work(graph, "n1", {a}, "b", 1, 100, 200);
+    MarkOutput(graph, Work(graph, "n2", {b, w}, "w.updated", 50, 10));
+  }
+  PlanOptions Options(int64_t budget_bytes) const {
+    PlanOptions options = Budget(budget_bytes);
+    options.aliases = FindAliases(graph, {});
+    return options;
+  }
+};
+
 // Applies `renumber` to every reference to a step: waits, residencies' and copies' openers
 // and closers.
 template <typename Renumber>

@@ -204,6 +204,69 @@ TEST_CASE("loop: a weight updated in place stays across the boundary and leaves 
   CHECK(plan.cold_start.time_ns == 50);
 }
 
+TEST_CASE("loop: a weight read only by its update stays across the boundary, away at the peak") {
+  const UpdateOnly g;
+  // Budget 210: w must be off the device at step 1 (252 B). Off it at the boundary too, it is
+  // fetched once step 1 ends, [110, 160), a 50 ns stall; n2 [160, 170); its update's Store
+  // [170, 220) ends the iteration. Kept across the boundary instead (its leading gap, from
+  // step 1), w's Store of the last update runs [0, 50) while n0 runs [0, 10); the Detach
+  // before step 1 waits for it: n1 [50, 150), a 40 ns stall; the Prefetch [150, 200), a 50 ns
+  // stall; n2 [200, 210). 210 ns against 220: the planner keeps it.
+  const PlanResult result = PlanAndVerify(g.graph, UnitProfile(), g.Options(210));
+  REQUIRE(result.status == PlanStatus::kPlanned);
+  const Plan& plan = result.plan;
+  const auto stores = StepsOf(plan, StepKind::kStore, g.w);
+  const auto detaches = StepsOf(plan, StepKind::kDetach, g.w);
+  const auto fetches = StepsOf(plan, StepKind::kPrefetch, g.w);
+  REQUIRE(stores.size() == 1);
+  REQUIRE(detaches.size() == 1);
+  REQUIRE(fetches.size() == 1);
+  CHECK(plan.steps[stores[0]].boundary == 0);
+  CHECK(plan.steps[stores[0]].waits_for == std::vector<int32_t>{});
+  CHECK(plan.timeline.steps[stores[0]].end_ns == 50);
+  CHECK(plan.steps[detaches[0]].boundary == 1);
+  CHECK(plan.steps[detaches[0]].waits_for == std::vector<int32_t>{stores[0]});
+  CHECK(plan.timeline.steps[fetches[0]].start_ns == 150);
+  CHECK(plan.timeline.steps[fetches[0]].end_ns == 200);
+  CHECK(plan.summary.makespan_ns == 210);
+  // On the device when the iteration starts (cold start: 50 B there, 50 B home in ddr) and
+  // when it ends: two residencies, one arena block.
+  CHECK(plan.cold_start.bytes_per_tier[0] == 50);
+  CHECK(plan.cold_start.bytes_per_tier[1] == 50);
+  std::vector<int64_t> offsets;
+  for (size_t r = 0; r < plan.residency.size(); ++r) {
+    if (plan.residency[r].value == g.w) offsets.push_back(plan.layout.offset_bytes[r]);
+  }
+  REQUIRE(offsets.size() == 2);
+  CHECK(offsets[0] == offsets[1]);
+}
+
+TEST_CASE("loop: an iteration that ends on a write-back is planned again even without stalls") {
+  // UpdatedWeight with nm (b -> c, 1 B, 100 ns) between n1 and n2, which then reads c. Budget
+  // 210. Written back after n2, the plan has no stall: n0 [0, 10), the Detach after it, n1
+  // [10, 110), nm [110, 210), the Prefetch hidden in nm, [160, 210), n2 [210, 220); but its
+  // Store runs [220, 270). Its run's axis is the compute-only one, which the replanning rounds
+  // skip for a plan made in the same context; the kept variant is planned on it anyway:
+  // Store [0, 50), n0 [0, 10), the Detach waits for the Store, n1 [50, 150), nm [150, 250),
+  // the Prefetch issued before nm [150, 200), n2 [250, 260). 260 ns against 270.
+  Graph graph;
+  const ValueId w = Weight(graph, "w", 50);
+  const ValueId a = Work(graph, "n0", {w}, "a", 1, 10);
+  const ValueId b = Work(graph, "n1", {a}, "b", 1, 100, 200);
+  const ValueId c = Work(graph, "nm", {b}, "c", 1, 100);
+  MarkOutput(graph, Work(graph, "n2", {c, w}, "w.updated", 50, 10));
+  PlanOptions options = Budget(210);
+  options.aliases = FindAliases(graph, {});
+  const PlanResult result = PlanAndVerify(graph, UnitProfile(), options);
+  REQUIRE(result.status == PlanStatus::kPlanned);
+  const Plan& plan = result.plan;
+  const auto stores = StepsOf(plan, StepKind::kStore, w);
+  REQUIRE(stores.size() == 1);
+  CHECK(plan.steps[stores[0]].boundary == 0);
+  CHECK(plan.timeline.steps[stores[0]].end_ns == 50);
+  CHECK(plan.summary.makespan_ns == 260);
+}
+
 TEST_CASE("loop: a write-back that hides after the update stays after it") {
   const UpdatedWeight g(60);
   // As above, with n3 (60 ns) after n2: the Store right after n2, [170, 220), ends inside n3
