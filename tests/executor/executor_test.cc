@@ -400,7 +400,7 @@ TEST_CASE("clean: the planner's own plan that writes an update back next iterati
   // tests/planner/loop_test.cc works this plan out: w stays on the device across the boundary
   // and each iteration's first step is the Store of the update the last one made. Run as the
   // planner made it, unedited: iteration 2's n2 must read iteration 1's update back from ddr.
-  const UpdateOnly g;
+  const UpdatedWeight g = UpdatedWeight::ReadOnlyByTheUpdate();
   const Plan plan = PlanAndVerify(g.graph, UnitProfile(), g.Options(210)).plan;
   const auto stores = StepsOf(plan, StepKind::kStore, g.w);
   REQUIRE(stores.size() == 1);

@@ -69,43 +69,27 @@ struct KvAppend {
 //   n1 a -> b                1 B, 100 ns, 200 B scratch
 //   n2 b, w -> w.updated    50 B, 10 ns
 // Resident per step with w on the device throughout: 50 + 1 = 51, 1 + 1 + 200 + 50 = 252, 51.
-// With `after_update_ns` > 0, n3 (b -> z, 1 B) runs that long after n2.
+// With `after_update_ns` > 0, n3 (b -> z, 1 B) runs that long after n2. ReadOnlyByTheUpdate():
+// n0 makes a from nothing, so n2 is w's only use (the same bytes per step).
 struct UpdatedWeight {
   Graph graph;
   ValueId w;
-  explicit UpdatedWeight(int64_t after_update_ns = 0) {
+  explicit UpdatedWeight(int64_t after_update_ns = 0) : UpdatedWeight(after_update_ns, true) {}
+  static UpdatedWeight ReadOnlyByTheUpdate() { return UpdatedWeight(0, false); }
+  PlanOptions Options(int64_t budget_bytes) const {
+    PlanOptions options = Budget(budget_bytes);
+    options.aliases = FindAliases(graph, {});
+    return options;
+  }
+
+ private:
+  UpdatedWeight(int64_t after_update_ns, bool read_by_n0) {
     w = Weight(graph, "w", 50);
-    const ValueId a = Work(graph, "n0", {w}, "a", 1, 10);
+    const ValueId a = Work(
+        graph, "n0", read_by_n0 ? std::vector<ValueId>{w} : std::vector<ValueId>{}, "a", 1, 10);
     const ValueId b = Work(graph, "n1", {a}, "b", 1, 100, 200);
     MarkOutput(graph, Work(graph, "n2", {b, w}, "w.updated", 50, 10));
     if (after_update_ns > 0) MarkOutput(graph, Work(graph, "n3", {b}, "z", 1, after_update_ns));
-  }
-  PlanOptions Options(int64_t budget_bytes) const {
-    PlanOptions options = Budget(budget_bytes);
-    options.aliases = FindAliases(graph, {});
-    return options;
-  }
-};
-
-// An update that is a weight's only use: w (50 B weight, home ddr) is read only by n2, which
-// writes it in place (all 50 bytes change), at the last step; step 1 needs 200 B of scratch.
-//   n0 -> a                  1 B, 10 ns
-//   n1 a -> b                1 B, 100 ns, 200 B scratch
-//   n2 b, w -> w.updated    50 B, 10 ns
-// Resident per step with w on the device throughout: 1 + 50 = 51, 1 + 1 + 200 + 50 = 252, 51.
-struct UpdateOnly {
-  Graph graph;
-  ValueId w;
-  UpdateOnly() {
-    w = Weight(graph, "w", 50);
-    const ValueId a = Work(graph, "n0", {}, "a", 1, 10);
-    const ValueId b = Work(graph, "n1", {a}, "b", 1, 100, 200);
-    MarkOutput(graph, Work(graph, "n2", {b, w}, "w.updated", 50, 10));
-  }
-  PlanOptions Options(int64_t budget_bytes) const {
-    PlanOptions options = Budget(budget_bytes);
-    options.aliases = FindAliases(graph, {});
-    return options;
   }
 };
 
@@ -132,6 +116,15 @@ inline int32_t ComputeStepOf(const Plan& plan, NodeId node) {
     if (plan.steps[s].kind == StepKind::kCompute && plan.steps[s].node == node) return int32_t(s);
   }
   return -1;
+}
+
+// The arena offset of each of `value`'s residencies, in residency order.
+inline std::vector<int64_t> ArenaOffsetsOf(const Plan& plan, ValueId value) {
+  std::vector<int64_t> offsets;
+  for (size_t r = 0; r < plan.residency.size(); ++r) {
+    if (plan.residency[r].value == value) offsets.push_back(plan.layout.offset_bytes[r]);
+  }
+  return offsets;
 }
 
 // Makes `step` wait for step `on` too (waits stay ascending, each once).

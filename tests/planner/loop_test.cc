@@ -155,7 +155,6 @@ TEST_CASE("loop: a Detach of an appended buffer with no write-back is rejected")
 }
 
 TEST_CASE("loop: a weight updated in place stays across the boundary and leaves between uses") {
-  const UpdatedWeight g;
   // Budget 210: the peak, step 1 (252 B), needs w off the device. Its gap between n0 and n2
   // is a decision of its own: w stays from n2 to the next iteration's n0 (no Prefetch for
   // step 0), leaves after n0 and comes back for n2.
@@ -168,77 +167,42 @@ TEST_CASE("loop: a weight updated in place stays across the boundary and leaves 
   //  - the Prefetch, issued once step 1 ends, [150, 200), a 50 ns stall; n2 [200, 210).
   // 210 ns against 220. Before inner gaps were decisions, w also left at the boundary and was
   // fetched for n0, [0, 50): 270 ns.
-  const PlanResult result = PlanAndVerify(g.graph, UnitProfile(), g.Options(210));
-  REQUIRE(result.status == PlanStatus::kPlanned);
-  const Plan& plan = result.plan;
-  const auto fetches = StepsOf(plan, StepKind::kPrefetch, g.w);
-  const auto detaches = StepsOf(plan, StepKind::kDetach, g.w);
-  const auto stores = StepsOf(plan, StepKind::kStore, g.w);
-  REQUIRE(fetches.size() == 1);
-  REQUIRE(detaches.size() == 1);
-  REQUIRE(stores.size() == 1);
-  CHECK(plan.steps[stores[0]].boundary == 0);
-  CHECK(plan.steps[stores[0]].bytes == 50);
-  CHECK(plan.timeline.steps[stores[0]].start_ns == 0);
-  CHECK(plan.timeline.steps[stores[0]].end_ns == 50);
-  CHECK(plan.steps[detaches[0]].boundary == 1);
-  CHECK(plan.steps[detaches[0]].waits_for == std::vector<int32_t>{stores[0]});
-  CHECK(plan.steps[fetches[0]].boundary == 2);
-  CHECK(plan.timeline.steps[fetches[0]].start_ns == 150);
-  CHECK(plan.timeline.steps[fetches[0]].end_ns == 200);
-  CHECK(plan.summary.stall_ns == 90);
-  CHECK(plan.summary.makespan_ns == 210);
-  // Resident 51, 202 (a + b + 200), 51: within the budget.
-  CHECK(plan.layout.live_peak_bytes == 202);
-  // w's two blocks (step 0, from the run's start; step 2, to its end) are one arena block.
-  std::vector<int64_t> offsets;
-  for (size_t r = 0; r < plan.residency.size(); ++r) {
-    if (plan.residency[r].value == g.w) offsets.push_back(plan.layout.offset_bytes[r]);
+  // Read only by the update (n0 makes a from nothing), w's kept gap is its leading one, from
+  // step 1 (the Store needs a moment): the same plan in time.
+  for (const UpdatedWeight& g : {UpdatedWeight(), UpdatedWeight::ReadOnlyByTheUpdate()}) {
+    const PlanResult result = PlanAndVerify(g.graph, UnitProfile(), g.Options(210));
+    REQUIRE(result.status == PlanStatus::kPlanned);
+    const Plan& plan = result.plan;
+    const auto fetches = StepsOf(plan, StepKind::kPrefetch, g.w);
+    const auto detaches = StepsOf(plan, StepKind::kDetach, g.w);
+    const auto stores = StepsOf(plan, StepKind::kStore, g.w);
+    REQUIRE(fetches.size() == 1);
+    REQUIRE(detaches.size() == 1);
+    REQUIRE(stores.size() == 1);
+    CHECK(plan.steps[stores[0]].boundary == 0);
+    CHECK(plan.steps[stores[0]].bytes == 50);
+    CHECK(plan.steps[stores[0]].waits_for == std::vector<int32_t>{});  // not for n2
+    CHECK(plan.timeline.steps[stores[0]].start_ns == 0);
+    CHECK(plan.timeline.steps[stores[0]].end_ns == 50);
+    CHECK(plan.steps[detaches[0]].boundary == 1);
+    CHECK(plan.steps[detaches[0]].waits_for == std::vector<int32_t>{stores[0]});
+    CHECK(plan.steps[fetches[0]].boundary == 2);
+    CHECK(plan.timeline.steps[fetches[0]].start_ns == 150);
+    CHECK(plan.timeline.steps[fetches[0]].end_ns == 200);
+    CHECK(plan.summary.stall_ns == 90);
+    CHECK(plan.summary.makespan_ns == 210);
+    // Resident 51, 202 (a + b + 200), 51: within the budget.
+    CHECK(plan.layout.live_peak_bytes == 202);
+    // w's two blocks (step 0, from the run's start; step 2, to its end) are one arena block.
+    const std::vector<int64_t> offsets = ArenaOffsetsOf(plan, g.w);
+    REQUIRE(offsets.size() == 2);
+    CHECK(offsets[0] == offsets[1]);
+    // The cold start places w on the device and its home copy in ddr: 50 B each, the device's
+    // share over ddr->hbm at 1 B/ns.
+    CHECK(plan.cold_start.bytes_per_tier[0] == 50);
+    CHECK(plan.cold_start.bytes_per_tier[1] == 50);
+    CHECK(plan.cold_start.time_ns == 50);
   }
-  REQUIRE(offsets.size() == 2);
-  CHECK(offsets[0] == offsets[1]);
-  // The cold start places w on the device and its home copy in ddr: 50 B each, the device's
-  // share over ddr->hbm at 1 B/ns.
-  CHECK(plan.cold_start.bytes_per_tier[0] == 50);
-  CHECK(plan.cold_start.bytes_per_tier[1] == 50);
-  CHECK(plan.cold_start.time_ns == 50);
-}
-
-TEST_CASE("loop: a weight read only by its update stays across the boundary, away at the peak") {
-  const UpdateOnly g;
-  // Budget 210: w must be off the device at step 1 (252 B). Off it at the boundary too, it is
-  // fetched once step 1 ends, [110, 160), a 50 ns stall; n2 [160, 170); its update's Store
-  // [170, 220) ends the iteration. Kept across the boundary instead (its leading gap, from
-  // step 1), w's Store of the last update runs [0, 50) while n0 runs [0, 10); the Detach
-  // before step 1 waits for it: n1 [50, 150), a 40 ns stall; the Prefetch [150, 200), a 50 ns
-  // stall; n2 [200, 210). 210 ns against 220: the planner keeps it.
-  const PlanResult result = PlanAndVerify(g.graph, UnitProfile(), g.Options(210));
-  REQUIRE(result.status == PlanStatus::kPlanned);
-  const Plan& plan = result.plan;
-  const auto stores = StepsOf(plan, StepKind::kStore, g.w);
-  const auto detaches = StepsOf(plan, StepKind::kDetach, g.w);
-  const auto fetches = StepsOf(plan, StepKind::kPrefetch, g.w);
-  REQUIRE(stores.size() == 1);
-  REQUIRE(detaches.size() == 1);
-  REQUIRE(fetches.size() == 1);
-  CHECK(plan.steps[stores[0]].boundary == 0);
-  CHECK(plan.steps[stores[0]].waits_for == std::vector<int32_t>{});
-  CHECK(plan.timeline.steps[stores[0]].end_ns == 50);
-  CHECK(plan.steps[detaches[0]].boundary == 1);
-  CHECK(plan.steps[detaches[0]].waits_for == std::vector<int32_t>{stores[0]});
-  CHECK(plan.timeline.steps[fetches[0]].start_ns == 150);
-  CHECK(plan.timeline.steps[fetches[0]].end_ns == 200);
-  CHECK(plan.summary.makespan_ns == 210);
-  // On the device when the iteration starts (cold start: 50 B there, 50 B home in ddr) and
-  // when it ends: two residencies, one arena block.
-  CHECK(plan.cold_start.bytes_per_tier[0] == 50);
-  CHECK(plan.cold_start.bytes_per_tier[1] == 50);
-  std::vector<int64_t> offsets;
-  for (size_t r = 0; r < plan.residency.size(); ++r) {
-    if (plan.residency[r].value == g.w) offsets.push_back(plan.layout.offset_bytes[r]);
-  }
-  REQUIRE(offsets.size() == 2);
-  CHECK(offsets[0] == offsets[1]);
 }
 
 TEST_CASE("loop: an iteration that ends on a write-back is planned again even without stalls") {
