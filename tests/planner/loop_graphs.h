@@ -71,11 +71,16 @@ struct KvAppend {
 // Resident per step with w on the device throughout: 50 + 1 = 51, 1 + 1 + 200 + 50 = 252, 51.
 // With `after_update_ns` > 0, n3 (b -> z, 1 B) runs that long after n2. ReadOnlyByTheUpdate():
 // n0 makes a from nothing, so n2 is w's only use (the same bytes per step).
+// WithStepBeforeTheUpdate(ns): nm (b -> c, 1 B) runs that long between n1 and n2, which then
+// reads c instead of b.
 struct UpdatedWeight {
   Graph graph;
   ValueId w;
-  explicit UpdatedWeight(int64_t after_update_ns = 0) : UpdatedWeight(after_update_ns, true) {}
-  static UpdatedWeight ReadOnlyByTheUpdate() { return UpdatedWeight(0, false); }
+  explicit UpdatedWeight(int64_t after_update_ns = 0) : UpdatedWeight(after_update_ns, true, 0) {}
+  static UpdatedWeight ReadOnlyByTheUpdate() { return UpdatedWeight(0, false, 0); }
+  static UpdatedWeight WithStepBeforeTheUpdate(int64_t step_ns) {
+    return UpdatedWeight(0, true, step_ns);
+  }
   PlanOptions Options(int64_t budget_bytes) const {
     PlanOptions options = Budget(budget_bytes);
     options.aliases = FindAliases(graph, {});
@@ -83,12 +88,14 @@ struct UpdatedWeight {
   }
 
  private:
-  UpdatedWeight(int64_t after_update_ns, bool read_by_n0) {
+  UpdatedWeight(int64_t after_update_ns, bool read_by_n0, int64_t before_update_ns) {
     w = Weight(graph, "w", 50);
     const ValueId a = Work(
         graph, "n0", read_by_n0 ? std::vector<ValueId>{w} : std::vector<ValueId>{}, "a", 1, 10);
     const ValueId b = Work(graph, "n1", {a}, "b", 1, 100, 200);
-    MarkOutput(graph, Work(graph, "n2", {b, w}, "w.updated", 50, 10));
+    const ValueId into_update =
+        before_update_ns > 0 ? Work(graph, "nm", {b}, "c", 1, before_update_ns) : b;
+    MarkOutput(graph, Work(graph, "n2", {into_update, w}, "w.updated", 50, 10));
     if (after_update_ns > 0) MarkOutput(graph, Work(graph, "n3", {b}, "z", 1, after_update_ns));
   }
 };

@@ -213,18 +213,11 @@ TEST_CASE("loop: an iteration that ends on a write-back is planned again even wi
   // skip for a plan made in the same context; the kept variant is planned on it anyway:
   // Store [0, 50), n0 [0, 10), the Detach waits for the Store, n1 [50, 150), nm [150, 250),
   // the Prefetch issued before nm [150, 200), n2 [250, 260). 260 ns against 270.
-  Graph graph;
-  const ValueId w = Weight(graph, "w", 50);
-  const ValueId a = Work(graph, "n0", {w}, "a", 1, 10);
-  const ValueId b = Work(graph, "n1", {a}, "b", 1, 100, 200);
-  const ValueId c = Work(graph, "nm", {b}, "c", 1, 100);
-  MarkOutput(graph, Work(graph, "n2", {c, w}, "w.updated", 50, 10));
-  PlanOptions options = Budget(210);
-  options.aliases = FindAliases(graph, {});
-  const PlanResult result = PlanAndVerify(graph, UnitProfile(), options);
+  const UpdatedWeight g = UpdatedWeight::WithStepBeforeTheUpdate(100);
+  const PlanResult result = PlanAndVerify(g.graph, UnitProfile(), g.Options(210));
   REQUIRE(result.status == PlanStatus::kPlanned);
   const Plan& plan = result.plan;
-  const auto stores = StepsOf(plan, StepKind::kStore, w);
+  const auto stores = StepsOf(plan, StepKind::kStore, g.w);
   REQUIRE(stores.size() == 1);
   CHECK(plan.steps[stores[0]].boundary == 0);
   CHECK(plan.timeline.steps[stores[0]].end_ns == 50);
