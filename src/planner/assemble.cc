@@ -202,7 +202,7 @@ Plan AssemblePlan(const PlanContext& context, const Selection& selection,
     int32_t opened_by = produced ? compute_index[lifetime.def_step] : -1;
     if (begin < cursor) {
       const Candidate& lead = candidates[selection.placements[by_value[begin]].candidate];
-      if (lead.homed && lead.after_step < 0 && !lead.write_back_at_start) open = false;
+      if (StartsOffTheDevice(lead)) open = false;
     }
     for (size_t k = begin; k < cursor; ++k) {
       const int32_t j = by_value[k];

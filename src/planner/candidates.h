@@ -74,6 +74,12 @@ struct Candidate {
   std::vector<int32_t> bundle;
 };
 
+// Whether the gap begins with the value off the device: a homed value's leading gap, unless
+// the value is kept across the boundary (then the gap's Detach frees it).
+inline bool StartsOffTheDevice(const Candidate& candidate) {
+  return candidate.homed && candidate.after_step < 0 && !candidate.write_back_at_start;
+}
+
 struct CandidateSet {
   std::vector<Candidate> candidates;  // sorted by rank
   std::vector<Decision> pinned;       // one per value that has no candidate, by value id

@@ -462,9 +462,7 @@ class Refiner {
     // Detach: at the first boundary after the Store completes; pulled to `step` if need be.
     Step detach = candidate.cover_first;
     int64_t detach_stall = 0;
-    // A homed value's leading gap starts off the device, unless the value is kept across the
-    // boundary.
-    if (!(candidate.homed && candidate.after_step < 0) || candidate.write_back_at_start) {
+    if (!StartsOffTheDevice(candidate)) {
       if (candidate.needs_store) {
         detach = std::max(detach, FirstBoundaryAtOrAfter(start_ns_, store_end, detach));
       }
