@@ -26,6 +26,7 @@ struct StoreState {
   bool stored = false;
   int64_t end_ns = 0;
   Step last_boundary = 0;
+  int64_t forward_end_ns = kNoTime;  // on the compute-only axis; kNoTime: issued after the peak
 };
 
 class Refiner {
@@ -40,6 +41,7 @@ class Refiner {
         step_count_(context.step_count()),
         device_(context.base_live_bytes()),
         links_(profile_),
+        forward_stores_(context),
         stores_(graph_.values.size()),
         home_counted_(graph_.values.size(), 0),
         committed_(context.step_count(), {}, {}) {
@@ -429,6 +431,7 @@ class Refiner {
 
     // Store: once per value, as early as the producer (or in-place writer) and links allow.
     int64_t store_end = kNoTime;
+    int64_t forward_store_end = kNoTime;  // on the compute-only axis (forward_stores.h)
     Step store_last_boundary = -1;
     Step store_first_boundary = 0;  // the earliest a Store may be issued: after its writer
     if (candidate.needs_store) {
@@ -436,14 +439,16 @@ class Refiner {
       if (state.stored) {
         store_end = state.end_ns;
         store_last_boundary = state.last_boundary;
+        forward_store_end = state.forward_end_ns;
       } else {
         if (value.producer != kNoNode) {
           store_first_boundary = context_.lifetimes.lifetimes[candidate.value].def_step + 1;
         } else if (value.written_by != kNoNode && !candidate.write_back_at_start) {
           store_first_boundary = context_.lifetimes.step_of_node[value.written_by] + 1;
         }
+        const Route& route = *context_.cost.routes.from_device[candidate.tier];
         int64_t lower = start_ns_[store_first_boundary];
-        for (int32_t link : *context_.cost.routes.from_device[candidate.tier]) {
+        for (int32_t link : route) {
           const int64_t duration =
               ChannelTransferTimeNs(profile_.links[link], candidate.store_bytes);
           placement.store_hops.push_back(Hop(link, links_.EarliestSlot(link, lower, duration)));
@@ -451,11 +456,17 @@ class Refiner {
         }
         store_end = lower;
         store_last_boundary = placement.store_hops.back().boundary;
+        placement.forward_store_hops =
+            forward_stores_.Place(route, candidate.store_bytes, store_first_boundary);
+        if (!placement.forward_store_hops.empty()) {
+          forward_store_end = placement.forward_store_hops.back().slot.end_ns;
+        }
       }
       if (candidate.write_back_last_iteration) {
         // The Store after the write is the last iteration's for this gap (candidates.h).
         store_end = 0;
         store_last_boundary = -1;
+        forward_store_end = kNoTime;
       }
     }
 
@@ -483,6 +494,16 @@ class Refiner {
         }
         detach_stall = store_end - start_ns_[latest];
         detach = latest;
+      }
+      // The wait this axis does not show is the one the last plan had (forward_stores.h).
+      if (forward_store_end != kNoTime &&
+          forward_store_end - forward_stores_.StartNs(detach) > detach_stall) {
+        return Reject(DecisionReason::kStoreTooLate,
+                      "its Store, issued before the no-offload peak, cannot end before step " +
+                          std::to_string(detach) + " begins on the compute-only axis (" +
+                          std::to_string(forward_store_end) + " ns against " +
+                          std::to_string(forward_stores_.StartNs(detach)) +
+                          " ns): the time it has here is the last plan's wait");
       }
       placement.detach_boundary = detach;
       placement.detach_start_ns = std::max(start_ns_[detach], store_end);
@@ -579,6 +600,11 @@ class Refiner {
         }
       }
     }
+    if (sign > 0) {
+      forward_stores_.Hold(placement.forward_store_hops);
+    } else {
+      forward_stores_.Release(placement.forward_store_hops);
+    }
   }
 
   // Places a candidate and the candidates bundled with it that are not taken yet (the other
@@ -631,6 +657,9 @@ class Refiner {
     state.stored = true;
     state.end_ns = placement.store_hops.back().slot.end_ns;
     state.last_boundary = placement.store_hops.back().boundary;
+    state.forward_end_ns = placement.forward_store_hops.empty()
+                               ? kNoTime
+                               : placement.forward_store_hops.back().slot.end_ns;
   }
 
   void CommitBundle(Placement& placement) {
@@ -718,6 +747,7 @@ class Refiner {
     const Candidate& candidate = candidates_[placement.candidate];
     for (const HopPlacement& hop : placement.store_hops) links_.Reserve(hop.link, hop.slot);
     for (const HopPlacement& hop : placement.prefetch_hops) links_.Reserve(hop.link, hop.slot);
+    forward_stores_.Hold(placement.forward_store_hops);
     AddFreed(placement.freed_first, placement.freed_last, -candidate.bytes);
     for (const TierReservation& r : placement.tier_reservations) {
       tiers_[r.tier].Add(r.first, r.last, r.bytes);
@@ -750,6 +780,7 @@ class Refiner {
   int64_t hoist_margin_bytes_ = 0;  // HoistPrefetches keeps each step this far below its target
   std::vector<RangeMaxTree> tiers_;
   LinkSchedule links_;
+  ForwardStores forward_stores_;
   std::vector<StoreState> stores_;
   std::vector<uint8_t> home_counted_;
   std::vector<uint8_t> alive_;

@@ -12,6 +12,9 @@
 // - Detach: at the first step boundary, not before the gap, at or after the Store completes.
 //   If that is after p, the Detach is pulled to p and the compute stream waits for the Store
 //   (a predicted stall), unless the Store could not even start before step p (rejected).
+//   A Store issued up to the no-offload peak is also placed on the compute-only axis
+//   (forward_stores.h); a gap whose Detach would wait longer there than on the axis it is
+//   planned on is rejected at p (the time it fits in is the last plan's wait).
 // - Prefetch: hops chained backwards, each in the latest free slot ending before the next hop
 //   starts (the last one ending by the consumer's start), so it starts as late as still hides
 //   its transfer given the link's occupancy; the last hop must start at or after the boundary
@@ -53,6 +56,7 @@
 
 #include "hyperplan/planner/plan.h"
 #include "planner/context.h"
+#include "planner/forward_stores.h"
 #include "planner/link_schedule.h"
 
 namespace hyperplan::planner {
@@ -85,6 +89,9 @@ struct Placement {
   Step freed_last = -1;
   int64_t detach_start_ns = 0;  // planned: max(boundary start, Store end)
   int64_t stall_ns = 0;         // predicted: Detach wait plus Prefetch overrun
+  // The Store again on the compute-only axis (forward_stores.h): set on the decision that
+  // creates a Store issued up to the no-offload peak.
+  std::vector<LinkSlot> forward_store_hops;
   std::vector<TierReservation> tier_reservations;
   // While evaluating a bundle (candidates.h): the bundled candidates' placements, committed
   // with this one. Empty once committed.

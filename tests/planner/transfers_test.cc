@@ -1,7 +1,8 @@
 // Transfers where links bind: a Prefetch that cannot hide still runs its staging hop ahead of
 // compute (within the staging tier's room), a Store that cannot finish before the step it
-// frees is accepted with its stall, and a hoisted Prefetch goes as early as there is room. Unit
-// rates (planner_support.h): every number is worked out beside its assertion.
+// frees is accepted with its stall (but not on time a stretched axis only owes to the last
+// plan's wait), and a hoisted Prefetch goes as early as there is room. Unit rates
+// (planner_support.h): every number is worked out beside its assertion.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "hyperplan/planner/verify.h"
 #include "planner/context.h"
 #include "planner/modes.h"
+#include "planner/refine.h"
 #include "planner_support.h"
 
 using namespace hyperplan;
@@ -124,6 +126,89 @@ TEST_CASE("transfers: a Store that cannot finish before the step it frees stalls
   // n2 was ready at T = 20 and ran at 210: the 190 ns of the late Store.
   CHECK(plan.timeline.stall_ns_per_node[2] == 190);
   CHECK(plan.summary.makespan_ns == 430);
+}
+
+namespace {
+
+// The candidate of `value`'s gap after step `after`.
+int32_t CandidateOf(const planner::PlanContext& context, ValueId value, Step after) {
+  const auto& candidates = context.candidates.candidates;
+  for (size_t c = 0; c < candidates.size(); ++c) {
+    if (candidates[c].value == value && candidates[c].after_step == after) {
+      return static_cast<int32_t>(c);
+    }
+  }
+  return -1;
+}
+
+}  // namespace
+
+TEST_CASE("transfers: a Store before the peak is judged on compute time, not on the last wait") {
+  // a (100 B activation) is read last at step 4; w (100 B weight, home ddr) at steps 2 and 4;
+  // step 3 needs 300 B of scratch. One channel each way, 1 B/ns.
+  //   n0 -> a              10 ns     compute-only T = [0, 10, 20, 30, 40, 50]
+  //   n1 -> b              10 ns
+  //   n2 b, w -> c         10 ns
+  //   n3 c -> d            10 ns, 300 B scratch
+  //   n4 a, d, w -> y      10 ns
+  // Resident without offloading: 200, 201, 202, 100 + 100 + 1 + 1 + 300 = 502 (the peak, step
+  // 3), 202. Target 402: 100 B off at step 3, a's gap (steps 1..3) or w's (step 3 alone).
+  // The axis refine runs on is the last plan's, which waited 100 ns before step 3:
+  // T = [0, 10, 20, 130, 140, 150]. There a's Store, [10, 110), ends before step 3 begins
+  // (130): no wait, and a ranks first (100 B x 130 ns over 200 ns of transfers = 65; w: 100 B x
+  // 10 ns over 100 ns = 10). Both Prefetches stall alike (issued at T = 140, 100 ns: 100 ns
+  // late). On the compute-only axis a's Store still ends at 110, 80 ns after step 3 would begin
+  // (30): the time it fits in is the wait, so a is turned down and w goes.
+  Graph graph;
+  const ValueId w = Weight(graph, "w", 100);
+  const ValueId a = Work(graph, "n0", {}, "a", 100, 10);
+  const ValueId b = Work(graph, "n1", {}, "b", 1, 10);
+  const ValueId c = Work(graph, "n2", {b, w}, "c", 1, 10);
+  const ValueId d = Work(graph, "n3", {c}, "d", 1, 10, 300);
+  MarkOutput(graph, Work(graph, "n4", {a, d, w}, "y", 1, 10));
+  planner::RefineRequest request;
+  request.target_live_bytes = 402;
+
+  // The context points at `profile`, which must outlive it.
+  auto plan_on_stretched_axis = [&](const HardwareProfile& profile) {
+    const planner::PlanContext base =
+        planner::BuildContext(graph, profile, ModelOrder(graph), {}, {});
+    REQUIRE(base.lifetimes.timeline.peak_step == 3);
+    REQUIRE(base.cost.step_start_ns == std::vector<int64_t>{0, 10, 20, 30, 40, 50});
+    return planner::RetimedContext(base, {0, 10, 20, 130, 140, 150});
+  };
+
+  SECTION("a Store that ends in the last plan's wait is turned down") {
+    const HardwareProfile profile = UnitProfile();
+    const planner::PlanContext context = plan_on_stretched_axis(profile);
+    const int32_t gap_of_a = CandidateOf(context, a, 0);
+    const int32_t gap_of_w = CandidateOf(context, w, 2);
+    REQUIRE(gap_of_a >= 0);
+    REQUIRE(gap_of_w >= 0);
+    CHECK(context.candidates.candidates[gap_of_a].rank <
+          context.candidates.candidates[gap_of_w].rank);
+    const planner::Selection selection = planner::Refine(context, request);
+    CHECK(selection.reached_target);
+    REQUIRE(selection.placements.size() == 1);
+    CHECK(selection.placements[0].candidate == gap_of_w);
+    CHECK(selection.reason[gap_of_a] == DecisionReason::kStoreTooLate);
+    // 110 ns against step 3's compute-only start, 30 ns.
+    CHECK_THAT(selection.detail[gap_of_a],
+               Catch::Contains("cannot end before step 3 begins on the compute-only axis "
+                               "(110 ns against 30 ns)"));
+  }
+
+  SECTION("a Store that ends in time on compute alone goes first, as ranked") {
+    // 10 B/ns out: a's Store runs [10, 20) on either axis, before step 3 (30 on compute
+    // alone). Both gaps stall their Prefetch by 100 ns, so the rank decides: a.
+    HardwareProfile profile = UnitProfile();
+    profile.links[0].bandwidth_bytes_per_s = 10 * kOneBytePerNs;  // hbm -> ddr
+    const planner::PlanContext context = plan_on_stretched_axis(profile);
+    const planner::Selection selection = planner::Refine(context, request);
+    CHECK(selection.reached_target);
+    REQUIRE(selection.placements.size() == 1);
+    CHECK(selection.placements[0].candidate == CandidateOf(context, a, 0));
+  }
 }
 
 TEST_CASE("transfers: hoisted, a homed value's Prefetch goes as early as the device has room") {

@@ -1,0 +1,65 @@
+// ForwardStores: the Stores issued up to the no-offload peak, placed a second time on the
+// compute-only axis, so that refine can tell a Store that fits the run up to the peak from one
+// that fits only because the last plan waited there.
+//
+// A retimed axis (retime.h) is the timeline the last plan ran on, its stalls included. Up to
+// the no-offload peak the device fills, and a plan that waits there mostly waits for its own
+// Stores: the Detach that makes room cannot go before its Store ends. Judged on that axis, the
+// Stores that caused the wait look free, so every later round keeps them and the wait with
+// them. The training step at 50% of its peak on a100-pcie4 stored 18.2 GB of activations from
+// a 546 ms forward pass over a 25 GB/s link; its forward pass waited 266 ms, and the chain
+// stayed at 4.02 s per iteration (1.12x of the bound). Turning those Stores down leaves the
+// activations on the device and sends away weights and state whose Stores fall elsewhere in
+// the iteration: 3.79 s.
+// So refine places each new Store issued at or before the peak step here too, from the
+// compute-only start of its first boundary, against the other such Stores taken, and turns the
+// gap down at this step when its Detach would wait longer on the compute-only axis than on the
+// axis it is planned on (on the compute-only axis itself that never happens).
+// Why only up to the peak: after it, transfers into the device bind (the training step's
+// backward pass reads its Adam moments), and the compute-only axis understates the time by the
+// in-link's length; judged there, every write-back of the backward pass looked late (the same
+// training step: 4.17 s).
+// Cost: O(n) to build (the compute-only step starts); per Store, a link search per hop
+// (link_schedule.h). Limits: where prefetches stretch the run before its peak (weights
+// streamed into a prefill), the compute-only axis understates that time too, and a Store that
+// would fit the stretched run is turned down; the planner's other plans still compete.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "hyperplan/hardware.h"
+#include "hyperplan/planner/routes.h"
+#include "planner/context.h"
+#include "planner/link_schedule.h"
+
+namespace hyperplan::planner {
+
+struct LinkSlot {
+  int32_t link = -1;
+  Slot slot;
+};
+
+class ForwardStores {
+ public:
+  explicit ForwardStores(const PlanContext& context);
+
+  // The hops of a Store of `bytes` along `route`, issued at `first_boundary`, on the
+  // compute-only axis against the Stores held here; empty when issued after the peak step.
+  std::vector<LinkSlot> Place(const Route& route, int64_t bytes, Step first_boundary) const;
+
+  // The compute-only start of `step`.
+  int64_t StartNs(Step step) const { return start_ns_[step]; }
+
+  // Holds (a taken Store) or gives back (an evaluation undone) a Store's slots.
+  void Hold(const std::vector<LinkSlot>& hops);
+  void Release(const std::vector<LinkSlot>& hops);
+
+ private:
+  const HardwareProfile& profile_;
+  std::vector<int64_t> start_ns_;  // by step, size n + 1
+  Step peak_step_ = 0;
+  LinkSchedule links_;
+};
+
+}  // namespace hyperplan::planner
