@@ -14,7 +14,7 @@
 // So refine places each new Store issued at or before the peak step here too, from the
 // compute-only start of its first boundary, against the other such Stores taken, and turns the
 // gap down at this step when its Detach would wait longer on the compute-only axis than on the
-// axis it is planned on (on the compute-only axis itself that never happens).
+// axis it is planned on.
 // Why only up to the peak: after it, transfers into the device bind (the training step's
 // backward pass reads its Adam moments), and the compute-only axis understates the time by the
 // in-link's length; judged there, every write-back of the backward pass looked late (the same
