@@ -31,15 +31,21 @@ std::vector<int64_t> NodeTimes(const Graph& graph, const HardwareProfile& profil
   return times;
 }
 
+std::vector<int64_t> StallFreeStepStarts(const std::vector<NodeId>& order,
+                                         const std::vector<int64_t>& node_time_ns) {
+  std::vector<int64_t> start_ns(order.size() + 1, 0);
+  for (size_t step = 0; step < order.size(); ++step) {
+    start_ns[step + 1] = start_ns[step] + node_time_ns[order[step]];
+  }
+  return start_ns;
+}
+
 CostAnalysis AnalyzeCosts(const Graph& graph, const HardwareProfile& profile,
                           const std::vector<NodeId>& order,
                           const std::vector<int64_t>& node_time_override) {
   CostAnalysis cost;
   cost.node_time_ns = NodeTimes(graph, profile, node_time_override);
-  cost.step_start_ns.assign(order.size() + 1, 0);
-  for (size_t step = 0; step < order.size(); ++step) {
-    cost.step_start_ns[step + 1] = cost.step_start_ns[step] + cost.node_time_ns[order[step]];
-  }
+  cost.step_start_ns = StallFreeStepStarts(order, cost.node_time_ns);
   cost.routes = FindDeviceRoutes(profile);
   return cost;
 }

@@ -31,6 +31,10 @@ CostAnalysis AnalyzeCosts(const Graph& graph, const HardwareProfile& profile,
                           const std::vector<NodeId>& order,
                           const std::vector<int64_t>& node_time_override);
 
+// The stall-free step starts of `order` (size n + 1; [n] is the sum of the node times).
+std::vector<int64_t> StallFreeStepStarts(const std::vector<NodeId>& order,
+                                         const std::vector<int64_t>& node_time_ns);
+
 // Node times alone (by NodeId): the override when given, else the roofline model.
 std::vector<int64_t> NodeTimes(const Graph& graph, const HardwareProfile& profile,
                                const std::vector<int64_t>& node_time_override);

@@ -27,6 +27,11 @@ struct Slot {
   int64_t end_ns = 0;
 };
 
+struct LinkSlot {
+  int32_t link = -1;
+  Slot slot;
+};
+
 class ChannelSchedule {
  public:
   // Latest s >= lower_ns with [s, s + duration_ns) free and s + duration_ns <= deadline_ns.

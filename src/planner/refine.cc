@@ -9,6 +9,7 @@
 #include "hyperplan/planner/segment_tree.h"
 #include "hyperplan/planner/simulate.h"
 #include "planner/candidate_index.h"
+#include "planner/pre_peak_stores.h"
 
 namespace hyperplan::planner {
 namespace {
@@ -26,7 +27,7 @@ struct StoreState {
   bool stored = false;
   int64_t end_ns = 0;
   Step last_boundary = 0;
-  int64_t forward_end_ns = kNoTime;  // on the compute-only axis; kNoTime: issued after the peak
+  int64_t pre_peak_end_ns = kNoTime;  // on the compute-only axis; kNoTime: not judged there
 };
 
 class Refiner {
@@ -41,7 +42,7 @@ class Refiner {
         step_count_(context.step_count()),
         device_(context.base_live_bytes()),
         links_(profile_),
-        forward_stores_(context),
+        pre_peak_stores_(context),
         stores_(graph_.values.size()),
         home_counted_(graph_.values.size(), 0),
         committed_(context.step_count(), {}, {}) {
@@ -431,7 +432,7 @@ class Refiner {
 
     // Store: once per value, as early as the producer (or in-place writer) and links allow.
     int64_t store_end = kNoTime;
-    int64_t forward_store_end = kNoTime;  // on the compute-only axis (forward_stores.h)
+    int64_t pre_peak_store_end = kNoTime;  // on the compute-only axis (pre_peak_stores.h)
     Step store_last_boundary = -1;
     Step store_first_boundary = 0;  // the earliest a Store may be issued: after its writer
     if (candidate.needs_store) {
@@ -439,7 +440,7 @@ class Refiner {
       if (state.stored) {
         store_end = state.end_ns;
         store_last_boundary = state.last_boundary;
-        forward_store_end = state.forward_end_ns;
+        pre_peak_store_end = state.pre_peak_end_ns;
       } else {
         if (value.producer != kNoNode) {
           store_first_boundary = context_.lifetimes.lifetimes[candidate.value].def_step + 1;
@@ -456,17 +457,17 @@ class Refiner {
         }
         store_end = lower;
         store_last_boundary = placement.store_hops.back().boundary;
-        placement.forward_store_hops =
-            forward_stores_.Place(route, candidate.store_bytes, store_first_boundary);
-        if (!placement.forward_store_hops.empty()) {
-          forward_store_end = placement.forward_store_hops.back().slot.end_ns;
+        placement.pre_peak_store_hops =
+            pre_peak_stores_.Place(route, candidate.store_bytes, store_first_boundary);
+        if (!placement.pre_peak_store_hops.empty()) {
+          pre_peak_store_end = placement.pre_peak_store_hops.back().slot.end_ns;
         }
       }
       if (candidate.write_back_last_iteration) {
         // The Store after the write is the last iteration's for this gap (candidates.h).
         store_end = 0;
         store_last_boundary = -1;
-        forward_store_end = kNoTime;
+        pre_peak_store_end = kNoTime;
       }
     }
 
@@ -478,6 +479,26 @@ class Refiner {
         detach = std::max(detach, FirstBoundaryAtOrAfter(start_ns_, store_end, detach));
       }
       const Step latest = keep_first >= 0 ? std::min(step, keep_first) : step;
+      // On compute time alone the Detach goes no earlier either (pre_peak_stores.h): on a
+      // retimed axis, a Store that ends in time only there ends in the last plan's wait.
+      if (pre_peak_store_end != kNoTime) {
+        const Step compute_detach =
+            pre_peak_stores_.FirstBoundaryAtOrAfter(pre_peak_store_end, detach);
+        if (compute_detach > latest) {
+          const int64_t compute_wait_ns = pre_peak_store_end - pre_peak_stores_.StartNs(latest);
+          const int64_t axis_wait_ns = std::max<int64_t>(0, store_end - start_ns_[latest]);
+          if (compute_wait_ns > axis_wait_ns) {
+            return Reject(DecisionReason::kStoreTooLate,
+                          "its Store, issued by the no-offload peak, cannot end before step " +
+                              std::to_string(latest) + " begins on the compute-only axis (" +
+                              std::to_string(pre_peak_store_end) + " ns against " +
+                              std::to_string(pre_peak_stores_.StartNs(latest)) +
+                              " ns), and the wait would be longer there than here");
+          }
+        } else {
+          detach = std::max(detach, compute_detach);
+        }
+      }
       if (detach > latest) {
         if (store_last_boundary > latest) {
           // The link is busy until after step `latest` begins. A Store this placement issues
@@ -494,16 +515,6 @@ class Refiner {
         }
         detach_stall = store_end - start_ns_[latest];
         detach = latest;
-      }
-      // The wait this axis does not show is the one the last plan had (forward_stores.h).
-      if (forward_store_end != kNoTime &&
-          forward_store_end - forward_stores_.StartNs(detach) > detach_stall) {
-        return Reject(DecisionReason::kStoreTooLate,
-                      "its Store, issued before the no-offload peak, cannot end before step " +
-                          std::to_string(detach) + " begins on the compute-only axis (" +
-                          std::to_string(forward_store_end) + " ns against " +
-                          std::to_string(forward_stores_.StartNs(detach)) +
-                          " ns): the time it has here is the last plan's wait");
       }
       placement.detach_boundary = detach;
       placement.detach_start_ns = std::max(start_ns_[detach], store_end);
@@ -601,9 +612,9 @@ class Refiner {
       }
     }
     if (sign > 0) {
-      forward_stores_.Hold(placement.forward_store_hops);
+      pre_peak_stores_.Reserve(placement.pre_peak_store_hops);
     } else {
-      forward_stores_.Release(placement.forward_store_hops);
+      pre_peak_stores_.Release(placement.pre_peak_store_hops);
     }
   }
 
@@ -620,7 +631,7 @@ class Refiner {
     if (candidate.homed) home_counted_[candidate.value] = 1;
     NoteStore(attempt.placement);
     HoldLinks(attempt.placement, +1);
-    bool ok = true;
+    std::optional<Attempt> failure;
     for (int32_t partner : candidate.bundle) {
       if (selection_.reason[partner] == DecisionReason::kOffloaded && !alive_[partner]) continue;
       const Candidate& other = candidates_[partner];
@@ -628,8 +639,7 @@ class Refiner {
           other.after_step < 0 ? Step{-1} : std::max(other.cover_first, other.cover_last);
       Attempt placed = Place(partner, partner_step);
       if (!placed.ok) {
-        attempt = Reject(placed.reason, "with its wrap-around half: " + placed.detail);
-        ok = false;
+        failure = Reject(placed.reason, "with its wrap-around half: " + placed.detail);
         break;
       }
       NoteStore(placed.placement);
@@ -641,7 +651,7 @@ class Refiner {
     for (const Placement& partner : attempt.placement.partners) HoldLinks(partner, -1);
     home_counted_[candidate.value] = home_was_counted;
     stores_[candidate.value] = store_before;
-    if (!ok) attempt.placement.partners.clear();
+    if (failure) return *std::move(failure);
     return attempt;
   }
 
@@ -657,9 +667,9 @@ class Refiner {
     state.stored = true;
     state.end_ns = placement.store_hops.back().slot.end_ns;
     state.last_boundary = placement.store_hops.back().boundary;
-    state.forward_end_ns = placement.forward_store_hops.empty()
-                               ? kNoTime
-                               : placement.forward_store_hops.back().slot.end_ns;
+    state.pre_peak_end_ns = placement.pre_peak_store_hops.empty()
+                                ? kNoTime
+                                : placement.pre_peak_store_hops.back().slot.end_ns;
   }
 
   void CommitBundle(Placement& placement) {
@@ -729,6 +739,7 @@ class Refiner {
     Placement& replaced = repair.placement;
     ApplyPrefetchSide(replaced, +1);
     replaced.store_hops = current.store_hops;
+    replaced.pre_peak_store_hops = current.pre_peak_store_hops;
     for (const TierReservation& r : current.tier_reservations) {
       if (!r.prefetch_staging) replaced.tier_reservations.push_back(r);
     }
@@ -747,7 +758,7 @@ class Refiner {
     const Candidate& candidate = candidates_[placement.candidate];
     for (const HopPlacement& hop : placement.store_hops) links_.Reserve(hop.link, hop.slot);
     for (const HopPlacement& hop : placement.prefetch_hops) links_.Reserve(hop.link, hop.slot);
-    forward_stores_.Hold(placement.forward_store_hops);
+    pre_peak_stores_.Reserve(placement.pre_peak_store_hops);
     AddFreed(placement.freed_first, placement.freed_last, -candidate.bytes);
     for (const TierReservation& r : placement.tier_reservations) {
       tiers_[r.tier].Add(r.first, r.last, r.bytes);
@@ -780,7 +791,7 @@ class Refiner {
   int64_t hoist_margin_bytes_ = 0;  // HoistPrefetches keeps each step this far below its target
   std::vector<RangeMaxTree> tiers_;
   LinkSchedule links_;
-  ForwardStores forward_stores_;
+  PrePeakStores pre_peak_stores_;
   std::vector<StoreState> stores_;
   std::vector<uint8_t> home_counted_;
   std::vector<uint8_t> alive_;

@@ -12,9 +12,10 @@
 // - Detach: at the first step boundary, not before the gap, at or after the Store completes.
 //   If that is after p, the Detach is pulled to p and the compute stream waits for the Store
 //   (a predicted stall), unless the Store could not even start before step p (rejected).
-//   A Store issued up to the no-offload peak is also placed on the compute-only axis
-//   (forward_stores.h); a gap whose Detach would wait longer there than on the axis it is
-//   planned on is rejected at p (the time it fits in is the last plan's wait).
+//   A Store first issued by the no-offload peak is also placed on the compute-only axis
+//   (pre_peak_stores.h): the Detach goes no earlier than that Store allows there, and a gap
+//   whose Detach would then wait longer there than on the axis it is planned on is rejected
+//   at p (on a retimed axis, the time it fits in is the last plan's wait).
 // - Prefetch: hops chained backwards, each in the latest free slot ending before the next hop
 //   starts (the last one ending by the consumer's start), so it starts as late as still hides
 //   its transfer given the link's occupancy; the last hop must start at or after the boundary
@@ -45,7 +46,9 @@
 // one channel: the DeepSeek-V3-sized decode's own plan took 563-618 s on h100-sxm (NVMe busy
 // 26% of it), 148 s staged ahead (the bound: 147 s). Found by a helper's analysis.
 // Cost: O((c + r * k) log n) for c candidates, r rounds and k evaluations per round, plus link
-// searches (bounded, see link_schedule.h).
+// searches (bounded, see link_schedule.h): a second one per hop for a Store judged on the
+// compute-only axis, and O(n) for that axis. A gap turned down at one step is evaluated again
+// in later rounds.
 #pragma once
 
 #include <cstdint>
@@ -56,7 +59,6 @@
 
 #include "hyperplan/planner/plan.h"
 #include "planner/context.h"
-#include "planner/forward_stores.h"
 #include "planner/link_schedule.h"
 
 namespace hyperplan::planner {
@@ -89,9 +91,9 @@ struct Placement {
   Step freed_last = -1;
   int64_t detach_start_ns = 0;  // planned: max(boundary start, Store end)
   int64_t stall_ns = 0;         // predicted: Detach wait plus Prefetch overrun
-  // The Store again on the compute-only axis (forward_stores.h): set on the decision that
-  // creates a Store issued up to the no-offload peak.
-  std::vector<LinkSlot> forward_store_hops;
+  // The Store again on the compute-only axis (pre_peak_stores.h): set on the decision that
+  // creates a Store first issued by the no-offload peak, on a retimed axis.
+  std::vector<LinkSlot> pre_peak_store_hops;
   std::vector<TierReservation> tier_reservations;
   // While evaluating a bundle (candidates.h): the bundled candidates' placements, committed
   // with this one. Empty once committed.

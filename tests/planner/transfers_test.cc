@@ -199,8 +199,9 @@ TEST_CASE("transfers: a Store before the peak is judged on compute time, not on 
   }
 
   SECTION("a Store that ends in time on compute alone goes first, as ranked") {
-    // 10 B/ns out: a's Store runs [10, 20) on either axis, before step 3 (30 on compute
-    // alone). Both gaps stall their Prefetch by 100 ns, so the rank decides: a.
+    // 10 B/ns out: a's Store runs [10, 20) on either axis, so its Detach goes at step 2 on
+    // both (T = 20, the Store's very end: the strict test lets it through). Both gaps stall
+    // their Prefetch by 100 ns, so the rank decides: a.
     HardwareProfile profile = UnitProfile();
     profile.links[0].bandwidth_bytes_per_s = 10 * kOneBytePerNs;  // hbm -> ddr
     const planner::PlanContext context = plan_on_stretched_axis(profile);
@@ -208,6 +209,26 @@ TEST_CASE("transfers: a Store before the peak is judged on compute time, not on 
     CHECK(selection.reached_target);
     REQUIRE(selection.placements.size() == 1);
     CHECK(selection.placements[0].candidate == CandidateOf(context, a, 0));
+    CHECK(selection.placements[0].detach_boundary == 2);
+  }
+
+  SECTION("its Detach goes where compute time alone lets it, if that still frees the peak") {
+    // 5 B/ns out: a's Store runs [10, 30). On this axis, T = [0, 10, 40, 130, 140, 150], the
+    // first boundary at or after 30 is step 2 (40); on compute alone step 2 starts at 20, so
+    // it is step 3 (30): still the peak step. a is taken (ranked first: 100 B x 130 ns over
+    // 20 + 100 ns of transfers; both Prefetches stall 100 ns) and leaves at step 3, not 2.
+    HardwareProfile profile = UnitProfile();
+    profile.links[0].bandwidth_bytes_per_s = 5 * kOneBytePerNs;  // hbm -> ddr
+    const planner::PlanContext base =
+        planner::BuildContext(graph, profile, ModelOrder(graph), {}, {});
+    // The last plan waited 20 ns before step 2 and 90 more before step 3.
+    const planner::PlanContext context = planner::RetimedContext(base, {0, 10, 40, 130, 140, 150});
+    const planner::Selection selection = planner::Refine(context, request);
+    CHECK(selection.reached_target);
+    REQUIRE(selection.placements.size() == 1);
+    CHECK(selection.placements[0].candidate == CandidateOf(context, a, 0));
+    CHECK(selection.placements[0].detach_boundary == 3);
+    CHECK(selection.placements[0].freed_first == 3);
   }
 }
 

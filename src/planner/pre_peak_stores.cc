@@ -1,21 +1,18 @@
-// Forward Stores on the compute-only axis (see forward_stores.h).
-#include "planner/forward_stores.h"
+// Pre-peak Stores on the compute-only axis (see pre_peak_stores.h).
+#include "planner/pre_peak_stores.h"
 
 #include "hyperplan/cost.h"
+#include "planner/cost_analysis.h"
 
 namespace hyperplan::planner {
 
-ForwardStores::ForwardStores(const PlanContext& context)
+PrePeakStores::PrePeakStores(const PlanContext& context)
     : profile_(*context.profile),
-      start_ns_(static_cast<size_t>(context.step_count()) + 1, 0),
+      start_ns_(StallFreeStepStarts(context.order, context.cost.node_time_ns)),
       peak_step_(context.lifetimes.timeline.peak_step),
-      links_(*context.profile) {
-  for (Step step = 0; step < context.step_count(); ++step) {
-    start_ns_[step + 1] = start_ns_[step] + context.cost.node_time_ns[context.order[step]];
-  }
-}
+      links_(*context.profile) {}
 
-std::vector<LinkSlot> ForwardStores::Place(const Route& route, int64_t bytes,
+std::vector<LinkSlot> PrePeakStores::Place(const Route& route, int64_t bytes,
                                            Step first_boundary) const {
   std::vector<LinkSlot> hops;
   if (first_boundary > peak_step_) return hops;
@@ -28,11 +25,15 @@ std::vector<LinkSlot> ForwardStores::Place(const Route& route, int64_t bytes,
   return hops;
 }
 
-void ForwardStores::Hold(const std::vector<LinkSlot>& hops) {
+Step PrePeakStores::FirstBoundaryAtOrAfter(int64_t time_ns, Step from) const {
+  return planner::FirstBoundaryAtOrAfter(start_ns_, time_ns, from);
+}
+
+void PrePeakStores::Reserve(const std::vector<LinkSlot>& hops) {
   for (const LinkSlot& hop : hops) links_.Reserve(hop.link, hop.slot);
 }
 
-void ForwardStores::Release(const std::vector<LinkSlot>& hops) {
+void PrePeakStores::Release(const std::vector<LinkSlot>& hops) {
   for (const LinkSlot& hop : hops) links_.Release(hop.link, hop.slot);
 }
 
