@@ -132,7 +132,7 @@ bool EndsOnWriteBackOf(const Plan& plan, const std::vector<uint8_t>& values) {
 // plan per order: it is meant for wrapped blocks that fragment the arena past `limit_bytes`
 // while the live bytes fit. Bundled, a value's gaps free no step it could not free alone, so a
 // plan whose live bytes are over the limit is left as it is (the 990k-node stacked decode: 3.3
-// TB live against an 80 GB device; the bundled plans took 15 of its 37 s of planning and
+// TB live against an 80 GB device; the bundled plans took 15 of its 38 s of planning and
 // 1 GB of peak RSS for nothing).
 bool LayoutMayBeWhatFails(const Outcome& outcome, int64_t limit_bytes) {
   return limit_bytes <= 0 || outcome.plan.layout.live_peak_bytes <= limit_bytes;

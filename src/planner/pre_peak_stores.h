@@ -26,10 +26,9 @@
 // in-link's length; judged there, every write-back of the backward pass looked late (the same
 // training step: 4.17 s).
 // Cost: O(n) to build (the compute-only step starts); per Store, a second link search per hop
-// (link_schedule.h). Limits: where prefetches stretch the run
-// before its peak (weights streamed into a prefill), the compute-only axis understates that
-// time too, and a Store that would fit the stretched run is turned down; the planner's other
-// plans still compete.
+// (link_schedule.h). Limits: where prefetches stretch the run before its peak (weights
+// streamed into a prefill), the compute-only axis understates that time too, and a Store that
+// would fit the stretched run is turned down; the planner's other plans still compete.
 #pragma once
 
 #include <cstdint>

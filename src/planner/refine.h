@@ -92,7 +92,7 @@ struct Placement {
   int64_t detach_start_ns = 0;  // planned: max(boundary start, Store end)
   int64_t stall_ns = 0;         // predicted: Detach wait plus Prefetch overrun
   // The Store again on the compute-only axis (pre_peak_stores.h): set on the decision that
-  // creates a Store first issued by the no-offload peak, on a retimed axis.
+  // creates a Store first issued by the no-offload peak.
   std::vector<LinkSlot> pre_peak_store_hops;
   std::vector<TierReservation> tier_reservations;
   // While evaluating a bundle (candidates.h): the bundled candidates' placements, committed
