@@ -200,8 +200,8 @@ TEST_CASE("transfers: a Store before the peak is judged on compute time, not on 
 
   SECTION("a Store that ends in time on compute alone goes first, as ranked") {
     // 10 B/ns out: a's Store runs [10, 20) on either axis, so its Detach goes at step 2 on
-    // both (T = 20, the Store's very end: the strict test lets it through). Both gaps stall
-    // their Prefetch by 100 ns, so the rank decides: a.
+    // both (each starts step 2 at 20, as the Store ends). Both gaps stall their Prefetch by
+    // 100 ns, so the rank decides: a.
     HardwareProfile profile = UnitProfile();
     profile.links[0].bandwidth_bytes_per_s = 10 * kOneBytePerNs;  // hbm -> ddr
     const planner::PlanContext context = plan_on_stretched_axis(profile);
@@ -221,7 +221,7 @@ TEST_CASE("transfers: a Store before the peak is judged on compute time, not on 
     profile.links[0].bandwidth_bytes_per_s = 5 * kOneBytePerNs;  // hbm -> ddr
     const planner::PlanContext base =
         planner::BuildContext(graph, profile, ModelOrder(graph), {}, {});
-    // The last plan waited 20 ns before step 2 and 90 more before step 3.
+    // The last plan waited 20 ns before step 2 and 80 more before step 3.
     const planner::PlanContext context = planner::RetimedContext(base, {0, 10, 40, 130, 140, 150});
     const planner::Selection selection = planner::Refine(context, request);
     CHECK(selection.reached_target);
