@@ -10,7 +10,7 @@
 // a 546 ms forward pass over a 25 GB/s link; its forward pass waited 266 ms, and the chain
 // stayed at 4.02 s per iteration (1.12x of the bound). Turning those Stores down leaves the
 // activations on the device and sends away weights and state whose Stores fall elsewhere in
-// the iteration: 3.75 s.
+// the iteration: 3.75-3.78 s.
 // So refine places each new Store whose earliest issue step (after its producer or writer) is
 // at or before the peak step here too, from that step's compute-only start, against the other
 // such Stores taken. The gap's Detach goes no earlier than the first boundary after that Store
@@ -19,8 +19,8 @@
 // than on the axis refine plans on. On the compute-only axis itself the two placements differ
 // only in what else holds the link (here, only these Stores; earliest-fit is not monotone in
 // that), and judging there too measured better on the training step (50% of its peak on
-// a100-pcie4: 3.75 s against 3.85 s judging on retimed axes alone; no other row of the
-// benchmark moved either way), so every axis is judged.
+// a100-pcie4: 3.75 s against 3.85 s judging on retimed axes alone, at f169b4a; no other row
+// of the benchmark moved either way), so every axis is judged.
 // Why only up to the peak: after it, transfers into the device bind (the training step's
 // backward pass reads its Adam moments), and the compute-only axis understates the time by the
 // in-link's length; judged there, every write-back of the backward pass looked late (the same

@@ -84,6 +84,16 @@ class Refiner {
     // Free cuts go beyond the peak: a step no stall-free cut can lower is set aside in
     // `search`, and the next highest step is tried, until every step has been.
     RangeMaxTree search;
+    // Gaps whose Store is too late at this step (kStoreTooLate): out of the index until the
+    // step or the device bytes change, then back (a later step may still take them). Kept
+    // across the rounds that pop more at the same step.
+    std::vector<CandidateIndex::Entry> too_late_here;
+    auto give_back_too_late = [&] {
+      for (const CandidateIndex::Entry& entry : too_late_here) {
+        if (alive_[entry.candidate]) index.PushBack(entry);
+      }
+      too_late_here.clear();
+    };
     while (true) {
       const RangeMaxTree::Peak live_peak = device_.MaxAt(0, step_count_ - 1);
       selection_.live_peak_bytes = live_peak.value;
@@ -106,7 +116,6 @@ class Refiner {
       }
       const Step step = peak.index;
       std::vector<std::pair<CandidateIndex::Entry, Placement>> valid;
-      std::vector<CandidateIndex::Entry> retry;  // rejected at this step only
       int popped = 0;
       bool exhausted = false;
       while (static_cast<int>(valid.size()) < kEvaluatedPerRound && popped < kMaxPopsPerRound) {
@@ -121,7 +130,7 @@ class Refiner {
           selection_.reason[entry.candidate] = attempt.reason;
           selection_.detail[entry.candidate] = std::move(attempt.detail);
           if (attempt.reason == DecisionReason::kStoreTooLate) {
-            retry.push_back(entry);
+            too_late_here.push_back(entry);
           } else {
             alive_[entry.candidate] = 0;
           }
@@ -154,15 +163,14 @@ class Refiner {
         if (repair_wins) {
           ApplyRepair(*repair);
           for (auto& [entry, placement] : valid) index.PushBack(entry);
-          for (const auto& entry : retry) {
-            if (alive_[entry.candidate]) index.PushBack(entry);
-          }
+          give_back_too_late();
           continue;
         }
       }
       if (valid.empty()) {
         if (cutting_free) {
           search.Add(step, step, -kSetAside);
+          give_back_too_late();
           continue;
         }
         selection_.stuck_step = step;
@@ -172,6 +180,7 @@ class Refiner {
         if (cutting_free) {  // the target was met; only free cuts are wanted
           for (auto& [entry, placement] : valid) index.PushBack(entry);
           search.Add(step, step, -kSetAside);
+          give_back_too_late();
           continue;
         }
         for (auto& [entry, placement] : valid) {
@@ -187,9 +196,7 @@ class Refiner {
       for (size_t i = 0; i < valid.size(); ++i) {
         if (i != best) index.PushBack(valid[i].first);
       }
-      for (const auto& entry : retry) {
-        if (alive_[entry.candidate]) index.PushBack(entry);
-      }
+      give_back_too_late();
     }
     if (has_target_ && context_.hoist_prefetches) HoistPrefetches();
     StageAheadByRoom();
