@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "hyperplan/cost.h"
+
 namespace hyperplan::planner {
 
 std::optional<int64_t> ChannelSchedule::LatestStart(int64_t lower_ns, int64_t deadline_ns,
@@ -101,6 +103,19 @@ Slot LinkSchedule::EarliestSlot(int32_t link, int64_t lower_ns, int64_t duration
     }
   }
   return best;
+}
+
+std::vector<LinkSlot> LinkSchedule::EarliestChain(const HardwareProfile& profile,
+                                                  const Route& route, int64_t lower_ns,
+                                                  int64_t bytes) const {
+  std::vector<LinkSlot> hops;
+  hops.reserve(route.size());
+  for (int32_t link : route) {
+    const int64_t duration_ns = ChannelTransferTimeNs(profile.links[link], bytes);
+    hops.push_back({link, EarliestSlot(link, lower_ns, duration_ns)});
+    lower_ns = hops.back().slot.end_ns;
+  }
+  return hops;
 }
 
 void LinkSchedule::Reserve(int32_t link, const Slot& slot) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "hyperplan/hardware.h"
+#include "hyperplan/planner/routes.h"
 #include "planner/busy_intervals.h"
 
 namespace hyperplan::planner {
@@ -54,6 +55,10 @@ class LinkSchedule {
   std::optional<Slot> LatestSlot(int32_t link, int64_t lower_ns, int64_t deadline_ns,
                                  int64_t duration_ns) const;
   Slot EarliestSlot(int32_t link, int64_t lower_ns, int64_t duration_ns) const;
+  // `bytes` along `route`, each hop in its link's earliest slot from `lower_ns` or the end of
+  // the hop before (a Store right after its producer; a Prefetch that must stall).
+  std::vector<LinkSlot> EarliestChain(const HardwareProfile& profile, const Route& route,
+                                      int64_t lower_ns, int64_t bytes) const;
   void Reserve(int32_t link, const Slot& slot);
   void Release(int32_t link, const Slot& slot);
 

@@ -1,7 +1,6 @@
 // Pre-peak Stores on the compute-only axis (see pre_peak_stores.h).
 #include "planner/pre_peak_stores.h"
 
-#include "hyperplan/cost.h"
 #include "planner/cost_analysis.h"
 
 namespace hyperplan::planner {
@@ -14,15 +13,8 @@ PrePeakStores::PrePeakStores(const PlanContext& context)
 
 std::vector<LinkSlot> PrePeakStores::Place(const Route& route, int64_t bytes,
                                            Step first_boundary) const {
-  std::vector<LinkSlot> hops;
-  if (first_boundary > peak_step_) return hops;
-  int64_t lower_ns = start_ns_[first_boundary];
-  for (int32_t link : route) {
-    const int64_t duration_ns = ChannelTransferTimeNs(profile_.links[link], bytes);
-    hops.push_back({link, links_.EarliestSlot(link, lower_ns, duration_ns)});
-    lower_ns = hops.back().slot.end_ns;
-  }
-  return hops;
+  if (first_boundary > peak_step_) return {};
+  return links_.EarliestChain(profile_, route, start_ns_[first_boundary], bytes);
 }
 
 Step PrePeakStores::FirstBoundaryAtOrAfter(int64_t time_ns, Step from) const {

@@ -404,11 +404,8 @@ class Refiner {
       }
       if (StagingHasRoom(hops, bytes, consumer)) return hops;
     }
-    int64_t lower = device_lower;
-    for (size_t h = 0; h <= last; ++h) {
-      hops[h] = Hop(route[h], links_.EarliestSlot(route[h], lower, duration(h)));
-      lower = hops[h].slot.end_ns;
-    }
+    const std::vector<LinkSlot> chain = links_.EarliestChain(profile_, route, device_lower, bytes);
+    for (size_t h = 0; h <= last; ++h) hops[h] = Hop(chain[h].link, chain[h].slot);
     return hops;
   }
 
@@ -455,14 +452,11 @@ class Refiner {
           store_first_boundary = context_.lifetimes.step_of_node[value.written_by] + 1;
         }
         const Route& route = *context_.cost.routes.from_device[candidate.tier];
-        int64_t lower = start_ns_[store_first_boundary];
-        for (int32_t link : route) {
-          const int64_t duration =
-              ChannelTransferTimeNs(profile_.links[link], candidate.store_bytes);
-          placement.store_hops.push_back(Hop(link, links_.EarliestSlot(link, lower, duration)));
-          lower = placement.store_hops.back().slot.end_ns;
+        for (const LinkSlot& hop : links_.EarliestChain(
+                 profile_, route, start_ns_[store_first_boundary], candidate.store_bytes)) {
+          placement.store_hops.push_back(Hop(hop.link, hop.slot));
         }
-        store_end = lower;
+        store_end = placement.store_hops.back().slot.end_ns;
         store_last_boundary = placement.store_hops.back().boundary;
         placement.pre_peak_store_hops =
             pre_peak_stores_.Place(route, candidate.store_bytes, store_first_boundary);
@@ -503,7 +497,7 @@ class Refiner {
                               " ns), and the wait would be longer there than here");
           }
         } else {
-          detach = std::max(detach, compute_detach);
+          detach = compute_detach;  // at or after `detach`: the search starts there
         }
       }
       if (detach > latest) {
