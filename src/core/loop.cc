@@ -32,8 +32,7 @@ constexpr std::array<PrefixConvention, 3> kPresentToPast{{
 // Training exports: "<param>.updated[.<moment>]" is the next iteration's "<param>[.<moment>]".
 constexpr std::string_view kUpdatedMarker = ".updated";
 
-std::optional<std::string> ConventionInputName(std::string_view out_name,
-                                               const Graph& graph) {
+std::optional<std::string> ConventionInputName(std::string_view out_name, const Graph& graph) {
   for (const PrefixConvention& convention : kPresentToPast) {
     if (out_name.substr(0, convention.out_prefix.size()) != convention.out_prefix) continue;
     std::string in_name(convention.in_prefix);
@@ -66,8 +65,8 @@ std::vector<CompiledRule> CompileRules(const std::vector<AliasRule>& rules) {
     }
     std::string why;
     if (!pattern->CheckRewriteString(rule.in_template, &why)) {
-      throw Error(ErrorKind::kUsage, "alias '" + rule.out_regex + "=" + rule.in_template +
-                                         "': " + why);
+      throw Error(ErrorKind::kUsage,
+                  "alias '" + rule.out_regex + "=" + rule.in_template + "': " + why);
     }
     compiled.push_back({std::move(pattern), rule.in_template});
   }
@@ -100,8 +99,8 @@ void CheckPair(const Graph& graph, const ValueAlias& alias, std::vector<uint8_t>
                 PairName(graph, alias) + ": the first must be a graph output produced by a node");
   }
   if (in.producer != kNoNode) {
-    throw Error(ErrorKind::kUsage, PairName(graph, alias) +
-                                       ": the second must be a graph input or initializer");
+    throw Error(ErrorKind::kUsage,
+                PairName(graph, alias) + ": the second must be a graph input or initializer");
   }
   if (seen[alias.out_value] || seen[alias.in_value]) {
     throw Error(ErrorKind::kUsage, PairName(graph, alias) + ": a value is in two alias pairs");

@@ -28,7 +28,7 @@ struct PlanProvenance {
   int64_t model_file_bytes = 0;
   PlanOptions options;  // node_time_ns is not recorded (the nodes carry their times)
   bool max_overhead_given = false;
-  std::vector<std::string> alias_rules;  // --alias as given ("OUT=IN")
+  std::vector<std::string> alias_rules;    // --alias as given ("OUT=IN")
   std::vector<ClassRule> cli_class_rules;  // --class rules, before the profile's
   std::optional<int64_t> align_bytes;      // --align, when given
 };

@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "hyperplan/error.h"
+#include "hyperplan/nearest_name.h"
 #include "profile/diagnostics.h"
 #include "profile/embedded_profiles.h"
-#include "hyperplan/nearest_name.h"
 #include "profile/sections.h"
 
 namespace hyperplan {

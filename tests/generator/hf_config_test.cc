@@ -1,10 +1,11 @@
 // ParseHfConfig / ReadHfConfig: Hugging Face config.json fields onto ModelConfig, and one
 // message naming the file and the field for each kind of bad input.
 #include "hf_config.h"
-#include "hyperplan/error.h"
 
 #include <catch2/catch.hpp>
 #include <string>
+
+#include "hyperplan/error.h"
 
 namespace hyperplan::gen {
 namespace {

@@ -132,7 +132,7 @@ TEST_CASE("plan proto: provenance records what the plan was made from") {
   REQUIRE(provenance.profile().compute().peak_size() == 1);
   CHECK(provenance.profile().compute().peak(0).dtype() == "float");
   CHECK(provenance.profile().compute().peak(0).flops_per_s() == 1'000'000'000);
-  CHECK_FALSE(provenance.options().has_align_bytes());  // --align not given
+  CHECK_FALSE(provenance.options().has_align_bytes());              // --align not given
   CHECK(provenance.options().layout().all_orders_limit() == 1024);  // the defaults
   CHECK(provenance.options().layout().shaken_limit() == 256);
   CHECK(provenance.options().layout().shaken_trials() == 32);

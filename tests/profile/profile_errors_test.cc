@@ -408,18 +408,19 @@ TEST_CASE("placement.weight_home must be a reachable non-device tier", "[profile
 TEST_CASE("placement.weight_home may be behind another tier (nvme behind ddr)",
           "[profile][errors]") {
   // nvme -> ddr -> hbm is a two-hop route: the planner stages weights through ddr.
-  const HardwareProfile profile = ParseProfileYaml("name: t\n"
-                 "tiers:\n"
-                 "  - {name: hbm, capacity: 1GB, device: true}\n"
-                 "  - {name: ddr, capacity: 8GB}\n"
-                 "  - {name: nvme, capacity: 1TB}\n"
-                 "links:\n"
-                 "  - {from: ddr, to: hbm, bandwidth: 1GB/s, reverse_bandwidth: 1GB/s}\n"
-                 "  - {from: nvme, to: ddr, bandwidth: 1GB/s, reverse_bandwidth: 1GB/s}\n"
-                 "compute: {peak: {float: 1TFLOPS}, memory_bandwidth: 1TB/s}\n"
-                 "placement:\n"
-                 "  weight_home: nvme\n",
-                                                   "good.yaml");
+  const HardwareProfile profile = ParseProfileYaml(
+      "name: t\n"
+      "tiers:\n"
+      "  - {name: hbm, capacity: 1GB, device: true}\n"
+      "  - {name: ddr, capacity: 8GB}\n"
+      "  - {name: nvme, capacity: 1TB}\n"
+      "links:\n"
+      "  - {from: ddr, to: hbm, bandwidth: 1GB/s, reverse_bandwidth: 1GB/s}\n"
+      "  - {from: nvme, to: ddr, bandwidth: 1GB/s, reverse_bandwidth: 1GB/s}\n"
+      "compute: {peak: {float: 1TFLOPS}, memory_bandwidth: 1TB/s}\n"
+      "placement:\n"
+      "  weight_home: nvme\n",
+      "good.yaml");
   CHECK(profile.weight_home_tier == profile.FindTier("nvme"));
 }
 

@@ -109,7 +109,7 @@ TEST_CASE("NearestName and OnlyNameContaining", "[profile][shipped]") {
   CHECK(EditDistance("", "abc") == 3);
   CHECK(NearestName("capcity", names) == std::optional<size_t>(0));  // "capacity"
   CHECK(NearestName("nme", names) == std::optional<size_t>(2));      // "name"
-  CHECK_FALSE(NearestName("colour", names));                        // 5+ edits from each
+  CHECK_FALSE(NearestName("colour", names));                         // 5+ edits from each
   const std::vector<std::string_view> profiles = {"h100-sxm", "h200-sxm", "gh200"};
   CHECK(OnlyNameContaining("h100", profiles) == std::optional<size_t>(0));
   CHECK_FALSE(OnlyNameContaining("sxm", profiles));  // two contain it

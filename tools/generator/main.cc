@@ -167,7 +167,7 @@ int main(int argc, char** argv) {
       config = read.config;
       if (!read.dtype_given && dtype.empty())
         throw hyperplan::Error(hyperplan::ErrorKind::kModel,
-                              hf_config + ": field 'torch_dtype': missing (or pass --dtype)");
+                               hf_config + ": field 'torch_dtype': missing (or pass --dtype)");
       fmt::print(
           "{}: {} layers, hidden {}, heads {}/{} kv of {}, intermediate {}, vocab {}, {}{}{}\n",
           hf_config, config.layers, config.hidden, config.heads, config.kv_heads, config.head_dim,
