@@ -16,6 +16,8 @@
 #include "goals.h"
 #include "hyperplan/adapters/onnx_import.h"
 #include "model_cache.h"
+#include "planio/plan_digest.h"
+#include "planio/plan_to_proto.h"
 #include "workloads.h"
 
 namespace hyperplan::bench {
@@ -119,13 +121,30 @@ std::string CapacityNote(const baselines::LowerBounds& bound) {
                      Gigabytes(bound.host_capacity_bytes));
 }
 
+// The sha256 of a cell's plan as `hyperplan plan -o` would write it (default provenance), or
+// why there is none.
+std::string PlanDigest(const Graph& graph, const HardwareProfile& profile, const Outcome& outcome) {
+  if (!outcome.ok) return "none: " + outcome.note;
+  PlanResult result;
+  result.plan = outcome.plan;
+  return planio::PlanSha256(planio::PlanToProto(graph, profile, result, {}));
+}
+
+std::string DigestLine(const Workload& workload, const NamedProfile& named,
+                       const std::string& budget, const std::string& policy, const Graph& graph,
+                       const Outcome& outcome) {
+  return fmt::format("{} | {} | {} | {} | {}\n", workload.label, named.file, budget, policy,
+                     PlanDigest(graph, named.profile, outcome));
+}
+
 struct GoalLine {
   GoalInputs inputs;
   GoalVerdicts verdicts;
 };
 
 // One workload on one profile; returns its goal inputs.
-GoalInputs RunPair(const Workload& workload, const Graph& graph, const NamedProfile& named) {
+GoalInputs RunPair(const Workload& workload, const Graph& graph, const NamedProfile& named,
+                   bool plan_digests) {
   const HardwareProfile& profile = named.profile;
   // Every contender plans one iteration of the same loop (design.md invariant 8).
   const LoopSpec loop{true, FindAliases(graph, {})};
@@ -179,6 +198,10 @@ GoalInputs RunPair(const Workload& workload, const Graph& graph, const NamedProf
   text +=
       Row(reference.plan.fits ? "none (≤1% overhead)" : "none (device binds)", "**hyperplan**",
           overhead_mode, profile, reference_ns, std::max<int64_t>(1, no_budget_bound.makespan_ns));
+  if (plan_digests) {
+    text = DigestLine(workload, named, "none", "no offloading", loop_graph, reference) +
+           DigestLine(workload, named, "none", "hyperplan", loop_graph, overhead_mode);
+  }
   Emit(text);
 
   for (const Budget& budget : StandardBudgets(reference.plan.layout.live_peak_bytes,
@@ -186,6 +209,7 @@ GoalInputs RunPair(const Workload& workload, const Graph& graph, const NamedProf
     auto bound = baselines::ComputeLowerBounds(
         loop_graph, profile, context.order, context.node_time_ns, budget.bytes, context.persistent);
     if (bound.budget_below_floor) {
+      if (plan_digests) continue;
       Emit(fmt::format(
           "| {} | every policy | **no**: below the peak lower bound {}{} | | | | | | |\n",
           budget.label, Gigabytes(bound.peak_floor_bytes), CapacityNote(bound)));
@@ -226,6 +250,12 @@ GoalInputs RunPair(const Workload& workload, const Graph& graph, const NamedProf
                         SignedPercent(OverheadPercent(bound.makespan_ns, reference_ns)),
                         BoundTraffic(profile, bound));
     goals.budgets.push_back(goal_row);
+    if (plan_digests) {
+      rows.clear();
+      for (const auto& [contender, outcome] : outcomes) {
+        rows += DigestLine(workload, named, budget.label, contender.name, loop_graph, outcome);
+      }
+    }
     Emit(rows);
   }
   return goals;
@@ -234,17 +264,20 @@ GoalInputs RunPair(const Workload& workload, const Graph& graph, const NamedProf
 }  // namespace
 
 int RunCompareBench(const CompareOptions& options) {
-  Emit(
-      "Simulated with each profile's roofline cost model; every plan passed VerifyPlan. "
-      "\"vs no offload\" is the makespan overhead; \"× bound\" the makespan over the lower "
-      "bound at that budget; \"fits\" means the arena is within the budget and the device.\n");
+  if (!options.plan_digests)
+    Emit(
+        "Simulated with each profile's roofline cost model; every plan passed VerifyPlan. "
+        "\"vs no offload\" is the makespan overhead; \"× bound\" the makespan over the lower "
+        "bound at that budget; \"fits\" means the arena is within the budget and the device.\n");
   std::vector<NamedProfile> profiles = ShippedProfiles();
   std::vector<GoalLine> lines;
   for (const Workload& workload : CompareWorkloads(options.quick)) {
     if (!Selected(workload.label, options.workloads)) continue;
     const std::string path = EnsureModel(workload, options.models_dir);
-    Emit(fmt::format("\n## {}\n\n`{}`, dims {}\n", workload.label, path,
-                     fmt::join(workload.dims, " ")));
+    if (!options.plan_digests) {
+      Emit(fmt::format("\n## {}\n\n`{}`, dims {}\n", workload.label, path,
+                       fmt::join(workload.dims, " ")));
+    }
     std::optional<Graph> graph;
     for (const NamedProfile& named : profiles) {
       if (!Selected(named.file, options.profiles)) continue;
@@ -255,10 +288,11 @@ int RunCompareBench(const CompareOptions& options) {
       if (!graph || !named.profile.class_rules.empty()) {
         graph = ImportOnnxModel(path, DimsOf(workload, named.profile));
       }
-      GoalInputs inputs = RunPair(workload, *graph, named);
+      GoalInputs inputs = RunPair(workload, *graph, named, options.plan_digests);
       lines.push_back({inputs, EvaluateGoals(inputs)});
     }
   }
+  if (options.plan_digests) return 0;
   std::string text =
       "\n## Goals\n\nG1: hyperplan ≥ 2x faster than reactive offloading at equal budget. "
       "G2: within 10% of the makespan lower bound where the links can hide the traffic. "

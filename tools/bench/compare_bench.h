@@ -23,6 +23,10 @@ struct CompareOptions {
   bool quick = false;                  // two workloads, two profiles
   std::vector<std::string> workloads;  // substrings of labels to keep (empty: all)
   std::vector<std::string> profiles;   // substrings of profile files to keep (empty: all)
+  // Instead of the tables: one line per planned cell, "workload | profile | budget | policy |
+  // sha256", the digest of the plan as `hyperplan plan -o` writes it (planio::PlanSha256), so a
+  // change that must not move any plan can be checked cell by cell.
+  bool plan_digests = false;
 };
 
 int RunCompareBench(const CompareOptions& options);

@@ -39,6 +39,8 @@ int main(int argc, char** argv) {
       app.add_subcommand("compare", "baselines and hyperplan through one simulator (Markdown)");
   compare->add_option("--models-dir", compare_options.models_dir, "generated model cache");
   compare->add_flag("--quick", compare_options.quick, "two workloads on two profiles");
+  compare->add_flag("--plan-digests", compare_options.plan_digests,
+                    "print each cell's plan sha256 instead of the tables");
   compare->add_option("--workload", compare_options.workloads,
                       "keep workloads whose label contains this (repeatable)");
   compare->add_option("--profile", compare_options.profiles,
