@@ -7,7 +7,7 @@
 // (an expert belongs to its layer). Anything else (embeddings, the final norm, the LM head,
 // rotary tables, GPT-2's "h.N.") belongs to no layer: layer streaming keeps it on the device,
 // and summaries list it by name.
-// One grouping for every user: the layer-streaming contender (baselines/layer_streaming.h)
+// One grouping for every user: the layer-streaming contender (contenders/layer_streaming.h)
 // streams these groups, and the plan summary (planner/layer_summary.h) reports where each
 // group spends an iteration, so the two always agree on what "layer 12" is.
 // Cost: O(name length) per name; FindWeightLayers is O(values + steps + uses).

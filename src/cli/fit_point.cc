@@ -7,11 +7,11 @@
 #include <chrono>
 #include <numeric>
 
-#include "baselines/context.h"
-#include "baselines/portfolio.h"
+#include "contenders/context.h"
+#include "contenders/portfolio.h"
 #include "hyperplan/adapters/dim_ties.h"
-#include "hyperplan/planner/bottleneck.h"
-#include "hyperplan/planner/layer_summary.h"
+#include "hyperplan/plan/bottleneck.h"
+#include "hyperplan/plan/layer_summary.h"
 #include "plan_gate.h"
 #include "verbosity.h"
 
@@ -50,7 +50,7 @@ void SetTokens(const Graph& graph, const FitSettings& settings, fit::v1::FitPoin
 }
 
 // Nothing moves: the no-offload plan's numbers, which need no planning.
-void RecordUnplanned(const baselines::BaselineContext& context, fit::v1::FitPoint& point) {
+void RecordUnplanned(const contenders::ContenderContext& context, fit::v1::FitPoint& point) {
   const int64_t compute_ns =
       std::accumulate(context.node_time_ns.begin(), context.node_time_ns.end(), int64_t{0});
   point.set_result("ok");
@@ -191,8 +191,8 @@ fit::v1::FitPoint FitEvaluator::Measure(int64_t value, bool need_plan) {
   const LoopSpec loop = Loop(settings_, graph);
   bool planned = need_plan;
   if (!need_plan) {
-    const baselines::BaselineContext context =
-        baselines::BuildBaselineContext(graph, settings_.profile, {}, loop);
+    const contenders::ContenderContext context =
+        contenders::BuildContenderContext(graph, settings_.profile, {}, loop);
     if (context.baseline_arena_bytes <= settings_.budget_bytes) {
       RecordUnplanned(context, point);
     } else {
@@ -205,7 +205,7 @@ fit::v1::FitPoint FitEvaluator::Measure(int64_t value, bool need_plan) {
     if (settings_.max_overhead_ppm) options.max_overhead_ppm = *settings_.max_overhead_ppm;
     options.single_run = settings_.single_run;
     options.aliases = loop.aliases;
-    RecordPlan(graph, settings_, baselines::PlanBest(graph, settings_.profile, options), point);
+    RecordPlan(graph, settings_, contenders::PlanBest(graph, settings_.profile, options), point);
     ++plans_;
   }
   SetTokens(graph, settings_, point);

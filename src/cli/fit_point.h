@@ -1,5 +1,5 @@
 // One value of the dim `hyperplan fit` moves: imported at that value and planned exactly as
-// `hyperplan plan --budget B` plans it (baselines::PlanBest: the planner's plan or a
+// `hyperplan plan --budget B` plans it (contenders::PlanBest: the planner's plan or a
 // contender's, verified), with B the --budget or else the device's capacity, so the fastest
 // plan that fits is the one judged. It passes when the plan fits B and, with --max-overhead,
 // its time per iteration is within that much of no offloading (plan_gate.h).

@@ -21,13 +21,13 @@
 #include <string>
 #include <utility>
 
-#include "baselines/portfolio.h"
+#include "contenders/portfolio.h"
 #include "files/atomic_write.h"
 #include "files/output_guard.h"
 #include "hyperplan/error.h"
 #include "hyperplan/loop.h"
+#include "hyperplan/plan/summary.h"
 #include "hyperplan/planner/planner.h"
-#include "hyperplan/planner/summary.h"
 #include "hyperplan/units.h"
 #include "model_inputs.h"
 #include "node_times_flag.h"
@@ -246,7 +246,7 @@ struct EncodedOutputs {
 report::ReportOutcome ReportOutcomeOf(const std::string& model_path, const GateOutcome& gate,
                                       const PlanOptions& options, bool overhead_is_target,
                                       const PlanResult& result,
-                                      const baselines::PortfolioComparison& comparison) {
+                                      const contenders::PortfolioComparison& comparison) {
   report::ReportOutcome outcome;
   outcome.gate = gate.passed                           ? report::GateVerdict::kPassed
                  : gate.kind == ErrorKind::kInfeasible ? report::GateVerdict::kInfeasible
@@ -257,7 +257,7 @@ report::ReportOutcome ReportOutcomeOf(const std::string& model_path, const GateO
   if (overhead_is_target) outcome.max_overhead_ppm = options.max_overhead_ppm;
   outcome.makespan_lower_bound_ns = comparison.makespan_lower_bound_ns;
   outcome.peak_floor_bytes = comparison.peak_floor_bytes;
-  for (const baselines::ContenderOutcome& c : comparison.contenders) {
+  for (const contenders::ContenderOutcome& c : comparison.contenders) {
     outcome.contenders.push_back({c.name, c.fits, c.makespan_ns, c.arena_bytes, c.moved_bytes});
   }
   outcome.own_makespan_ns = result.own_makespan_ns;
@@ -371,9 +371,9 @@ GateOutcome PlanAndWrite(const PlanFlags& flags, plan::v1::RunSummary& summary) 
   }
   progress.Stage("planning");
   const auto planning = std::chrono::steady_clock::now();
-  baselines::PortfolioComparison comparison;
+  contenders::PortfolioComparison comparison;
   const PlanResult result =
-      baselines::PlanBest(inputs.graph, inputs.profile, provenance.options, &comparison);
+      contenders::PlanBest(inputs.graph, inputs.profile, provenance.options, &comparison);
   spdlog::info("{}: planned {} steps in {}", flags.inputs.model_path, result.plan.steps.size(),
                SecondsSince(planning));
   progress.Stage("encoding outputs");

@@ -16,7 +16,7 @@
 
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
-#include "hyperplan/planner/plan.h"
+#include "hyperplan/plan/plan.h"
 #include "schemas/plan.pb.h"
 
 namespace hyperplan::cli {

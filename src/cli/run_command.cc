@@ -18,7 +18,7 @@
 #include "executor/host_backend.h"
 #include "hyperplan/cost.h"
 #include "hyperplan/error.h"
-#include "hyperplan/planner/simulate.h"
+#include "hyperplan/plan/simulate.h"
 #include "hyperplan/units.h"
 #include "plan_inputs.h"
 

@@ -19,7 +19,7 @@
 
 #include "hyperplan/cost.h"
 #include "hyperplan/error.h"
-#include "hyperplan/planner/simulate.h"
+#include "hyperplan/plan/simulate.h"
 #include "hyperplan/units.h"
 #include "plan_gate.h"
 #include "plan_inputs.h"

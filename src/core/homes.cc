@@ -1,5 +1,5 @@
-// Value homes, with spill when a tier is full (see hyperplan/planner/homes.h).
-#include "hyperplan/planner/homes.h"
+// Value homes, with spill when a tier is full (see hyperplan/homes.h).
+#include "hyperplan/homes.h"
 
 #include <algorithm>
 #include <limits>

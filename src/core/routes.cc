@@ -1,5 +1,5 @@
-// Routes between tiers (see hyperplan/planner/routes.h).
-#include "hyperplan/planner/routes.h"
+// Routes between tiers (see hyperplan/routes.h).
+#include "hyperplan/routes.h"
 
 #include <algorithm>
 #include <deque>

@@ -34,7 +34,7 @@
 #include "executor/byte_pattern.h"
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
-#include "hyperplan/planner/plan.h"
+#include "hyperplan/plan/plan.h"
 
 namespace hyperplan::executor {
 

@@ -14,7 +14,7 @@
 #include <cstdint>
 
 #include "hyperplan/hardware.h"
-#include "hyperplan/planner/plan.h"
+#include "hyperplan/plan/plan.h"
 
 namespace hyperplan::executor {
 

@@ -1,8 +1,8 @@
 // Re-checking a plan from a file (see plan_check.h).
 #include "planio/plan_check.h"
 
-#include "hyperplan/planner/simulate.h"
-#include "hyperplan/planner/verify.h"
+#include "hyperplan/plan/simulate.h"
+#include "hyperplan/plan/verify.h"
 #include "planio/wait_check.h"
 
 namespace hyperplan::planio {

@@ -1,7 +1,7 @@
 // CheckLoadedPlan: re-checks a plan read from a file (made elsewhere, or edited by hand).
 //
 // Three passes, the first failure reported:
-// 1. design.md's invariants 1-6 (the planner's VerifyPlan) on the plan with its timeline
+// 1. docs/design.md's invariants 1-6 (the planner's VerifyPlan) on the plan with its timeline
 //    replaced by a replay of its steps, so that a broken rule is reported as that rule ("a
 //    consumer starts before its Prefetch completes") rather than as "stored times differ";
 // 2. CheckExplicitWaits: every dependency is a wait, not a lucky timing;
@@ -15,7 +15,7 @@
 
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
-#include "hyperplan/planner/plan.h"
+#include "hyperplan/plan/plan.h"
 
 namespace hyperplan::planio {
 

@@ -14,7 +14,7 @@
 #include "hyperplan/adapters/onnx_import.h"
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
-#include "hyperplan/planner/plan.h"
+#include "hyperplan/plan/plan.h"
 #include "planio/profile_proto.h"
 #include "schemas/plan.pb.h"
 

@@ -8,7 +8,7 @@
 #include <optional>
 
 #include "hyperplan/graph.h"
-#include "hyperplan/planner/plan.h"
+#include "hyperplan/plan/plan.h"
 #include "schemas/plan.pb.h"
 
 namespace hyperplan::planio {

@@ -6,9 +6,9 @@
 #include <tuple>
 #include <utility>
 
-#include "hyperplan/planner/plan_layout.h"
-#include "hyperplan/planner/simulate.h"
-#include "hyperplan/planner/summary.h"
+#include "hyperplan/layout/plan_layout.h"
+#include "hyperplan/plan/simulate.h"
+#include "hyperplan/plan/summary.h"
 
 namespace hyperplan::planner {
 namespace {

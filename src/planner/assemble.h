@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "hyperplan/planner/plan.h"
+#include "hyperplan/plan/plan.h"
 #include "planner/context.h"
 #include "planner/refine.h"
 

@@ -6,7 +6,7 @@
 // (values owned outside the run) or after the last (weights, graph inputs and outputs, which
 // the baseline keeps to the end) is a gap; a gap with at least one step inside is a
 // candidate. Policies by class:
-// - each value's tier comes from the shared home policy (hyperplan/planner/homes.h): weights,
+// - each value's tier comes from the shared home policy (hyperplan/homes.h): weights,
 //   and kv cache and optimizer state that enter as graph inputs, are "homed" (a copy exists
 //   off the device from the start: no Store, only Prefetch and Detach), spilled to the next
 //   tier when their preferred one is full; weights are pinned when the profile has no home;
@@ -46,9 +46,9 @@
 
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
+#include "hyperplan/homes.h"
 #include "hyperplan/lifetimes.h"
-#include "hyperplan/planner/homes.h"
-#include "hyperplan/planner/plan.h"
+#include "hyperplan/plan/plan.h"
 #include "planner/cost_analysis.h"
 
 namespace hyperplan::planner {

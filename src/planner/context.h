@@ -12,8 +12,8 @@
 
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
+#include "hyperplan/layout/layout.h"
 #include "hyperplan/lifetimes.h"
-#include "hyperplan/planner/layout.h"
 #include "planner/candidates.h"
 #include "planner/cost_analysis.h"
 

@@ -15,7 +15,7 @@
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
 #include "hyperplan/lifetimes.h"
-#include "hyperplan/planner/routes.h"
+#include "hyperplan/routes.h"
 
 namespace hyperplan::planner {
 

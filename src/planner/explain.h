@@ -16,7 +16,7 @@
 
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
-#include "hyperplan/planner/homes.h"
+#include "hyperplan/homes.h"
 #include "hyperplan/planner/planner.h"
 #include "planner/modes.h"
 

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "hyperplan/hardware.h"
-#include "hyperplan/planner/routes.h"
+#include "hyperplan/routes.h"
 #include "planner/busy_intervals.h"
 
 namespace hyperplan::planner {

@@ -5,7 +5,7 @@
 #include <set>
 #include <utility>
 
-#include "hyperplan/planner/plan_layout.h"
+#include "hyperplan/layout/plan_layout.h"
 #include "planner/assemble.h"
 
 namespace hyperplan::planner {

@@ -22,7 +22,7 @@
 #include <optional>
 #include <vector>
 
-#include "hyperplan/planner/plan.h"
+#include "hyperplan/plan/plan.h"
 #include "planner/context.h"
 #include "planner/refine.h"
 

@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "hyperplan/error.h"
-#include "hyperplan/planner/cold_start.h"
-#include "hyperplan/planner/plan_layout.h"
-#include "hyperplan/planner/routes.h"
-#include "hyperplan/planner/verify.h"
+#include "hyperplan/layout/plan_layout.h"
+#include "hyperplan/plan/cold_start.h"
+#include "hyperplan/plan/verify.h"
+#include "hyperplan/routes.h"
 #include "planner/context.h"
 #include "planner/explain.h"
 #include "planner/modes.h"

@@ -35,7 +35,7 @@
 #include <vector>
 
 #include "hyperplan/hardware.h"
-#include "hyperplan/planner/routes.h"
+#include "hyperplan/routes.h"
 #include "planner/context.h"
 #include "planner/link_schedule.h"
 

@@ -6,8 +6,8 @@
 #include <optional>
 #include <utility>
 
+#include "hyperplan/plan/simulate.h"
 #include "hyperplan/planner/segment_tree.h"
-#include "hyperplan/planner/simulate.h"
 #include "planner/candidate_index.h"
 #include "planner/pre_peak_stores.h"
 

@@ -57,7 +57,7 @@
 #include <string>
 #include <vector>
 
-#include "hyperplan/planner/plan.h"
+#include "hyperplan/plan/plan.h"
 #include "planner/context.h"
 #include "planner/link_schedule.h"
 

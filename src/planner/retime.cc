@@ -6,8 +6,8 @@
 #include <utility>
 #include <vector>
 
-#include "hyperplan/planner/bottleneck.h"
-#include "hyperplan/planner/simulate.h"
+#include "hyperplan/plan/bottleneck.h"
+#include "hyperplan/plan/simulate.h"
 
 namespace hyperplan::planner {
 namespace {

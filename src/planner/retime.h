@@ -22,7 +22,7 @@
 #include <functional>
 
 #include "hyperplan/hardware.h"
-#include "hyperplan/planner/plan.h"
+#include "hyperplan/plan/plan.h"
 #include "planner/context.h"
 #include "planner/modes.h"
 

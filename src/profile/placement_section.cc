@@ -10,7 +10,7 @@
 
 #include <array>
 
-#include "hyperplan/planner/routes.h"
+#include "hyperplan/routes.h"
 #include "profile/sections.h"
 
 namespace hyperplan::profile {

@@ -22,7 +22,7 @@ std::string TimesBound(int64_t makespan_ns, int64_t bound_ns) {
   return fmt::format("{}.{:02}\u00d7", value / 100, value % 100);
 }
 
-// fits, then makespan, then bytes moved, then arena (baselines/portfolio.h's order).
+// fits, then makespan, then bytes moved, then arena (contenders/portfolio.h's order).
 bool Better(const ReportContender& a, const ReportContender& b) {
   return std::make_tuple(!a.fits, a.makespan_ns, a.moved_bytes, a.arena_bytes) <
          std::make_tuple(!b.fits, b.makespan_ns, b.moved_bytes, b.arena_bytes);

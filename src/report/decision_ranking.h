@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "hyperplan/planner/plan.h"
+#include "hyperplan/plan/plan.h"
 
 namespace hyperplan::report {
 

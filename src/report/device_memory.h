@@ -17,7 +17,7 @@
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
 #include "hyperplan/lifetimes.h"
-#include "hyperplan/planner/plan.h"
+#include "hyperplan/plan/plan.h"
 
 namespace hyperplan::report {
 

@@ -28,8 +28,8 @@
 
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
+#include "hyperplan/plan/plan.h"
 #include "hyperplan/planner/options.h"
-#include "hyperplan/planner/plan.h"
 
 namespace hyperplan::report {
 
@@ -51,7 +51,7 @@ enum class GateVerdict : uint8_t {
   kOverOverhead,  // exit 7: the plan fits but runs slower than --max-overhead allows
 };
 
-// Another policy's plan for the same loop and budget (baselines/portfolio.h's contenders).
+// Another policy's plan for the same loop and budget (contenders/portfolio.h's contenders).
 struct ReportContender {
   std::string name;
   bool fits = false;

@@ -25,7 +25,7 @@
 
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
-#include "hyperplan/planner/plan.h"
+#include "hyperplan/plan/plan.h"
 #include "report/chrome_trace.h"
 
 namespace hyperplan::report {

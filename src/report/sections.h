@@ -6,7 +6,7 @@
 
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
-#include "hyperplan/planner/plan.h"
+#include "hyperplan/plan/plan.h"
 #include "report/device_memory.h"
 #include "report/html_report.h"
 #include "report/stall_attribution.h"

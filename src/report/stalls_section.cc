@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "hyperplan/planner/bottleneck.h"
+#include "hyperplan/plan/bottleneck.h"
 #include "hyperplan/units.h"
 #include "report/markup.h"
 #include "report/names.h"

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "hyperplan/hardware.h"
-#include "hyperplan/planner/plan.h"
+#include "hyperplan/plan/plan.h"
 #include "report/time_columns.h"
 
 namespace hyperplan::report {

@@ -15,7 +15,7 @@
 #include <span>
 #include <vector>
 
-#include "hyperplan/planner/plan.h"
+#include "hyperplan/plan/plan.h"
 
 namespace hyperplan::report {
 

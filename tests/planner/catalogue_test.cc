@@ -2,8 +2,8 @@
 // overhead) whose every planned number is worked out in the comment beside its assertion.
 #include <catch2/catch.hpp>
 
+#include "hyperplan/plan/verify.h"
 #include "hyperplan/planner/planner.h"
-#include "hyperplan/planner/verify.h"
 #include "planner_support.h"
 
 using namespace hyperplan;

@@ -3,10 +3,10 @@
 #include <string>
 #include <vector>
 
-#include "hyperplan/planner/layout.h"
-#include "hyperplan/planner/plan_layout.h"
-#include "hyperplan/planner/routes.h"
-#include "hyperplan/planner/simulate.h"
+#include "hyperplan/layout/layout.h"
+#include "hyperplan/layout/plan_layout.h"
+#include "hyperplan/plan/simulate.h"
+#include "hyperplan/routes.h"
 #include "planner/cost_analysis.h"
 #include "planner/link_schedule.h"
 #include "planner/order.h"

@@ -1,7 +1,7 @@
-// Value homes (hyperplan/planner/homes.h): the preferred tiers and the spill, spread over the
+// Value homes (hyperplan/homes.h): the preferred tiers and the spill, spread over the
 // iteration, to the next tier when the preferred one is full, worked by hand; then a plan on
 // a full home tier.
-#include "hyperplan/planner/homes.h"
+#include "hyperplan/homes.h"
 
 #include "planner_support.h"
 

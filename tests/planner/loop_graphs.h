@@ -8,9 +8,9 @@
 #include <algorithm>
 #include <vector>
 
+#include "hyperplan/layout/plan_layout.h"
 #include "hyperplan/loop.h"
-#include "hyperplan/planner/plan_layout.h"
-#include "hyperplan/planner/simulate.h"
+#include "hyperplan/plan/simulate.h"
 #include "planner_support.h"
 
 namespace hyperplan::planner_test {

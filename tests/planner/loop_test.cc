@@ -1,13 +1,13 @@
-// Loops: a plan is one iteration (design.md invariant 8), state updated in place through alias
+// Loops: a plan is one iteration (docs/design.md invariant 8), state updated in place through alias
 // pairs, and the cold start reported apart. Unit rates (planner_support.h): every number is
 // worked out beside its assertion.
 #include "hyperplan/loop.h"
 
 #include <catch2/catch.hpp>
 
+#include "hyperplan/plan/simulate.h"
+#include "hyperplan/plan/verify.h"
 #include "hyperplan/planner/planner.h"
-#include "hyperplan/planner/simulate.h"
-#include "hyperplan/planner/verify.h"
 #include "loop_graphs.h"
 #include "planner/context.h"
 #include "planner_support.h"

@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "hyperplan/lifetimes.h"
-#include "hyperplan/planner/verify.h"
+#include "hyperplan/plan/verify.h"
 #include "planner/context.h"
 #include "planner/modes.h"
 #include "planner_support.h"

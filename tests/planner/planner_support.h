@@ -16,9 +16,9 @@
 
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
-#include "hyperplan/planner/plan.h"
+#include "hyperplan/plan/plan.h"
+#include "hyperplan/plan/verify.h"
 #include "hyperplan/planner/planner.h"
-#include "hyperplan/planner/verify.h"
 
 namespace hyperplan::planner_test {
 

@@ -1,9 +1,9 @@
 // StepClock: the replay's timing rule one step at a time (simulate.h), which Simulate and the
-// baselines' PlanBuilder share. Unit rates (planner_support.h): a link moves 1 byte/ns over
+// contenders' PlanBuilder share. Unit rates (planner_support.h): a link moves 1 byte/ns over
 // all its channels, so with 2 channels a transfer moves 1/2 byte/ns on its channel.
 #include <catch2/catch.hpp>
 
-#include "hyperplan/planner/simulate.h"
+#include "hyperplan/plan/simulate.h"
 #include "planner_support.h"
 
 using namespace hyperplan;

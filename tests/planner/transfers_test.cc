@@ -7,8 +7,8 @@
 #include <catch2/catch.hpp>
 #include <vector>
 
+#include "hyperplan/plan/verify.h"
 #include "hyperplan/planner/planner.h"
-#include "hyperplan/planner/verify.h"
 #include "planner/context.h"
 #include "planner/modes.h"
 #include "planner/refine.h"

@@ -53,7 +53,7 @@ TEST_CASE("plan --report --trace writes a well-formed page and a valid trace") {
   CHECK_THAT(doc.by_id.at("provenance").text, Catch::Contains("llama-tiny-decode.onnx"));
   CHECK_THAT(doc.by_id.at("provenance").text, Catch::Contains("past_sequence=64"));
   // A budget run: the plan passed its gate (green), and sits beside its lower bound and the
-  // portfolio's seven other policies (baselines/portfolio.h), rows 0..6.
+  // portfolio's seven other policies (contenders/portfolio.h), rows 0..6.
   CHECK(doc.by_id.at("verdict").attributes.at("class") == "badge good");
   CHECK(doc.by_id.count("comparison-bound") == 1);
   CHECK(doc.by_id.count("comparison-contender-6") == 1);

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "hyperplan/graph.h"
-#include "hyperplan/planner/plan.h"
+#include "hyperplan/plan/plan.h"
 #include "support/tiny_graph.h"
 
 namespace hyperplan::testing {

@@ -1,7 +1,7 @@
 // The shipped hardware profiles (configs/*.yaml) the comparison runs on, as shipped: when the
 // weights, with the KV cache and optimizer state fed in, outgrow the profile's weight home
 // tier (405B or DeepSeek-V3 weights, or 70B weights beside a batch-16 32k KV cache, against
-// 256-512 GB of host memory), the shared home policy (hyperplan/planner/homes.h) spills the
+// 256-512 GB of host memory), the shared home policy (hyperplan/homes.h) spills the
 // earliest-used of them to the next tier (NVMe behind DDR) for every contender alike, so each
 // row is what `hyperplan plan` gives with the same profile file; the note says what spilled.
 // Cost: one YAML load per profile. Limits: the profiles are read from the source tree.
@@ -12,7 +12,7 @@
 
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
-#include "hyperplan/planner/homes.h"
+#include "hyperplan/homes.h"
 
 namespace hyperplan::bench {
 

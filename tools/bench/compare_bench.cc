@@ -1,4 +1,4 @@
-// The baselines comparison (see compare_bench.h).
+// The contenders comparison (see compare_bench.h).
 #include "compare_bench.h"
 
 #include <fmt/format.h>
@@ -7,11 +7,11 @@
 #include <cstdio>
 #include <optional>
 
-#include "baselines/context.h"
-#include "baselines/lower_bounds.h"
 #include "bench_profiles.h"
 #include "budgets.h"
 #include "contenders.h"
+#include "contenders/context.h"
+#include "contenders/lower_bounds.h"
 #include "format.h"
 #include "goals.h"
 #include "hyperplan/adapters/onnx_import.h"
@@ -58,7 +58,7 @@ std::string LinkBytes(const HardwareProfile& profile, const Plan& plan) {
 }
 
 // What the bound forces through the device's links, and the link that binds.
-std::string BoundTraffic(const HardwareProfile& profile, const baselines::LowerBounds& bound) {
+std::string BoundTraffic(const HardwareProfile& profile, const contenders::LowerBounds& bound) {
   std::string text = fmt::format("must move in {}, out {}", Gigabytes(bound.must_fetch_bytes),
                                  Gigabytes(bound.must_store_bytes));
   auto link_name = [&](int32_t link, const char* all) {
@@ -112,7 +112,7 @@ std::string Row(const std::string& budget, const std::string& name, const Outcom
 
 // " (851 GB exist at step 7423; the tiers off the device hold 512 GB)" when capacity sets the
 // peak floor, else empty.
-std::string CapacityNote(const baselines::LowerBounds& bound) {
+std::string CapacityNote(const contenders::LowerBounds& bound) {
   if (bound.host_capacity_bytes < 0 || bound.capacity_floor_bytes < bound.peak_floor_bytes) {
     return {};
   }
@@ -146,17 +146,17 @@ struct GoalLine {
 GoalInputs RunPair(const Workload& workload, const Graph& graph, const NamedProfile& named,
                    bool plan_digests) {
   const HardwareProfile& profile = named.profile;
-  // Every contender plans one iteration of the same loop (design.md invariant 8).
+  // Every contender plans one iteration of the same loop (docs/design.md invariant 8).
   const LoopSpec loop{true, FindAliases(graph, {})};
-  const baselines::BaselineContext context =
-      baselines::BuildBaselineContext(graph, profile, {}, loop);
+  const contenders::ContenderContext context =
+      contenders::BuildContenderContext(graph, profile, {}, loop);
   const std::string home_note = SpillNote(profile, context.homes);
   const Graph& loop_graph = *context.graph;
   const int64_t capacity = context.device_capacity_bytes();
   const Outcome reference =
       RunContender({"no offloading", ContenderKind::kNoOffload, 0}, context, std::nullopt);
   const int64_t reference_ns = reference.plan.timeline.makespan_ns;
-  const auto floor = baselines::ComputeLowerBounds(
+  const auto floor = contenders::ComputeLowerBounds(
       loop_graph, profile, context.order, context.node_time_ns, capacity, context.persistent);
 
   GoalInputs goals;
@@ -192,7 +192,7 @@ GoalInputs RunPair(const Workload& workload, const Graph& graph, const NamedProf
   text +=
       "| budget | policy | fits | live peak | arena | makespan | vs no offload | × bound | "
       "moved per link |\n|---|---|---|---:|---:|---:|---:|---:|---|\n";
-  const auto no_budget_bound = baselines::ComputeLowerBounds(
+  const auto no_budget_bound = contenders::ComputeLowerBounds(
       loop_graph, profile, overhead_mode.plan.order, context.node_time_ns,
       std::max<int64_t>(overhead_mode.plan.layout.live_peak_bytes, 0), context.persistent);
   text +=
@@ -206,7 +206,7 @@ GoalInputs RunPair(const Workload& workload, const Graph& graph, const NamedProf
 
   for (const Budget& budget : StandardBudgets(reference.plan.layout.live_peak_bytes,
                                               reference.plan.layout.arena_bytes, capacity)) {
-    auto bound = baselines::ComputeLowerBounds(
+    auto bound = contenders::ComputeLowerBounds(
         loop_graph, profile, context.order, context.node_time_ns, budget.bytes, context.persistent);
     if (bound.budget_below_floor) {
       if (plan_digests) continue;
@@ -224,8 +224,8 @@ GoalInputs RunPair(const Workload& workload, const Graph& graph, const NamedProf
     if (planned.ok && planned.plan.order != context.order) {
       // The bound holds per order; the planner's own order may allow less.
       const auto own =
-          baselines::ComputeLowerBounds(loop_graph, profile, planned.plan.order,
-                                        context.node_time_ns, budget.bytes, context.persistent);
+          contenders::ComputeLowerBounds(loop_graph, profile, planned.plan.order,
+                                         context.node_time_ns, budget.bytes, context.persistent);
       if (own.makespan_ns < bound.makespan_ns) bound = own;
     }
     const int64_t bound_ns = std::max<int64_t>(1, bound.makespan_ns);

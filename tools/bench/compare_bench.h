@@ -1,4 +1,4 @@
-// `hyperplan-bench compare`: every baseline and hyperplan, through the same simulator and
+// `hyperplan-bench compare`: every contender and hyperplan, through the same simulator and
 // profile, on the issue-5 workloads and the shipped profiles, as Markdown.
 //
 // Per workload and profile: the no-offload reference (peak, arena, makespan), then per budget

@@ -6,14 +6,14 @@
 #include <chrono>
 #include <exception>
 
-#include "baselines/layer_streaming.h"
-#include "baselines/no_offload.h"
-#include "baselines/op_distance.h"
-#include "baselines/portfolio.h"
-#include "baselines/reactive_lru.h"
+#include "contenders/layer_streaming.h"
+#include "contenders/no_offload.h"
+#include "contenders/op_distance.h"
+#include "contenders/portfolio.h"
+#include "contenders/reactive_lru.h"
 #include "format.h"
+#include "hyperplan/plan/verify.h"
 #include "hyperplan/planner/planner.h"
-#include "hyperplan/planner/verify.h"
 
 namespace hyperplan::bench {
 
@@ -46,7 +46,7 @@ std::vector<Contender> BudgetContenders() {
   };
 }
 
-Outcome RunContender(const Contender& contender, const baselines::BaselineContext& context,
+Outcome RunContender(const Contender& contender, const contenders::ContenderContext& context,
                      std::optional<int64_t> budget, int64_t max_overhead_ppm) {
   const Graph& graph = *context.model;  // PlanOffload and VerifyPlan take the model itself
   const HardwareProfile& profile = *context.profile;
@@ -55,25 +55,25 @@ Outcome RunContender(const Contender& contender, const baselines::BaselineContex
   try {
     switch (contender.kind) {
       case ContenderKind::kNoOffload:
-        outcome.plan = baselines::NoOffloadPlan(context);
+        outcome.plan = contenders::NoOffloadPlan(context);
         break;
       case ContenderKind::kReactive:
-        outcome.plan = baselines::ReactiveLruPlan(context, budget);
+        outcome.plan = contenders::ReactiveLruPlan(context, budget);
         break;
       case ContenderKind::kStreaming: {
-        baselines::LayerStreamingOptions options;
+        contenders::LayerStreamingOptions options;
         options.lookahead_layers = contender.parameter;
         options.stream_state = true;  // a layer's KV cache streams with it, as FlexGen does
-        auto result = baselines::LayerStreamingPlan(context, budget, options);
+        auto result = contenders::LayerStreamingPlan(context, budget, options);
         outcome.note =
             fmt::format("{}/{} layers resident", result.resident_layers, result.layer_count);
         outcome.plan = std::move(result.plan);
         break;
       }
       case ContenderKind::kOpDistance: {
-        baselines::OpDistanceOptions options;
+        contenders::OpDistanceOptions options;
         options.prefetch_distance_ops = contender.parameter;
-        outcome.plan = baselines::OpDistancePlan(context, budget, options);
+        outcome.plan = contenders::OpDistancePlan(context, budget, options);
         break;
       }
       case ContenderKind::kHyperplan: {
@@ -83,7 +83,7 @@ Outcome RunContender(const Contender& contender, const baselines::BaselineContex
         options.node_time_ns = context.node_time_ns;
         options.single_run = !context.periodic;
         options.aliases = context.aliases;
-        PlanResult result = baselines::PlanBest(graph, profile, options);
+        PlanResult result = contenders::PlanBest(graph, profile, options);
         if (result.status == PlanStatus::kInfeasible) {
           outcome.note = result.infeasibility.message;
         } else if (result.plan.produced_by != "hyperplan") {

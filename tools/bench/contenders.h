@@ -1,8 +1,8 @@
-// The contenders of the comparison: every baseline (src/baselines) and hyperplan's planner,
+// The contenders of the comparison: every contender (src/contenders) and hyperplan's planner,
 // each producing a Plan for the same graph, profile and budget, each plan checked by
 // VerifyPlan before its numbers are used.
-// Cost: one plan each (the budget searches inside the baselines included) plus a verification.
-// Limits: the planner runs with its defaults (reordering allowed); the baselines keep the
+// Cost: one plan each (the budget searches inside the contenders included) plus a verification.
+// Limits: the planner runs with its defaults (reordering allowed); the contenders keep the
 // model's order.
 #pragma once
 
@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "baselines/context.h"
+#include "contenders/context.h"
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
-#include "hyperplan/planner/plan.h"
+#include "hyperplan/plan/plan.h"
 
 namespace hyperplan::bench {
 
@@ -44,8 +44,8 @@ struct Outcome {
   int64_t wall_ns = 0;
 };
 
-// `budget` unset: the no-budget mode (the planner's overhead mode; baselines use capacity).
-Outcome RunContender(const Contender& contender, const baselines::BaselineContext& context,
+// `budget` unset: the no-budget mode (the planner's overhead mode; contenders use capacity).
+Outcome RunContender(const Contender& contender, const contenders::ContenderContext& context,
                      std::optional<int64_t> budget, int64_t max_overhead_ppm = 10'000);
 
 }  // namespace hyperplan::bench

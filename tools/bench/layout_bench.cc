@@ -8,15 +8,15 @@
 #include <cstdio>
 #include <functional>
 
-#include "baselines/context.h"
 #include "bench_profiles.h"
+#include "contenders/context.h"
 #include "format.h"
 #include "hyperplan/adapters/onnx_import.h"
-#include "hyperplan/planner/layout.h"
+#include "hyperplan/layout/layout.h"
+#include "hyperplan/plan/verify.h"
 #include "hyperplan/planner/planner.h"
-#include "hyperplan/planner/verify.h"
+#include "layout/tier_layout.h"
 #include "model_cache.h"
-#include "planner/tier_layout.h"
 #include "workloads.h"
 
 namespace hyperplan::bench {
@@ -63,7 +63,7 @@ struct Planned {
 };
 
 Planned PlanAtCapacity(const Graph& graph, const HardwareProfile& profile,
-                       const baselines::BaselineContext& context, const LayoutOptions& layout) {
+                       const contenders::ContenderContext& context, const LayoutOptions& layout) {
   PlanOptions options;
   options.budget_bytes = context.device_capacity_bytes();
   options.node_time_ns = context.node_time_ns;
@@ -148,7 +148,8 @@ int RunLayoutBench(const LayoutBenchOptions& options) {
       if (!Selected(named.file, options.profiles, default_profiles)) continue;
       const Graph graph = ImportOnnxModel(path, DimsOf(workload, named.profile));
       const HardwareProfile& profile = named.profile;
-      const baselines::BaselineContext context = baselines::BuildBaselineContext(graph, profile);
+      const contenders::ContenderContext context =
+          contenders::BuildContenderContext(graph, profile);
       const std::string home_note = SpillNote(profile, context.homes);
       Emit(fmt::format("\n## {} on {}\n\n{} nodes; budget: the device, {}.{}\n\n", workload.label,
                        named.file, graph.nodes.size(), Gigabytes(context.device_capacity_bytes()),

@@ -1,6 +1,6 @@
 // hyperplan-bench: benchmark commands whose tables go into README.md and docs/benchmarks.md.
 //   hyperplan-bench inspect [--series]   import + inspect vs bare protobuf parse
-//   hyperplan-bench compare [--quick]    baselines vs hyperplan, simulated, per profile
+//   hyperplan-bench compare [--quick]    contenders vs hyperplan, simulated, per profile
 //   hyperplan-bench scale [--quick]      planner time and RSS vs nodes; plans at real scale
 //   hyperplan-bench layout               arena and tier-buffer layouts at real scale, timed
 //   hyperplan-bench parse FILE           (internal) the bare parse, run as a child process

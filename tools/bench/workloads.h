@@ -23,7 +23,7 @@ std::vector<Workload> RealScaleWorkloads();
 // One model stacked to growing depth, for the nodes-vs-time series.
 std::vector<Workload> ScaleSeriesWorkloads();
 
-// The baselines comparison (issue 5): Llama-3-8B prefill 8k and 32k, Llama-3-70B decode with
+// The contenders comparison (issue 5): Llama-3-8B prefill 8k and 32k, Llama-3-70B decode with
 // a 32k KV cache at batch 1 and 16, Llama-3-405B prefill, the DeepSeek-V3-sized MoE, and a
 // Llama-3-8B training step. `quick`: the two smallest.
 std::vector<Workload> CompareWorkloads(bool quick);

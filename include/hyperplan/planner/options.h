@@ -6,15 +6,15 @@
 // as far as it can while the simulated slowdown stays within `max_overhead_ppm` of the
 // no-offload makespan; the device tier's capacity still applies (when the baseline does not
 // fit the device, the capacity becomes the budget). With `offload` off, the plan is the
-// baseline: the model's order and no cache ops (design.md invariant 6).
+// baseline: the model's order and no cache ops (docs/design.md invariant 6).
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <vector>
 
+#include "hyperplan/layout/layout.h"
 #include "hyperplan/loop.h"
-#include "hyperplan/planner/layout.h"
 
 namespace hyperplan {
 

@@ -37,8 +37,8 @@
 
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
+#include "hyperplan/plan/plan.h"
 #include "hyperplan/planner/options.h"
-#include "hyperplan/planner/plan.h"
 
 namespace hyperplan {
 
@@ -62,7 +62,7 @@ struct PlanResult {
   PlanStatus status = PlanStatus::kPlanned;
   Plan plan;
   Infeasibility infeasibility;  // meaningful when status == kInfeasible
-  // The planner's own plan, kept apart when a contender's plan won (baselines::PlanBest sets
+  // The planner's own plan, kept apart when a contender's plan won (contenders::PlanBest sets
   // them; Plan::produced_by names the winner): what the planner alone reached.
   int64_t own_makespan_ns = 0;
   bool own_fits = false;

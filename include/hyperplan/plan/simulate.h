@@ -1,0 +1,70 @@
+// Simulate: a discrete-event replay of a plan against the hardware profile.
+//
+// One compute stream (compute steps and Detach steps in sequence order) and one stream per
+// link channel (its transfers in sequence order, FIFO). Because every step waits only for
+// steps earlier in the sequence and for its stream predecessor, one pass in sequence order
+// computes every start and end: start = max(end of stream predecessor, ends of waits_for).
+// Memory: each ResidentInterval and TierCopy becomes an allocation at its opening step's start
+// (or time 0) and a free at its closing step's end (or the makespan); at equal times frees
+// come before allocations, except zero-length residencies, which count at their instant.
+// Outputs: each step's start and end, bytes per tier over time and their peaks, the stall
+// before each compute node, bytes moved per link, the makespan and the no-offload makespan
+// (the compute stream alone). Cost: O(steps + waits + residencies log residencies).
+// StepClock is that pass's timing rule on its own, one step at a time: Simulate runs it over
+// a finished plan, and a plan under construction (contenders/plan_builder.h) runs it as it
+// appends steps, so the two never disagree on when a step starts or which channel frees
+// first.
+// Limits: transfers are not preempted and a link's channels never borrow each other's
+// bandwidth (see plan.h for the bandwidth rule).
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "hyperplan/cost.h"
+#include "hyperplan/graph.h"
+#include "hyperplan/hardware.h"
+#include "hyperplan/plan/plan.h"
+
+namespace hyperplan {
+
+// ChannelTransferTimeNs (hyperplan/cost.h): one transfer's time on one channel of a link.
+
+// The streams' clocks: a step starts once every step it waits for has ended and its stream
+// is free (the compute stream for Compute and Detach, its link channel for a transfer); a
+// Compute takes its node time, a Detach no time, a transfer ChannelTransferTimeNs.
+class StepClock {
+ public:
+  // `node_time_ns` by NodeId (the plan's); both must outlive the clock.
+  StepClock(const HardwareProfile& profile, const std::vector<int64_t>& node_time_ns);
+
+  // Times the next step. Its waits index steps already timed and its link and channel exist
+  // (the caller checks).
+  const StepTiming& Add(const PlanStep& step);
+
+  const std::vector<StepTiming>& timings() const { return timings_; }
+  std::vector<StepTiming> TakeTimings() { return std::move(timings_); }
+  // When each channel of `link` is next free.
+  const std::vector<int64_t>& channel_free_ns(int32_t link) const { return channel_free_ns_[link]; }
+  int32_t channel_count(int32_t link) const {
+    return static_cast<int32_t>(channel_free_ns_[link].size());
+  }
+
+ private:
+  const HardwareProfile& profile_;
+  const std::vector<int64_t>& node_time_ns_;
+  std::vector<StepTiming> timings_;
+  std::vector<std::vector<int64_t>> channel_free_ns_;  // by link, then channel
+  int64_t stream_free_ns_ = 0;                         // the compute stream
+};
+
+// Replays `plan` (its steps, node times, residency and tier copies). Throws Error(kInternal)
+// when a step waits for a later step (a malformed plan; VerifyPlan reports it precisely).
+SimulationResult Simulate(const Graph& graph, const HardwareProfile& profile, const Plan& plan);
+
+// The compute steps' start times in `plan`'s timeline (stalls included), by position in
+// plan.order, then the last compute step's end: the axis the plan ran on.
+std::vector<int64_t> ComputeStepStarts(const Plan& plan);
+
+}  // namespace hyperplan

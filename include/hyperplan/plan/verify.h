@@ -1,0 +1,50 @@
+// VerifyPlan: checks docs/design.md's invariants 1-6 and 8 on a plan, replaying it with Simulate.
+//
+// 1. Every node finds each input resident on the device when it starts (a ResidentInterval
+//    covers its step and, when a Prefetch opened it, that Prefetch ended first); outputs are
+//    resident from their producer; every interval opens and closes by a matching step, a
+//    Detach only drops a value whose other copy is complete, so nothing is read after its
+//    Detach unless re-fetched.
+// 2. Simulated bytes on every tier stay within its capacity (capacity <= 0: unbounded); the
+//    arena fits the device (and the budget when the plan claims to fit); the summary's peak
+//    is the maximum of the simulated device timeline.
+// 3. No two resident intervals overlap in the arena while both are live; every block lies in
+//    [0, arena size).
+// 4. The order is a topological permutation; compute steps follow it; waits_for points back;
+//    no transfer reads a tier before a copy exists there (a Prefetch of a stored value never
+//    starts before that Store completes); no Store starts before its producer ends, nor reads
+//    the device copy of a value owned outside the run while its in-place writer runs (before
+//    the writer only straight into the home copy: the last iteration's update written back).
+// 5. makespan >= sum of compute; makespan >= bytes moved on each link / its bandwidth.
+// 6. With offloading off: no cache ops, the model's order, makespan = compute, peak = baseline.
+// 8. A periodic plan (Plan::periodic) is checked on the loop graph of its aliases (loop.h):
+//    every persistent value is on the device at the iteration's end exactly when it was at its
+//    start, at the same arena offset, with the same off-device copies; a home copy updated in
+//    place on the device is read or relied on only after a Store has written the update back.
+//    That includes the previous iteration's update: a value that ends the iteration on the
+//    device with no Store after its write starts the next with a stale home copy, until a Store
+//    before the write (a write-back deferred into the next iteration) makes it current.
+// Also checks that the plan's stored timeline is the one its steps replay to.
+// The first failure is returned, naming the invariant, the step and the rule.
+// Cost: one simulation plus O(steps + residencies log residencies + uses).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "hyperplan/graph.h"
+#include "hyperplan/hardware.h"
+#include "hyperplan/plan/plan.h"
+
+namespace hyperplan {
+
+struct VerifyResult {
+  bool ok = true;
+  int invariant = 0;    // 1-6 when !ok (0: a structural error, e.g. a bad index)
+  int32_t step = -1;    // index into Plan::steps at fault, -1 when none applies
+  std::string message;  // "invariant N: step S (kind ...): ..."
+};
+
+VerifyResult VerifyPlan(const Graph& graph, const HardwareProfile& profile, const Plan& plan);
+
+}  // namespace hyperplan

@@ -1,0 +1,66 @@
+// Shared baseline context (see context.h).
+#include "contenders/context.h"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "hyperplan/cost.h"
+#include "hyperplan/error.h"
+#include "hyperplan/layout/plan_layout.h"
+
+namespace hyperplan::baselines {
+
+int64_t ContenderContext::device_capacity_bytes() const {
+  return profile->tiers[profile->device_tier].capacity_bytes;
+}
+
+int64_t ContenderContext::EffectiveBudget(std::optional<int64_t> budget_bytes) const {
+  const int64_t capacity = device_capacity_bytes();
+  const int64_t bound = capacity > 0 ? capacity : std::numeric_limits<int64_t>::max() / 4;
+  return budget_bytes ? std::min(*budget_bytes, bound) : bound;
+}
+
+ContenderContext BuildContenderContext(const Graph& model, const HardwareProfile& profile,
+                                       std::vector<int64_t> node_time_ns, const LoopSpec& loop) {
+  if (profile.device_tier < 0 || static_cast<size_t>(profile.device_tier) >= profile.tiers.size()) {
+    throw Error(ErrorKind::kProfile, "profile '" + profile.name + "': no device tier");
+  }
+  ContenderContext context;
+  context.periodic = loop.periodic;
+  if (loop.periodic) {
+    context.aliases = loop.aliases;
+    context.loop_graph = std::make_shared<const Graph>(LoopGraph(model, loop.aliases));
+    context.persistent = PersistentValues(*context.loop_graph, loop.aliases);
+  }
+  const Graph& graph = loop.periodic ? *context.loop_graph : model;
+  context.graph = &graph;
+  context.model = &model;
+  context.profile = &profile;
+  context.order = ModelOrder(graph);
+  if (node_time_ns.empty()) {
+    for (const NodeCost& cost : EstimateCosts(model, profile)) {
+      node_time_ns.push_back(cost.time_ns);
+    }
+  } else if (node_time_ns.size() != graph.nodes.size()) {
+    throw Error(ErrorKind::kUsage, "node times: " + std::to_string(node_time_ns.size()) +
+                                       " entries for " + std::to_string(graph.nodes.size()) +
+                                       " nodes");
+  }
+  for (int64_t time_ns : node_time_ns) {
+    if (time_ns < 0) throw Error(ErrorKind::kUsage, "node times: a negative time");
+  }
+  context.node_time_ns = std::move(node_time_ns);
+  context.lifetimes = AnalyzeLifetimes(graph, context.order);
+  context.routes = FindDeviceRoutes(profile);
+  context.homes = DecideHomes(graph, profile, context.routes, context.persistent);
+  context.baseline_peak_bytes = context.lifetimes.timeline.peak_bytes;
+
+  // The arena every summary compares against.
+  context.baseline_arena_bytes =
+      NoOffloadArenaBytes(graph, profile, context.order, context.lifetimes);
+  return context;
+}
+
+}  // namespace hyperplan::baselines

@@ -1,0 +1,346 @@
+// Makespan and peak lower bounds (see lower_bounds.h).
+#include "contenders/lower_bounds.h"
+
+#include <algorithm>
+#include <tuple>
+
+#include "hyperplan/homes.h"
+#include "hyperplan/routes.h"
+
+namespace hyperplan::baselines {
+namespace {
+
+// ceil(bytes * 1e9 / bandwidth) without overflow; 0 bandwidth: no bound from it.
+int64_t TransferNs(int64_t bytes, int64_t bytes_per_s) {
+  if (bytes <= 0 || bytes_per_s <= 0) return 0;
+  const __int128 numerator = static_cast<__int128>(bytes) * 1'000'000'000 + bytes_per_s - 1;
+  return static_cast<int64_t>(numerator / bytes_per_s);
+}
+
+// Raises `term` to "compute_ns, then bytes at bytes_per_s" found at step s, when longer.
+void Raise(TimedTransferTerm& term, Step s, int64_t compute_ns, int64_t bytes, int32_t link,
+           int64_t bytes_per_s) {
+  if (bytes <= 0 || bytes_per_s <= 0) return;
+  const int64_t ns = compute_ns + TransferNs(bytes, bytes_per_s);
+  if (ns > term.ns) term = {ns, s, compute_ns, bytes, link};
+}
+
+// A device link's bandwidth, or (link -1) the device's links that way together.
+int64_t LinkRate(const HardwareProfile& profile, int32_t link, int64_t all_links_bytes_per_s) {
+  return link >= 0 ? profile.links[link].bandwidth_bytes_per_s : all_links_bytes_per_s;
+}
+
+// Per-step sums as difference arrays (steps + 1 entries).
+class StepSums {
+ public:
+  explicit StepSums(Step steps) : diff_(static_cast<size_t>(steps) + 1, 0) {}
+  void Add(Step first, Step last, int64_t bytes) {
+    if (first > last) return;
+    diff_[first] += bytes;
+    diff_[last + 1] -= bytes;
+  }
+  // Call for s = 0, 1, ... in order.
+  int64_t Next(Step s) { return running_ += diff_[s]; }
+
+ private:
+  std::vector<int64_t> diff_;
+  int64_t running_ = 0;
+};
+
+// Adds `bytes` over [first, last] except the steps in `uses` (ascending) inside it.
+void AddExceptUses(StepSums& sums, Step first, Step last, int64_t bytes,
+                   const std::vector<Step>& uses) {
+  if (first > last) return;
+  sums.Add(first, last, bytes);
+  for (Step use : uses) {
+    if (use >= first && use <= last) sums.Add(use, use, -bytes);
+  }
+}
+
+// A persistent value its writer updates in place (loop.h): the bytes that change, the step
+// that writes them and the device hop that carries them home.
+struct InPlaceWrite {
+  ValueId value = kNoValue;
+  Step write_step = 0;
+  int64_t written_bytes = 0;
+  int32_t out_link = -1;
+};
+
+std::vector<InPlaceWrite> InPlaceWrites(const Graph& graph, const LifetimeAnalysis& lifetimes,
+                                        const DeviceRoutes& routes, const ValueHomes& homes,
+                                        const std::vector<uint8_t>& persistent) {
+  std::vector<InPlaceWrite> writes;
+  if (persistent.empty()) return writes;
+  for (size_t id = 0; id < graph.values.size(); ++id) {
+    const Value& value = graph.values[id];
+    if (!persistent[id] || value.written_by == kNoNode || value.written_bytes <= 0) continue;
+    const auto value_id = static_cast<ValueId>(id);
+    if (!homes.Homed(value_id)) continue;
+    const auto& route = routes.from_device[homes.home_tier[id]];
+    if (!route || route->empty()) continue;
+    writes.push_back({value_id, lifetimes.step_of_node[value.written_by],
+                      std::min(value.written_bytes, value.bytes), route->front()});
+  }
+  return writes;
+}
+
+// What must leave the device before step s, by the device hop it leaves over: values produced
+// earlier in the iteration, read after s (or returned), that are not resident during s each
+// took a Store that ended before s. The store term's values, by first hop only.
+std::vector<int64_t> StoredBeforeBytes(Step s, const Graph& graph,
+                                       const LifetimeAnalysis& lifetimes,
+                                       const DeviceRoutes& routes, const ValueHomes& homes,
+                                       size_t link_count) {
+  std::vector<int64_t> bytes_on(link_count, 0);
+  for (size_t id = 0; id < graph.values.size(); ++id) {
+    const Value& value = graph.values[id];
+    if (value.producer == kNoNode || !value.size_known || value.bytes <= 0) continue;
+    const TierId store_tier = homes.store_tier[id];
+    if (store_tier == kNoTier || !routes.from_device[store_tier]) continue;
+    const Lifetime& lifetime = lifetimes.lifetimes[id];
+    const Step last = value.is_graph_output ? lifetimes.order.size() : lifetime.last_use_step;
+    if (lifetime.def_step >= s || last <= s) continue;
+    if (std::binary_search(lifetime.use_steps.begin(), lifetime.use_steps.end(), s)) continue;
+    bytes_on[routes.from_device[store_tier]->front()] += value.bytes;
+  }
+  return bytes_on;
+}
+
+// The write-back term at step s (see lower_bounds.h). Every value off the device during s that
+// its plan had to send out (written in place since its last pass through s, or stored before
+// s) went out over its device hop between its write and s, one iteration around the loop.
+// Taking the writes latest-around-the-loop first, the writes at or after a write w all fit in
+// a window of at most makespan - compute(s..w), so the makespan is at least compute(s..w) plus
+// their bytes, less the room, over the device hop they share (or all out-links together). The
+// stored values join once w is after s: the window then holds the whole iteration up to s,
+// where their Stores ran (for a w before s it starts at w, after some of them may have run).
+void AddWriteBackTerm(Step s, int64_t room_bytes, const std::vector<int64_t>& stored_on,
+                      const std::vector<InPlaceWrite>& writes, const LifetimeAnalysis& lifetimes,
+                      const std::vector<int64_t>& compute_before_ns, const HardwareProfile& profile,
+                      int64_t out_of_device_bytes_per_s, LowerBounds& bounds) {
+  const Step n = static_cast<Step>(compute_before_ns.size()) - 1;
+  const int64_t total_ns = compute_before_ns[n];
+  struct Pending {
+    int64_t arc_ns;  // compute of the steps from s around the loop to the write, both included
+    const InPlaceWrite* write;
+  };
+  std::vector<Pending> pending;
+  for (const InPlaceWrite& write : writes) {
+    const std::vector<Step>& uses = lifetimes.lifetimes[write.value].use_steps;
+    if (std::binary_search(uses.begin(), uses.end(), s)) continue;  // resident during s
+    const Step w = write.write_step;
+    const int64_t arc_ns = w >= s ? compute_before_ns[w + 1] - compute_before_ns[s]
+                                  : total_ns - compute_before_ns[s] + compute_before_ns[w + 1];
+    pending.push_back({arc_ns, &write});
+  }
+  std::sort(pending.begin(), pending.end(), [](const Pending& a, const Pending& b) {
+    return std::tie(b.arc_ns, b.write->value) < std::tie(a.arc_ns, a.write->value);
+  });
+  std::vector<int64_t> bytes_on(stored_on.size(), 0);
+  int64_t bytes_total = 0;
+  bool stored_counted = false;
+  auto consider = [&](int64_t arc_ns, int64_t bytes, int32_t link) {
+    Raise(bounds.write_back, s, arc_ns, bytes - room_bytes, link,
+          LinkRate(profile, link, out_of_device_bytes_per_s));
+  };
+  for (const Pending& entry : pending) {
+    if (!stored_counted && entry.write->write_step > s) {
+      for (size_t l = 0; l < stored_on.size(); ++l) bytes_on[l] += stored_on[l];
+      for (int64_t bytes : stored_on) bytes_total += bytes;
+      stored_counted = true;
+    }
+    const int32_t link = entry.write->out_link;
+    bytes_on[link] += entry.write->written_bytes;
+    bytes_total += entry.write->written_bytes;
+    consider(entry.arc_ns, bytes_on[link], link);
+    consider(entry.arc_ns, bytes_total, -1);
+  }
+}
+
+// What the tiers off the device can hold together: the capacities of those with a route to or
+// from the device (-1: one of them is unlimited, so capacity forces nothing onto the device).
+int64_t HostCapacityBytes(const HardwareProfile& profile, const DeviceRoutes& routes) {
+  int64_t total = 0;
+  for (size_t tier = 0; tier < profile.tiers.size(); ++tier) {
+    if (static_cast<TierId>(tier) == profile.device_tier) continue;
+    if (!routes.to_device[tier] && !routes.from_device[tier]) continue;
+    const int64_t capacity = profile.tiers[tier].capacity_bytes;
+    if (capacity <= 0) return -1;
+    total += capacity;
+  }
+  return total;
+}
+
+// Every value's bytes over the steps where it exists somewhere: from the start (entering
+// values) or its producer's step, through its last read, the end (graph outputs) or, for a
+// value read again next iteration, the whole iteration.
+StepSums ExistingBytes(const Graph& graph, const LifetimeAnalysis& lifetimes,
+                       const std::vector<uint8_t>& persistent, Step n) {
+  StepSums existing(n);
+  for (size_t id = 0; id < graph.values.size(); ++id) {
+    const Value& value = graph.values[id];
+    if (!value.size_known || value.bytes <= 0) continue;
+    const Lifetime& lifetime = lifetimes.lifetimes[id];
+    const bool persists = !persistent.empty() && persistent[id];
+    const Step first = persists ? 0 : lifetime.def_step;
+    const Step last = persists || value.is_graph_output ? n - 1 : lifetime.last_use_step;
+    existing.Add(first, last, value.bytes);
+  }
+  return existing;
+}
+
+}  // namespace
+
+LowerBounds ComputeLowerBounds(const Graph& graph, const HardwareProfile& profile,
+                               const std::vector<NodeId>& order,
+                               const std::vector<int64_t>& node_time_ns, int64_t budget_bytes,
+                               const std::vector<uint8_t>& persistent) {
+  LowerBounds bounds;
+  const auto n = static_cast<Step>(order.size());
+  const size_t link_count = profile.links.size();
+  bounds.must_move_bytes_per_link.assign(link_count, 0);
+  for (NodeId node : order) bounds.compute_ns += node_time_ns[node];
+  bounds.makespan_ns = bounds.compute_ns;
+  if (n == 0) return bounds;
+
+  const LifetimeAnalysis lifetimes = AnalyzeLifetimes(graph, order);
+  const DeviceRoutes routes = FindDeviceRoutes(profile);
+  const ValueHomes homes = DecideHomes(graph, profile, routes, persistent);
+  StepSums pinned(n);  // can never leave
+  StepSums fetch(n);   // U(s)
+  StepSums store(n);   // P(s)
+  std::vector<StepSums> fetch_on(link_count, StepSums(n));
+  std::vector<StepSums> store_on(link_count, StepSums(n));
+  StepSums read_later(n);  // U'(s): read after s in this iteration
+  std::vector<StepSums> read_later_on(link_count, StepSums(n));  // by the route's device hop
+  for (size_t id = 0; id < graph.values.size(); ++id) {
+    const auto value_id = static_cast<ValueId>(id);
+    const Value& value = graph.values[id];
+    if (!value.size_known || value.bytes <= 0) continue;
+    const Lifetime& lifetime = lifetimes.lifetimes[id];
+    const int64_t bytes = value.bytes;
+    if (!homes.CanLeave(value_id)) {
+      pinned.Add(lifetime.baseline_first_step, lifetime.baseline_last_step, bytes);
+      continue;
+    }
+    const bool produced = value.producer != kNoNode;
+    const Step exists_from = produced ? lifetime.def_step + 1 : 0;
+    if (!lifetime.use_steps.empty()) {
+      // A persistent value is read again next iteration: every step but its uses is before a
+      // read, so the whole iteration counts (the steady state's per-iteration traffic).
+      const bool persists = !persistent.empty() && persistent[id];
+      const Step last = persists ? n - 1 : lifetime.last_use_step - 1;
+      AddExceptUses(fetch, exists_from, last, bytes, lifetime.use_steps);
+      const Route& route = *routes.to_device[homes.OffTier(value_id)];
+      for (int32_t link : route) {
+        AddExceptUses(fetch_on[link], exists_from, last, bytes, lifetime.use_steps);
+      }
+      const Step last_read_before = lifetime.last_use_step - 1;
+      AddExceptUses(read_later, exists_from, last_read_before, bytes, lifetime.use_steps);
+      AddExceptUses(read_later_on[route.back()], exists_from, last_read_before, bytes,
+                    lifetime.use_steps);
+    }
+    if (produced) {
+      const Step last = value.is_graph_output ? n - 1 : lifetime.last_use_step - 1;
+      AddExceptUses(store, exists_from, last, bytes, lifetime.use_steps);
+      for (int32_t link : *routes.from_device[homes.store_tier[id]]) {
+        AddExceptUses(store_on[link], exists_from, last, bytes, lifetime.use_steps);
+      }
+    }
+  }
+  const std::vector<InPlaceWrite> writes =
+      InPlaceWrites(graph, lifetimes, routes, homes, persistent);
+  StepSums written(n);  // in-place writes whose value is not read during s
+  for (const InPlaceWrite& write : writes) {
+    AddExceptUses(written, 0, n - 1, write.written_bytes,
+                  lifetimes.lifetimes[write.value].use_steps);
+  }
+  const DeviceLinkRates device_link_rates = SumDeviceLinkRates(profile);
+  const int64_t into_device_bytes_per_s = device_link_rates.into_device_bytes_per_s;
+  const int64_t out_of_device_bytes_per_s = device_link_rates.out_of_device_bytes_per_s;
+  // The late-fetch term at step s, on one device link (or, link -1, on all of them together).
+  auto late_fetch = [&](Step s, int64_t compute_through_s_ns, int64_t bytes, int32_t link) {
+    Raise(bounds.late_fetch, s, compute_through_s_ns, bytes, link,
+          LinkRate(profile, link, into_device_bytes_per_s));
+  };
+  std::vector<int64_t> compute_before_ns(static_cast<size_t>(n) + 1, 0);  // steps 0..s-1
+  std::vector<int64_t> room_per_step(n, 0);
+  Step most_sent_off_step = -1;  // where the most stored or written bytes must be off
+  int64_t most_sent_off_bytes = 0;
+  std::vector<uint8_t> seen(graph.values.size(), 0);
+  bounds.host_capacity_bytes = HostCapacityBytes(profile, routes);
+  StepSums existing = ExistingBytes(graph, lifetimes, persistent, n);
+  for (Step s = 0; s < n; ++s) {
+    const int64_t existing_bytes = existing.Next(s);
+    if (bounds.host_capacity_bytes >= 0 && existing_bytes > bounds.most_existing_bytes) {
+      bounds.most_existing_bytes = existing_bytes;
+      bounds.most_existing_step = s;
+    }
+    compute_before_ns[s + 1] = compute_before_ns[s] + node_time_ns[order[s]];
+    const int64_t compute_through_s_ns = compute_before_ns[s + 1];
+    const Node& node = graph.nodes[order[s]];
+    int64_t floor = pinned.Next(s) + node.subgraph_peak_bytes;
+    auto count = [&](ValueId id) {
+      const Value& value = graph.values[id];
+      if (seen[id] || !value.size_known || value.bytes <= 0) return;
+      seen[id] = 1;
+      if (homes.CanLeave(id)) floor += value.bytes;  // pinned ones are counted already
+    };
+    for (ValueId input : node.inputs) count(input);
+    for (ValueId output : node.outputs) count(output);
+    for (ValueId input : node.inputs) seen[input] = 0;
+    for (ValueId output : node.outputs) seen[output] = 0;
+    bounds.peak_floor_bytes = std::max(bounds.peak_floor_bytes, floor);
+    // Below the floor no plan exists at all; clamping keeps the bound about movement.
+    const int64_t room = std::max<int64_t>(0, budget_bytes - floor);
+    room_per_step[s] = room;
+    const int64_t stored_off = store.Next(s) - room;
+    const int64_t sent_off = stored_off + written.Next(s);
+    if (sent_off > most_sent_off_bytes) {
+      most_sent_off_bytes = sent_off;
+      most_sent_off_step = s;
+    }
+    bounds.must_fetch_bytes = std::max(bounds.must_fetch_bytes, fetch.Next(s) - room);
+    bounds.must_store_bytes = std::max(bounds.must_store_bytes, stored_off);
+    for (size_t l = 0; l < link_count; ++l) {
+      const int64_t forced = std::max(fetch_on[l].Next(s), store_on[l].Next(s)) - room;
+      bounds.must_move_bytes_per_link[l] = std::max(bounds.must_move_bytes_per_link[l], forced);
+      const int64_t late = read_later_on[l].Next(s) - room;
+      late_fetch(s, compute_through_s_ns, late, static_cast<int32_t>(l));
+    }
+    late_fetch(s, compute_through_s_ns, read_later.Next(s) - room, -1);
+  }
+  // The write-back term scans the values and sorts the writes, so it is taken at two steps:
+  // where the most stored or written bytes must be off the device, and the late-fetch step.
+  if (!writes.empty()) {
+    for (Step s : {most_sent_off_step, bounds.late_fetch.step}) {
+      if (s < 0) continue;
+      AddWriteBackTerm(s, room_per_step[s],
+                       StoredBeforeBytes(s, graph, lifetimes, routes, homes, link_count), writes,
+                       lifetimes, compute_before_ns, profile, out_of_device_bytes_per_s, bounds);
+    }
+  }
+  // What the host tiers cannot hold is on the device (a peak floor that does not combine with
+  // the per-step room above: those bytes may be the very ones the room holds).
+  if (bounds.host_capacity_bytes >= 0) {
+    bounds.capacity_floor_bytes = bounds.most_existing_bytes - bounds.host_capacity_bytes;
+    bounds.peak_floor_bytes = std::max(bounds.peak_floor_bytes, bounds.capacity_floor_bytes);
+  }
+  bounds.budget_below_floor = budget_bytes < bounds.peak_floor_bytes;
+  bounds.transfer_ns = std::max(TransferNs(bounds.must_fetch_bytes, into_device_bytes_per_s),
+                                TransferNs(bounds.must_store_bytes, out_of_device_bytes_per_s));
+  for (size_t l = 0; l < link_count; ++l) {
+    const int64_t link_ns =
+        TransferNs(bounds.must_move_bytes_per_link[l], profile.links[l].bandwidth_bytes_per_s);
+    // Ties name the link: on one-link devices the totals and the link agree.
+    if (link_ns > 0 && link_ns >= bounds.transfer_ns) {
+      bounds.transfer_ns = link_ns;
+      bounds.bottleneck_link = static_cast<int32_t>(l);
+    }
+  }
+  bounds.makespan_ns =
+      std::max({bounds.compute_ns, bounds.transfer_ns, bounds.late_fetch.ns, bounds.write_back.ns});
+  return bounds;
+}
+
+}  // namespace hyperplan::baselines

@@ -1,0 +1,184 @@
+// Plan totals and their text form (see summary.h).
+#include "hyperplan/plan/summary.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <sstream>
+#include <tuple>
+
+#include "hyperplan/plan/bottleneck.h"
+#include "hyperplan/plan/layer_summary.h"
+#include "hyperplan/units.h"
+
+namespace hyperplan {
+namespace {
+
+// "+1.5%" / "-33.3%" from integers, rounded half away from zero to one decimal.
+std::string Percent(int64_t delta, int64_t base) {
+  if (base <= 0) return "n/a";
+  const __int128 tenths_x2 = static_cast<__int128>(delta) * 2000 / base;
+  const int64_t tenths = static_cast<int64_t>((tenths_x2 + (tenths_x2 >= 0 ? 1 : -1)) / 2);
+  const int64_t magnitude = std::llabs(tenths);
+  // Streamed rather than concatenated: GCC 12's -Wrestrict misfires on string operator+.
+  std::ostringstream text;
+  text << (delta < 0 ? '-' : '+') << magnitude / 10 << '.' << magnitude % 10 << '%';
+  return text.str();
+}
+
+std::string ValueName(const Graph& graph, ValueId value) {
+  if (value < 0 || static_cast<size_t>(value) >= graph.values.size()) return "?";
+  return "'" + graph.values[value].name + "'";
+}
+
+std::string TierName(const HardwareProfile& profile, TierId tier) {
+  if (tier < 0 || static_cast<size_t>(tier) >= profile.tiers.size()) return "?";
+  return profile.tiers[tier].name;
+}
+
+}  // namespace
+
+PlanSummary SummarizePlan(const HardwareProfile& profile, const Plan& plan,
+                          int64_t baseline_peak_bytes, int64_t baseline_arena_bytes) {
+  PlanSummary summary;
+  summary.baseline_peak_bytes = baseline_peak_bytes;
+  summary.baseline_arena_bytes = baseline_arena_bytes;
+  const auto device = static_cast<size_t>(profile.device_tier);
+  if (device < plan.timeline.peak_bytes_per_tier.size()) {
+    summary.peak_bytes = plan.timeline.peak_bytes_per_tier[device];
+  }
+  summary.arena_bytes = plan.layout.arena_bytes;
+  summary.live_lower_bound_bytes = plan.layout.live_peak_bytes;
+  summary.baseline_makespan_ns = plan.timeline.baseline_makespan_ns;
+  summary.makespan_ns = plan.timeline.makespan_ns;
+  summary.stall_ns = plan.timeline.stall_ns;
+  summary.bytes_moved_per_link = plan.timeline.bytes_moved_per_link;
+  for (const PlanStep& step : plan.steps) ++summary.steps_per_kind[static_cast<size_t>(step.kind)];
+  std::vector<ValueId> offloaded;
+  for (const Decision& decision : plan.decisions) {
+    if (decision.reason == DecisionReason::kOffloaded) offloaded.push_back(decision.value);
+  }
+  std::sort(offloaded.begin(), offloaded.end());
+  summary.offloaded_values = std::unique(offloaded.begin(), offloaded.end()) - offloaded.begin();
+  return summary;
+}
+
+namespace {
+
+// "  loop: ..., cold start ... on hbm + ... on ddr, ... before the first iteration"
+std::string FormatColdStart(const HardwareProfile& profile, const Plan& plan) {
+  std::ostringstream out;
+  const size_t fed_back = plan.aliases.size();
+  out << "  loop: one iteration, ends as it began ("
+      << (fed_back == 0   ? std::string("no output feeds back")
+          : fed_back == 1 ? std::string("1 output feeds back in place")
+                          : std::to_string(fed_back) + " outputs feed back in place")
+      << "); cold start";
+  bool any = false;
+  for (size_t tier = 0; tier < plan.cold_start.bytes_per_tier.size(); ++tier) {
+    if (plan.cold_start.bytes_per_tier[tier] == 0) continue;
+    out << (any ? " + " : " ") << FormatBytes(plan.cold_start.bytes_per_tier[tier]) << " on "
+        << TierName(profile, static_cast<TierId>(tier));
+    any = true;
+  }
+  if (!any) out << " nothing";
+  out << ", " << FormatDuration(plan.cold_start.time_ns) << " before the first iteration\n";
+  return out.str();
+}
+
+}  // namespace
+
+std::string FormatPlanSummary(const Graph& graph, const HardwareProfile& profile, const Plan& plan,
+                              int top_decisions) {
+  const PlanSummary& s = plan.summary;
+  std::ostringstream out;
+  out << "plan for '" << graph.name << "' on '" << profile.name << "'\n";
+  if (!plan.offload_enabled) {
+    out << "  offloading: off (baseline plan)\n";
+  } else if (plan.budget_bytes) {
+    out << "  budget: " << FormatBytes(*plan.budget_bytes)
+        << (plan.fits ? " (fits)" : " (does not fit)") << "\n";
+  } else {
+    out << "  budget: none (largest peak cut within the overhead limit)\n";
+  }
+  if (!plan.produced_by.empty() && plan.produced_by != "hyperplan") {
+    out << "  produced by: " << plan.produced_by
+        << " (its verified plan beat the planner's own; it explains no decisions)\n";
+  }
+  out << "  order: " << (plan.reordered ? plan.order_name + " (reordered)" : "model order") << ", "
+      << plan.order.size() << " nodes\n";
+  out << "  device peak: " << FormatBytes(s.baseline_peak_bytes) << " -> "
+      << FormatBytes(s.peak_bytes) << " ("
+      << Percent(s.peak_bytes - s.baseline_peak_bytes, s.baseline_peak_bytes) << ")\n";
+  out << "  arena: " << FormatBytes(s.baseline_arena_bytes) << " -> " << FormatBytes(s.arena_bytes)
+      << " (live-bytes lower bound " << FormatBytes(s.live_lower_bound_bytes) << ", "
+      << plan.layout.algorithm << ", " << plan.layout.alignment_bytes << "-byte aligned)\n";
+  if (!plan.tier_buffers.empty()) {
+    out << "  tier buffers:";
+    for (size_t b = 0; b < plan.tier_buffers.size(); ++b) {
+      const TierBuffer& buffer = plan.tier_buffers[b];
+      out << (b == 0 ? " " : ", ") << TierName(profile, buffer.tier) << " "
+          << FormatBytes(buffer.size_bytes);
+    }
+    out << "\n";
+  }
+  out << (plan.periodic ? "  time per iteration: " : "  makespan: ")
+      << FormatDuration(s.baseline_makespan_ns) << " -> " << FormatDuration(s.makespan_ns) << " ("
+      << Percent(s.makespan_ns - s.baseline_makespan_ns, s.baseline_makespan_ns) << "), stall "
+      << FormatDuration(s.stall_ns) << "\n";
+  if (plan.periodic) out << FormatColdStart(profile, plan);
+  out << "  bytes moved:";
+  bool any_moved = false;
+  for (size_t l = 0; l < s.bytes_moved_per_link.size(); ++l) {
+    if (s.bytes_moved_per_link[l] == 0) continue;
+    const Link& link = profile.links[l];
+    out << (any_moved ? ", " : " ") << TierName(profile, link.from) << "->"
+        << TierName(profile, link.to) << " " << FormatBytes(s.bytes_moved_per_link[l]);
+    any_moved = true;
+  }
+  out << (any_moved ? "\n" : " none\n");
+  out << "  cache ops: " << s.steps_per_kind[static_cast<size_t>(StepKind::kPrefetch)]
+      << " prefetch, " << s.steps_per_kind[static_cast<size_t>(StepKind::kStore)] << " store, "
+      << s.steps_per_kind[static_cast<size_t>(StepKind::kDetach)] << " detach\n";
+  out << "  residency: " << DescribeLayerResidency(graph, profile, plan) << "\n";
+  out << "  bottleneck: " << DescribeBottleneck(profile, plan, FindBottleneck(profile, plan))
+      << "\n";
+
+  std::vector<const Decision*> taken;
+  std::map<DecisionReason, int64_t> not_taken;
+  for (const Decision& decision : plan.decisions) {
+    if (decision.reason == DecisionReason::kOffloaded) {
+      taken.push_back(&decision);
+    } else {
+      ++not_taken[decision.reason];
+    }
+  }
+  // Largest bytes x freed steps first; then value id and gap for a stable listing.
+  auto weight = [](const Decision* d) {
+    return static_cast<__int128>(d->bytes) * (d->freed_last_step - d->freed_first_step + 1);
+  };
+  std::sort(taken.begin(), taken.end(), [&](const Decision* a, const Decision* b) {
+    if (weight(a) != weight(b)) return weight(a) > weight(b);
+    return std::tie(a->value, a->gap_after_step) < std::tie(b->value, b->gap_after_step);
+  });
+  out << "  offloaded: " << taken.size() << " gaps of " << s.offloaded_values << " values\n";
+  const size_t shown = std::min(taken.size(), static_cast<size_t>(std::max(0, top_decisions)));
+  for (size_t i = 0; i < shown; ++i) {
+    const Decision& d = *taken[i];
+    out << "    " << (i + 1) << ". " << ValueName(graph, d.value) << " ("
+        << ValueClassName(graph.values[d.value].value_class) << ", " << FormatBytes(d.bytes)
+        << ") to " << TierName(profile, d.tier) << ": " << d.detail << "\n";
+  }
+  if (!not_taken.empty()) {
+    out << "  not offloaded:";
+    bool first = true;
+    for (const auto& [reason, count] : not_taken) {
+      out << (first ? " " : ", ") << count << " " << DecisionReasonName(reason);
+      first = false;
+    }
+    out << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace hyperplan
