@@ -3,7 +3,7 @@
 
 #include <utility>
 
-namespace hyperplan::baselines {
+namespace hyperplan::contenders {
 
 ContenderPool::ContenderPool(std::vector<ContenderTask> tasks, Beats beats, Verifies verifies)
     : tasks_(std::move(tasks)),
@@ -101,4 +101,4 @@ void ContenderPool::Finish(size_t index, std::optional<ContenderOutcome> outcome
   task_done_.notify_all();
 }
 
-}  // namespace hyperplan::baselines
+}  // namespace hyperplan::contenders

@@ -30,7 +30,7 @@
 #include "contenders/portfolio.h"
 #include "hyperplan/plan/plan.h"
 
-namespace hyperplan::baselines {
+namespace hyperplan::contenders {
 
 struct ContenderTask {
   std::string name;
@@ -78,4 +78,4 @@ class ContenderPool {
   size_t best_index_ = 0;
 };
 
-}  // namespace hyperplan::baselines
+}  // namespace hyperplan::contenders

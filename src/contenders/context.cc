@@ -10,7 +10,7 @@
 #include "hyperplan/error.h"
 #include "hyperplan/layout/plan_layout.h"
 
-namespace hyperplan::baselines {
+namespace hyperplan::contenders {
 
 int64_t ContenderContext::device_capacity_bytes() const {
   return profile->tiers[profile->device_tier].capacity_bytes;
@@ -63,4 +63,4 @@ ContenderContext BuildContenderContext(const Graph& model, const HardwareProfile
   return context;
 }
 
-}  // namespace hyperplan::baselines
+}  // namespace hyperplan::contenders

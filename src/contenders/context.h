@@ -19,7 +19,7 @@
 #include "hyperplan/lifetimes.h"
 #include "hyperplan/loop.h"
 
-namespace hyperplan::baselines {
+namespace hyperplan::contenders {
 
 struct ContenderContext {
   // The graph the policies plan: the model, or for a periodic plan its loop graph (loop.h),
@@ -52,4 +52,4 @@ ContenderContext BuildContenderContext(const Graph& graph, const HardwareProfile
                                        std::vector<int64_t> node_time_ns = {},
                                        const LoopSpec& loop = {});
 
-}  // namespace hyperplan::baselines
+}  // namespace hyperplan::contenders

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <limits>
 
-namespace hyperplan::baselines {
+namespace hyperplan::contenders {
 
 CopyReservations::CopyReservations(const ContenderContext& context)
     : context_(context),
@@ -52,4 +52,4 @@ int64_t CopyReservations::FreeBytes(TierId tier) const {
   return std::max<int64_t>(0, capacity - used_bytes_[tier]);
 }
 
-}  // namespace hyperplan::baselines
+}  // namespace hyperplan::contenders

@@ -18,7 +18,7 @@
 
 #include "contenders/context.h"
 
-namespace hyperplan::baselines {
+namespace hyperplan::contenders {
 
 class CopyReservations {
  public:
@@ -37,4 +37,4 @@ class CopyReservations {
   std::vector<uint8_t> reserved_;    // by ValueId
 };
 
-}  // namespace hyperplan::baselines
+}  // namespace hyperplan::contenders

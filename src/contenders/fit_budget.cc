@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-namespace hyperplan::baselines {
+namespace hyperplan::contenders {
 
 Plan FitToBudget(int64_t budget_bytes, const std::function<Plan(int64_t target_bytes)>& build) {
   int64_t target = budget_bytes;
@@ -25,4 +25,4 @@ Plan FitToBudget(int64_t budget_bytes, const std::function<Plan(int64_t target_b
   return best;
 }
 
-}  // namespace hyperplan::baselines
+}  // namespace hyperplan::contenders

@@ -13,10 +13,10 @@
 
 #include "hyperplan/plan/plan.h"
 
-namespace hyperplan::baselines {
+namespace hyperplan::contenders {
 
 inline constexpr int kFitRounds = 5;
 
 Plan FitToBudget(int64_t budget_bytes, const std::function<Plan(int64_t target_bytes)>& build);
 
-}  // namespace hyperplan::baselines
+}  // namespace hyperplan::contenders

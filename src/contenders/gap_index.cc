@@ -1,7 +1,7 @@
 // Stabbing index over ranked step intervals (see gap_index.h).
 #include "contenders/gap_index.h"
 
-namespace hyperplan::baselines {
+namespace hyperplan::contenders {
 
 GapIndex::GapIndex(int32_t step_count) : size_(step_count) {
   const size_t nodes = step_count > 0 ? 4 * static_cast<size_t>(step_count) : 1;
@@ -60,4 +60,4 @@ void GapIndex::Take(int32_t rank) {
   if (static_cast<size_t>(rank) < taken_.size()) taken_[rank] = 1;
 }
 
-}  // namespace hyperplan::baselines
+}  // namespace hyperplan::contenders

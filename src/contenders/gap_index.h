@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace hyperplan::baselines {
+namespace hyperplan::contenders {
 
 class GapIndex {
  public:
@@ -33,4 +33,4 @@ class GapIndex {
   std::vector<uint8_t> taken_;               // by rank
 };
 
-}  // namespace hyperplan::baselines
+}  // namespace hyperplan::contenders

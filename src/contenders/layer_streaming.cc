@@ -14,7 +14,7 @@
 #include "contenders/steady_state.h"
 #include "hyperplan/layers.h"
 
-namespace hyperplan::baselines {
+namespace hyperplan::contenders {
 namespace {
 
 // By layer rank: whether the layer streams when `resident_layers` of them stay on the device:
@@ -458,4 +458,4 @@ LayerStreamingResult LayerStreamingPlan(const ContenderContext& context,
   return with_state.plan.fits || nearer ? with_state : weights_only;
 }
 
-}  // namespace hyperplan::baselines
+}  // namespace hyperplan::contenders

@@ -58,7 +58,7 @@
 #include "contenders/context.h"
 #include "hyperplan/plan/plan.h"
 
-namespace hyperplan::baselines {
+namespace hyperplan::contenders {
 
 struct LayerStreamingOptions {
   int lookahead_layers = 1;
@@ -98,4 +98,4 @@ LayerStreamingResult LayerStreamingPlan(const ContenderContext& context,
                                         const LayerStreamingOptions& options,
                                         ResidentSearch* search = nullptr);
 
-}  // namespace hyperplan::baselines
+}  // namespace hyperplan::contenders

@@ -7,7 +7,7 @@
 #include "hyperplan/homes.h"
 #include "hyperplan/routes.h"
 
-namespace hyperplan::baselines {
+namespace hyperplan::contenders {
 namespace {
 
 // ceil(bytes * 1e9 / bandwidth) without overflow; 0 bandwidth: no bound from it.
@@ -343,4 +343,4 @@ LowerBounds ComputeLowerBounds(const Graph& graph, const HardwareProfile& profil
   return bounds;
 }
 
-}  // namespace hyperplan::baselines
+}  // namespace hyperplan::contenders

@@ -69,7 +69,7 @@
 #include "hyperplan/hardware.h"
 #include "hyperplan/lifetimes.h"
 
-namespace hyperplan::baselines {
+namespace hyperplan::contenders {
 
 // A makespan term of the form "compute_ns of compute, then bytes over link" (link -1: the
 // device's links that way together): ns = compute_ns + bytes / bandwidth, found at step.
@@ -112,4 +112,4 @@ LowerBounds ComputeLowerBounds(const Graph& graph, const HardwareProfile& profil
                                const std::vector<int64_t>& node_time_ns, int64_t budget_bytes,
                                const std::vector<uint8_t>& persistent = {});
 
-}  // namespace hyperplan::baselines
+}  // namespace hyperplan::contenders

@@ -5,7 +5,7 @@
 #include "contenders/residency_rules.h"
 #include "contenders/steady_state.h"
 
-namespace hyperplan::baselines {
+namespace hyperplan::contenders {
 
 Plan NoOffloadPlan(const ContenderContext& context) {
   PlanBuilder builder(context);
@@ -19,4 +19,4 @@ Plan NoOffloadPlan(const ContenderContext& context) {
   return builder.Finish(options);
 }
 
-}  // namespace hyperplan::baselines
+}  // namespace hyperplan::contenders

@@ -8,8 +8,8 @@
 #include "contenders/context.h"
 #include "hyperplan/plan/plan.h"
 
-namespace hyperplan::baselines {
+namespace hyperplan::contenders {
 
 Plan NoOffloadPlan(const ContenderContext& context);
 
-}  // namespace hyperplan::baselines
+}  // namespace hyperplan::contenders

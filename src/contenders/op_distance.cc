@@ -13,7 +13,7 @@
 #include "contenders/steady_state.h"
 #include "hyperplan/planner/segment_tree.h"
 
-namespace hyperplan::baselines {
+namespace hyperplan::contenders {
 namespace {
 
 struct Gap {
@@ -166,4 +166,4 @@ Plan OpDistancePlan(const ContenderContext& context, std::optional<int64_t> budg
   });
 }
 
-}  // namespace hyperplan::baselines
+}  // namespace hyperplan::contenders

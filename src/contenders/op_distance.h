@@ -20,7 +20,7 @@
 #include "contenders/context.h"
 #include "hyperplan/plan/plan.h"
 
-namespace hyperplan::baselines {
+namespace hyperplan::contenders {
 
 struct OpDistanceOptions {
   int prefetch_distance_ops = 4;  // Prefetch issued this many steps before the next use
@@ -29,4 +29,4 @@ struct OpDistanceOptions {
 Plan OpDistancePlan(const ContenderContext& context, std::optional<int64_t> budget_bytes,
                     const OpDistanceOptions& options);
 
-}  // namespace hyperplan::baselines
+}  // namespace hyperplan::contenders

@@ -13,7 +13,7 @@
 #include "hyperplan/plan/simulate.h"
 #include "hyperplan/plan/summary.h"
 
-namespace hyperplan::baselines {
+namespace hyperplan::contenders {
 namespace {
 
 void Normalise(std::vector<int32_t>& waits) {
@@ -371,4 +371,4 @@ Plan CompletePlan(const ContenderContext& context, PlanDraft draft) {
   return plan;
 }
 
-}  // namespace hyperplan::baselines
+}  // namespace hyperplan::contenders

@@ -34,7 +34,7 @@
 #include "hyperplan/plan/plan.h"
 #include "hyperplan/plan/simulate.h"
 
-namespace hyperplan::baselines {
+namespace hyperplan::contenders {
 
 // A plan whose steps, residency and copies are final but not yet laid out or replayed: enough
 // for SteadyState to tell whether the policy must run again (steady_state.h), at a fraction of
@@ -126,4 +126,4 @@ class PlanBuilder {
   Step next_compute_ = 0;
 };
 
-}  // namespace hyperplan::baselines
+}  // namespace hyperplan::contenders

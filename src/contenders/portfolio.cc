@@ -17,7 +17,7 @@
 #include "contenders/op_distance.h"
 #include "hyperplan/plan/verify.h"
 
-namespace hyperplan::baselines {
+namespace hyperplan::contenders {
 namespace {
 
 struct Entry {
@@ -266,4 +266,4 @@ PlanResult PlanBest(const Graph& graph, const HardwareProfile& profile, const Pl
   return result;
 }
 
-}  // namespace hyperplan::baselines
+}  // namespace hyperplan::contenders

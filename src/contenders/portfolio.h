@@ -65,7 +65,7 @@
 #include "hyperplan/planner/options.h"
 #include "hyperplan/planner/planner.h"
 
-namespace hyperplan::baselines {
+namespace hyperplan::contenders {
 
 // The contenders that may replace the planner's plan, by the name produced_by takes.
 std::vector<std::string> PortfolioPolicies();
@@ -95,4 +95,4 @@ struct PortfolioComparison {
 PlanResult PlanBest(const Graph& graph, const HardwareProfile& profile, const PlanOptions& options,
                     PortfolioComparison* comparison = nullptr);
 
-}  // namespace hyperplan::baselines
+}  // namespace hyperplan::contenders

@@ -12,7 +12,7 @@
 #include "contenders/residency_rules.h"
 #include "contenders/steady_state.h"
 
-namespace hyperplan::baselines {
+namespace hyperplan::contenders {
 namespace {
 
 // One pass of the policy. With a builder it emits the plan; without, it only tracks state
@@ -229,4 +229,4 @@ Plan ReactiveLruPlan(const ContenderContext& context, std::optional<int64_t> bud
   });
 }
 
-}  // namespace hyperplan::baselines
+}  // namespace hyperplan::contenders

@@ -22,9 +22,9 @@
 #include "contenders/context.h"
 #include "hyperplan/plan/plan.h"
 
-namespace hyperplan::baselines {
+namespace hyperplan::contenders {
 
 // `budget_bytes` (clamped to the device capacity; unset: the capacity) bounds the arena.
 Plan ReactiveLruPlan(const ContenderContext& context, std::optional<int64_t> budget_bytes);
 
-}  // namespace hyperplan::baselines
+}  // namespace hyperplan::contenders

@@ -1,7 +1,7 @@
 // Shared residency rules (see residency_rules.h).
 #include "contenders/residency_rules.h"
 
-namespace hyperplan::baselines {
+namespace hyperplan::contenders {
 
 void OpenOwnedAtStart(const ContenderContext& context, PlanBuilder& builder,
                       const std::function<bool(ValueId)>& starts_resident) {
@@ -40,4 +40,4 @@ void ReleaseAfterLastUse(const ContenderContext& context, PlanBuilder& builder, 
   for (ValueId output : node.outputs) release(output);
 }
 
-}  // namespace hyperplan::baselines
+}  // namespace hyperplan::contenders

@@ -13,7 +13,7 @@
 #include "contenders/context.h"
 #include "contenders/plan_builder.h"
 
-namespace hyperplan::baselines {
+namespace hyperplan::contenders {
 
 // Opens, at the run's start, every sized owned value for which `starts_resident` holds.
 void OpenOwnedAtStart(const ContenderContext& context, PlanBuilder& builder,
@@ -30,4 +30,4 @@ bool DiesAfter(const ContenderContext& context, ValueId value, Step k);
 // outputs are the only candidates).
 void ReleaseAfterLastUse(const ContenderContext& context, PlanBuilder& builder, Step k);
 
-}  // namespace hyperplan::baselines
+}  // namespace hyperplan::contenders

@@ -3,7 +3,7 @@
 
 #include <utility>
 
-namespace hyperplan::baselines {
+namespace hyperplan::contenders {
 
 std::vector<ValueId> StartsNotKept(const ContenderContext& context, const Plan& plan) {
   std::vector<ValueId> left;
@@ -34,4 +34,4 @@ Plan SteadyState(const ContenderContext& context,
   return CompletePlan(context, SteadyStateDraft(context, build));
 }
 
-}  // namespace hyperplan::baselines
+}  // namespace hyperplan::contenders

@@ -20,7 +20,7 @@
 #include "contenders/plan_builder.h"
 #include "hyperplan/plan/plan.h"
 
-namespace hyperplan::baselines {
+namespace hyperplan::contenders {
 
 inline constexpr int kSteadyStateRounds = 4;
 
@@ -37,4 +37,4 @@ PlanDraft SteadyStateDraft(
 // Persistent values resident at the plan's start whose residency ends before the last step.
 std::vector<ValueId> StartsNotKept(const ContenderContext& context, const Plan& plan);
 
-}  // namespace hyperplan::baselines
+}  // namespace hyperplan::contenders

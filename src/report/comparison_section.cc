@@ -117,7 +117,7 @@ std::string ComparisonSection(const ReportInput& input) {
   html +=
       "<p class=\"note-text\">The bound: compute alone, or the bytes that cannot stay on the "
       "device at this budget over the link that must carry them, whichever is longer "
-      "(baselines/lower_bounds.h). Contenders plan the same loop at the same budget; the best "
+      "(contenders/lower_bounds.h). Contenders plan the same loop at the same budget; the best "
       "verified plan of all is the one written.</p>\n";
   html += "</section>";
   return html;

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace hyperplan::baselines_test {
+namespace hyperplan::contenders_test {
 namespace {
 
 using contenders::ContenderPool;
@@ -120,4 +120,4 @@ TEST_CASE("contender pool: cancelled before work, nothing is built") {
 }
 
 }  // namespace
-}  // namespace hyperplan::baselines_test
+}  // namespace hyperplan::contenders_test

@@ -15,7 +15,7 @@
 #include "hyperplan/plan/verify.h"
 #include "support/tiny_graph.h"
 
-namespace hyperplan::baselines_test {
+namespace hyperplan::contenders_test {
 
 using testing::Bytes;
 using testing::Input;
@@ -138,4 +138,4 @@ inline RandomCase RandomDag(uint32_t seed, int nodes) {
   return c;
 }
 
-}  // namespace hyperplan::baselines_test
+}  // namespace hyperplan::contenders_test

@@ -5,7 +5,7 @@
 #include <random>
 #include <vector>
 
-namespace hyperplan::baselines_test {
+namespace hyperplan::contenders_test {
 namespace {
 
 TEST_CASE("gap index: hand example") {
@@ -55,4 +55,4 @@ TEST_CASE("gap index agrees with a linear scan (seed 7)") {
 }
 
 }  // namespace
-}  // namespace hyperplan::baselines_test
+}  // namespace hyperplan::contenders_test

@@ -8,7 +8,7 @@
 #include "contender_support.h"
 #include "hyperplan/layers.h"
 
-namespace hyperplan::baselines_test {
+namespace hyperplan::contenders_test {
 namespace {
 
 using contenders::BuildContenderContext;
@@ -447,4 +447,4 @@ TEST_CASE("home-aware streaming keeps the values homed behind the staging tier f
 }
 
 }  // namespace
-}  // namespace hyperplan::baselines_test
+}  // namespace hyperplan::contenders_test

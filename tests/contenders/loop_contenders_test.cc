@@ -14,7 +14,7 @@
 #include "hyperplan/planner/planner.h"
 #include "support/run_command.h"
 
-namespace hyperplan::baselines_test {
+namespace hyperplan::contenders_test {
 namespace {
 
 // Plans `graph` as a loop with every contender and the planner at `budget`; each plan must be
@@ -97,4 +97,4 @@ TEST_CASE("loop contenders: the tiny training step, parameters and moments updat
 }
 
 }  // namespace
-}  // namespace hyperplan::baselines_test
+}  // namespace hyperplan::contenders_test

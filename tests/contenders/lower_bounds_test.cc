@@ -11,7 +11,7 @@
 #include "contenders/reactive_lru.h"
 #include "hyperplan/planner/planner.h"
 
-namespace hyperplan::baselines_test {
+namespace hyperplan::contenders_test {
 namespace {
 
 using contenders::BuildContenderContext;
@@ -297,4 +297,4 @@ TEST_CASE("lower bounds never exceed any steady-state plan's makespan (random gr
 }
 
 }  // namespace
-}  // namespace hyperplan::baselines_test
+}  // namespace hyperplan::contenders_test

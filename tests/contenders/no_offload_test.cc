@@ -5,7 +5,7 @@
 #include "hyperplan/layout/plan_layout.h"
 #include "hyperplan/planner/planner.h"
 
-namespace hyperplan::baselines_test {
+namespace hyperplan::contenders_test {
 namespace {
 
 using contenders::BuildContenderContext;
@@ -66,4 +66,4 @@ TEST_CASE("no offload: one arena for the planner's summary and the contenders'")
 }
 
 }  // namespace
-}  // namespace hyperplan::baselines_test
+}  // namespace hyperplan::contenders_test

@@ -3,7 +3,7 @@
 
 #include "contender_support.h"
 
-namespace hyperplan::baselines_test {
+namespace hyperplan::contenders_test {
 namespace {
 
 using contenders::BuildContenderContext;
@@ -68,4 +68,4 @@ TEST_CASE("op distance 0: a weight is prefetched at its use, compute waits") {
 }
 
 }  // namespace
-}  // namespace hyperplan::baselines_test
+}  // namespace hyperplan::contenders_test

@@ -7,7 +7,7 @@
 
 #include "contender_support.h"
 
-namespace hyperplan::baselines_test {
+namespace hyperplan::contenders_test {
 namespace {
 
 using contenders::BuildContenderContext;
@@ -47,4 +47,4 @@ TEST_CASE("plan builder: each transfer takes the channel of its link that frees 
 }
 
 }  // namespace
-}  // namespace hyperplan::baselines_test
+}  // namespace hyperplan::contenders_test

@@ -11,7 +11,7 @@
 #include "hyperplan/loop.h"
 #include "hyperplan/planner/planner.h"
 
-namespace hyperplan::baselines_test {
+namespace hyperplan::contenders_test {
 namespace {
 
 // The bundled tiny Llama decode step with a 32-token cache.
@@ -214,4 +214,4 @@ TEST_CASE("portfolio: without a budget on a device the model fits, the planner's
 }
 
 }  // namespace
-}  // namespace hyperplan::baselines_test
+}  // namespace hyperplan::contenders_test

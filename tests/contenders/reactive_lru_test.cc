@@ -3,7 +3,7 @@
 
 #include "contender_support.h"
 
-namespace hyperplan::baselines_test {
+namespace hyperplan::contenders_test {
 namespace {
 
 using contenders::BuildContenderContext;
@@ -70,4 +70,4 @@ TEST_CASE("reactive: below the floor the plan says it does not fit") {
 }
 
 }  // namespace
-}  // namespace hyperplan::baselines_test
+}  // namespace hyperplan::contenders_test

@@ -12,7 +12,7 @@
 #include "hyperplan/planner/planner.h"
 #include "support/run_command.h"
 
-namespace hyperplan::baselines_test {
+namespace hyperplan::contenders_test {
 namespace {
 
 TEST_CASE("training step: the tiny model is valid and every policy plans it") {
@@ -63,4 +63,4 @@ TEST_CASE("training step: the tiny model is valid and every policy plans it") {
 }
 
 }  // namespace
-}  // namespace hyperplan::baselines_test
+}  // namespace hyperplan::contenders_test

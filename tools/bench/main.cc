@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
   hyperplan::bench::CompareOptions compare_options;
   compare_options.models_dir = default_models;
   CLI::App* compare =
-      app.add_subcommand("compare", "baselines and hyperplan through one simulator (Markdown)");
+      app.add_subcommand("compare", "contenders and hyperplan through one simulator (Markdown)");
   compare->add_option("--models-dir", compare_options.models_dir, "generated model cache");
   compare->add_flag("--quick", compare_options.quick, "two workloads on two profiles");
   compare->add_flag("--plan-digests", compare_options.plan_digests,
