@@ -139,7 +139,7 @@ for model in models/*.onnx; do
   name=$(basename "$model" .onnx)
   # shellcheck disable=SC2046
   peak=$("$hyperplan" inspect "$model" --hw "$profile" $(dims_of "$model") --json |
-    sed -n 's/.*"peak_bytes": *\([0-9]*\).*/\1/p' | head -1)
+    grep -o '"peak_bytes": *[0-9]*' | head -1 | grep -o '[0-9]*$')
   # shellcheck disable=SC2046
   plan_and_run "$name" "$model" $((peak * 6 / 10)) "" $(dims_of "$model")
 done
