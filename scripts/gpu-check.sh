@@ -89,7 +89,8 @@ if [ "$status" -ne 0 ]; then
 fi
 cat "$out/calibrate.txt"
 
-# 2. Plan and run. Dims per form; the budget is 60% of the no-offload peak `inspect` reports
+# 2. Plan and run. Dims per form; the budget is 60% of the no-offload peak `inspect --json`
+# reports (an int64: a quoted string in protobuf JSON)
 # (the scaled-down decode: 1.5 GiB, under its ~3 GB of weights).
 dims_of() {
   case "$1" in
@@ -139,7 +140,7 @@ for model in models/*.onnx; do
   name=$(basename "$model" .onnx)
   # shellcheck disable=SC2046
   peak=$("$hyperplan" inspect "$model" --hw "$profile" $(dims_of "$model") --json |
-    grep -o '"peak_bytes": *[0-9]*' | head -1 | grep -o '[0-9]*$')
+    grep -o '"peak_bytes": *"*[0-9]*' | head -1 | grep -o '[0-9]*$')
   # shellcheck disable=SC2046
   plan_and_run "$name" "$model" $((peak * 6 / 10)) "" $(dims_of "$model")
 done
