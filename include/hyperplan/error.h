@@ -23,6 +23,7 @@ enum class ErrorKind {
   kPlanFile = 8,    // a plan file is malformed, foreign, or does not match the model
   kOutputFile = 9,  // an output file could not be written
   kViolation = 10,  // the reference executor (run) caught the plan breaking a runtime rule
+  kNoDevice = 11,   // run --backend cuda, calibrate: no CUDA in the build, or no usable GPU
 };
 
 // The process exit code for an error kind; equal to the enum's value, named for readability.
@@ -52,6 +53,8 @@ constexpr std::string_view ErrorKindName(ErrorKind kind) {
       return "output_file";
     case ErrorKind::kViolation:
       return "violation";
+    case ErrorKind::kNoDevice:
+      return "no_device";
   }
   return "internal";
 }

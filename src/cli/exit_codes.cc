@@ -25,7 +25,9 @@ std::string ExitCodeTable() {
          "  8  a plan file is malformed, foreign, or does not match the model\n"
          "  9  an output file could not be written\n"
          "  10 run: the executor caught the plan breaking a rule of schemas/README.md (a "
-         "missing wait, overlapping blocks, a Detach before its Store, bytes not as written)\n";
+         "missing wait, overlapping blocks, a Detach before its Store, bytes not as written)\n"
+         "  11 run --backend cuda, calibrate: no GPU to use (this build has no CUDA, or the "
+         "CUDA runtime finds no device; the CUDA error is named)\n";
 }
 
 std::string ModelLimits() {

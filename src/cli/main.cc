@@ -12,6 +12,7 @@
 #include <exception>
 #include <new>
 
+#include "calibrate_command.h"
 #include "exit_codes.h"
 #include "fit_command.h"
 #include "hyperplan/error.h"
@@ -61,6 +62,7 @@ int main(int argc, char** argv) {
   hyperplan::cli::AddVerifyCommand(app);
   hyperplan::cli::AddSimulateCommand(app);
   hyperplan::cli::AddRunCommand(app);
+  hyperplan::cli::AddCalibrateCommand(app);
   hyperplan::cli::AddProfilesCommand(app);
   const std::string footer = hyperplan::cli::ExitCodeTable() + "\n" + hyperplan::cli::ModelLimits();
   app.footer(footer);

@@ -3,7 +3,10 @@
 // Output (deterministic unless --timed): the plan, profile and iteration count; the buffers;
 // what was checked per iteration; then "ok". With --timed, the measured makespan per
 // iteration (the fastest of the iterations, and their mean) next to the simulated one and
-// their ratio.
+// their ratio. --backend cuda (src/cuda/device.h) runs the same executor on a GPU's memory
+// and copy engines; with --timed it then issues the plan again as CUDA streams and events
+// (executor/cuda_schedule.h) and compares that timeline with the simulated one
+// (executor/timed_report.h), ending with one `timed:` line of integers for scripts.
 #include "run_command.h"
 
 #include <fmt/format.h>
@@ -14,10 +17,15 @@
 #include <numeric>
 #include <string>
 
+#include "cuda/device.h"
+#include "executor/cuda_schedule.h"
 #include "executor/executor.h"
 #include "executor/host_backend.h"
+#include "executor/plan_view.h"
+#include "executor/timed_report.h"
 #include "hyperplan/cost.h"
 #include "hyperplan/error.h"
+#include "hyperplan/loop.h"
 #include "hyperplan/plan/simulate.h"
 #include "hyperplan/units.h"
 #include "plan_inputs.h"
@@ -32,6 +40,8 @@ struct RunFlags {
   double time_scale = 1.0;
   std::string check = "full";
   std::string max_memory = "4GiB";
+  std::string backend = "host";
+  bool gemm = false;
 };
 
 std::string ValidateSize(const std::string& text) {
@@ -69,40 +79,86 @@ std::string TimingLines(const executor::ExecutionReport& report, int64_t simulat
       FormatDuration(simulated_ns), ratio);
 }
 
+// The CUDA timed pass: the plan as streams and events on the GPU, against the simulation.
+std::string CudaTimingLines(const RunFlags& flags, const PlanInputs& inputs,
+                            const SimulationResult& replay) {
+  const Plan& plan = inputs.plan;
+  const Graph loop = plan.periodic ? LoopGraph(inputs.graph, plan.aliases) : inputs.graph;
+  const executor::PlanView view = executor::BuildPlanView(loop, inputs.profile, plan);
+  const executor::DeviceSchedule schedule =
+      executor::BuildDeviceSchedule(view, loop, inputs.profile, plan);
+  const cuda::TimedRun timed =
+      cuda::TimeOnDevice(schedule, loop, plan, {flags.iterations, flags.gemm});
+  const executor::TimedComparison comparison =
+      executor::CompareTimings(plan, inputs.profile, replay.steps, timed.iterations);
+  std::string out = fmt::format(
+      "  timed on the GPU: {} streams, compute as {}; issue {} per iteration behind a {} gate\n",
+      schedule.stream_count,
+      flags.gemm
+          ? fmt::format("spin kernels, {} MatMul nodes as cuBLASLt GEMMs{}", timed.gemm_nodes,
+                        timed.gemm_note.empty() ? "" : " (" + timed.gemm_note + ")")
+          : std::string("spin kernels of the planned node times"),
+      FormatDuration(timed.max_issue_ns), FormatDuration(timed.gate_ns));
+  out += executor::FormatTimedComparison(comparison, inputs.profile);
+  out += fmt::format(
+      "timed: simulated_makespan_ns={} measured_makespan_ns={} ratio={:.3f} "
+      "simulated_stall_ns={} measured_stall_ns={} arena_bytes={} issue_ns={} gate_ns={}\n",
+      comparison.simulated_makespan_ns, comparison.measured_makespan_ns, comparison.ratio(),
+      comparison.simulated_stall_ns, comparison.measured_stall_ns, plan.layout.arena_bytes,
+      timed.max_issue_ns, timed.gate_ns);
+  return out;
+}
+
 void RunPlan(const RunFlags& flags) {
+  const bool on_gpu = flags.backend == "cuda";
+  if (on_gpu && flags.time_scale != 1.0) {
+    throw Error(ErrorKind::kUsage,
+                "--time-scale applies to the host backend only: on the GPU copies take their "
+                "real time");
+  }
+  if (!on_gpu && flags.gemm) throw Error(ErrorKind::kUsage, "--gemm needs --backend cuda");
   PlanInputs inputs = LoadPlanInputs(flags.inputs, /*fold_channels=*/true);
   // Node times on this profile, as `simulate` replays them: what timing mode holds steps for.
   const std::vector<NodeCost> costs = EstimateCosts(inputs.graph, inputs.profile);
   for (size_t n = 0; n < costs.size(); ++n) inputs.plan.node_time_ns[n] = costs[n].time_ns;
   CheckMemory(flags, inputs.plan);
-  executor::HostBackend backend(flags.check == "sampled" ? executor::CheckMode::kSampled
-                                                         : executor::CheckMode::kFull);
+  const executor::CheckMode mode =
+      flags.check == "sampled" ? executor::CheckMode::kSampled : executor::CheckMode::kFull;
+  std::unique_ptr<executor::Backend> backend =
+      on_gpu ? cuda::MakeCudaBackend(mode) : std::make_unique<executor::HostBackend>(mode);
   executor::ExecuteOptions options;
   options.iterations = flags.iterations;
-  options.timed = flags.timed;
+  options.timed = flags.timed && !on_gpu;  // on the GPU the timed pass is a pass of its own
   options.time_scale = flags.time_scale;
   const executor::ExecutionReport report =
-      executor::Execute(inputs.graph, inputs.profile, inputs.plan, backend, options);
+      executor::Execute(inputs.graph, inputs.profile, inputs.plan, *backend, options);
+  if (const std::optional<std::string> failure = backend->Failure()) {
+    throw Error(ErrorKind::kInternal,
+                fmt::format("{}: the GPU failed: {}", flags.inputs.plan_path, *failure));
+  }
 
   const Plan& plan = inputs.plan;
   std::string out = fmt::format(
       "run of {} on '{}': {} iteration{} of {} steps on {} streams{}\n", flags.inputs.plan_path,
       inputs.profile.name, flags.iterations, flags.iterations == 1 ? "" : "s", plan.steps.size(),
       report.stream_count, plan.periodic ? ", from the cold start" : " (one-shot plan)");
-  out += fmt::format("  buffers: {} in host memory (device arena {}, {} tier buffer{})\n",
-                     FormatBytes(report.buffer_bytes), FormatBytes(plan.layout.arena_bytes),
-                     plan.tier_buffers.size(), plan.tier_buffers.size() == 1 ? "" : "s");
+  out += fmt::format("  buffers: {} in {} (device arena {}, {} tier buffer{})\n",
+                     FormatBytes(report.buffer_bytes),
+                     on_gpu ? "GPU memory and pinned host memory" : "host memory",
+                     FormatBytes(plan.layout.arena_bytes), plan.tier_buffers.size(),
+                     plan.tier_buffers.size() == 1 ? "" : "s");
   const int64_t runs = std::max(report.iterations_run, 1);
   const int64_t outputs_read = report.outputs_checked / runs;
   out += fmt::format(
       "  per iteration: {} inputs checked ({} check), {} transfers moving {}, {} detaches, "
       "graph outputs read back from {} block{}\n",
-      report.inputs_checked / runs, flags.check, report.transfers / runs,
-      FormatBytes(report.bytes_copied / runs), report.detaches / runs, outputs_read,
-      outputs_read == 1 ? "" : "s");
+      report.inputs_checked / runs, on_gpu ? "full, on the GPU" : flags.check,
+      report.transfers / runs, FormatBytes(report.bytes_copied / runs), report.detaches / runs,
+      outputs_read, outputs_read == 1 ? "" : "s");
   if (report.ok && flags.timed) {
     const SimulationResult replay = Simulate(inputs.graph, inputs.profile, plan);
-    out += TimingLines(report, replay.makespan_ns, flags.time_scale);
+    out += on_gpu ? CudaTimingLines(flags, inputs, replay)
+                  : TimingLines(report, replay.makespan_ns, flags.time_scale);
   }
   if (report.ok) out += "ok: every step ran in an order the waits allow, on the bytes it needed\n";
   std::fwrite(out.data(), 1, out.size(), stdout);
@@ -138,6 +194,14 @@ void AddRunCommand(CLI::App& app) {
       ->add_option("--max-memory", flags->max_memory,
                    "refuse (exit 2) a plan whose buffers exceed SIZE (default 4GiB)")
       ->check(CLI::Validator(ValidateSize, "SIZE", "size"));
+  command
+      ->add_option("--backend", flags->backend,
+                   "host (default): buffers in host memory; cuda: the arena on the GPU, tier "
+                   "buffers pinned, copies on CUDA streams (exit 11 without a GPU)")
+      ->check(CLI::IsMember({"host", "cuda"}));
+  command->add_flag("--gemm", flags->gemm,
+                    "cuda --timed: run MatMul nodes as cuBLASLt bf16 GEMMs of their shape "
+                    "instead of holding the device for their planned time");
   command->callback([flags] { RunPlan(*flags); });
 }
 

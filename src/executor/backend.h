@@ -64,6 +64,10 @@ class Backend {
   // The caller's part, between iterations: place a value (weights, inputs) / read an output.
   virtual void Place(const ValueSpan& span) = 0;
   virtual std::optional<int64_t> Inspect(const ValueSpan& span) = 0;
+  // A failure of the backend itself (a CUDA error), which makes the run's report meaningless:
+  // the first one, in words; nullopt when none. Calls go on after one (a stream thread cannot
+  // throw), and the caller reports it instead of the report.
+  virtual std::optional<std::string> Failure() const { return std::nullopt; }
 };
 
 }  // namespace hyperplan::executor

@@ -3,18 +3,10 @@
 
 #include <algorithm>
 
+#include "executor/byte_pattern_word.h"
+
 namespace hyperplan::executor {
 namespace {
-
-// splitmix64's finaliser over (value, version, word index): cheap and well mixed.
-uint64_t Mix(ValueId value, int64_t version, int64_t word) {
-  uint64_t x = (static_cast<uint64_t>(static_cast<uint32_t>(value)) << 40) ^
-               (static_cast<uint64_t>(version) << 20) ^ static_cast<uint64_t>(word);
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
 
 // Byte j of a pattern, computing each 64-bit word once for the 8 bytes it covers.
 class PatternBytes {
@@ -25,7 +17,7 @@ class PatternBytes {
     if (j / 8 != word_index_ || version != word_version_) {
       word_index_ = j / 8;
       word_version_ = version;
-      word_ = Mix(pattern_.value, version, word_index_);
+      word_ = PatternWord(pattern_.value, version, word_index_);
     }
     return static_cast<std::byte>(word_ >> (8 * (j % 8)));
   }

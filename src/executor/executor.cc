@@ -16,6 +16,7 @@
 
 #include "executor/ledger.h"
 #include "executor/pacing.h"
+#include "executor/plan_view.h"
 #include "hyperplan/error.h"
 #include "hyperplan/loop.h"
 
@@ -40,33 +41,6 @@ constexpr const char* kRuleLoop =
     "an iteration ends as it began: every persistent value in the same block, its copies on "
     "the same tiers (invariant 8)";
 
-// Where a block comes from in the plan: a residency, or a tier copy.
-struct BlockInfo {
-  ValueId value = kNoValue;
-  TierId tier = kNoTier;
-  bool device = false;
-  int32_t opened_by = -1;
-  int32_t closed_by = -1;
-};
-
-// What one step touches, found once from the plan.
-struct StepBlocks {
-  std::vector<int32_t> opens;   // blocks allocated at its start
-  std::vector<int32_t> closes;  // blocks freed at its end
-  // Compute: (value, block) read, written whole, and updated in place (alias state).
-  std::vector<std::pair<ValueId, int32_t>> reads, writes, updates;
-  int32_t source = -1;       // transfers: the block read
-  int32_t destination = -1;  // transfers: the block written
-  int32_t dropped = -1;      // Detach: the device block freed
-};
-
-int64_t TierBufferIndex(const Plan& plan, TierId tier) {
-  for (size_t b = 0; b < plan.tier_buffers.size(); ++b) {
-    if (plan.tier_buffers[b].tier == tier) return static_cast<int64_t>(b);
-  }
-  return -1;
-}
-
 class Run {
  public:
   Run(const Graph& graph, const HardwareProfile& profile, const Plan& plan, Backend& backend,
@@ -77,11 +51,6 @@ class Run {
  private:
   // The static view.
   Graph LoopView(const Graph& graph) const;
-  void AddBlocks();
-  void AssignStreams();
-  void FindStepBlocks();
-  int32_t ResidencyAt(ValueId value, Step step) const;
-  int32_t BlockAt(ValueId value, TierId tier, int32_t step, bool opened_here) const;
   std::string StepName(int32_t step) const;
   std::optional<std::string> CheckBlocksInBuffers() const;
   BytePattern PatternOf(ValueId value, int64_t version) const;
@@ -120,14 +89,8 @@ class Run {
   const Graph loop_;  // the graph one iteration sees (loop.h LoopGraph)
   std::vector<uint8_t> persistent_;
   std::vector<Step> step_of_node_;
-  std::vector<BlockInfo> block_info_;
-  std::vector<Block> blocks_;
-  std::vector<BufferSpec> buffers_;  // 0: the device arena, then the tier buffers
+  const PlanView view_;  // buffers, blocks, streams, what each step touches
   std::vector<std::byte*> memory_;
-  std::map<ValueId, std::vector<int32_t>> blocks_of_;
-  std::vector<int32_t> stream_of_;
-  std::vector<std::vector<int32_t>> steps_of_stream_;
-  std::vector<StepBlocks> step_blocks_;
   std::vector<std::string> step_names_;
   std::optional<HappensBefore> order_;
   std::optional<Ledger> ledger_;
@@ -147,157 +110,26 @@ Graph Run::LoopView(const Graph& graph) const {
 
 Run::Run(const Graph& graph, const HardwareProfile& profile, const Plan& plan, Backend& backend,
          const ExecuteOptions& options)
-    : profile_(profile), plan_(plan), backend_(backend), options_(options), loop_(LoopView(graph)) {
+    : profile_(profile),
+      plan_(plan),
+      backend_(backend),
+      options_(options),
+      loop_(LoopView(graph)),
+      view_(BuildPlanView(loop_, profile, plan)) {
   persistent_ = plan.periodic ? PersistentValues(loop_, plan.aliases)
                               : std::vector<uint8_t>(loop_.values.size(), 0);
   step_of_node_.assign(loop_.nodes.size(), -1);
   for (size_t k = 0; k < plan.order.size(); ++k) step_of_node_[plan.order[k]] = Step(k);
-  AddBlocks();
-  AssignStreams();
-  FindStepBlocks();
+  report_.stream_count = view_.stream_count;
   for (size_t s = 0; s < plan.steps.size(); ++s) step_names_.push_back(StepName(int32_t(s)));
   std::vector<std::vector<int32_t>> waits;
   for (const PlanStep& step : plan.steps) waits.push_back(step.waits_for);
-  order_.emplace(stream_of_, waits, report_.stream_count);
-  ledger_.emplace(blocks_, *order_, step_names_);
+  order_.emplace(view_.stream_of, waits, report_.stream_count);
+  ledger_.emplace(view_.blocks, *order_, step_names_);
 }
 
 Run::~Run() {
-  for (size_t b = 0; b < memory_.size(); ++b) backend_.Release(memory_[b], buffers_[b]);
-}
-
-// Blocks: every residency (in the arena, buffer 0), then every tier copy (in its tier's
-// buffer, 1 + its index in plan.tier_buffers).
-void Run::AddBlocks() {
-  buffers_.push_back(
-      {profile_.device_tier, true, plan_.layout.arena_bytes, plan_.layout.alignment_bytes});
-  for (const TierBuffer& buffer : plan_.tier_buffers) {
-    buffers_.push_back({buffer.tier, false, buffer.size_bytes, buffer.alignment_bytes});
-  }
-  for (size_t r = 0; r < plan_.residency.size(); ++r) {
-    const ResidentInterval& interval = plan_.residency[r];
-    const int64_t offset_bytes =
-        r < plan_.layout.offset_bytes.size() ? plan_.layout.offset_bytes[r] : -1;
-    const std::string what =
-        interval.value != kNoValue
-            ? fmt::format("'{}'", loop_.values[interval.value].name)
-            : fmt::format("the scratch of '{}'", loop_.nodes[interval.scratch_node].name);
-    blocks_.push_back({0, offset_bytes, interval.bytes,
-                       fmt::format("{} (device block [{}, {}))", what, offset_bytes,
-                                   offset_bytes + interval.bytes)});
-    block_info_.push_back(
-        {interval.value, profile_.device_tier, true, interval.opened_by, interval.closed_by});
-  }
-  for (const TierCopy& copy : plan_.tier_copies) {
-    const int64_t buffer = TierBufferIndex(plan_, copy.tier);
-    blocks_.push_back({static_cast<int32_t>(buffer + 1), copy.offset_bytes, copy.bytes,
-                       fmt::format("'{}' ({} copy [{}, {}))", loop_.values[copy.value].name,
-                                   profile_.tiers[copy.tier].name, copy.offset_bytes,
-                                   copy.offset_bytes + copy.bytes)});
-    block_info_.push_back({copy.value, copy.tier, false, copy.opened_by, copy.closed_by});
-  }
-  for (size_t b = 0; b < blocks_.size(); ++b) {
-    if (block_info_[b].value != kNoValue) blocks_of_[block_info_[b].value].push_back(int32_t(b));
-  }
-}
-
-// Stream 0 computes (and detaches); each (link, channel) the plan uses is a copy stream, in
-// ascending order.
-void Run::AssignStreams() {
-  std::map<std::pair<int32_t, int32_t>, int32_t> channels;
-  for (const PlanStep& step : plan_.steps) {
-    if (step.kind == StepKind::kPrefetch || step.kind == StepKind::kStore) {
-      channels.emplace(std::make_pair(step.link, step.channel), 0);
-    }
-  }
-  int32_t next = 1;
-  for (auto& [channel, stream] : channels) stream = next++;
-  report_.stream_count = next;
-  steps_of_stream_.resize(next);
-  for (size_t s = 0; s < plan_.steps.size(); ++s) {
-    const PlanStep& step = plan_.steps[s];
-    const bool copy = step.kind == StepKind::kPrefetch || step.kind == StepKind::kStore;
-    const int32_t stream = copy ? channels.at({step.link, step.channel}) : 0;
-    stream_of_.push_back(stream);
-    steps_of_stream_[stream].push_back(int32_t(s));
-  }
-}
-
-// The residency of `value` that a compute step at `step` reads or writes.
-int32_t Run::ResidencyAt(ValueId value, Step step) const {
-  const auto found = blocks_of_.find(value);
-  if (found == blocks_of_.end()) return -1;
-  for (int32_t b : found->second) {
-    if (!block_info_[b].device) continue;
-    const ResidentInterval& interval = plan_.residency[b];
-    if (interval.first_step <= step && step <= interval.last_step) return b;
-  }
-  return -1;
-}
-
-// The block of `value` on `tier` a transfer at `step` touches: the one it opens, else the one
-// live at that point of the sequence (the latest opened).
-int32_t Run::BlockAt(ValueId value, TierId tier, int32_t step, bool opened_here) const {
-  const auto found = blocks_of_.find(value);
-  if (found == blocks_of_.end()) return -1;
-  int32_t best = -1;
-  for (int32_t b : found->second) {
-    const BlockInfo& info = block_info_[b];
-    if (info.tier != tier) continue;
-    if (opened_here) {
-      if (info.opened_by == step) return b;
-      continue;
-    }
-    const bool live = info.opened_by < step && (info.closed_by < 0 || info.closed_by >= step);
-    if (live && (best < 0 || info.opened_by > block_info_[best].opened_by)) best = b;
-  }
-  return best;
-}
-
-void Run::FindStepBlocks() {
-  step_blocks_.resize(plan_.steps.size());
-  for (size_t b = 0; b < block_info_.size(); ++b) {
-    if (block_info_[b].opened_by >= 0) step_blocks_[block_info_[b].opened_by].opens.push_back(b);
-    if (block_info_[b].closed_by >= 0) step_blocks_[block_info_[b].closed_by].closes.push_back(b);
-  }
-  for (size_t s = 0; s < plan_.steps.size(); ++s) {
-    const PlanStep& step = plan_.steps[s];
-    StepBlocks& touched = step_blocks_[s];
-    const int32_t index = static_cast<int32_t>(s);
-    switch (step.kind) {
-      case StepKind::kCompute: {
-        const Node& node = loop_.nodes[step.node];
-        std::vector<ValueId> inputs = node.inputs;
-        std::sort(inputs.begin(), inputs.end());
-        inputs.erase(std::unique(inputs.begin(), inputs.end()), inputs.end());
-        for (ValueId value : inputs) {
-          if (loop_.values[value].bytes <= 0) continue;
-          touched.reads.emplace_back(value, ResidencyAt(value, step.boundary));
-          if (loop_.values[value].written_by == step.node) {
-            touched.updates.emplace_back(value, ResidencyAt(value, step.boundary));
-          }
-        }
-        for (ValueId value : node.outputs) {
-          if (loop_.values[value].bytes <= 0) continue;
-          touched.writes.emplace_back(value, ResidencyAt(value, step.boundary));
-        }
-        break;
-      }
-      case StepKind::kPrefetch:
-      case StepKind::kStore:
-        touched.source = BlockAt(step.value, step.src_tier, index, false);
-        touched.destination = BlockAt(step.value, step.dst_tier, index, true);
-        if (touched.destination < 0) {
-          touched.destination = BlockAt(step.value, step.dst_tier, index, false);
-        }
-        break;
-      case StepKind::kDetach:
-        for (int32_t b : touched.closes) {
-          if (block_info_[b].device && block_info_[b].value == step.value) touched.dropped = b;
-        }
-        break;
-    }
-  }
+  for (size_t b = 0; b < memory_.size(); ++b) backend_.Release(memory_[b], view_.buffers[b]);
 }
 
 std::string Run::StepName(int32_t step) const {
@@ -313,17 +145,17 @@ std::string Run::StepName(int32_t step) const {
 }
 
 std::optional<std::string> Run::CheckBlocksInBuffers() const {
-  for (size_t b = 0; b < blocks_.size(); ++b) {
-    const Block& block = blocks_[b];
-    if (block.buffer < 1 && !block_info_[b].device) {
+  for (size_t b = 0; b < view_.blocks.size(); ++b) {
+    const Block& block = view_.blocks[b];
+    if (block.buffer < 1 && !view_.block_info[b].device) {
       return fmt::format("{} is on a tier the plan gives no buffer", block.name);
     }
     if (block.offset_bytes < 0 || block.bytes < 0 ||
-        block.offset_bytes + block.bytes > buffers_[block.buffer].size_bytes) {
+        block.offset_bytes + block.bytes > view_.buffers[block.buffer].size_bytes) {
       return fmt::format("{} lies outside its buffer of {} bytes", block.name,
-                         buffers_[block.buffer].size_bytes);
+                         view_.buffers[block.buffer].size_bytes);
     }
-    const ValueId value = block_info_[b].value;
+    const ValueId value = view_.block_info[b].value;
     if (value != kNoValue && block.bytes < loop_.values[value].bytes) {
       return fmt::format("{} is smaller than the value ({} bytes)", block.name,
                          loop_.values[value].bytes);
@@ -354,7 +186,7 @@ int64_t Run::VersionPlaced(ValueId value, int32_t iteration) const {
 }
 
 ValueSpan Run::Span(int32_t block, const BytePattern& pattern, int64_t begin_byte) const {
-  std::byte* base = memory_[blocks_[block].buffer] + blocks_[block].offset_bytes;
+  std::byte* base = memory_[view_.blocks[block].buffer] + view_.blocks[block].offset_bytes;
   return {base + begin_byte, pattern, begin_byte, pattern.bytes};
 }
 
@@ -363,23 +195,24 @@ ValueSpan Run::Span(int32_t block, const BytePattern& pattern, int64_t begin_byt
 // where the last iteration left them, and only the graph inputs are placed anew.
 void Run::PlaceBeforeIteration(int32_t iteration) {
   const Access caller{-1, iteration};
-  for (size_t b = 0; b < blocks_.size() && !failed_; ++b) {
-    const BlockInfo& info = block_info_[b];
+  for (size_t b = 0; b < view_.blocks.size() && !failed_; ++b) {
+    const BlockInfo& info = view_.block_info[b];
     if (info.opened_by >= 0) continue;
     const int32_t block = static_cast<int32_t>(b);
     const ValueId value = info.value;
     if (plan_.periodic && iteration > 1 && value != kNoValue && persistent_[value]) {
       int32_t left = -1;
-      for (int32_t other : blocks_of_.at(value)) {
-        if (ledger_->Live(other) && block_info_[other].closed_by < 0 &&
-            blocks_[other].buffer == blocks_[b].buffer &&
-            blocks_[other].offset_bytes == blocks_[b].offset_bytes) {
+      for (int32_t other : view_.blocks_of.at(value)) {
+        if (ledger_->Live(other) && view_.block_info[other].closed_by < 0 &&
+            view_.blocks[other].buffer == view_.blocks[b].buffer &&
+            view_.blocks[other].offset_bytes == view_.blocks[b].offset_bytes) {
           left = other;
         }
       }
       if (left < 0) {
         Fail(-1, caller,
-             fmt::format("{} is not where iteration {} left it", blocks_[b].name, iteration - 1),
+             fmt::format("{} is not where iteration {} left it", view_.blocks[b].name,
+                         iteration - 1),
              kRuleLoop);
         return;
       }
@@ -398,10 +231,10 @@ void Run::PlaceBeforeIteration(int32_t iteration) {
 // device or stored), checks them, and frees what does not persist; a one-shot plan frees all.
 void Run::CollectAfterIteration(int32_t iteration) {
   const Access caller{-1, iteration + 1};
-  for (size_t b = 0; b < blocks_.size() && !failed_; ++b) {
+  for (size_t b = 0; b < view_.blocks.size() && !failed_; ++b) {
     const int32_t block = static_cast<int32_t>(b);
     if (!ledger_->Live(block)) continue;
-    const BlockInfo& info = block_info_[b];
+    const BlockInfo& info = view_.block_info[b];
     const ValueId value = info.value;
     if (value != kNoValue && loop_.values[value].is_graph_output && loop_.values[value].bytes > 0) {
       // An output no node produces is an input or a weight passed through, as placed.
@@ -412,7 +245,7 @@ void Run::CollectAfterIteration(int32_t iteration) {
       if (const std::optional<int64_t> byte = backend_.Inspect(Span(block, pattern, 0))) {
         Fail(-1, caller,
              fmt::format("the graph output {} differs from what its producer wrote at byte {}",
-                         blocks_[b].name, *byte),
+                         view_.blocks[b].name, *byte),
              kRuleBytes);
         return;
       }
@@ -444,7 +277,7 @@ void Run::RunIteration(int32_t iteration) {
 // before on this thread), run it, and announce that it ended.
 void Run::StreamLoop(int32_t stream, int32_t iteration) {
   if (options_.timed) TightenSleeps();
-  for (int32_t step : steps_of_stream_[stream]) {
+  for (int32_t step : view_.steps_of_stream[stream]) {
     if (!WaitForDependencies(step)) return;  // another stream found a problem
     const Clock::time_point start = Clock::now();
     const Access access{step, iteration};
@@ -506,7 +339,7 @@ bool Run::Fail(int32_t step, Access access, const std::optional<std::string>& pr
 // ledger; the bytes are touched only once these pass.
 bool Run::BeginStep(int32_t step, Access access, Work& work) {
   if (failed_) return false;
-  for (int32_t block : step_blocks_[step].opens) {
+  for (int32_t block : view_.step_blocks[step].opens) {
     if (Fail(step, access, ledger_->Allocate(block, access), kRuleDisjoint)) return false;
   }
   switch (plan_.steps[step].kind) {
@@ -522,7 +355,7 @@ bool Run::BeginStep(int32_t step, Access access, Work& work) {
 }
 
 bool Run::BeginCompute(int32_t step, Access access, Work& work) {
-  const StepBlocks& touched = step_blocks_[step];
+  const StepBlocks& touched = view_.step_blocks[step];
   const Step position = plan_.steps[step].boundary;
   work.call.node = plan_.steps[step].node;
   const auto missing = [&](ValueId value) {
@@ -559,7 +392,7 @@ bool Run::BeginCompute(int32_t step, Access access, Work& work) {
 // A transfer of B bytes of a value of S bytes moves its last B bytes (all of it, or the part
 // an in-place update changed), at the same place in both blocks.
 bool Run::BeginTransfer(int32_t step, Access access, Work& work) {
-  const StepBlocks& touched = step_blocks_[step];
+  const StepBlocks& touched = view_.step_blocks[step];
   const PlanStep& planned = plan_.steps[step];
   const std::string& name = loop_.values[planned.value].name;
   if (touched.source < 0 || touched.destination < 0) {
@@ -589,16 +422,16 @@ bool Run::BeginTransfer(int32_t step, Access access, Work& work) {
 // A Detach needs another block of the value, live, holding the same bytes, whose writer it
 // waits for (a home copy, or a Store's copy whose Store has ended).
 bool Run::BeginDetach(int32_t step, Access access) {
-  const int32_t dropped = step_blocks_[step].dropped;
+  const int32_t dropped = view_.step_blocks[step].dropped;
   const std::string& name = loop_.values[plan_.steps[step].value].name;
   if (dropped < 0 || !ledger_->Live(dropped) || !ledger_->Content(dropped)) {
     return !Fail(step, access, fmt::format("'{}' has no device block to drop here", name),
                  kRulePlaced);
   }
   std::optional<std::string> problem =
-      fmt::format("drops {}, but no other copy holds its bytes", blocks_[dropped].name);
-  for (int32_t other : blocks_of_.at(plan_.steps[step].value)) {
-    if (block_info_[other].device || !ledger_->Live(other) ||
+      fmt::format("drops {}, but no other copy holds its bytes", view_.blocks[dropped].name);
+  for (int32_t other : view_.blocks_of.at(plan_.steps[step].value)) {
+    if (view_.block_info[other].device || !ledger_->Live(other) ||
         !(ledger_->Content(other) == ledger_->Content(dropped))) {
       continue;
     }
@@ -610,7 +443,8 @@ bool Run::BeginDetach(int32_t step, Access access) {
     problem = fmt::format(
         "drops {}, but its copy {} is written by step {} ({}), which it does "
         "not wait for",
-        blocks_[dropped].name, blocks_[other].name, writer.step, step_names_[writer.step]);
+        view_.blocks[dropped].name, view_.blocks[other].name, writer.step,
+        step_names_[writer.step]);
   }
   ++report_.detaches;
   return !Fail(step, access, problem, kRuleDetach);
@@ -624,15 +458,15 @@ bool Run::DoWork(int32_t step, Access access, const Work& work) {
       if (!mismatch) return true;
       const ValueSpan& input = work.call.inputs[mismatch->input];
       std::lock_guard<std::mutex> lock(mutex_);
-      const int32_t block = step_blocks_[step].reads[mismatch->input].second;
+      const int32_t block = view_.step_blocks[step].reads[mismatch->input].second;
       return !Fail(step, access,
                    fmt::format("byte {} of {} is not what its producer wrote (iteration {})",
-                               mismatch->byte, blocks_[block].name, input.pattern.version),
+                               mismatch->byte, view_.blocks[block].name, input.pattern.version),
                    kRuleBytes);
     }
     case StepKind::kPrefetch:
     case StepKind::kStore:
-      backend_.Copy(work.copy_to, work.copy_from, work.copy_bytes, stream_of_[step]);
+      backend_.Copy(work.copy_to, work.copy_from, work.copy_bytes, view_.stream_of[step]);
       return true;
     case StepKind::kDetach:
       return true;
@@ -643,7 +477,7 @@ bool Run::DoWork(int32_t step, Access access, const Work& work) {
 // End (under the lock): free what the step closes.
 bool Run::EndStep(int32_t step, Access access) {
   if (failed_) return false;
-  for (int32_t block : step_blocks_[step].closes) {
+  for (int32_t block : view_.step_blocks[step].closes) {
     if (Fail(step, access, ledger_->Free(block, access), kRuleFree)) return false;
   }
   return true;
@@ -651,7 +485,7 @@ bool Run::EndStep(int32_t step, Access access) {
 
 ExecutionReport Run::Go() {
   if (Fail(-1, {-1, 1}, CheckBlocksInBuffers(), kRulePlaced)) return report_;
-  for (const BufferSpec& buffer : buffers_) {
+  for (const BufferSpec& buffer : view_.buffers) {
     memory_.push_back(backend_.Allocate(buffer));
     report_.buffer_bytes += buffer.size_bytes;
   }

@@ -1,5 +1,6 @@
 // `hyperplan run` end to end: every bundled model, planned with and without --budget, runs
 // clean for 3 iterations; the size guard and the timing report.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -109,6 +110,36 @@ TEST_CASE("run: --timed reports the measured makespan next to the simulated one"
   CHECK(run.exit_code == 0);
   CHECK_THAT(run.stdout_text, Catch::Contains("timed (x10 wall time per planned ns)"));
   CHECK_THAT(run.stdout_text, Catch::Contains("measured/simulated"));
+  std::filesystem::remove(plan);
+}
+
+// Issue 33: without a GPU (no CUDA in the build, or none found at run time, as on CI) the CUDA
+// backend and calibrate exit 11 with one line saying why; with one, the run ends in its
+// timed: line of integers.
+TEST_CASE("run --backend cuda and calibrate: one line and exit 11 without a GPU") {
+  const std::string model = kSource + "/models/llama-tiny-decode.onnx";
+  const std::string plan = PlanInto(model, TempPath("cuda.pb"), {});
+  const CommandResult run = Hyperplan(
+      {"run", plan, "--model", model, "--hw", "supernode", "--backend", "cuda", "--timed"});
+  INFO(run.stdout_text << run.stderr_text);
+  if (run.exit_code == 0) {
+    CHECK_THAT(run.stdout_text, Catch::Contains("\ntimed: simulated_makespan_ns="));
+  } else {
+    CHECK(run.exit_code == 11);
+    CHECK_THAT(run.stderr_text, Catch::StartsWith("hyperplan: error: "));
+    CHECK(std::count(run.stderr_text.begin(), run.stderr_text.end(), '\n') == 1);
+    const bool built_without = run.stderr_text.find("built without") != std::string::npos;
+    const bool no_device = run.stderr_text.find("cudaGetDeviceCount") != std::string::npos;
+    CHECK((built_without || no_device));
+    const CommandResult calibrate = Hyperplan({"calibrate", "--quick"});
+    CHECK(calibrate.exit_code == 11);
+    CHECK(std::count(calibrate.stderr_text.begin(), calibrate.stderr_text.end(), '\n') == 1);
+  }
+  // Usage errors come first, GPU or not.
+  CHECK(Hyperplan({"run", plan, "--model", model, "--hw", "supernode", "--backend", "cuda",
+                   "--time-scale", "10"})
+            .exit_code == 2);
+  CHECK(Hyperplan({"run", plan, "--model", model, "--hw", "supernode", "--gemm"}).exit_code == 2);
   std::filesystem::remove(plan);
 }
 

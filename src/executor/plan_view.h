@@ -1,0 +1,59 @@
+// PlanView: the static view of a plan a runtime builds once before running it: the buffers
+// (the device arena, then one buffer per off-device tier), every block in them (each device
+// residency at its arena offset, each tier copy at its offset in its tier's buffer), the stream
+// of each step (stream 0 computes and detaches; each (link, channel) the plan uses is a copy
+// stream, in ascending order), and which blocks each step opens, closes, reads and writes.
+// The reference executor (executor.h) runs over it, and the CUDA backend maps it onto CUDA
+// streams and events (cuda_schedule.h), so the two agree on every stream and offset.
+// Cost: O(steps + blocks x blocks of one value). Limits: a step whose value has no block where
+// it needs one gets -1 there; the executor reports it when the step runs (kRulePlaced).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "executor/backend.h"
+#include "executor/ledger.h"
+#include "hyperplan/graph.h"
+#include "hyperplan/hardware.h"
+#include "hyperplan/plan/plan.h"
+
+namespace hyperplan::executor {
+
+// Where a block comes from in the plan: a residency, or a tier copy.
+struct BlockInfo {
+  ValueId value = kNoValue;
+  TierId tier = kNoTier;
+  bool device = false;
+  int32_t opened_by = -1;
+  int32_t closed_by = -1;
+};
+
+// What one step touches, found once from the plan.
+struct StepBlocks {
+  std::vector<int32_t> opens;   // blocks allocated at its start
+  std::vector<int32_t> closes;  // blocks freed at its end
+  // Compute: (value, block) read, written whole, and updated in place (alias state).
+  std::vector<std::pair<ValueId, int32_t>> reads, writes, updates;
+  int32_t source = -1;       // transfers: the block read
+  int32_t destination = -1;  // transfers: the block written
+  int32_t dropped = -1;      // Detach: the device block freed
+};
+
+struct PlanView {
+  std::vector<BufferSpec> buffers;    // 0: the device arena, then the tier buffers
+  std::vector<Block> blocks;          // residencies (parallel to plan.residency), then tier copies
+  std::vector<BlockInfo> block_info;  // parallel to blocks
+  std::map<ValueId, std::vector<int32_t>> blocks_of;
+  int32_t stream_count = 1;
+  std::vector<int32_t> stream_of;  // by step
+  std::vector<std::vector<int32_t>> steps_of_stream;
+  std::vector<StepBlocks> step_blocks;  // by step
+};
+
+// The view of `plan` over `loop` (the graph one iteration sees: loop.h LoopGraph for a
+// periodic plan, the model itself for a one-shot one) on `profile`.
+PlanView BuildPlanView(const Graph& loop, const HardwareProfile& profile, const Plan& plan);
+
+}  // namespace hyperplan::executor
