@@ -242,9 +242,13 @@ PlanResult PlanBest(const Graph& graph, const HardwareProfile& profile, const Pl
     if (ran_at_budget) {
       pool->Work();  // the planner is done: this thread builds contenders too
     } else {
-      pool->Cancel();  // the guess missed: its plans are moot
+      // The guess missed: its plans are moot, and so is an error one of them threw (whether
+      // the thread took a task before the Cancel is a matter of timing; thrown here, it made
+      // the exit status vary from run to run).
+      pool->Cancel();
     }
     contenders.get();
+    if (ran_at_budget) pool->ThrowFirstError();
   }
   if (!budget) return result;
   if (!context) context.emplace(BuildBaselineContext(graph, profile, options.node_time_ns, loop));
@@ -253,6 +257,7 @@ PlanResult PlanBest(const Graph& graph, const HardwareProfile& profile, const Pl
     contenders = std::async(ContenderLaunch(), [&pool = *pool] { pool.Work(); });
     pool->Work();
     contenders.get();
+    pool->ThrowFirstError();
   }
   if (comparison != nullptr) {
     RecordLowerBounds(*context, profile, result.plan.order, *budget, *comparison);
