@@ -176,9 +176,15 @@ std::vector<ContenderTask> ContenderTasks(const BaselineContext& context, int64_
     std::shared_ptr<ResidentSearch>& search =
         searches[entry.unstaged_twin.empty() ? entry.name : entry.unstaged_twin];
     if (!search) search = std::make_shared<ResidentSearch>();
+    // Only the twin writes the shared counts. A staged entry runs once its twin is done, on a
+    // copy: staged entries run side by side, and one reading a count another wrote meanwhile
+    // would plan by timing.
+    const bool staged = !entry.unstaged_twin.empty();
     ContenderTask task{entry.name,
-                       [&context, &entry, budget_bytes, search] {
-                         return entry.plan(context, budget_bytes, search.get());
+                       [&context, &entry, budget_bytes, search, staged] {
+                         if (!staged) return entry.plan(context, budget_bytes, search.get());
+                         ResidentSearch twins = *search;
+                         return entry.plan(context, budget_bytes, &twins);
                        },
                        std::nullopt};
     for (size_t t = 0; t < tasks.size(); ++t) {
