@@ -114,6 +114,10 @@ TEST_CASE("issue 32: a graph of no nodes plans the same, exit 0, every run") {
   // they ran every time (every run exited 1).
   PlanRepeatedly(model, {"--hw", "h100-sxm"}, 0);
   PlanRepeatedly(model, {"--hw", "rtx-4090", "--budget", "1KB"}, 0);
+  // The summary names no layout algorithm where nothing was laid out (it printed ", , ").
+  const CommandResult text = RunCommand({kCli, "plan", model, "--hw", "h100-sxm"});
+  REQUIRE(text.exit_code == 0);
+  CHECK_THAT(text.stdout_text, Catch::Contains("(live-bytes lower bound 0 B, 256-byte aligned)\n"));
 }
 
 TEST_CASE("issue 32: an input no node reads plans the same every run") {
