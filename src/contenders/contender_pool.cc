@@ -25,11 +25,21 @@ void ContenderPool::Work() {
       Offer(std::move(plan), *index);
       Finish(*index, std::move(outcome));
     } catch (...) {
-      Cancel();
+      {
+        const std::lock_guard<std::mutex> guard(mutex_);
+        if (!failed_ || *index < *failed_) {
+          failed_ = *index;
+          error_ = std::current_exception();
+        }
+      }
       Finish(*index, std::nullopt);
-      throw;
     }
   }
+}
+
+void ContenderPool::ThrowFirstError() const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  if (error_) std::rethrow_exception(error_);
 }
 
 void ContenderPool::Cancel() {
@@ -57,6 +67,7 @@ std::optional<size_t> ContenderPool::Take(std::unique_lock<std::mutex>& lock) {
     if (cancelled_) return std::nullopt;
     bool waiting = false;  // some task waits for a prerequisite still being built
     for (size_t index = 0; index < tasks_.size(); ++index) {
+      if (failed_ && index > *failed_) break;  // after a task that threw: one thread stops there
       if (state_[index] != State::kWaiting) continue;
       const std::optional<size_t> prerequisite = tasks_[index].prerequisite;
       if (prerequisite && state_[*prerequisite] != State::kDone) {

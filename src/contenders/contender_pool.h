@@ -14,13 +14,19 @@
 // about 22 s one after the other on gh200, the planner about 8 s).
 // Cost: the tasks' own, plus one verification per plan that beats the best when it arrives;
 // at most one plan per thread and the best are held at once.
+// Failures: a task that throws stops the tasks after it; those before it still run, as they
+// would one after the other. Its error is kept, not thrown from Work, and ThrowFirstError
+// rethrows that of the earliest task that threw: the error one thread would meet first,
+// whichever thread met which (thrown from the Work call that ran it, the error and the exit
+// status depended on which of two threads threw first, or on whether a pool cancelled as moot
+// had taken a task before its Cancel).
 // Limits: a thread idles when every task left waits for a prerequisite being built. Cancel
-// stops the threads at their next task. A task that throws cancels the pool, and the
-// exception leaves the Work call that ran it.
+// stops the threads at their next task.
 #pragma once
 
 #include <condition_variable>
 #include <cstddef>
+#include <exception>
 #include <functional>
 #include <mutex>
 #include <optional>
@@ -45,9 +51,13 @@ class ContenderPool {
 
   ContenderPool(std::vector<ContenderTask> tasks, Beats beats, Verifies verifies);
 
-  // Builds tasks until none is left to take or the pool is cancelled.
+  // Builds tasks until none is left to take or the pool is cancelled. Never throws a task's
+  // error (ThrowFirstError does).
   void Work();
   void Cancel();
+  // After every Work call has returned: rethrows the error of the earliest task that threw, if
+  // any did.
+  void ThrowFirstError() const;
 
   // After every Work call has returned: the tasks that ran, in task order, and the best
   // verified plan (produced_by set to its task's name).
@@ -76,6 +86,8 @@ class ContenderPool {
   std::vector<std::optional<ContenderOutcome>> outcomes_;
   std::optional<Plan> best_;
   size_t best_index_ = 0;
+  std::optional<size_t> failed_;  // the earliest task that threw: no task after it is taken
+  std::exception_ptr error_;      // its error
 };
 
 }  // namespace hyperplan::contenders

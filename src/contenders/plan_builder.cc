@@ -80,6 +80,9 @@ void PlanBuilder::Close(ValueId value, Step last_step, int32_t closed_by) {
 }
 
 void PlanBuilder::OpenAtStart(ValueId value) {
+  // A run of no steps holds nothing on the device (as the planner's plan of it): an interval
+  // opened here would start at step 0 and could close only after step -1.
+  if (context_.step_count() == 0) return;
   if (Sized(context_.graph->values[value])) Open(value, 0, -1);
 }
 

@@ -78,7 +78,8 @@ class PlanBuilder {
   // Copies `value` to its store tier, every hop issued at `boundary`; returns the last hop.
   int32_t Store(ValueId value, Step boundary, std::vector<int32_t> waits = {});
 
-  // Residency from the run's start (inputs, weights and state owned outside the run).
+  // Residency from the run's start (inputs, weights and state owned outside the run). None in
+  // a run of no steps: there is no step for the value to be resident in.
   void OpenAtStart(ValueId value);
   // Ends the open interval at `last_step`, freed by the end of compute step `last_step`.
   void CloseAfterCompute(ValueId value, Step last_step);

@@ -176,9 +176,15 @@ std::vector<ContenderTask> ContenderTasks(const ContenderContext& context, int64
     std::shared_ptr<ResidentSearch>& search =
         searches[entry.unstaged_twin.empty() ? entry.name : entry.unstaged_twin];
     if (!search) search = std::make_shared<ResidentSearch>();
+    // Only the twin writes the shared counts. A staged entry runs once its twin is done, on a
+    // copy: staged entries run side by side, and one reading a count another wrote meanwhile
+    // would plan by timing.
+    const bool staged = !entry.unstaged_twin.empty();
     ContenderTask task{entry.name,
-                       [&context, &entry, budget_bytes, search] {
-                         return entry.plan(context, budget_bytes, search.get());
+                       [&context, &entry, budget_bytes, search, staged] {
+                         if (!staged) return entry.plan(context, budget_bytes, search.get());
+                         ResidentSearch twins = *search;
+                         return entry.plan(context, budget_bytes, &twins);
                        },
                        std::nullopt};
     for (size_t t = 0; t < tasks.size(); ++t) {
@@ -242,9 +248,13 @@ PlanResult PlanBest(const Graph& graph, const HardwareProfile& profile, const Pl
     if (ran_at_budget) {
       pool->Work();  // the planner is done: this thread builds contenders too
     } else {
-      pool->Cancel();  // the guess missed: its plans are moot
+      // The guess missed: its plans are moot, and so is an error one of them threw (whether
+      // the thread took a task before the Cancel is a matter of timing; thrown here, it made
+      // the exit status vary from run to run).
+      pool->Cancel();
     }
     contenders.get();
+    if (ran_at_budget) pool->ThrowFirstError();
   }
   if (!budget) return result;
   if (!context) context.emplace(BuildContenderContext(graph, profile, options.node_time_ns, loop));
@@ -253,6 +263,7 @@ PlanResult PlanBest(const Graph& graph, const HardwareProfile& profile, const Pl
     contenders = std::async(ContenderLaunch(), [&pool = *pool] { pool.Work(); });
     pool->Work();
     contenders.get();
+    pool->ThrowFirstError();
   }
   if (comparison != nullptr) {
     RecordLowerBounds(*context, profile, result.plan.order, *budget, *comparison);

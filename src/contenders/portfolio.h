@@ -50,7 +50,9 @@
 // the device, else the device: the planner's budget whenever its overhead-mode plan does not
 // fit); dropped if the planner's plan fits without one, run again should the budgets differ.
 // Once the planner is done its thread builds contenders too (contender_pool.h). What
-// PlanBest returns does not depend on any of it. The DeepSeek-V3-sized decode on h100-sxm
+// PlanBest returns, or throws, does not depend on any of it: a contender's error counts only
+// where the contenders' plans do (not from a run cancelled as moot), and it is the earliest
+// task's. The DeepSeek-V3-sized decode on h100-sxm
 // (123k nodes): 31.8 -> 18.5 s of planning with the twin rule and the treap's path updates,
 // 20 -> 11-12 s without the replan on a contender's timeline and with the pool
 // (docs/benchmarks.md, "Planner time"), same plan.

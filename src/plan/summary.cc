@@ -110,9 +110,11 @@ std::string FormatPlanSummary(const Graph& graph, const HardwareProfile& profile
   out << "  device peak: " << FormatBytes(s.baseline_peak_bytes) << " -> "
       << FormatBytes(s.peak_bytes) << " ("
       << Percent(s.peak_bytes - s.baseline_peak_bytes, s.baseline_peak_bytes) << ")\n";
+  // No algorithm where nothing was laid out (a graph of no nodes).
+  const std::string algorithm = plan.layout.algorithm.empty() ? "" : plan.layout.algorithm + ", ";
   out << "  arena: " << FormatBytes(s.baseline_arena_bytes) << " -> " << FormatBytes(s.arena_bytes)
-      << " (live-bytes lower bound " << FormatBytes(s.live_lower_bound_bytes) << ", "
-      << plan.layout.algorithm << ", " << plan.layout.alignment_bytes << "-byte aligned)\n";
+      << " (live-bytes lower bound " << FormatBytes(s.live_lower_bound_bytes) << ", " << algorithm
+      << plan.layout.alignment_bytes << "-byte aligned)\n";
   if (!plan.tier_buffers.empty()) {
     out << "  tier buffers:";
     for (size_t b = 0; b < plan.tier_buffers.size(); ++b) {

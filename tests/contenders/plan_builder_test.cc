@@ -2,6 +2,7 @@
 // contender_support.h, times in plain arithmetic beside each assertion.
 #include "contenders/plan_builder.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <vector>
 
@@ -44,6 +45,57 @@ TEST_CASE("plan builder: each transfer takes the channel of its link that frees 
   CHECK(plan.timeline.steps[fetch_w2].end_ns == 200);
   CHECK(plan.timeline.steps[compute].start_ns == 300);
   CHECK(plan.timeline.steps[compute].end_ns == 310);
+}
+
+TEST_CASE("plan builder: a run of no steps opens nothing at its start, and drafts") {
+  // Issue 32: a graph of no nodes whose input 'pixel_values' (12 B) no node reads. OpenAtStart
+  // opened it at step 0, and Draft, closing what is open after the last step, closed it after
+  // step -1: "cannot leave the device after step -1". With no step there is nothing to be
+  // resident in, as in the planner's plan of the graph (no residency).
+  Graph graph;
+  const ValueId pixels = Input(graph, "pixel_values", 12);
+  const ValueId w = Weight(graph, "w", 100);
+  const HardwareProfile profile = UnitProfile();
+  const auto context = BuildBaselineContext(graph, profile);
+  REQUIRE(context.step_count() == 0);
+  PlanBuilder builder(context);
+  builder.OpenAtStart(pixels);
+  builder.OpenAtStart(w);
+  CHECK_FALSE(builder.Resident(pixels));
+  CHECK_FALSE(builder.Resident(w));
+  const Plan plan = builder.Finish({});
+  RequireVerified(graph, profile, plan);
+  CHECK(plan.steps.empty());
+  CHECK(plan.residency.empty());
+  CHECK(plan.layout.arena_bytes == 0);
+  CHECK(plan.timeline.makespan_ns == 0);
+  CHECK(plan.fits);
+}
+
+TEST_CASE("plan builder: an input no node reads stays resident through the last step") {
+  // pixel_values (12 B) unread beside n0(x 10 B) -> y (10 B): owned outside the run, it is
+  // resident from the start to the end (step 0), as the lifetimes baseline has it.
+  Graph graph;
+  const ValueId pixels = Input(graph, "pixel_values", 12);
+  const ValueId x = Input(graph, "x", 10);
+  const ValueId y = Bytes(graph, "y", 10);
+  Op(graph, "n0", "Work", {x}, {y});
+  MarkOutput(graph, y);
+  const HardwareProfile profile = UnitProfile();
+  const auto context = BuildBaselineContext(graph, profile, {10});
+  PlanBuilder builder(context);
+  builder.OpenAtStart(pixels);
+  builder.OpenAtStart(x);
+  builder.Compute(0);
+  const Plan plan = builder.Finish({});
+  RequireVerified(graph, profile, plan);
+  const auto interval = std::find_if(plan.residency.begin(), plan.residency.end(),
+                                     [&](const ResidentInterval& r) { return r.value == pixels; });
+  REQUIRE(interval != plan.residency.end());
+  CHECK(interval->first_step == 0);
+  CHECK(interval->last_step == 0);
+  CHECK(interval->opened_by == -1);
+  CHECK(interval->closed_by == -1);
 }
 
 }  // namespace
