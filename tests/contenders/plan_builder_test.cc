@@ -56,7 +56,7 @@ TEST_CASE("plan builder: a run of no steps opens nothing at its start, and draft
   const ValueId pixels = Input(graph, "pixel_values", 12);
   const ValueId w = Weight(graph, "w", 100);
   const HardwareProfile profile = UnitProfile();
-  const auto context = BuildBaselineContext(graph, profile);
+  const auto context = BuildContenderContext(graph, profile);
   REQUIRE(context.step_count() == 0);
   PlanBuilder builder(context);
   builder.OpenAtStart(pixels);
@@ -82,7 +82,7 @@ TEST_CASE("plan builder: an input no node reads stays resident through the last 
   Op(graph, "n0", "Work", {x}, {y});
   MarkOutput(graph, y);
   const HardwareProfile profile = UnitProfile();
-  const auto context = BuildBaselineContext(graph, profile, {10});
+  const auto context = BuildContenderContext(graph, profile, {10});
   PlanBuilder builder(context);
   builder.OpenAtStart(pixels);
   builder.OpenAtStart(x);

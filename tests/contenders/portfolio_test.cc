@@ -238,7 +238,7 @@ TEST_CASE("portfolio: a graph of no nodes, or with an input no node reads, plans
       std::optional<Plan> first;
       for (int run = 0; run < 50; ++run) {
         PlanResult result;
-        REQUIRE_NOTHROW(result = baselines::PlanBest(*graph, profile, options));
+        REQUIRE_NOTHROW(result = contenders::PlanBest(*graph, profile, options));
         RequireVerified(*graph, profile, result.plan);
         if (!first) {
           first = result.plan;

@@ -6,9 +6,9 @@
 // contender throw an internal error, which import and inspect never reached).
 // Cost per input: one import (linear in the model plus ONNX shape inference) and one report;
 // for a small graph, one PlanBest (milliseconds at this size).
-#include "baselines/portfolio.h"
 #include "cli/inspect_json.h"
 #include "cli/inspect_text.h"
+#include "contenders/portfolio.h"
 #include "fuzz_support.h"
 #include "hyperplan/adapters/profile_yaml.h"
 #include "hyperplan/inspect.h"
@@ -35,6 +35,6 @@ int FuzzOne(const uint8_t* data, size_t size) {
     PlanOptions options;
     options.budget_bytes = AnalyzeLifetimes(graph, ModelOrder(graph)).timeline.peak_bytes / 2;
     options.aliases = FindAliases(graph, {});
-    baselines::PlanBest(graph, profile, options);
+    contenders::PlanBest(graph, profile, options);
   });
 }
