@@ -10,28 +10,20 @@
 #      markup reads the same in both;
 #   3. each screenshot is not blank (tests/report/png_check.js: distinct colours, pixels off
 #      the background, the compute and transfer fills present).
-# Installs chromium and libxml2-utils when missing (Debian packages; idempotent).
+# Needs chromium, xmllint and node: scripts/install-deps.sh installs them, this test nothing.
 # Usage: browser_test.sh HYPERPLAN_CLI REPORT_TESTS_EXECUTABLE   (run from the source root)
 set -euo pipefail
 cli=$1
 report_tests=$2
 
-install_missing() {
-  local missing=()
-  for package in "$@"; do
-    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
-      missing+=("$package")
-  done
-  ((${#missing[@]})) || return 0
-  echo "installing: ${missing[*]}" >&2
-  local sudo_cmd=()
-  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
-  "${sudo_cmd[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq \
-    --no-install-recommends "${missing[@]}" >/dev/null
-}
-[ -x /usr/bin/chromium ] || install_missing chromium
-command -v xmllint >/dev/null || install_missing libxml2-utils
+# Installed by scripts/install-deps.sh (the README's test command runs it before ctest); a
+# test installs nothing, and fails rather than skips when its tools are missing.
+for tool in /usr/bin/chromium xmllint node; do
+  command -v "$tool" >/dev/null || {
+    echo "browser test: $tool is missing; run scripts/install-deps.sh" >&2
+    exit 1
+  }
+done
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
