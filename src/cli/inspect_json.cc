@@ -1,8 +1,7 @@
 // Inspect report to JSON via schemas/inspect.proto (see inspect_json.h).
 #include "inspect_json.h"
 
-#include <google/protobuf/util/json_util.h>
-
+#include "files/proto_bytes.h"
 #include "hyperplan/error.h"
 #include "schemas/inspect.pb.h"
 
@@ -76,18 +75,6 @@ void AddSizedFacts(const Graph& graph, const InspectReport& report, Message& mes
   message.set_fits_on_device(report.peak_bytes <= report.device_capacity_bytes);
 }
 
-std::string ToJson(const Message& message) {
-  google::protobuf::util::JsonPrintOptions options;
-  options.add_whitespace = true;
-  options.always_print_primitive_fields = true;
-  options.preserve_proto_field_names = true;
-  std::string json;
-  if (!google::protobuf::util::MessageToJsonString(message, &json, options).ok()) {
-    throw Error(ErrorKind::kInternal, "inspect report could not be converted to JSON");
-  }
-  return json;
-}
-
 }  // namespace
 
 std::string FormatInspectJson(const std::string& model_path, const Graph& graph,
@@ -95,7 +82,7 @@ std::string FormatInspectJson(const std::string& model_path, const Graph& graph,
   Message message;
   AddCounts(model_path, graph, profile, report, message);
   if (graph.unbound_dims.empty()) AddSizedFacts(graph, report, message);
-  return ToJson(message);
+  return files::JsonText(message, /*pretty=*/true, "the inspect report");
 }
 
 }  // namespace hyperplan::cli

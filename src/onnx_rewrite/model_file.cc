@@ -4,13 +4,13 @@
 #include <fcntl.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
-#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <climits>
 #include <cstring>
 
+#include "files/proto_bytes.h"
 #include "hyperplan/error.h"
 
 namespace hyperplan::onnx_rewrite {
@@ -32,16 +32,7 @@ onnx::ModelProto ReadModelFile(const std::string& path) {
 }
 
 std::string SerializeModel(const onnx::ModelProto& model) {
-  std::string bytes;
-  {
-    google::protobuf::io::StringOutputStream stream(&bytes);
-    google::protobuf::io::CodedOutputStream coded(&stream);
-    coded.SetSerializationDeterministic(true);
-    if (!model.SerializeToCodedStream(&coded)) {
-      throw Error(ErrorKind::kInternal, "the rewritten model could not be serialised");
-    }
-  }
-  return bytes;
+  return files::DeterministicBytes(model, "the rewritten model");
 }
 
 }  // namespace hyperplan::onnx_rewrite

@@ -2,7 +2,6 @@
 #include "planio/plan_file.h"
 
 #include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/util/json_util.h>
 
 #include <cerrno>
@@ -12,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "files/proto_bytes.h"
 #include "hyperplan/error.h"
 
 namespace hyperplan::planio {
@@ -91,28 +91,11 @@ PlanEncoding EncodingForPath(const std::string& path, const std::string& flag) {
 }
 
 std::string EncodeBinary(const google::protobuf::Message& message) {
-  std::string bytes;
-  {
-    google::protobuf::io::StringOutputStream stream(&bytes);
-    google::protobuf::io::CodedOutputStream coded(&stream);
-    coded.SetSerializationDeterministic(true);
-    if (!message.SerializeToCodedStream(&coded)) {
-      throw Error(ErrorKind::kInternal, "a plan message could not be serialised");
-    }
-  }
-  return bytes;
+  return files::DeterministicBytes(message, "a plan message");
 }
 
 std::string EncodeJson(const google::protobuf::Message& message, bool pretty) {
-  google::protobuf::util::JsonPrintOptions options;
-  options.add_whitespace = pretty;
-  options.always_print_primitive_fields = true;
-  options.preserve_proto_field_names = true;
-  std::string json;
-  if (!google::protobuf::util::MessageToJsonString(message, &json, options).ok()) {
-    throw Error(ErrorKind::kInternal, "a plan message could not be converted to JSON");
-  }
-  return json;
+  return files::JsonText(message, pretty, "a plan message");
 }
 
 std::string EncodePlan(const pb::Plan& plan, PlanEncoding encoding) {

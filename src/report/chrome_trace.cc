@@ -216,11 +216,6 @@ void WriteLinkCounters(JsonWriter& json, const HardwareProfile& profile, const P
   }
 }
 
-std::string EventName(const Graph& graph, const PlanStep& step) {
-  if (step.kind == StepKind::kCompute) return NodeName(graph, step.node);
-  return std::string(StepKindName(step.kind)) + " " + ValueName(graph, step.value);
-}
-
 }  // namespace
 
 std::vector<int> TraceThreadOfStep(const PlanStreams& streams, size_t step_count) {
@@ -259,15 +254,11 @@ std::vector<std::vector<BusyPoint>> LinkBusyPercent(const HardwareProfile& profi
   return busy;
 }
 
-void WriteChromeTrace(std::ostream& out, const Graph& graph, const HardwareProfile& profile,
-                      const Plan& plan, const TraceProvenance& provenance) {
-  const PlanStreams streams = CollectStreams(profile, plan);
-  const std::vector<int> thread_of_step = TraceThreadOfStep(streams, plan.steps.size());
+namespace {
 
-  JsonWriter json(out);
-  json.BeginObject();
-  json.Key("traceEvents");
-  json.BeginArray();
+// Process and thread names: compute first, then each copy stream, in that sort order.
+void WriteThreadNames(JsonWriter& json, const Graph& graph, const HardwareProfile& profile,
+                      const PlanStreams& streams) {
   Metadata(json, "process_name", 0, "name", "hyperplan plan: " + graph.name + " on " + profile.name,
            0, false);
   Metadata(json, "thread_name", kComputeThreadId, "name", "compute", 0, false);
@@ -277,7 +268,12 @@ void WriteChromeTrace(std::ostream& out, const Graph& graph, const HardwareProfi
     Metadata(json, "thread_name", tid, "name", "copy " + streams.copy_streams[s].name, 0, false);
     Metadata(json, "thread_sort_index", tid, "sort_index", "", tid, true);
   }
+}
 
+// One complete event per step, in step order; returns which steps were written.
+std::vector<bool> WriteStepEvents(JsonWriter& json, const Graph& graph,
+                                  const HardwareProfile& profile, const Plan& plan,
+                                  const std::vector<int>& thread_of_step) {
   std::vector<bool> written(plan.steps.size(), false);
   for (size_t i = 0; i < plan.steps.size() && i < plan.timeline.steps.size(); ++i) {
     const PlanStep& step = plan.steps[i];
@@ -286,15 +282,16 @@ void WriteChromeTrace(std::ostream& out, const Graph& graph, const HardwareProfi
     const bool transfer = step.kind == StepKind::kPrefetch || step.kind == StepKind::kStore;
     if (transfer && thread_of_step[i] == kComputeThreadId) continue;
     written[i] = true;
-    BeginComplete(json, EventName(graph, step), StepKindName(step.kind), timing.start_ns,
+    BeginComplete(json, TraceStepName(graph, step), StepKindName(step.kind), timing.start_ns,
                   timing.end_ns - timing.start_ns, thread_of_step[i]);
     StepArgs(json, graph, profile, plan, i);
     json.EndObject();
   }
-  WriteStallSlices(json, graph, plan, AttributeStalls(profile, plan));
-  WriteWaitFlows(json, plan, thread_of_step, written);
-  WriteLinkCounters(json, profile, plan);
+  return written;
+}
 
+// Per tier, a counter of its bytes along the simulated curve.
+void WriteTierCounters(JsonWriter& json, const HardwareProfile& profile, const Plan& plan) {
   for (size_t t = 0; t < plan.timeline.bytes_per_tier.size(); ++t) {
     // Viewers name the track "<event name> <arg name>": "hbm bytes".
     const std::string counter = TierName(profile, static_cast<TierId>(t));
@@ -302,10 +299,11 @@ void WriteChromeTrace(std::ostream& out, const Graph& graph, const HardwareProfi
       WriteCounter(json, counter, point.time_ns, "bytes", point.bytes);
     }
   }
-  json.Newline();
-  json.EndArray();
-  json.Key("displayTimeUnit");
-  json.String("ns");
+}
+
+// "otherData": what made the trace and the makespan it shows.
+void WriteOtherData(JsonWriter& json, const Graph& graph, const HardwareProfile& profile,
+                    const Plan& plan, const TraceProvenance& provenance) {
   json.Key("otherData");
   json.BeginObject();
   json.Key("generator");
@@ -321,6 +319,34 @@ void WriteChromeTrace(std::ostream& out, const Graph& graph, const HardwareProfi
   json.Key("makespan_ns");
   json.Int(plan.timeline.makespan_ns);
   json.EndObject();
+}
+
+}  // namespace
+
+std::string TraceStepName(const Graph& graph, const PlanStep& step) {
+  if (step.kind == StepKind::kCompute) return NodeName(graph, step.node);
+  return std::string(StepKindName(step.kind)) + " " + ValueName(graph, step.value);
+}
+
+void WriteChromeTrace(std::ostream& out, const Graph& graph, const HardwareProfile& profile,
+                      const Plan& plan, const TraceProvenance& provenance) {
+  const PlanStreams streams = CollectStreams(profile, plan);
+  const std::vector<int> thread_of_step = TraceThreadOfStep(streams, plan.steps.size());
+  JsonWriter json(out);
+  json.BeginObject();
+  json.Key("traceEvents");
+  json.BeginArray();
+  WriteThreadNames(json, graph, profile, streams);
+  const std::vector<bool> written = WriteStepEvents(json, graph, profile, plan, thread_of_step);
+  WriteStallSlices(json, graph, plan, AttributeStalls(profile, plan));
+  WriteWaitFlows(json, plan, thread_of_step, written);
+  WriteLinkCounters(json, profile, plan);
+  WriteTierCounters(json, profile, plan);
+  json.Newline();
+  json.EndArray();
+  json.Key("displayTimeUnit");
+  json.String("ns");
+  WriteOtherData(json, graph, profile, plan, provenance);
   json.EndObject();
   out << "\n";
 }

@@ -44,6 +44,9 @@ void WriteChromeTrace(std::ostream& out, const Graph& graph, const HardwareProfi
                       const Plan& plan, const TraceProvenance& provenance);
 
 // Shared with the Perfetto trace (perfetto_trace.h):
+// A step's event name: the node's for a compute step, else "<kind> <value>" ("prefetch w0").
+std::string TraceStepName(const Graph& graph, const PlanStep& step);
+
 // The thread of each plan step: compute and Detach steps on kComputeThreadId, a transfer on
 // kComputeThreadId + 1 + its copy stream's index in `streams`.
 std::vector<int> TraceThreadOfStep(const PlanStreams& streams, size_t step_count);

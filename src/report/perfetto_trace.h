@@ -10,15 +10,16 @@
 // counter tracks for bytes per tier and each link's busy percent. Packets are sorted by time
 // (ENDs before BEGINs at one instant), all on sequence 1, the first clearing its incremental
 // state; timestamps in ns. Output is byte-identical for the same inputs.
-// Encoded by hand (varints and length-delimited fields, about 100 lines) with the field
-// numbers of perfetto/protos/perfetto/trace (TracePacket, TrackDescriptor, TrackEvent,
-// ProcessDescriptor, ThreadDescriptor, CounterDescriptor); no Perfetto library is needed.
+// Built as messages of schemas/perfetto_trace.proto (upstream's names and field numbers for
+// the fields used: TracePacket, TrackDescriptor, TrackEvent, Process-, Thread- and
+// CounterDescriptor) and serialised by libprotobuf, deterministically, one packet at a time;
+// no Perfetto library is needed.
 // Cost: O(steps log steps + waits + curve points); the packets are held in memory to sort
 // them. Measured on deepseek-v3 decode (hyperplan-gen, 123k nodes, h100-sxm): 16.6 MB against
 // 50.5 MB of JSON for the same plan (about 120 bytes per step, names included).
 // Limits: no interning (each slice repeats its name) and no debug annotations (the JSON trace
 // carries the step's args); not checked in ui.perfetto.dev here (no browser network), only
-// against upstream's field numbers with protoc.
+// against upstream's field numbers with protoc (tests/report/perfetto_subset.proto).
 #pragma once
 
 #include <ostream>
