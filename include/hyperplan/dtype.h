@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <optional>
 #include <string_view>
 
@@ -48,6 +49,7 @@ std::optional<int64_t> StorageBytes(DType dtype, int64_t elements);
 
 // Lower-case names as ONNX spells them ("float", "bfloat16", "float8e4m3fn", "int4", ...).
 std::string_view DTypeName(DType dtype);
+std::ostream& operator<<(std::ostream& out, DType dtype);  // its name
 std::optional<DType> ParseDType(std::string_view name);
 
 // The DType for an integer code from a model, or nullopt for a code hyperplan does not know.

@@ -6,6 +6,8 @@
 // and never a stack trace. Messages start with the file (and line, node or field) they blame.
 #pragma once
 
+#include <array>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -30,33 +32,20 @@ enum class ErrorKind {
 constexpr int ExitCode(ErrorKind kind) { return static_cast<int>(kind); }
 
 // The kind as a word for machine-readable outputs (RunSummary.error_kind): "usage",
-// "input_file", "model", ...
+// "input_file", "model", ...; one per kind, indexed by its exit code (as graph.cc names
+// ValueClass); a value outside the enum reads "internal".
+inline constexpr std::array<std::string_view, 11> kErrorKindNames = {
+    "internal",    "usage",     "input_file",  "model",     "profile",  "infeasible",
+    "gate_failed", "plan_file", "output_file", "violation", "no_device"};
 constexpr std::string_view ErrorKindName(ErrorKind kind) {
-  switch (kind) {
-    case ErrorKind::kInternal:
-      return "internal";
-    case ErrorKind::kUsage:
-      return "usage";
-    case ErrorKind::kInputFile:
-      return "input_file";
-    case ErrorKind::kModel:
-      return "model";
-    case ErrorKind::kProfile:
-      return "profile";
-    case ErrorKind::kInfeasible:
-      return "infeasible";
-    case ErrorKind::kGateFailed:
-      return "gate_failed";
-    case ErrorKind::kPlanFile:
-      return "plan_file";
-    case ErrorKind::kOutputFile:
-      return "output_file";
-    case ErrorKind::kViolation:
-      return "violation";
-    case ErrorKind::kNoDevice:
-      return "no_device";
-  }
-  return "internal";
+  const int code = ExitCode(kind);
+  return code >= 1 && code <= static_cast<int>(kErrorKindNames.size()) ? kErrorKindNames[code - 1]
+                                                                       : kErrorKindNames[0];
+}
+
+// Its name, so a failing check reads "usage == plan_file".
+inline std::ostream& operator<<(std::ostream& out, ErrorKind kind) {
+  return out << ErrorKindName(kind);
 }
 
 class Error : public std::runtime_error {

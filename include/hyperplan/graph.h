@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <map>
 #include <optional>
 #include <string>
@@ -37,7 +38,8 @@ enum class ValueClass : uint8_t {
 };
 inline constexpr int kValueClassCount = 6;
 
-std::string_view ValueClassName(ValueClass value_class);  // "weight", "kv_cache", ...
+std::string_view ValueClassName(ValueClass value_class);              // "weight", "kv_cache", ...
+std::ostream& operator<<(std::ostream& out, ValueClass value_class);  // its name
 std::optional<ValueClass> ParseValueClass(std::string_view name);
 
 struct Value {

@@ -3,6 +3,7 @@
 
 #include <array>
 #include <limits>
+#include <ostream>
 
 namespace hyperplan {
 namespace {
@@ -67,6 +68,8 @@ std::string_view DTypeName(DType dtype) {
   auto index = static_cast<size_t>(dtype);
   return index < kDTypes.size() ? kDTypes[index].name : "undefined";
 }
+
+std::ostream& operator<<(std::ostream& out, DType dtype) { return out << DTypeName(dtype); }
 
 std::optional<DType> ParseDType(std::string_view name) {
   for (const DTypeInfo& info : kDTypes) {

@@ -2,6 +2,7 @@
 #include "hyperplan/graph.h"
 
 #include <array>
+#include <ostream>
 
 namespace hyperplan {
 namespace {
@@ -13,6 +14,10 @@ constexpr std::array<std::string_view, kValueClassCount> kValueClassNames = {
 
 std::string_view ValueClassName(ValueClass value_class) {
   return kValueClassNames[static_cast<size_t>(value_class)];
+}
+
+std::ostream& operator<<(std::ostream& out, ValueClass value_class) {
+  return out << ValueClassName(value_class);
 }
 
 std::optional<ValueClass> ParseValueClass(std::string_view name) {

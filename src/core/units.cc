@@ -65,61 +65,35 @@ constexpr std::array<UnitScale, 7> kFlopsPrefixes = {{
     {"P", 0, 15},
 }};
 
-std::string_view QuantityNoun(Quantity quantity) {
-  switch (quantity) {
-    case Quantity::kBytes:
-      return "a byte count";
-    case Quantity::kBytesPerSecond:
-      return "a bandwidth";
-    case Quantity::kDuration:
-      return "a duration";
-    case Quantity::kFlopsPerSecond:
-      return "a compute rate";
-  }
-  return "a quantity";
+// How messages speak of each Quantity, indexed by it (one table, as graph.cc names ValueClass).
+struct QuantityWords {
+  std::string_view noun;       // "a byte count"
+  std::string_view example;    // "80GiB or 128GB"
+  std::string_view units;      // the units it accepts
+  std::string_view base_unit;  // what a bare number counts
+};
+
+constexpr std::array<QuantityWords, 4> kQuantityWords = {{
+    {"a byte count", "80GiB or 128GB", "B, kB, KB, MB, GB, TB, PB, KiB, MiB, GiB, TiB, PiB",
+     "bytes"},
+    {"a bandwidth", "35GB/s or 3.35TB/s",
+     "a byte unit followed by /s, e.g. MB/s, GB/s, TB/s, GiB/s", "bytes per second"},
+    {"a duration", "2us or 1.5ms", "ns, us, ms, s", "nanoseconds"},
+    {"a compute rate", "989TFLOPS or 989TFLOP/s",
+     "FLOPS, kFLOPS, MFLOPS, GFLOPS, TFLOPS, PFLOPS (or FLOP/s spellings)", "FLOP/s"},
+}};
+static_assert(static_cast<size_t>(Quantity::kFlopsPerSecond) + 1 == kQuantityWords.size());
+
+const QuantityWords& WordsFor(Quantity quantity) {
+  static constexpr QuantityWords kUnknown = {"a quantity", "", "", "base units"};
+  const auto index = static_cast<size_t>(quantity);
+  return index < kQuantityWords.size() ? kQuantityWords[index] : kUnknown;
 }
 
-std::string_view QuantityExample(Quantity quantity) {
-  switch (quantity) {
-    case Quantity::kBytes:
-      return "80GiB or 128GB";
-    case Quantity::kBytesPerSecond:
-      return "35GB/s or 3.35TB/s";
-    case Quantity::kDuration:
-      return "2us or 1.5ms";
-    case Quantity::kFlopsPerSecond:
-      return "989TFLOPS or 989TFLOP/s";
-  }
-  return "";
-}
-
-std::string_view UnitList(Quantity quantity) {
-  switch (quantity) {
-    case Quantity::kBytes:
-      return "B, kB, KB, MB, GB, TB, PB, KiB, MiB, GiB, TiB, PiB";
-    case Quantity::kBytesPerSecond:
-      return "a byte unit followed by /s, e.g. MB/s, GB/s, TB/s, GiB/s";
-    case Quantity::kDuration:
-      return "ns, us, ms, s";
-    case Quantity::kFlopsPerSecond:
-      return "FLOPS, kFLOPS, MFLOPS, GFLOPS, TFLOPS, PFLOPS (or FLOP/s spellings)";
-  }
-  return "";
-}
-
-std::string_view BaseUnitNoun(Quantity quantity) {
-  switch (quantity) {
-    case Quantity::kBytes:
-      return "bytes";
-    case Quantity::kBytesPerSecond:
-      return "bytes per second";
-    case Quantity::kDuration:
-      return "nanoseconds";
-    case Quantity::kFlopsPerSecond:
-      return "FLOP/s";
-  }
-  return "base units";
-}
+std::string_view QuantityNoun(Quantity quantity) { return WordsFor(quantity).noun; }
+std::string_view QuantityExample(Quantity quantity) { return WordsFor(quantity).example; }
+std::string_view UnitList(Quantity quantity) { return WordsFor(quantity).units; }
+std::string_view BaseUnitNoun(Quantity quantity) { return WordsFor(quantity).base_unit; }
 
 [[noreturn]] void Fail(std::string_view text, std::string_view problem) {
   std::string message = "'";

@@ -1,44 +1,41 @@
-// Names of the plan's enums, as reports and the plan file spell them (see plan.h).
+// Names of the plan's enums, as reports and the plan file spell them (see plan.h): one table
+// per enum, indexed by the enumerator (the way graph.cc names ValueClass), and operator<<
+// printing the name.
 #include "hyperplan/plan/plan.h"
 
+#include <array>
+#include <ostream>
+
 namespace hyperplan {
+namespace {
+
+constexpr std::array<std::string_view, kStepKindCount> kStepKindNames = {"compute", "prefetch",
+                                                                         "store", "detach"};
+
+constexpr std::array<std::string_view, kDecisionReasonCount> kDecisionReasonNames = {
+    "offloaded", "not_needed", "pinned_by_policy", "unknown_size",  "no_idle_gap",
+    "no_route",  "tier_full",  "stall_over_limit", "store_too_late"};
+
+// The name at the enumerator's index, "?" for a value outside the enum (a corrupt byte).
+template <size_t N>
+std::string_view NameAt(const std::array<std::string_view, N>& names, size_t index) {
+  return index < N ? names[index] : "?";
+}
+
+}  // namespace
 
 std::string_view StepKindName(StepKind kind) {
-  switch (kind) {
-    case StepKind::kCompute:
-      return "compute";
-    case StepKind::kPrefetch:
-      return "prefetch";
-    case StepKind::kStore:
-      return "store";
-    case StepKind::kDetach:
-      return "detach";
-  }
-  return "?";
+  return NameAt(kStepKindNames, static_cast<size_t>(kind));
 }
 
 std::string_view DecisionReasonName(DecisionReason reason) {
-  switch (reason) {
-    case DecisionReason::kOffloaded:
-      return "offloaded";
-    case DecisionReason::kNotNeeded:
-      return "not_needed";
-    case DecisionReason::kPinnedByPolicy:
-      return "pinned_by_policy";
-    case DecisionReason::kUnknownSize:
-      return "unknown_size";
-    case DecisionReason::kNoIdleGap:
-      return "no_idle_gap";
-    case DecisionReason::kNoRoute:
-      return "no_route";
-    case DecisionReason::kTierFull:
-      return "tier_full";
-    case DecisionReason::kStallOverLimit:
-      return "stall_over_limit";
-    case DecisionReason::kStoreTooLate:
-      return "store_too_late";
-  }
-  return "?";
+  return NameAt(kDecisionReasonNames, static_cast<size_t>(reason));
+}
+
+std::ostream& operator<<(std::ostream& out, StepKind kind) { return out << StepKindName(kind); }
+
+std::ostream& operator<<(std::ostream& out, DecisionReason reason) {
+  return out << DecisionReasonName(reason);
 }
 
 }  // namespace hyperplan

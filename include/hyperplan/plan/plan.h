@@ -26,6 +26,7 @@
 
 #include <array>
 #include <cstdint>
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -46,6 +47,7 @@ enum class StepKind : uint8_t {
 };
 inline constexpr int kStepKindCount = 4;
 std::string_view StepKindName(StepKind kind);  // "compute", "prefetch", "store", "detach"
+std::ostream& operator<<(std::ostream& out, StepKind kind);  // its name: a failing check reads it
 
 struct PlanStep {
   StepKind kind = StepKind::kCompute;
@@ -101,6 +103,7 @@ enum class DecisionReason : uint8_t {
 };
 inline constexpr int kDecisionReasonCount = 9;
 std::string_view DecisionReasonName(DecisionReason reason);  // "offloaded", "not_needed", ...
+std::ostream& operator<<(std::ostream& out, DecisionReason reason);  // its name
 
 // One candidate: a value's idle gap between two steps that need it on the device.
 struct Decision {
