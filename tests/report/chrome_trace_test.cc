@@ -17,10 +17,10 @@
 #include "support/run_command.h"
 
 using namespace hyperplan;
-using hyperplan::testing::JsonValue;
-using hyperplan::testing::MicrosecondsTextToNs;
+using hyperplan::testing::MicrosecondsToNs;
 using hyperplan::testing::ParseJson;
 using hyperplan::testing::SamplePlan;
+using nlohmann::json;
 
 namespace {
 
@@ -39,25 +39,25 @@ std::string TierName(const HardwareProfile& profile, TierId tier) {
 void CheckTraceMatchesPlan(const SamplePlan& sample, const std::string& text) {
   const Plan& plan = sample.plan;
   const HardwareProfile& profile = sample.profile;
-  const JsonValue root = ParseJson(text);
-  REQUIRE(root.kind == JsonValue::Kind::kObject);
-  const JsonValue& events = root.At("traceEvents");
-  REQUIRE(events.kind == JsonValue::Kind::kArray);
-  CHECK(root.At("displayTimeUnit").text == "ns");
+  const json root = ParseJson(text);
+  REQUIRE(root.is_object());
+  const json& events = root.at("traceEvents");
+  REQUIRE(events.is_array());
+  CHECK(root.at("displayTimeUnit") == "ns");
 
   std::map<int64_t, std::string> thread_names;  // tid -> name
   std::map<std::string, int64_t> x_per_kind;
   std::vector<int> seen(plan.steps.size(), 0);
   std::map<std::string, std::vector<int64_t>> counters;  // name -> bytes in order
   int64_t previous_step = -1;
-  for (const JsonValue& event : events.items) {
-    const std::string ph = event.At("ph").text;
-    if (ph == "M" && event.At("name").text == "thread_name") {
-      thread_names[std::stoll(event.At("tid").text)] = event.At("args").At("name").text;
-    } else if (ph == "X" && event.At("cat").text == "stall") {
+  for (const json& event : events) {
+    const std::string ph = event.at("ph").get<std::string>();
+    if (ph == "M" && event.at("name") == "thread_name") {
+      thread_names[event.at("tid").get<int64_t>()] = event.at("args").at("name").get<std::string>();
+    } else if (ph == "X" && event.at("cat") == "stall") {
       continue;  // checked by "stalls, waits and links" below
     } else if (ph == "X") {
-      const int64_t index = std::stoll(event.At("args").At("step").text);
+      const int64_t index = event.at("args").at("step").get<int64_t>();
       REQUIRE(index >= 0);
       REQUIRE(static_cast<size_t>(index) < plan.steps.size());
       CHECK(index > previous_step);  // step order
@@ -65,12 +65,12 @@ void CheckTraceMatchesPlan(const SamplePlan& sample, const std::string& text) {
       ++seen[index];
       const PlanStep& step = plan.steps[index];
       const StepTiming& timing = plan.timeline.steps[index];
-      ++x_per_kind[event.At("cat").text];
-      CHECK(event.At("cat").text == std::string(StepKindName(step.kind)));
-      CHECK(MicrosecondsTextToNs(event.At("ts").text) == timing.start_ns);
-      CHECK(MicrosecondsTextToNs(event.At("dur").text) == timing.end_ns - timing.start_ns);
+      ++x_per_kind[event.at("cat").get<std::string>()];
+      CHECK(event.at("cat") == std::string(StepKindName(step.kind)));
+      CHECK(MicrosecondsToNs(event.at("ts")) == timing.start_ns);
+      CHECK(MicrosecondsToNs(event.at("dur")) == timing.end_ns - timing.start_ns);
       // The thread is the step's stream, named independently here from the profile.
-      const std::string& thread = thread_names.at(std::stoll(event.At("tid").text));
+      const std::string& thread = thread_names.at(event.at("tid").get<int64_t>());
       if (step.kind == StepKind::kCompute || step.kind == StepKind::kDetach) {
         CHECK(thread == "compute");
       } else {
@@ -79,14 +79,15 @@ void CheckTraceMatchesPlan(const SamplePlan& sample, const std::string& text) {
                             TierName(profile, link.to) + " ch " + std::to_string(step.channel));
       }
       if (step.kind == StepKind::kCompute) {
-        CHECK(event.At("name").text == sample.graph.nodes.at(step.node).name);
+        CHECK(event.at("name") == sample.graph.nodes.at(step.node).name);
       } else {
-        CHECK(event.At("args").At("bytes").text == std::to_string(step.bytes));
+        CHECK(event.at("args").at("bytes") == step.bytes);
       }
-    } else if (ph == "C" && event.At("name").text.rfind("link ", 0) == 0) {
+    } else if (ph == "C" && event.at("name").get<std::string>().rfind("link ", 0) == 0) {
       continue;  // link utilisation, checked below
     } else if (ph == "C") {
-      counters[event.At("name").text].push_back(std::stoll(event.At("args").At("bytes").text));
+      counters[event.at("name").get<std::string>()].push_back(
+          event.at("args").at("bytes").get<int64_t>());
     }
   }
   // One event per step, and as many per kind as the plan has steps of that kind.
@@ -129,7 +130,7 @@ TEST_CASE("the tiny plan's trace has one event per step at its simulated time") 
   CheckNodeParses(text);
   CHECK(text == Trace(sample));  // deterministic
   // The markup-hostile graph name survives JSON escaping.
-  CHECK(ParseJson(text).At("otherData").At("graph").text == "tiny <offload> & \"friends\"");
+  CHECK(ParseJson(text).at("otherData").at("graph") == "tiny <offload> & \"friends\"");
 }
 
 TEST_CASE("a bundled model's trace matches its plan and parses in Node") {
@@ -146,12 +147,11 @@ TEST_CASE("names with control characters and invalid UTF-8 still make valid JSON
       "pro\x01"
       "duce\n\"q\"\\ \xFF";
   const std::string text = Trace(sample);
-  const JsonValue root = ParseJson(text);
+  const json root = ParseJson(text);
   bool found = false;
-  for (const JsonValue& event : root.At("traceEvents").items) {
-    if (event.At("ph").text == "X" && event.At("cat").text == "compute" &&
-        event.At("args").At("step").text == "1") {
-      CHECK(event.At("name").text ==
+  for (const json& event : root.at("traceEvents")) {
+    if (event.at("ph") == "X" && event.at("cat") == "compute" && event.at("args").at("step") == 1) {
+      CHECK(event.at("name") ==
             "pro\x01"
             "duce\n\"q\"\\ \xEF\xBF\xBD");
       found = true;
@@ -171,26 +171,25 @@ TEST_CASE("the trace shows stalls, waits and link use explicitly") {
   sample.profile = testing::UnitProfile();
   const std::string text = Trace(sample);
   CheckNodeParses(text);
-  const JsonValue root = ParseJson(text);
+  const json root = ParseJson(text);
 
   std::vector<std::pair<int64_t, int64_t>> stall_slices;  // ts, dur in ns
   std::vector<std::string> waited_for;
-  std::map<int64_t, std::vector<const JsonValue*>> flows;                 // id -> its s and f
+  std::map<int64_t, std::vector<const json*>> flows;                      // id -> its s and f
   std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> links;  // name -> ts, percent
-  for (const JsonValue& event : root.At("traceEvents").items) {
-    const std::string ph = event.At("ph").text;
-    if (ph == "X" && event.At("cat").text == "stall") {
-      CHECK(event.At("tid").text == std::to_string(report::kComputeThreadId));
-      stall_slices.push_back(
-          {MicrosecondsTextToNs(event.At("ts").text), MicrosecondsTextToNs(event.At("dur").text)});
-      const JsonValue& args = event.At("args");
-      waited_for.push_back(args.Find("waited_for") != nullptr ? args.At("waited_for").text : "-");
+  for (const json& event : root.at("traceEvents")) {
+    const std::string ph = event.at("ph").get<std::string>();
+    if (ph == "X" && event.at("cat") == "stall") {
+      CHECK(event.at("tid") == report::kComputeThreadId);
+      stall_slices.push_back({MicrosecondsToNs(event.at("ts")), MicrosecondsToNs(event.at("dur"))});
+      const json& args = event.at("args");
+      waited_for.push_back(args.contains("waited_for") ? args.at("waited_for").get<std::string>()
+                                                       : "-");
     } else if (ph == "s" || ph == "f") {
-      flows[std::stoll(event.At("id").text)].push_back(&event);
-    } else if (ph == "C" && event.At("name").text.rfind("link ", 0) == 0) {
-      links[event.At("name").text].push_back(
-          {MicrosecondsTextToNs(event.At("ts").text),
-           std::stoll(event.At("args").At("busy_percent").text)});
+      flows[event.at("id").get<int64_t>()].push_back(&event);
+    } else if (ph == "C" && event.at("name").get<std::string>().rfind("link ", 0) == 0) {
+      links[event.at("name").get<std::string>()].push_back(
+          {MicrosecondsToNs(event.at("ts")), event.at("args").at("busy_percent").get<int64_t>()});
     }
   }
   // Each stall ends where its step starts: l0 at 1000 (from 0), l1 at 2000 (from 1100), head
@@ -202,16 +201,16 @@ TEST_CASE("the trace shows stalls, waits and link use explicitly") {
   // Two waits cross threads (l0 on step 0, l1 on step 2): two flows, each an "s" 1 ns before
   // the prefetch ends on the copy thread and an "f" at the waiter's start on compute.
   REQUIRE(flows.size() == 2);
-  const JsonValue& first_s = *flows.at(1).at(0);
-  const JsonValue& first_f = *flows.at(1).at(1);
-  CHECK(first_s.At("ph").text == "s");
-  CHECK(MicrosecondsTextToNs(first_s.At("ts").text) == 999);
-  CHECK(first_s.At("tid").text != std::to_string(report::kComputeThreadId));
-  CHECK(first_f.At("ph").text == "f");
-  CHECK(first_f.At("bp").text == "e");
-  CHECK(MicrosecondsTextToNs(first_f.At("ts").text) == 1000);
-  CHECK(first_f.At("tid").text == std::to_string(report::kComputeThreadId));
-  CHECK(MicrosecondsTextToNs(flows.at(2).at(1)->At("ts").text) == 2000);
+  const json& first_s = *flows.at(1).at(0);
+  const json& first_f = *flows.at(1).at(1);
+  CHECK(first_s.at("ph") == "s");
+  CHECK(MicrosecondsToNs(first_s.at("ts")) == 999);
+  CHECK(first_s.at("tid") != report::kComputeThreadId);
+  CHECK(first_f.at("ph") == "f");
+  CHECK(first_f.at("bp") == "e");
+  CHECK(MicrosecondsToNs(first_f.at("ts")) == 1000);
+  CHECK(first_f.at("tid") == report::kComputeThreadId);
+  CHECK(MicrosecondsToNs(flows.at(2).at(1)->at("ts")) == 2000);
   // ddr->hbm has one channel, busy from 0 to 2000 (the second transfer starts as the first
   // ends: one point at 1000 stays at 100%), then idle.
   REQUIRE(links.size() == 1);

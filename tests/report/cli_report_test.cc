@@ -59,7 +59,7 @@ TEST_CASE("plan --report --trace writes a well-formed page and a valid trace") {
   CHECK(doc.by_id.count("comparison-contender-6") == 1);
   CHECK(doc.by_id.count("comparison-contender-7") == 0);
   const auto trace = ParseJson(ReadWholeFile(trace_path));
-  CHECK(!trace.At("traceEvents").items.empty());
+  CHECK(!trace.at("traceEvents").empty());
   std::filesystem::remove(html_path);
   std::filesystem::remove(trace_path);
 }
