@@ -32,6 +32,7 @@
 #include "plan_gate.h"
 #include "planio/plan_file.h"
 #include "progress.h"
+#include "subcommand.h"
 #include "verbosity.h"
 
 namespace hyperplan::cli {
@@ -62,24 +63,6 @@ CLI::Validator RangeValidator(Parse parse, const std::string& name) {
       name, name);
 }
 
-std::string ValidateBudget(const std::string& text) {
-  try {
-    ParseQuantity(text, Quantity::kBytes);
-    return "";
-  } catch (const std::invalid_argument& error) {
-    return error.what();
-  }
-}
-
-std::string ValidateAlias(const std::string& text) {
-  try {
-    ParseAliasRule(text);
-    return "";
-  } catch (const Error& error) {
-    return error.what();
-  }
-}
-
 void AddFitFlags(CLI::App& command, FitFlags& flags) {
   AddModelInputFlags(command, flags.inputs);
   command
@@ -97,7 +80,7 @@ void AddFitFlags(CLI::App& command, FitFlags& flags) {
   command
       .add_option("--budget", flags.budget,
                   "device arena budget, e.g. 64GiB (default: the device's capacity)")
-      ->check(CLI::Validator(ValidateBudget, "SIZE", "budget"));
+      ->check(CLI::Validator(ValidateByteSize, "SIZE", "budget"));
   command
       .add_option("--max-overhead", flags.max_overhead,
                   "a value passes only when its plan is at most this much slower than no "
@@ -316,13 +299,12 @@ void RunFit(const FitFlags& flags) {
 }  // namespace
 
 void AddFitCommand(CLI::App& app) {
-  auto flags = std::make_shared<FitFlags>();
-  CLI::App* command = app.add_subcommand(
-      "fit",
+  const auto [command, flags] = AddSubcommand<FitFlags>(
+      app, "fit",
       "Find the largest context (or batch) that fits a machine, or tabulate a range: "
-      "arena, time per iteration, tokens/s, bottleneck");
+      "arena, time per iteration, tokens/s, bottleneck",
+      RunFit);
   AddFitFlags(*command, *flags);
-  command->callback([flags] { RunFit(*flags); });
 }
 
 }  // namespace hyperplan::cli

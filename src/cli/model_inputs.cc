@@ -2,11 +2,14 @@
 #include "model_inputs.h"
 
 #include <charconv>
+#include <stdexcept>
 
 #include "hyperplan/adapters/onnx_import.h"
 #include "hyperplan/adapters/profile_yaml.h"
 #include "hyperplan/classify.h"
 #include "hyperplan/error.h"
+#include "hyperplan/loop.h"
+#include "hyperplan/units.h"
 #include "verbosity.h"
 
 namespace hyperplan::cli {
@@ -32,6 +35,24 @@ std::string ValidateDim(const std::string& text) {
     return "dim '" + name + "' needs a non-negative integer, got '" + value + "'";
   }
   return "";
+}
+
+std::string ValidateByteSize(const std::string& text) {
+  try {
+    ParseQuantity(text, Quantity::kBytes);
+    return "";
+  } catch (const std::invalid_argument& error) {
+    return error.what();
+  }
+}
+
+std::string ValidateAlias(const std::string& text) {
+  try {
+    ParseAliasRule(text);
+    return "";
+  } catch (const Error& error) {
+    return error.what();
+  }
 }
 
 namespace {

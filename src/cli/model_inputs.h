@@ -32,6 +32,12 @@ struct ModelInputs {
 // CLI11 validator of one --dim: "" or the problem.
 std::string ValidateDim(const std::string& text);
 
+// CLI11 validator of a byte size with its unit (--budget 64GiB, run's --max-memory 4GiB).
+std::string ValidateByteSize(const std::string& text);
+
+// CLI11 validator of one --alias OUT=IN (loop.h ParseAliasRule): "" or the problem.
+std::string ValidateAlias(const std::string& text);
+
 // Validated --dim flags as a map; Error(kUsage) when a name is bound twice to two values.
 std::map<std::string, int64_t, std::less<>> ParseDims(const std::vector<std::string>& flags);
 

@@ -42,6 +42,7 @@
 #include "report/html_report.h"
 #include "report/perfetto_trace.h"
 #include "run_summary.h"
+#include "subcommand.h"
 #include "verbosity.h"
 
 namespace hyperplan::cli {
@@ -63,15 +64,6 @@ struct PlanFlags {
   bool no_offload = false;
   bool single_run = false;
 };
-
-std::string ValidateBudget(const std::string& text) {
-  try {
-    ParseQuantity(text, Quantity::kBytes);
-    return "";
-  } catch (const std::invalid_argument& error) {
-    return error.what();
-  }
-}
 
 // A power of two of at most 1 GiB, in bytes (a bare number) or with a byte unit.
 std::optional<int64_t> ParseAlign(const std::string& text, std::string& problem) {
@@ -96,20 +88,11 @@ std::string ValidateAlign(const std::string& text) {
   return problem;
 }
 
-std::string ValidateAlias(const std::string& text) {
-  try {
-    ParseAliasRule(text);
-    return "";
-  } catch (const Error& error) {
-    return error.what();
-  }
-}
-
 // Every flag of the command, in one place.
 void AddPlanFlags(CLI::App& command, PlanFlags& flags) {
   AddModelInputFlags(command, flags.inputs);
   command.add_option("--budget", flags.budget, "device arena budget, e.g. 64GiB or 80GB")
-      ->check(CLI::Validator(ValidateBudget, "SIZE", "budget"));
+      ->check(CLI::Validator(ValidateByteSize, "SIZE", "budget"));
   command
       .add_option("--max-overhead", flags.max_overhead,
                   "allowed slowdown over the no-offload makespan, in percent; a plan above it "
@@ -338,15 +321,10 @@ std::string SummaryText(const PlanFlags& flags, const ModelInputs& inputs, const
   return text;
 }
 
-// Plans, writes every output and prints the summary; returns the gate's verdict. Errors
-// (exits 1-5, 8, 9) propagate with `summary` holding what was known by then.
-GateOutcome PlanAndWrite(const PlanFlags& flags, plan::v1::RunSummary& summary) {
-  files::OutputGuard guard = OutputsAndInputs(flags);
-  guard.Check();
-  if (!flags.output_path.empty()) planio::EncodingForPath(flags.output_path, "-o");
-
-  Progress progress(stderr, Progress::WantedOnStderr(QuietRequested()), 4);
-  progress.Stage("importing model");
+// The model and the profile (--align applied to its device tier); the model's external data
+// files join the guard's inputs, so no output may overwrite them either.
+ModelInputs ImportModel(const PlanFlags& flags, files::OutputGuard& guard,
+                        plan::v1::RunSummary& summary) {
   const auto start = std::chrono::steady_clock::now();
   ModelInputs inputs = LoadModelInputs(flags.inputs);
   if (!flags.align.empty()) {
@@ -361,6 +339,19 @@ GateOutcome PlanAndWrite(const PlanFlags& flags, plan::v1::RunSummary& summary) 
     guard.AddInput("model's external data", file);
   }
   guard.Check();
+  return inputs;
+}
+
+// Plans, writes every output and prints the summary; returns the gate's verdict. Errors
+// (exits 1-5, 8, 9) propagate with `summary` holding what was known by then.
+GateOutcome PlanAndWrite(const PlanFlags& flags, plan::v1::RunSummary& summary) {
+  files::OutputGuard guard = OutputsAndInputs(flags);
+  guard.Check();
+  if (!flags.output_path.empty()) planio::EncodingForPath(flags.output_path, "-o");
+
+  Progress progress(stderr, Progress::WantedOnStderr(QuietRequested()), 4);
+  progress.Stage("importing model");
+  const ModelInputs inputs = ImportModel(flags, guard, summary);
   planio::PlanProvenance provenance = MakeProvenance(flags);
   AddLoopOptions(flags, inputs.graph, provenance.options);
   const std::optional<NodeTimesInput> node_times =
@@ -444,12 +435,11 @@ bool HasSummaryJsonFlag(int argc, char** argv) {
 }  // namespace
 
 void AddPlanCommand(CLI::App& app) {
-  auto flags = std::make_shared<PlanFlags>();
-  CLI::App* command = app.add_subcommand(
-      "plan",
-      "Plan which tensors move between memory tiers, and when; gate on budget and overhead");
+  const auto [command, flags] = AddSubcommand<PlanFlags>(
+      app, "plan",
+      "Plan which tensors move between memory tiers, and when; gate on budget and overhead",
+      RunPlan);
   AddPlanFlags(*command, *flags);
-  command->callback([flags] { RunPlan(*flags); });
 }
 
 void PrintPlanSummaryForUsageError(const CLI::App& app, int argc, char** argv,

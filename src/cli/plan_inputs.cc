@@ -1,6 +1,10 @@
 // Plan inputs for verify and simulate (see plan_inputs.h).
 #include "plan_inputs.h"
 
+#include <fmt/core.h>
+
+#include <cstdio>
+
 #include "hyperplan/adapters/onnx_import.h"
 #include "hyperplan/adapters/profile_yaml.h"
 #include "hyperplan/error.h"
@@ -15,16 +19,13 @@
 
 namespace hyperplan::cli {
 
-void AddPlanInputFlags(CLI::App& command, PlanInputFlags& flags, bool hw_required) {
+void AddPlanInputFlags(CLI::App& command, PlanInputFlags& flags) {
   command.add_option("plan", flags.plan_path, "plan file (.pb or .json)")->required();
   command.add_option("--model", flags.model_path, "the ONNX model the plan was made for")
       ->required();
-  CLI::Option* hw = command.add_option(
-      "--hw", flags.profile_path,
-      hw_required ? "hardware profile to replay on: a shipped profile's name or a YAML file"
-                  : "hardware profile: a shipped profile's name or a YAML file (default: the "
-                    "profile recorded in the plan)");
-  if (hw_required) hw->required();
+  command.add_option("--hw", flags.profile_path,
+                     "hardware profile: a shipped profile's name or a YAML file (default: the "
+                     "profile recorded in the plan)");
   AddVerbosityFlags(command);
   command
       .add_option("--dim", flags.dim_flags,
@@ -34,6 +35,22 @@ void AddPlanInputFlags(CLI::App& command, PlanInputFlags& flags, bool hw_require
       ->take_all()
       ->allow_extra_args(false);
 }
+
+namespace {
+
+// --hw, else the profile recorded in the plan; which one is said on stderr (unless -q) when
+// it was not asked for, so a replay on the planning machine is never taken for another.
+HardwareProfile LoadProfileOrRecorded(const PlanInputFlags& flags, const plan::v1::Plan& message) {
+  if (!flags.profile_path.empty()) return LoadProfile(flags.profile_path);
+  HardwareProfile profile = planio::ProfileFromProto(message, flags.plan_path);
+  if (!QuietRequested()) {
+    fmt::print(stderr, "hyperplan: profile '{}' as recorded in {} (--hw picks another)\n",
+               profile.name, flags.plan_path);
+  }
+  return profile;
+}
+
+}  // namespace
 
 PlanInputs LoadPlanInputs(const PlanInputFlags& flags, bool fold_channels) {
   PlanInputs inputs;
@@ -57,9 +74,7 @@ PlanInputs LoadPlanInputs(const PlanInputFlags& flags, bool fold_channels) {
                                       {flags.plan_path, plan_sha256, flags.model_path}, binding);
     import.read_through_cache_ops = true;
   }
-  inputs.profile = flags.profile_path.empty()
-                       ? planio::ProfileFromProto(inputs.message, flags.plan_path)
-                       : LoadProfile(flags.profile_path);
+  inputs.profile = LoadProfileOrRecorded(flags, inputs.message);
   inputs.graph = ImportOnnxModel(flags.model_path, import);
   LogDiagnostics(flags.model_path, inputs.graph.warnings, inputs.graph.notes);
   const planio::ProfileMapping mapping =

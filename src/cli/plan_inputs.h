@@ -1,13 +1,13 @@
-// Plan inputs shared by `verify` and `simulate`: a plan file, the model it was made for and a
-// profile, loaded and matched.
+// Plan inputs shared by `verify`, `simulate` and `run`: a plan file, the model it was made for and
+// a profile, loaded and matched.
 //
 // Order: read the plan (truncated, foreign or newer plans fail here, exit 8), refuse --dim
 // values other than the plan's (exit 8), hash the model and compare with the plan's record;
 // a model with another digest is accepted only when hyperplan rewrote it from this plan at
 // these dims (onnx_rewrite/model_binding.h; else exit 8); take the profile (--hw, or the one
-// recorded in the plan), import the model with the plan's own dims and class rules (a
-// rewritten model read through its cache operators), map the plan's tiers and links onto the
-// profile by name (a missing tier: exit 5), and convert.
+// recorded in the plan, said on stderr unless -q), import the model with the plan's own dims and
+// class rules (a rewritten model read through its cache operators), map the plan's tiers and links
+// onto the profile by name (a missing tier: exit 5), and convert.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -28,9 +28,9 @@ struct PlanInputFlags {
   std::vector<std::string> dim_flags;  // --dim NAME=VALUE: the dims the model runs at
 };
 
-// Adds the positional plan, --model, --hw and --dim; `hw_required` for commands that need
-// another profile.
-void AddPlanInputFlags(CLI::App& command, PlanInputFlags& flags, bool hw_required);
+// Adds the positional plan, --model, --hw (optional: run, simulate and verify all default to
+// the profile recorded in the plan) and --dim.
+void AddPlanInputFlags(CLI::App& command, PlanInputFlags& flags);
 
 struct PlanInputs {
   plan::v1::Plan message;

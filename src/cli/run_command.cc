@@ -28,7 +28,9 @@
 #include "hyperplan/loop.h"
 #include "hyperplan/plan/simulate.h"
 #include "hyperplan/units.h"
+#include "model_inputs.h"
 #include "plan_inputs.h"
+#include "subcommand.h"
 
 namespace hyperplan::cli {
 namespace {
@@ -43,15 +45,6 @@ struct RunFlags {
   std::string backend = "host";
   bool gemm = false;
 };
-
-std::string ValidateSize(const std::string& text) {
-  try {
-    ParseQuantity(text, Quantity::kBytes);
-    return "";
-  } catch (const std::invalid_argument& error) {
-    return error.what();
-  }
-}
 
 // Refuses, before allocating anything, buffers larger than --max-memory.
 void CheckMemory(const RunFlags& flags, const Plan& plan) {
@@ -172,12 +165,12 @@ void RunPlan(const RunFlags& flags) {
 }  // namespace
 
 void AddRunCommand(CLI::App& app) {
-  auto flags = std::make_shared<RunFlags>();
-  CLI::App* command = app.add_subcommand(
-      "run",
+  const auto [command, flags] = AddSubcommand<RunFlags>(
+      app, "run",
       "Execute a plan file with the reference executor: real buffers in host memory, one thread "
-      "per stream, every input's bytes checked (exit 10 when the plan breaks a rule)");
-  AddPlanInputFlags(*command, flags->inputs, /*hw_required=*/true);
+      "per stream, every input's bytes checked (exit 10 when the plan breaks a rule)",
+      RunPlan);
+  AddPlanInputFlags(*command, flags->inputs);
   command->add_option("--iterations", flags->iterations, "run the loop N times (default 1)")
       ->check(CLI::Range(1, 1'000'000));
   command->add_flag("--timed", flags->timed,
@@ -193,7 +186,7 @@ void AddRunCommand(CLI::App& app) {
   command
       ->add_option("--max-memory", flags->max_memory,
                    "refuse (exit 2) a plan whose buffers exceed SIZE (default 4GiB)")
-      ->check(CLI::Validator(ValidateSize, "SIZE", "size"));
+      ->check(CLI::Validator(ValidateByteSize, "SIZE", "size"));
   command
       ->add_option("--backend", flags->backend,
                    "host (default): buffers in host memory; cuda: the arena on the GPU, tier "
@@ -202,7 +195,6 @@ void AddRunCommand(CLI::App& app) {
   command->add_flag("--gemm", flags->gemm,
                     "cuda --timed: run MatMul nodes as cuBLASLt bf16 GEMMs of their shape "
                     "instead of holding the device for their planned time");
-  command->callback([flags] { RunPlan(*flags); });
 }
 
 }  // namespace hyperplan::cli

@@ -23,6 +23,7 @@
 #include "hyperplan/units.h"
 #include "plan_gate.h"
 #include "plan_inputs.h"
+#include "subcommand.h"
 
 namespace hyperplan::cli {
 namespace {
@@ -89,25 +90,22 @@ GateOutcome ReplayGate(const SimulateFlags& flags, const PlanInputs& inputs,
                           target.value_or(0), target.has_value());
 }
 
-void RunSimulate(const SimulateFlags& simulate_flags) {
-  const PlanInputFlags& flags = simulate_flags.inputs;
-  PlanInputs inputs = LoadPlanInputs(flags, /*fold_channels=*/true);
-  const HardwareProfile& profile = inputs.profile;
+// "planned on ...: makespan ..." and "here: makespan ...", each against its no-offload time.
+std::string MakespanLines(const PlanInputs& inputs, const SimulationResult& replay) {
   const int64_t planned_makespan_ns = inputs.message.summary().makespan_ns();
   const int64_t planned_baseline_ns = inputs.message.summary().baseline_makespan_ns();
-  const std::vector<NodeCost> costs = EstimateCosts(inputs.graph, profile);
-  for (size_t n = 0; n < costs.size(); ++n) inputs.plan.node_time_ns[n] = costs[n].time_ns;
-  const SimulationResult replay = Simulate(inputs.graph, profile, inputs.plan);
-
-  std::string out =
-      "replay of " + flags.plan_path + " on '" + profile.name + "' [" + profile.source + "]\n";
-  out += "  planned on '" + inputs.message.provenance().profile().name() + "': makespan " +
-         FormatDuration(planned_makespan_ns) + " (" +
-         Slowdown(planned_makespan_ns, planned_baseline_ns) + " over no-offload " +
-         FormatDuration(planned_baseline_ns) + ")\n";
+  std::string out = "  planned on '" + inputs.message.provenance().profile().name() +
+                    "': makespan " + FormatDuration(planned_makespan_ns) + " (" +
+                    Slowdown(planned_makespan_ns, planned_baseline_ns) + " over no-offload " +
+                    FormatDuration(planned_baseline_ns) + ")\n";
   out += "  here: makespan " + FormatDuration(replay.makespan_ns) + " (" +
          Slowdown(replay.makespan_ns, replay.baseline_makespan_ns) + " over no-offload " +
          FormatDuration(replay.baseline_makespan_ns) + ")\n";
+  return out;
+}
+
+// "stall: ... over N nodes (longest: ...)".
+std::string StallLine(const Graph& graph, const SimulationResult& replay) {
   int64_t stalled_nodes = 0;
   NodeId worst = kNoNode;
   for (size_t n = 0; n < replay.stall_ns_per_node.size(); ++n) {
@@ -117,14 +115,21 @@ void RunSimulate(const SimulateFlags& simulate_flags) {
       worst = static_cast<NodeId>(n);
     }
   }
-  out += "  stall: " + FormatDuration(replay.stall_ns) + " over " + std::to_string(stalled_nodes) +
-         " nodes";
+  std::string out = "  stall: " + FormatDuration(replay.stall_ns) + " over " +
+                    std::to_string(stalled_nodes) + " nodes";
   if (worst != kNoNode) {
-    out += " (longest: '" + inputs.graph.nodes[worst].name + "' waits " +
+    out += " (longest: '" + graph.nodes[worst].name + "' waits " +
            FormatDuration(replay.stall_ns_per_node[worst]) + ")";
   }
-  out += "\n";
-  std::vector<std::string> over_capacity;
+  return out + "\n";
+}
+
+// Each tier's peak against its capacity (the device's arena too); the tiers over it are
+// added to `over_capacity`, for the gate.
+std::string TierLines(const PlanInputs& inputs, const SimulationResult& replay,
+                      std::vector<std::string>& over_capacity) {
+  const HardwareProfile& profile = inputs.profile;
+  std::string out;
   for (size_t t = 0; t < profile.tiers.size(); ++t) {
     const int64_t peak = replay.peak_bytes_per_tier[t];
     const int64_t capacity = profile.tiers[t].capacity_bytes;
@@ -144,6 +149,12 @@ void RunSimulate(const SimulateFlags& simulate_flags) {
     over_capacity.push_back(profile.tiers[t].name + " needs " + FormatBytes(needed) +
                             ", over its capacity of " + FormatBytes(capacity));
   }
+  return out;
+}
+
+// Bytes moved on each link that carried any.
+std::string LinkLines(const HardwareProfile& profile, const SimulationResult& replay) {
+  std::string out;
   for (size_t l = 0; l < profile.links.size(); ++l) {
     if (replay.bytes_moved_per_link[l] == 0) continue;
     const Link& link = profile.links[l];
@@ -151,6 +162,24 @@ void RunSimulate(const SimulateFlags& simulate_flags) {
            FormatBytes(replay.bytes_moved_per_link[l]) + " moved at " +
            FormatBandwidth(link.bandwidth_bytes_per_s) + "\n";
   }
+  return out;
+}
+
+void RunSimulate(const SimulateFlags& simulate_flags) {
+  const PlanInputFlags& flags = simulate_flags.inputs;
+  PlanInputs inputs = LoadPlanInputs(flags, /*fold_channels=*/true);
+  const HardwareProfile& profile = inputs.profile;
+  const std::vector<NodeCost> costs = EstimateCosts(inputs.graph, profile);
+  for (size_t n = 0; n < costs.size(); ++n) inputs.plan.node_time_ns[n] = costs[n].time_ns;
+  const SimulationResult replay = Simulate(inputs.graph, profile, inputs.plan);
+
+  std::vector<std::string> over_capacity;
+  std::string out =
+      "replay of " + flags.plan_path + " on '" + profile.name + "' [" + profile.source + "]\n";
+  out += MakespanLines(inputs, replay);
+  out += StallLine(inputs.graph, replay);
+  out += TierLines(inputs, replay, over_capacity);
+  out += LinkLines(profile, replay);
   out += FoldedChannels(inputs);
   std::fwrite(out.data(), 1, out.size(), stdout);
   std::fflush(stdout);
@@ -161,18 +190,17 @@ void RunSimulate(const SimulateFlags& simulate_flags) {
 }  // namespace
 
 void AddSimulateCommand(CLI::App& app) {
-  auto flags = std::make_shared<SimulateFlags>();
-  CLI::App* command = app.add_subcommand(
-      "simulate",
-      "Replay a plan file on another hardware profile: new makespan and stalls; gate like plan "
-      "(exit 6 over capacity, 7 over the overhead target)");
-  AddPlanInputFlags(*command, flags->inputs, /*hw_required=*/true);
+  const auto [command, flags] = AddSubcommand<SimulateFlags>(
+      app, "simulate",
+      "Replay a plan file on a hardware profile (--hw; default the plan's own): new makespan and "
+      "stalls; gate like plan (exit 6 over capacity, 7 over the overhead target)",
+      RunSimulate);
+  AddPlanInputFlags(*command, flags->inputs);
   command
       ->add_option("--max-overhead", flags->max_overhead,
                    "allowed slowdown of the replay over its no-offload makespan, in percent; "
                    "above it exits 7 (default: the plan's own --max-overhead, if it had one)")
       ->check(CLI::Validator(ValidateOverheadText, "PCT", "overhead"));
-  command->callback([flags] { RunSimulate(*flags); });
 }
 
 }  // namespace hyperplan::cli

@@ -8,6 +8,7 @@
 #include "hyperplan/units.h"
 #include "plan_inputs.h"
 #include "planio/plan_check.h"
+#include "subcommand.h"
 
 namespace hyperplan::cli {
 namespace {
@@ -31,11 +32,10 @@ void RunVerify(const PlanInputFlags& flags) {
 }  // namespace
 
 void AddVerifyCommand(CLI::App& app) {
-  auto flags = std::make_shared<PlanInputFlags>();
-  CLI::App* command = app.add_subcommand(
-      "verify", "Re-check every invariant of a plan file against its model and a profile");
-  AddPlanInputFlags(*command, *flags, /*hw_required=*/false);
-  command->callback([flags] { RunVerify(*flags); });
+  const auto [command, flags] = AddSubcommand<PlanInputFlags>(
+      app, "verify", "Re-check every invariant of a plan file against its model and a profile",
+      RunVerify);
+  AddPlanInputFlags(*command, *flags);
 }
 
 }  // namespace hyperplan::cli

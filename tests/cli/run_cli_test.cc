@@ -1,5 +1,6 @@
 // `hyperplan run` end to end: every bundled model, planned with and without --budget, runs
-// clean for 3 iterations; the size guard and the timing report.
+// clean for 3 iterations; the size guard and the timing report; run, simulate and verify on
+// the profile recorded in the plan unless --hw.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -184,5 +185,36 @@ TEST_CASE("run: a plan file edited so two live blocks share bytes exits 10, nami
   CHECK_THAT(run.stderr_text, Catch::StartsWith("hyperplan: error: " + plan_path + ": step "));
   CHECK_THAT(run.stderr_text, Catch::Contains(", iteration 1: allocates '"));
   CHECK_THAT(run.stderr_text, Catch::Contains("rule: blocks never overlap in time and space"));
+  std::filesystem::remove(plan_path);
+}
+
+TEST_CASE("run, simulate and verify take the profile recorded in the plan unless --hw") {
+  // Planned on h100-sxm, not the embedded default (supernode): a command that took the default
+  // instead would name 'ascend-910c-supernode' (or fail to map the plan's tiers onto it).
+  const std::string model = kSource + "/models/llama-tiny-decode.onnx";
+  const std::string plan_path = TempPath("recorded.pb");
+  std::vector<std::string> args = {"plan", model, "--hw", "h100-sxm", "-o", plan_path, "-q"};
+  for (const std::string& dim : DimsOf(model)) args.push_back(dim);
+  REQUIRE(Hyperplan(args).exit_code == 0);
+  const std::string said = "hyperplan: profile 'h100-sxm' as recorded in " + plan_path;
+  for (const std::vector<std::string>& command :
+       {std::vector<std::string>{"run", plan_path, "--model", model},
+        std::vector<std::string>{"simulate", plan_path, "--model", model},
+        std::vector<std::string>{"verify", plan_path, "--model", model}}) {
+    const CommandResult recorded = Hyperplan(command);
+    INFO(command[0] << "\n" << recorded.stdout_text << recorded.stderr_text);
+    CHECK(recorded.exit_code == 0);
+    CHECK_THAT(recorded.stdout_text, Catch::Contains("'h100-sxm'"));
+    CHECK_THAT(recorded.stderr_text, Catch::Contains(said));
+    // --hw names the profile itself: nothing to say; -q: nothing said either.
+    std::vector<std::string> named = command;
+    named.insert(named.end(), {"--hw", "h100-sxm"});
+    const CommandResult with_hw = Hyperplan(named);
+    CHECK(with_hw.exit_code == 0);
+    CHECK_THAT(with_hw.stderr_text, !Catch::Contains("as recorded in"));
+    std::vector<std::string> quiet = command;
+    quiet.push_back("-q");
+    CHECK(Hyperplan(quiet).stderr_text.empty());
+  }
   std::filesystem::remove(plan_path);
 }
