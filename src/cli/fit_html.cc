@@ -203,16 +203,6 @@ std::string ResultWords(const FitPoint& row) {
   return Passes(row) ? "passes" : "over the target";
 }
 
-void AppendYAxis(std::string& svg, const PlotBox& box, const LinearScale& y, const Axis& axis) {
-  std::string grid;
-  for (const AxisTick& tick : axis.ticks) {
-    grid += fmt::format("M{} {}H{}", Px(box.left_dp), Px(y(tick.value)), Px(box.right_dp));
-    svg += fmt::format("<text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
-                       Px(box.left_dp - 60), Px(y(tick.value) + 35), EscapeMarkup(tick.label));
-  }
-  svg += fmt::format("<path class=\"grid\" d=\"{}\"/>", grid);
-}
-
 void AppendXAxis(std::string& svg, const PlotBox& box, const ValueScale& x,
                  const std::vector<int64_t>& ticks) {
   std::string grid;
@@ -291,7 +281,7 @@ std::string RenderLineChart(const LineChart& chart, const FitReport& report,
   const LinearScale y(chart.y_axis.floor, chart.y_axis.top, box.bottom_dp, box.top_dp);
   std::string svg =
       report::SvgOpen(kChartHeightPx, fmt::format("{} against {}", chart.title, report.dim()));
-  AppendYAxis(svg, box, y, chart.y_axis);
+  report::AppendYAxis(svg, box, y, chart.y_axis);
   AppendXAxis(svg, box, x, DimTicks(rows, x));
   if (chart.rule) AppendRule(svg, box, y, *chart.rule);
   AppendSeries(svg, chart, report.dim(), x, y, box.bottom_dp, answer);

@@ -53,20 +53,20 @@ int64_t MovedBytes(const Plan& plan) {
   return total;
 }
 
-}  // namespace
-
-std::string ComparisonSection(const ReportInput& input) {
-  const ReportOutcome& outcome = input.outcome;
-  const Plan& plan = input.plan;
-  if (outcome.makespan_lower_bound_ns <= 0 && outcome.contenders.empty()) return "";
-  // The bound holds for plans whose live bytes stay within the budget: not for one over it.
-  const int64_t bound_ns = plan.fits ? outcome.makespan_lower_bound_ns : 0;
+// The best contender (Better's order), or null when none ran.
+const ReportContender* BestContender(const ReportOutcome& outcome) {
   const ReportContender* best = nullptr;
   for (const ReportContender& contender : outcome.contenders) {
     if (best == nullptr || Better(contender, *best)) best = &contender;
   }
+  return best;
+}
 
-  std::string html = "<section id=\"comparison\">\n<h2>Against the bound and the contenders</h2>\n";
+// The sentence above the table: this plan's time, against the bound and the best contender.
+std::string ComparisonLine(const ReportInput& input, int64_t bound_ns,
+                           const ReportContender* best) {
+  const ReportOutcome& outcome = input.outcome;
+  const Plan& plan = input.plan;
   std::string line = fmt::format("This plan runs an iteration in <b>{}</b>",
                                  EscapeMarkup(FormatDuration(plan.timeline.makespan_ns)));
   if (bound_ns > 0) {
@@ -89,8 +89,15 @@ std::string ComparisonSection(const ReportInput& input) {
   if (!plan.fits && outcome.makespan_lower_bound_ns > 0) {
     line += ". The lower bound holds only for plans within the budget, so it is not shown";
   }
-  html += "<p id=\"comparison-line\">" + line + ".</p>\n";
-  html +=
+  return "<p id=\"comparison-line\">" + line + ".</p>\n";
+}
+
+// One row each: the bound, this plan, the planner's own when not chosen, every contender.
+std::string ComparisonTable(const ReportInput& input, int64_t bound_ns,
+                            const ReportContender* best) {
+  const ReportOutcome& outcome = input.outcome;
+  const Plan& plan = input.plan;
+  std::string html =
       "<table class=\"summary\" id=\"comparison-table\"><thead><tr><th>plan</th><th>fits</th>"
       "<th class=\"num\">makespan</th><th class=\"num\">\u00d7 bound</th>"
       "<th class=\"num\">arena</th><th class=\"num\">moved</th></tr></thead><tbody>\n";
@@ -114,6 +121,20 @@ std::string ComparisonSection(const ReportInput& input) {
             c.fits, c.makespan_ns, bound_ns, c.arena_bytes, c.moved_bytes);
   }
   html += "</tbody></table>\n";
+  return html;
+}
+
+}  // namespace
+
+std::string ComparisonSection(const ReportInput& input) {
+  const ReportOutcome& outcome = input.outcome;
+  if (outcome.makespan_lower_bound_ns <= 0 && outcome.contenders.empty()) return "";
+  // The bound holds for plans whose live bytes stay within the budget: not for one over it.
+  const int64_t bound_ns = input.plan.fits ? outcome.makespan_lower_bound_ns : 0;
+  const ReportContender* best = BestContender(outcome);
+  std::string html = "<section id=\"comparison\">\n<h2>Against the bound and the contenders</h2>\n";
+  html += ComparisonLine(input, bound_ns, best);
+  html += ComparisonTable(input, bound_ns, best);
   html +=
       "<p class=\"note-text\">The bound: compute alone, or the bytes that cannot stay on the "
       "device at this budget over the link that must carry them, whichever is longer "

@@ -81,41 +81,33 @@ void JsonWriter::BeforeValue() {
   }
 }
 
-void JsonWriter::BeginObject() {
+void JsonWriter::Open(Frame frame, std::string_view bracket) {
   BeforeValue();
-  Raw("{");
-  stack_.push_back(Frame::kObjectKey);
+  Raw(bracket);
+  stack_.push_back(frame);
   has_items_.push_back(false);
 }
+
+void JsonWriter::Close(Frame frame, std::string_view bracket, const char* what) {
+  if (stack_.empty() || stack_.back() != frame) {
+    throw std::logic_error(std::string("JsonWriter: ") + what);
+  }
+  if (newline_pending_ && has_items_.back()) Raw("\n");
+  newline_pending_ = false;
+  stack_.pop_back();
+  has_items_.pop_back();
+  Raw(bracket);
+}
+
+void JsonWriter::BeginObject() { Open(Frame::kObjectKey, "{"); }
 
 void JsonWriter::EndObject() {
-  if (stack_.empty() || stack_.back() != Frame::kObjectKey) {
-    throw std::logic_error("JsonWriter: EndObject without an open object awaiting a key");
-  }
-  if (newline_pending_ && has_items_.back()) Raw("\n");
-  newline_pending_ = false;
-  stack_.pop_back();
-  has_items_.pop_back();
-  Raw("}");
+  Close(Frame::kObjectKey, "}", "EndObject without an open object awaiting a key");
 }
 
-void JsonWriter::BeginArray() {
-  BeforeValue();
-  Raw("[");
-  stack_.push_back(Frame::kArray);
-  has_items_.push_back(false);
-}
+void JsonWriter::BeginArray() { Open(Frame::kArray, "["); }
 
-void JsonWriter::EndArray() {
-  if (stack_.empty() || stack_.back() != Frame::kArray) {
-    throw std::logic_error("JsonWriter: EndArray without an open array");
-  }
-  if (newline_pending_ && has_items_.back()) Raw("\n");
-  newline_pending_ = false;
-  stack_.pop_back();
-  has_items_.pop_back();
-  Raw("]");
-}
+void JsonWriter::EndArray() { Close(Frame::kArray, "]", "EndArray without an open array"); }
 
 void JsonWriter::Key(std::string_view key) {
   if (stack_.empty() || stack_.back() != Frame::kObjectKey) {

@@ -42,6 +42,10 @@ class JsonWriter {
   enum class Frame : uint8_t { kObjectKey, kObjectValue, kArray };
   void BeforeValue();
   void Raw(std::string_view text);
+  // Opens an object or array (`bracket` "{" or "["); closes one, after checking the innermost
+  // open frame is `frame` (else std::logic_error naming `what`).
+  void Open(Frame frame, std::string_view bracket);
+  void Close(Frame frame, std::string_view bracket, const char* what);
 
   std::ostream& out_;
   std::vector<Frame> stack_;

@@ -117,13 +117,7 @@ std::string RenderMemoryChart(const MemoryChart& chart, const TimeColumns& colum
   const LinearScale y(byte_axis.floor, byte_axis.top, box.bottom_dp, box.top_dp);
 
   std::string svg = SvgOpen(chart.height_px, chart.label);
-  std::string grid;
-  for (const AxisTick& tick : byte_axis.ticks) {
-    grid += fmt::format("M{} {}H{}", Px(box.left_dp), Px(y(tick.value)), Px(box.right_dp));
-    svg += fmt::format("<text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
-                       Px(box.left_dp - 60), Px(y(tick.value) + 35), EscapeMarkup(tick.label));
-  }
-  svg += fmt::format("<path class=\"grid\" d=\"{}\"/>", grid);
+  AppendYAxis(svg, box, y, byte_axis);
   AppendTimeAxis(svg, box, x, time_axis);
 
   for (const MemorySeries& series : chart.series) {

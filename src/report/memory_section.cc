@@ -141,17 +141,37 @@ std::string AfterZoom(const ReportInput& input, const MemoryChart& main_chart,
   return html;
 }
 
-}  // namespace
+// The device tier's name and capacity (a profile without one: "device", no capacity).
+struct DeviceTier {
+  TierId tier = -1;
+  bool present = false;
+  std::string name = "device";
+  int64_t capacity_bytes = 0;
+};
 
-std::string MemorySection(const ReportInput& input) {
-  const Plan& plan = input.plan;
-  const HardwareProfile& profile = input.profile;
-  const TierId device = profile.device_tier;
-  const bool has_device = device >= 0 && static_cast<size_t>(device) < profile.tiers.size();
-  const std::string device_name = has_device ? profile.tiers[device].name : "device";
-  const int64_t capacity_bytes = has_device ? profile.tiers[device].capacity_bytes : 0;
+DeviceTier FindDevice(const HardwareProfile& profile) {
+  DeviceTier device;
+  device.tier = profile.device_tier;
+  device.present = device.tier >= 0 && static_cast<size_t>(device.tier) < profile.tiers.size();
+  if (device.present) {
+    device.name = profile.tiers[device.tier].name;
+    device.capacity_bytes = profile.tiers[device.tier].capacity_bytes;
+  }
+  return device;
+}
 
+// The main chart: before and after curves, the budget rule and the capacity's when near.
+struct DeviceChart {
   MemoryChart chart;
+  int64_t data_max_bytes = 0;   // the chart's top: both peaks and the budget
+  bool capacity_drawn = false;  // the capacity is near the data (drawn, or is the budget)
+  bool capacity_rule = false;   // a capacity rule of its own is drawn
+};
+
+DeviceChart CurvesAndRules(const ReportInput& input, const DeviceTier& device) {
+  const Plan& plan = input.plan;
+  DeviceChart out;
+  MemoryChart& chart = out.chart;
   chart.height_px = kDeviceChartHeightPx;
   chart.label = "device bytes over simulated time, before and after the plan";
   MemorySeries before;
@@ -159,20 +179,20 @@ std::string MemorySection(const ReportInput& input) {
   before.end_ns = input.baseline.makespan_ns;
   before.css_class = "baseline";
   chart.series.push_back(std::move(before));
-  if (has_device && static_cast<size_t>(device) < plan.timeline.bytes_per_tier.size()) {
+  if (device.present && static_cast<size_t>(device.tier) < plan.timeline.bytes_per_tier.size()) {
     MemorySeries after;
-    after.columns = BucketStepCurve(plan.timeline.bytes_per_tier[device], input.columns);
+    after.columns = BucketStepCurve(plan.timeline.bytes_per_tier[device.tier], input.columns);
     after.end_ns = plan.timeline.makespan_ns;
     after.css_class = "plan";
     chart.series.push_back(std::move(after));
   }
-  int64_t data_max_bytes = std::max(input.baseline.peak.bytes, input.plan_peak.bytes);
-  if (plan.budget_bytes) data_max_bytes = std::max(data_max_bytes, *plan.budget_bytes);
-  const bool capacity_drawn = CapacityWorthDrawing(capacity_bytes, data_max_bytes);
+  out.data_max_bytes = std::max(input.baseline.peak.bytes, input.plan_peak.bytes);
+  if (plan.budget_bytes) out.data_max_bytes = std::max(out.data_max_bytes, *plan.budget_bytes);
+  out.capacity_drawn = CapacityWorthDrawing(device.capacity_bytes, out.data_max_bytes);
   const std::string capacity_words =
-      device_name + " capacity " + TrimTrailingZeros(FormatBytes(capacity_bytes));
+      device.name + " capacity " + TrimTrailingZeros(FormatBytes(device.capacity_bytes));
   // Without --budget the capacity is the budget: one line, one label.
-  const bool budget_is_capacity = plan.budget_bytes && *plan.budget_bytes == capacity_bytes;
+  const bool budget_is_capacity = plan.budget_bytes && *plan.budget_bytes == device.capacity_bytes;
   if (plan.budget_bytes) {
     chart.rules.push_back({*plan.budget_bytes, "budget",
                            budget_is_capacity
@@ -180,9 +200,15 @@ std::string MemorySection(const ReportInput& input) {
                                : "budget " + TrimTrailingZeros(FormatBytes(*plan.budget_bytes)),
                            false});
   }
-  const bool capacity_rule = capacity_drawn && !budget_is_capacity;
-  if (capacity_rule) chart.rules.push_back({capacity_bytes, "capacity", capacity_words, true});
+  out.capacity_rule = out.capacity_drawn && !budget_is_capacity;
+  if (out.capacity_rule) {
+    chart.rules.push_back({device.capacity_bytes, "capacity", capacity_words, true});
+  }
+  return out;
+}
 
+// Each peak marked (one marker when the plan left the peak where it was).
+void MarkPeaks(const ReportInput& input, MemoryChart& chart) {
   const PeakComposition& before_peak = input.baseline.peak;
   const PeakComposition& after_peak = input.plan_peak;
   const bool same_peak =
@@ -205,21 +231,13 @@ std::string MemorySection(const ReportInput& input) {
        {same_peak ? "peak unchanged: " + FormatBytes(after_peak.bytes) : after_title,
         NodeWords(input.graph, after_peak.node)},
        !same_peak});
+}
 
-  std::string html = "<section id=\"memory\">\n";
-  html +=
-      fmt::format("<h2>Device memory ({}) over simulated time</h2>\n", EscapeMarkup(device_name));
-  html += Legend(input, capacity_rule);
-  html += "<figure>" + RenderMemoryChart(chart, input.columns) + "</figure>\n";
-  html += AfterZoom(input, chart, data_max_bytes);
-  if (!capacity_drawn && capacity_bytes > 0) {
-    html += fmt::format(
-        "<p class=\"note-text\">{} capacity {} is far above the curves ({} of it "
-        "used at the peak after the plan).</p>\n",
-        EscapeMarkup(device_name), EscapeMarkup(FormatBytes(capacity_bytes)),
-        PercentOf(after_peak.bytes, capacity_bytes));
-  }
-  html += "<div class=\"peaks\">\n";
+// The blocks resident at each peak, before and after, side by side.
+std::string PeakTables(const ReportInput& input) {
+  const PeakComposition& before_peak = input.baseline.peak;
+  const PeakComposition& after_peak = input.plan_peak;
+  std::string html = "<div class=\"peaks\">\n";
   html += SharesTable(input, before_peak, "peak-before-blocks",
                       EscapeMarkup(fmt::format("What makes the peak before: {} at step {}",
                                                FormatBytes(before_peak.bytes), before_peak.step)) +
@@ -233,7 +251,31 @@ std::string MemorySection(const ReportInput& input) {
           (after_peak.node == kNoNode
                ? ""
                : ", " + EscapeMarkup("during " + NodeWords(input.graph, after_peak.node))));
-  html += "</div>\n</section>";
+  html += "</div>\n";
+  return html;
+}
+
+}  // namespace
+
+std::string MemorySection(const ReportInput& input) {
+  const DeviceTier device = FindDevice(input.profile);
+  DeviceChart main = CurvesAndRules(input, device);
+  MarkPeaks(input, main.chart);
+  std::string html = "<section id=\"memory\">\n";
+  html +=
+      fmt::format("<h2>Device memory ({}) over simulated time</h2>\n", EscapeMarkup(device.name));
+  html += Legend(input, main.capacity_rule);
+  html += "<figure>" + RenderMemoryChart(main.chart, input.columns) + "</figure>\n";
+  html += AfterZoom(input, main.chart, main.data_max_bytes);
+  if (!main.capacity_drawn && device.capacity_bytes > 0) {
+    html += fmt::format(
+        "<p class=\"note-text\">{} capacity {} is far above the curves ({} of it "
+        "used at the peak after the plan).</p>\n",
+        EscapeMarkup(device.name), EscapeMarkup(FormatBytes(device.capacity_bytes)),
+        PercentOf(input.plan_peak.bytes, device.capacity_bytes));
+  }
+  html += PeakTables(input);
+  html += "</section>";
   return html;
 }
 

@@ -1,12 +1,16 @@
 // The report's style sheet. Colours: plan blue, before grey, budget red; compute indigo,
 // prefetch green, store amber, detach violet, stalls red. No '<' or '&' anywhere (the page is
-// also well-formed XML).
+// also well-formed XML). Written as five parts, one per kind of element they style, joined
+// once; the joined text is the sheet every report and fit page embeds.
+#include <string>
+
 #include "report/sections.h"
 
 namespace hyperplan::report {
+namespace {
 
-const char* ReportStyleSheet() {
-  return R"css(
+// The page: colours, type, sections and their headings, badges and alerts.
+constexpr char kPageCss[] = R"css(
 :root { --plan: #2563eb; --baseline: #6b7280; --budget: #dc2626; --capacity: #111827;
   --compute: #6366f1; --prefetch: #059669; --store: #d97706; --detach: #7c3aed;
   --stall: #dc2626; --tier: #0891b2; --ink: #1f2937; --muted: #6b7280; --line: #e5e7eb; }
@@ -31,7 +35,10 @@ svg { display: block; width: 100%; height: auto; }
 .badge.warn { background: #fef3c7; color: #92400e; }
 .alert { margin: 0 0 16px; padding: 8px 12px; border-radius: 6px; border-left: 4px solid; }
 .alert.bad { background: #fef2f2; border-color: #dc2626; color: #7f1d1d; }
-.alert.warn { background: #fffbeb; border-color: #d97706; color: #78350f; }
+.alert.warn { background: #fffbeb; border-color: #d97706; color: #78350f; })css";
+
+// The summary's cards and the charts' legends and keys.
+constexpr char kCardsCss[] = R"css(
 .cards { display: grid; grid-template-columns: repeat(4, 1fr); gap: 12px; }
 .card { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 12px 14px; }
 .card-title { font-size: 12px; text-transform: uppercase; letter-spacing: .04em;
@@ -49,7 +56,10 @@ svg { display: block; width: 100%; height: auto; }
 .key.capacity { height: 0; border-top: 2px dotted var(--capacity); border-radius: 0; }
 .key.compute { background: var(--compute); } .key.stall { background: var(--stall); }
 .key.detach { background: var(--detach); } .key.prefetch { background: var(--prefetch); }
-.key.store { background: var(--store); }
+.key.store { background: var(--store); })css";
+
+// Charts: grid, axes, memory curves, budget and capacity rules, notes and markers.
+constexpr char kChartCss[] = R"css(
 .grid { stroke: var(--line); stroke-width: 1; fill: none; }
 .axis { stroke: #9ca3af; stroke-width: 1; fill: none; }
 .tick { font-size: 11px; fill: var(--muted); }
@@ -69,7 +79,10 @@ svg { display: block; width: 100%; height: auto; }
 .note.budget { fill: var(--budget); }
 .marker { stroke: #fff; stroke-width: 1.5; }
 .marker.plan { fill: var(--plan); }
-.marker.baseline { fill: var(--baseline); }
+.marker.baseline { fill: var(--baseline); })css";
+
+// The streams' lanes and their bars (s1..s4: the density bands of a crowded lane).
+constexpr char kLanesCss[] = R"css(
 .lane { fill: #f1f5f9; fill-opacity: .75; }
 .lane-label { font-size: 11px; fill: #374151; }
 .bar.compute { fill: var(--compute); } .bar.stall { fill: var(--stall); }
@@ -77,7 +90,10 @@ svg { display: block; width: 100%; height: auto; }
 .bar.store { fill: var(--store); }
 .bar.s1 { fill-opacity: .25; } .bar.s2 { fill-opacity: .5; } .bar.s3 { fill-opacity: .75; }
 .bar.s4 { fill-opacity: 1; }
-rect.bar:hover { fill-opacity: .6; }
+rect.bar:hover { fill-opacity: .6; })css";
+
+// Tables (peaks, decisions, summary, comparison), definition lists, code; narrow screens.
+constexpr char kTablesCss[] = R"css(
 .note-text { font-size: 12px; color: var(--muted); margin: 6px 0; }
 .peaks { display: grid; grid-template-columns: 1fr 1fr; gap: 16px; }
 table { border-collapse: collapse; width: 100%; font-size: 12.5px; }
@@ -105,8 +121,15 @@ dd { margin: 0; }
 code { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12px;
   background: #f3f4f6; padding: 0 4px; border-radius: 4px; word-break: break-all; }
 @media (max-width: 900px) { .cards { grid-template-columns: repeat(2, 1fr); }
-  .peaks { grid-template-columns: 1fr; } }
-)css";
+  .peaks { grid-template-columns: 1fr; } })css"
+                              "\n";
+
+}  // namespace
+
+const char* ReportStyleSheet() {
+  static const std::string sheet =
+      std::string(kPageCss) + kCardsCss + kChartCss + kLanesCss + kTablesCss;
+  return sheet.c_str();
 }
 
 }  // namespace hyperplan::report

@@ -18,6 +18,16 @@ std::string SvgOpen(int height_px, std::string_view label) {
       kChartWidthPx, height_px, EscapeMarkup(label));
 }
 
+void AppendYAxis(std::string& svg, const PlotBox& box, const LinearScale& y, const Axis& axis) {
+  std::string grid;
+  for (const AxisTick& tick : axis.ticks) {
+    grid += fmt::format("M{} {}H{}", Px(box.left_dp), Px(y(tick.value)), Px(box.right_dp));
+    svg += fmt::format("<text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
+                       Px(box.left_dp - 60), Px(y(tick.value) + 35), EscapeMarkup(tick.label));
+  }
+  svg += fmt::format("<path class=\"grid\" d=\"{}\"/>", grid);
+}
+
 void AppendTimeAxis(std::string& svg, const PlotBox& box, const LinearScale& x, const Axis& axis) {
   std::string grid;
   for (const AxisTick& tick : axis.ticks) {

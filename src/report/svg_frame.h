@@ -40,6 +40,9 @@ LinearScale TimeScale(const PlotBox& box, const TimeColumns& columns);
 // `<svg ...>` opening a chart of the given height; `label` names it for screen readers.
 std::string SvgOpen(int height_px, std::string_view label);
 
+// Horizontal grid lines at the value ticks across the plot, and their labels left of it.
+void AppendYAxis(std::string& svg, const PlotBox& box, const LinearScale& y, const Axis& axis);
+
 // Vertical grid lines at the time ticks from box.top to box.bottom, and their labels below.
 void AppendTimeAxis(std::string& svg, const PlotBox& box, const LinearScale& x, const Axis& axis);
 
