@@ -19,7 +19,7 @@
 // 50.5 MB of JSON for the same plan (about 120 bytes per step, names included).
 // Limits: no interning (each slice repeats its name) and no debug annotations (the JSON trace
 // carries the step's args); not checked in ui.perfetto.dev here (no browser network), only
-// against upstream's field numbers with protoc (tests/report/perfetto_subset.proto).
+// against upstream's field numbers (tests/report/perfetto_trace_test.cc, on the bytes).
 #pragma once
 
 #include <ostream>

@@ -1,7 +1,7 @@
 // The Perfetto trace (src/report/perfetto_trace.h), read back by `protoc --decode` against
-// perfetto_subset.proto (upstream's field numbers, typed apart from the writer): it decodes
-// with no unknown fields, carries one slice per step and per stall, the flows and the
-// counters, in time order; and it is smaller than the JSON trace.
+// schemas/perfetto_trace.proto: it decodes with no unknown fields, carries one slice per step
+// and per stall, the flows and the counters, in time order; it is smaller than the JSON trace.
+// Upstream's field numbers are checked apart from the schema, on the first packet's bytes.
 #include "report/perfetto_trace.h"
 
 #include <unistd.h>
@@ -33,8 +33,8 @@ std::string Decode(const std::string& bytes) {
                     ("hyperplan-perfetto-" + std::to_string(getpid()) + ".pftrace");
   std::ofstream(path, std::ios::binary) << bytes;
   const std::string command = "protoc --proto_path=" + std::string(HYPERPLAN_SOURCE_DIR) +
-                              "/tests/report --decode=perfetto.protos.Trace "
-                              "perfetto_subset.proto < " +
+                              "/schemas --decode=perfetto.protos.Trace "
+                              "perfetto_trace.proto < " +
                               path.string();
   const auto result = testing::RunCommand({"/bin/sh", "-c", command});
   std::filesystem::remove(path);
@@ -79,6 +79,34 @@ TEST_CASE("the Perfetto trace decodes against upstream's field numbers") {
   CHECK(std::is_sorted(times.begin(), times.end()));
   CHECK(times.front() == 0);
   CHECK(times.back() == 2250);
+}
+
+namespace {
+
+// The index just past the varint at `at`.
+size_t SkipVarint(const std::string& bytes, size_t at) {
+  while (at < bytes.size() && (static_cast<uint8_t>(bytes[at]) & 0x80) != 0) ++at;
+  return at + 1;
+}
+
+}  // namespace
+
+TEST_CASE("the Perfetto trace's first packet has upstream's field numbers, byte by byte") {
+  // A tag is (field << 3) | wire type (0 varint, 2 length-delimited), fields in number order:
+  // Trace.packet 1 -> 0x0A; TracePacket.trusted_packet_sequence_id 10 -> 0x50 (= 1),
+  // sequence_flags 13 -> 0x68 (= 1, incremental state cleared), track_descriptor 60 -> 482 as
+  // a varint, 0xE2 0x03; TrackDescriptor.uuid 1 -> 0x08 (= 1), process 3 -> 0x1A;
+  // ProcessDescriptor.pid 1 -> 0x08 (= 1), process_name 6 -> 0x32.
+  testing::HandPlan hand = testing::StreamingPlan();
+  const std::string bytes = PerfettoBytes(hand.graph, testing::UnitProfile(), hand.plan);
+  REQUIRE(bytes.size() > 16);
+  CHECK(bytes[0] == '\x0A');
+  size_t at = SkipVarint(bytes, 1);  // the packet's length
+  CHECK(bytes.substr(at, 6) == "\x50\x01\x68\x01\xE2\x03");
+  at = SkipVarint(bytes, at + 6);  // the descriptor's length
+  CHECK(bytes.substr(at, 3) == "\x08\x01\x1A");
+  at = SkipVarint(bytes, at + 3);  // the process's length
+  CHECK(bytes.substr(at, 3) == "\x08\x01\x32");
 }
 
 TEST_CASE("the Perfetto trace is smaller than the JSON trace and byte-identical run to run") {
