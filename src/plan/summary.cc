@@ -7,6 +7,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "hyperplan/names.h"
 #include "hyperplan/plan/bottleneck.h"
 #include "hyperplan/plan/layer_summary.h"
 #include "hyperplan/units.h"
@@ -24,16 +25,6 @@ std::string Percent(int64_t delta, int64_t base) {
   std::ostringstream text;
   text << (delta < 0 ? '-' : '+') << magnitude / 10 << '.' << magnitude % 10 << '%';
   return text.str();
-}
-
-std::string ValueName(const Graph& graph, ValueId value) {
-  if (value < 0 || static_cast<size_t>(value) >= graph.values.size()) return "?";
-  return "'" + graph.values[value].name + "'";
-}
-
-std::string TierName(const HardwareProfile& profile, TierId tier) {
-  if (tier < 0 || static_cast<size_t>(tier) >= profile.tiers.size()) return "?";
-  return profile.tiers[tier].name;
 }
 
 }  // namespace
@@ -167,7 +158,7 @@ std::string FormatPlanSummary(const Graph& graph, const HardwareProfile& profile
   const size_t shown = std::min(taken.size(), static_cast<size_t>(std::max(0, top_decisions)));
   for (size_t i = 0; i < shown; ++i) {
     const Decision& d = *taken[i];
-    out << "    " << (i + 1) << ". " << ValueName(graph, d.value) << " ("
+    out << "    " << (i + 1) << ". " << QuotedValueName(graph, d.value) << " ("
         << ValueClassName(graph.values[d.value].value_class) << ", " << FormatBytes(d.bytes)
         << ") to " << TierName(profile, d.tier) << ": " << d.detail << "\n";
   }

@@ -14,6 +14,7 @@
 #include "hyperplan/error.h"
 #include "hyperplan/layout/layout.h"
 #include "hyperplan/lifetimes.h"
+#include "hyperplan/names.h"
 #include "hyperplan/plan/simulate.h"
 #include "layout/tier_layout.h"
 
@@ -53,15 +54,8 @@ class Verifier {
     return false;
   }
 
-  std::string ValueName(ValueId value) const {
-    if (value < 0 || static_cast<size_t>(value) >= graph_.values.size()) return "?";
-    return "'" + graph_.values[value].name + "'";
-  }
-
-  std::string TierName(TierId tier) const {
-    if (tier < 0 || static_cast<size_t>(tier) >= profile_.tiers.size()) return "?";
-    return profile_.tiers[tier].name;
-  }
+  std::string ValueName(ValueId value) const { return QuotedValueName(graph_, value); }
+  std::string TierName(TierId tier) const { return hyperplan::TierName(profile_, tier); }
 
   std::string Describe(int32_t index) const {
     const PlanStep& step = plan_.steps[index];

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "hyperplan/names.h"
 #include "planio/profile_proto.h"
 
 namespace hyperplan::planio {
@@ -115,7 +116,7 @@ class WaitChecker {
     return clock_[static_cast<size_t>(later) * streams_ + stream] >= earlier;
   }
 
-  std::string ValueName(ValueId value) const { return "'" + graph_.values[value].name + "'"; }
+  std::string ValueName(ValueId value) const { return QuotedValueName(graph_, value); }
 
   std::string Describe(int32_t index) const {
     const PlanStep& step = plan_.steps[index];

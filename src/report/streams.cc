@@ -3,15 +3,9 @@
 
 #include <algorithm>
 
+#include "hyperplan/names.h"
+
 namespace hyperplan::report {
-namespace {
-
-std::string TierName(const HardwareProfile& profile, TierId tier) {
-  if (tier < 0 || static_cast<size_t>(tier) >= profile.tiers.size()) return "?";
-  return profile.tiers[tier].name;
-}
-
-}  // namespace
 
 std::string LinkName(const HardwareProfile& profile, int32_t link) {
   if (link < 0 || static_cast<size_t>(link) >= profile.links.size()) return "?";

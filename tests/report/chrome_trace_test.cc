@@ -11,6 +11,7 @@
 #include <map>
 #include <sstream>
 
+#include "hyperplan/names.h"
 #include "report/hand_plans.h"
 #include "report/json_reader.h"
 #include "report/sample_plans.h"
@@ -29,10 +30,6 @@ std::string Trace(const SamplePlan& sample) {
   report::WriteChromeTrace(out, sample.graph, sample.profile, sample.plan,
                            {sample.model_path, "hyperplan test"});
   return out.str();
-}
-
-std::string TierName(const HardwareProfile& profile, TierId tier) {
-  return profile.tiers.at(tier).name;
 }
 
 // Checks every event of the trace against the plan.
