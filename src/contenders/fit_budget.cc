@@ -1,27 +1,32 @@
 // Budget fitting by target lowering (see fit_budget.h).
 #include "contenders/fit_budget.h"
 
-#include <algorithm>
+#include <utility>
+
+#include "planner/target_lowering.h"
 
 namespace hyperplan::contenders {
+namespace {
+
+planner::TargetTry Measured(const Plan& plan, int64_t budget_bytes) {
+  return {plan.layout.live_peak_bytes, plan.layout.arena_bytes,
+          plan.layout.arena_bytes <= budget_bytes};
+}
+
+}  // namespace
 
 Plan FitToBudget(int64_t budget_bytes, const std::function<Plan(int64_t target_bytes)>& build) {
-  int64_t target = budget_bytes;
-  Plan best = build(target);
-  Plan last_tried;
-  const Plan* last = &best;
-  for (int round = 1; round < kFitRounds && best.layout.arena_bytes > budget_bytes; ++round) {
-    // Lower by the excess of the last try; a try that did not help still lowers the target.
-    target = std::min(target, last->layout.live_peak_bytes) -
-             std::max<int64_t>(1, last->layout.arena_bytes - budget_bytes);
-    if (target < 0) break;
-    last_tried = build(target);
-    last = &last_tried;
-    if (last_tried.layout.arena_bytes < best.layout.arena_bytes) {
-      best = std::move(last_tried);
-      last = &best;
-    }
-  }
+  Plan best = build(budget_bytes);
+  // A try that fits has a smaller arena than every earlier one (none fit), so it is kept.
+  planner::LowerTargetUntilFit(budget_bytes, Measured(best, budget_bytes), kFitRounds - 1,
+                               /*min_target_bytes=*/0, [&](int64_t target_bytes) {
+                                 Plan tried = build(target_bytes);
+                                 const planner::TargetTry measured = Measured(tried, budget_bytes);
+                                 if (tried.layout.arena_bytes < best.layout.arena_bytes) {
+                                   best = std::move(tried);
+                                 }
+                                 return measured;
+                               });
   return best;
 }
 

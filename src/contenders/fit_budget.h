@@ -2,9 +2,10 @@
 //
 // Policies decide against live bytes per step (what a runtime's allocator sees as in use), but
 // the budget applies to the arena after layout, which fragmentation makes larger. As the
-// planner does, the target drops by the arena's excess over the budget and the policy runs
-// again, a few rounds, each lowered by the excess of the try before; the first plan that fits
-// is returned, else the one with the smallest arena (which says it does not fit).
+// planner does (the same loop, planner/target_lowering.h), the target drops by the arena's
+// excess over the budget and the policy runs again, a few rounds, each lowered by the excess of
+// the try before; the first plan that fits is returned, else the one with the smallest arena
+// (which says it does not fit).
 // Cost: at most kFitRounds policy runs.
 #pragma once
 

@@ -7,6 +7,7 @@
 
 #include "hyperplan/layout/plan_layout.h"
 #include "planner/assemble.h"
+#include "planner/target_lowering.h"
 
 namespace hyperplan::planner {
 namespace {
@@ -48,6 +49,11 @@ void LiveAndTop(const Plan& plan, Step step_count, std::vector<int64_t>& live,
     top[k] = ends.empty() ? 0 : *ends.rbegin();
     for (int64_t end : ending[k]) ends.erase(ends.find(end));
   }
+}
+
+// What the budget loop reads of a round.
+TargetTry Measured(const Outcome& outcome) {
+  return {outcome.selection.live_peak_bytes, outcome.plan.layout.arena_bytes, outcome.feasible};
 }
 
 // Whether `a` is the better of two rounds: fits, then faster; neither fits: the smaller arena.
@@ -116,29 +122,23 @@ Outcome BudgetRounds(const PlanContext& context, int64_t budget_bytes, const Bas
   }
   // Live bytes fit but the layout does not: the per-step repair can chase the arena's top to
   // absurd targets. Lower one target for every step instead, by the last overshoot each time
-  // (the contenders' FitToBudget rule), and keep the best round of all.
+  // (LowerTargetUntilFit, the contenders' FitToBudget loop too), and keep the best round of all.
   // Free cuts are stall-free only as placed: on a plan bound by a link their transfers take
   // the time later Prefetches needed, and the replay slows. Round 0 missed by its arena's
   // overshoot alone; lowering every target by that overshoot may fit at a lower cost.
-  int64_t uniform_target = budget_bytes;
-  const Outcome* last = free_cuts_slowed ? &live_target : &best;
-  bool retry_fit = false;
-  for (int retry = 0; retry < kUniformRetries && !retry_fit &&
-                      (!best.feasible || free_cuts_slowed) && best.selection.reached_target;
-       ++retry) {
-    uniform_target = std::min(uniform_target, last->selection.live_peak_bytes) -
-                     std::max<int64_t>(1, last->plan.layout.arena_bytes - budget_bytes);
-    if (uniform_target <= 0) break;
-    targets.assign(static_cast<size_t>(step_count), uniform_target);
-    outcome = PlanRound(context, budget_bytes, baseline, allowed, choice, targets, false);
-    outcome.round = BudgetRound::kUniformTarget;
-    outcome.uniform_target_bytes = uniform_target;
-    last = &outcome;
-    retry_fit = outcome.feasible;
-    if (BetterRound(outcome, best)) {
-      best = std::move(outcome);
-      last = &best;
-    }
+  if (best.selection.reached_target && (!best.feasible || free_cuts_slowed)) {
+    const Outcome& first = free_cuts_slowed ? live_target : best;
+    LowerTargetUntilFit(
+        budget_bytes, Measured(first), kUniformRetries, 1, [&](int64_t uniform_target) {
+          targets.assign(static_cast<size_t>(step_count), uniform_target);
+          Outcome retry =
+              PlanRound(context, budget_bytes, baseline, allowed, choice, targets, false);
+          retry.round = BudgetRound::kUniformTarget;
+          retry.uniform_target_bytes = uniform_target;
+          const TargetTry tried = Measured(retry);
+          if (BetterRound(retry, best)) best = std::move(retry);
+          return tried;
+        });
   }
   return best;
 }
