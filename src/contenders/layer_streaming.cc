@@ -150,34 +150,48 @@ std::vector<Step> PaceByRoom(const ContenderContext& context, const CopyReservat
   return stage;
 }
 
-PlanDraft BuildStreaming(const ContenderContext& context, const WeightLayers& layers, int lookahead,
-                         const Staging& staging, const std::vector<uint8_t>& kept_resident,
-                         std::optional<int64_t> budget_bytes,
-                         const std::vector<uint8_t>& start_off) {
+// A value of a layer streams when it is not kept resident and its home tier has room for it
+// (`copies` reserves that room).
+std::vector<uint8_t> StreamedValues(const ContenderContext& context, const WeightLayers& layers,
+                                    const std::vector<uint8_t>& kept_resident,
+                                    CopyReservations& copies) {
   const Graph& graph = *context.graph;
-  const Step step_count = context.step_count();
-  // A value of a layer streams when it is not kept resident and its home tier has room for it.
-  CopyReservations copies(context);
   std::vector<uint8_t> is_streamed(graph.values.size(), 0);
   for (size_t id = 0; id < graph.values.size(); ++id) {
     const auto value = static_cast<ValueId>(id);
     is_streamed[id] = layers.rank_of_value[id] >= 0 && !kept_resident[id] &&
                       context.homes.Homed(value) && copies.Reserve(value);
   }
-  auto streamed = [&](ValueId value) { return is_streamed[value] != 0; };
-  // Each streamed weight's windows [fetch boundary, last step of the visit], merged when
-  // they touch, become one Fetch and one Detach.
-  // A value behind a staging tier (NVMe behind DDR) has its staging hop issued ahead of the
-  // window's fetch (Staging), so the slow hop runs ahead of the device hop.
-  std::vector<std::vector<ValueId>> stage_at(static_cast<size_t>(step_count) + 1);
-  std::vector<std::vector<ValueId>> fetch_at(static_cast<size_t>(step_count) + 1);
-  std::vector<std::vector<ValueId>> detach_at(static_cast<size_t>(step_count) + 1);
+  return is_streamed;
+}
+
+// Per boundary, the streamed values staged, fetched and detached there; and the windows of
+// staged values, whose staging boundary is placed afterwards (PlaceStaging).
+struct StreamingSchedule {
+  std::vector<std::vector<ValueId>> stage_at;
+  std::vector<std::vector<ValueId>> fetch_at;
+  std::vector<std::vector<ValueId>> detach_at;
   std::vector<StagedWindow> staged_windows;
-  std::vector<Step> window_earliest(graph.values.size(), 0);
-  std::vector<Step> window_read_from(graph.values.size(), 0);  // its first visit's start
-  std::vector<Step> window_stage(graph.values.size(), -1);
-  std::vector<Step> window_first(graph.values.size(), -1);
-  std::vector<Step> window_last(graph.values.size(), -1);
+};
+
+// Each streamed weight's windows [fetch boundary, last step of the visit], merged when they
+// touch, become one Fetch and one Detach. A value behind a staging tier (NVMe behind DDR) has
+// its staging hop issued ahead of the window's fetch (Staging), so the slow hop runs ahead of
+// the device hop.
+StreamingSchedule ScheduleWindows(const ContenderContext& context, const WeightLayers& layers,
+                                  int lookahead, const Staging& staging,
+                                  const std::vector<uint8_t>& is_streamed) {
+  const size_t value_count = context.graph->values.size();
+  const Step step_count = context.step_count();
+  StreamingSchedule schedule;
+  schedule.stage_at.resize(static_cast<size_t>(step_count) + 1);
+  schedule.fetch_at.resize(static_cast<size_t>(step_count) + 1);
+  schedule.detach_at.resize(static_cast<size_t>(step_count) + 1);
+  std::vector<Step> window_earliest(value_count, 0);
+  std::vector<Step> window_read_from(value_count, 0);  // its first visit's start
+  std::vector<Step> window_stage(value_count, -1);
+  std::vector<Step> window_first(value_count, -1);
+  std::vector<Step> window_last(value_count, -1);
   auto staged = [&](ValueId value) {
     return staging.Any() && context.routes.BehindStagingTier(context.homes.OffTier(value));
   };
@@ -186,19 +200,20 @@ PlanDraft BuildStreaming(const ContenderContext& context, const WeightLayers& la
       const std::vector<Step>& uses = context.lifetimes.lifetimes[value].use_steps;
       const auto first_read = std::lower_bound(uses.begin(), uses.end(), window_read_from[value]);
       const Step read = first_read != uses.end() ? *first_read : window_read_from[value];
-      staged_windows.push_back(
+      schedule.staged_windows.push_back(
           {value, window_earliest[value], window_stage[value], window_first[value], read});
     }
-    fetch_at[window_first[value]].push_back(value);
-    if (window_last[value] + 1 < step_count) detach_at[window_last[value] + 1].push_back(value);
+    schedule.fetch_at[window_first[value]].push_back(value);
+    if (window_last[value] + 1 < step_count) {
+      schedule.detach_at[window_last[value] + 1].push_back(value);
+    }
   };
-  const auto visit_count = static_cast<int>(layers.visits.size());
   auto visit_start = [&](int j) { return j >= 0 ? layers.visits[j].first : 0; };
-  for (int j = 0; j < visit_count; ++j) {
+  for (int j = 0; j < static_cast<int>(layers.visits.size()); ++j) {
     const LayerVisit& visit = layers.visits[j];
     const Step fetch = visit_start(j - lookahead);
     for (ValueId value : visit.weights) {
-      if (!streamed(value)) continue;
+      if (!is_streamed[value]) continue;
       if (window_first[value] >= 0 && fetch <= window_last[value] + 1) {
         window_last[value] = std::max(window_last[value], visit.last);
         continue;
@@ -213,25 +228,42 @@ PlanDraft BuildStreaming(const ContenderContext& context, const WeightLayers& la
       window_last[value] = visit.last;
     }
   }
-  for (size_t id = 0; id < graph.values.size(); ++id) {
+  for (size_t id = 0; id < value_count; ++id) {
     if (window_first[id] >= 0) close_window(static_cast<ValueId>(id));
   }
+  return schedule;
+}
+
+// Each staged window's staging hop at its lead boundary, or paced by the staging tier's room.
+void PlaceStaging(const ContenderContext& context, const CopyReservations& copies,
+                  const Staging& staging, StreamingSchedule& schedule) {
+  const std::vector<StagedWindow>& windows = schedule.staged_windows;
   const std::vector<Step> paced =
-      staging.by_room ? PaceByRoom(context, copies, staged_windows) : std::vector<Step>();
-  for (size_t k = 0; k < staged_windows.size(); ++k) {
-    const StagedWindow& window = staged_windows[k];
-    stage_at[staging.by_room ? paced[k] : window.lead].push_back(window.value);
+      staging.by_room ? PaceByRoom(context, copies, windows) : std::vector<Step>();
+  for (size_t k = 0; k < windows.size(); ++k) {
+    schedule.stage_at[staging.by_room ? paced[k] : windows[k].lead].push_back(windows[k].value);
   }
-  for (auto& list : fetch_at) std::stable_sort(list.begin(), list.end());
-  for (auto& list : stage_at) std::stable_sort(list.begin(), list.end());
+}
+
+PlanDraft BuildStreaming(const ContenderContext& context, const WeightLayers& layers, int lookahead,
+                         const Staging& staging, const std::vector<uint8_t>& kept_resident,
+                         std::optional<int64_t> budget_bytes,
+                         const std::vector<uint8_t>& start_off) {
+  CopyReservations copies(context);
+  const std::vector<uint8_t> is_streamed = StreamedValues(context, layers, kept_resident, copies);
+  auto streamed = [&](ValueId value) { return is_streamed[value] != 0; };
+  StreamingSchedule schedule = ScheduleWindows(context, layers, lookahead, staging, is_streamed);
+  PlaceStaging(context, copies, staging, schedule);
+  for (auto& list : schedule.fetch_at) std::stable_sort(list.begin(), list.end());
+  for (auto& list : schedule.stage_at) std::stable_sort(list.begin(), list.end());
 
   PlanBuilder builder(context);
   OpenOwnedAtStart(context, builder,
                    [&](ValueId value) { return !streamed(value) && !start_off[value]; });
-  for (Step k = 0; k < step_count; ++k) {
-    for (ValueId value : detach_at[k]) builder.Evict(value, k);
-    for (ValueId value : stage_at[k]) builder.Stage(value, k);
-    for (ValueId value : fetch_at[k]) builder.Fetch(value, k);
+  for (Step k = 0; k < context.step_count(); ++k) {
+    for (ValueId value : schedule.detach_at[k]) builder.Evict(value, k);
+    for (ValueId value : schedule.stage_at[k]) builder.Stage(value, k);
+    for (ValueId value : schedule.fetch_at[k]) builder.Fetch(value, k);
     FetchMissingInputs(context, builder, k);
     builder.Compute(k);
     ReleaseAfterLastUse(context, builder, k);

@@ -7,13 +7,20 @@
 
 namespace hyperplan {
 
+namespace {
+
+// Layer numbers stop growing here, so a long run of digits cannot overflow.
+constexpr long kLayerNumberLimit = 1000L * 1000 * 1000;
+
+}  // namespace
+
 int LayerOfWeight(std::string_view name) {
   constexpr std::string_view kKey = "layers.";
   for (size_t at = name.find(kKey); at != std::string_view::npos; at = name.find(kKey, at + 1)) {
     if (at > 0 && name[at - 1] != '.' && name[at - 1] != '/') continue;
     size_t end = at + kKey.size();
     long layer = 0;
-    while (end < name.size() && name[end] >= '0' && name[end] <= '9' && layer < 1'000'000'000) {
+    while (end < name.size() && name[end] >= '0' && name[end] <= '9' && layer < kLayerNumberLimit) {
       layer = layer * 10 + (name[end] - '0');
       ++end;
     }

@@ -18,58 +18,66 @@ std::vector<NodeId> ModelOrder(const Graph& graph) {
   return order;
 }
 
-LifetimeAnalysis AnalyzeLifetimes(const Graph& graph, const std::vector<NodeId>& order) {
+namespace {
+
+// Step of each node in `order`; throws (kInternal) unless `order` is a permutation.
+std::vector<Step> StepOfNode(const Graph& graph, const std::vector<NodeId>& order) {
   const auto node_count = static_cast<Step>(graph.nodes.size());
-  LifetimeAnalysis analysis;
-  analysis.order = order;
-  analysis.step_of_node.assign(graph.nodes.size(), -1);
+  std::vector<Step> step_of_node(graph.nodes.size(), -1);
   if (order.size() != graph.nodes.size()) {
     throw Error(ErrorKind::kInternal, "execution order has " + std::to_string(order.size()) +
                                           " steps for " + std::to_string(node_count) + " nodes");
   }
   for (Step step = 0; step < node_count; ++step) {
     const NodeId node = order[step];
-    if (node < 0 || node >= node_count || analysis.step_of_node[node] != -1) {
+    if (node < 0 || node >= node_count || step_of_node[node] != -1) {
       throw Error(ErrorKind::kInternal,
                   "execution order is not a permutation at step " + std::to_string(step));
     }
-    analysis.step_of_node[node] = step;
+    step_of_node[node] = step;
   }
+  return step_of_node;
+}
 
-  const Step last_step = std::max<Step>(0, node_count - 1);
-  analysis.lifetimes.resize(graph.values.size());
-  for (size_t id = 0; id < graph.values.size(); ++id) {
-    const Value& value = graph.values[id];
-    Lifetime& lifetime = analysis.lifetimes[id];
-    lifetime.def_step = value.producer == kNoNode ? 0 : analysis.step_of_node[value.producer];
-    lifetime.use_steps.reserve(value.consumers.size());
-    for (NodeId consumer : value.consumers) {
-      const Step use = analysis.step_of_node[consumer];
-      if (use < lifetime.def_step) {
-        throw Error(ErrorKind::kInternal, "execution order is not topological: node '" +
-                                              graph.nodes[consumer].name + "' reads '" +
-                                              value.name + "' before it is produced");
-      }
-      lifetime.use_steps.push_back(use);
+// A value's definition, uses and no-offload residency; throws (kInternal) when a consumer
+// runs before the producer.
+Lifetime LifetimeOf(const Graph& graph, const Value& value, const std::vector<Step>& step_of_node,
+                    Step last_step) {
+  Lifetime lifetime;
+  lifetime.def_step = value.producer == kNoNode ? 0 : step_of_node[value.producer];
+  lifetime.use_steps.reserve(value.consumers.size());
+  for (NodeId consumer : value.consumers) {
+    const Step use = step_of_node[consumer];
+    if (use < lifetime.def_step) {
+      throw Error(ErrorKind::kInternal, "execution order is not topological: node '" +
+                                            graph.nodes[consumer].name + "' reads '" + value.name +
+                                            "' before it is produced");
     }
-    std::sort(lifetime.use_steps.begin(), lifetime.use_steps.end());
-    lifetime.last_use_step =
-        lifetime.use_steps.empty() ? lifetime.def_step : lifetime.use_steps.back();
-    const bool owned_outside_run = value.producer == kNoNode;
-    lifetime.baseline_first_step = lifetime.def_step;
-    lifetime.baseline_last_step =
-        owned_outside_run || value.is_graph_output ? last_step : lifetime.last_use_step;
+    lifetime.use_steps.push_back(use);
   }
+  std::sort(lifetime.use_steps.begin(), lifetime.use_steps.end());
+  lifetime.last_use_step =
+      lifetime.use_steps.empty() ? lifetime.def_step : lifetime.use_steps.back();
+  const bool owned_outside_run = value.producer == kNoNode;
+  lifetime.baseline_first_step = lifetime.def_step;
+  lifetime.baseline_last_step =
+      owned_outside_run || value.is_graph_output ? last_step : lifetime.last_use_step;
+  return lifetime;
+}
 
+// Live bytes per step of the no-offload residency, bodies' peaks included, and its peak.
+MemoryTimeline BaselineTimeline(const Graph& graph, const std::vector<NodeId>& order,
+                                const std::vector<Lifetime>& lifetimes) {
+  const auto node_count = static_cast<Step>(graph.nodes.size());
   // Difference array over steps: +bytes at def, -bytes one past the last use.
   std::vector<int64_t> delta_bytes(static_cast<size_t>(node_count) + 1, 0);
   for (size_t id = 0; id < graph.values.size(); ++id) {
     const int64_t bytes = graph.values[id].bytes;
     if (bytes == 0 || node_count == 0) continue;
-    delta_bytes[analysis.lifetimes[id].baseline_first_step] += bytes;
-    delta_bytes[analysis.lifetimes[id].baseline_last_step + 1] -= bytes;
+    delta_bytes[lifetimes[id].baseline_first_step] += bytes;
+    delta_bytes[lifetimes[id].baseline_last_step + 1] -= bytes;
   }
-  MemoryTimeline& timeline = analysis.timeline;
+  MemoryTimeline timeline;
   timeline.live_bytes_per_step.resize(node_count);
   int64_t live_bytes = 0;
   for (Step step = 0; step < node_count; ++step) {
@@ -81,6 +89,21 @@ LifetimeAnalysis AnalyzeLifetimes(const Graph& graph, const std::vector<NodeId>&
       timeline.peak_step = step;
     }
   }
+  return timeline;
+}
+
+}  // namespace
+
+LifetimeAnalysis AnalyzeLifetimes(const Graph& graph, const std::vector<NodeId>& order) {
+  LifetimeAnalysis analysis;
+  analysis.order = order;
+  analysis.step_of_node = StepOfNode(graph, order);
+  const Step last_step = std::max<Step>(0, static_cast<Step>(graph.nodes.size()) - 1);
+  analysis.lifetimes.reserve(graph.values.size());
+  for (const Value& value : graph.values) {
+    analysis.lifetimes.push_back(LifetimeOf(graph, value, analysis.step_of_node, last_step));
+  }
+  analysis.timeline = BaselineTimeline(graph, order, analysis.lifetimes);
   return analysis;
 }
 

@@ -50,9 +50,14 @@ bool DimBinding::BindType(onnx::TypeProto& type, const std::string& value_name, 
       return false;
   }
   if (shape == nullptr) return false;
+  return BindShape(*shape, value_name, role, context);
+}
+
+bool DimBinding::BindShape(onnx::TensorShapeProto& shape, const std::string& value_name, Role role,
+                           ImportContext& context) {
   bool bound_uncarried = false;
-  for (int axis = 0; axis < shape->dim_size(); ++axis) {
-    onnx::TensorShapeProto::Dimension& dim = *shape->mutable_dim(axis);
+  for (int axis = 0; axis < shape.dim_size(); ++axis) {
+    onnx::TensorShapeProto::Dimension& dim = *shape.mutable_dim(axis);
     if (dim.has_dim_value()) {
       if (dim.dim_value() < 0) {
         context.Fail(ErrorKind::kModel,
@@ -63,36 +68,43 @@ bool DimBinding::BindType(onnx::TypeProto& type, const std::string& value_name, 
     }
     if (!dim.has_dim_param()) continue;
     const std::string text = dim.dim_param();
-    if (role == Role::kCarrier) {
-      DimExpressionResult names = EvaluateDimExpression(
-          text, [](std::string_view) -> std::optional<int64_t> { return std::nullopt; });
-      if (!names.parsed) names.unbound = {text};
-      carried_symbols_.insert(names.unbound.begin(), names.unbound.end());
-    }
-    auto [cached, inserted] = evaluated_.try_emplace(text);
-    if (inserted) {
-      if (auto exact = Lookup(text)) {
-        cached->second = exact;
-      } else {
-        DimExpressionResult result =
-            EvaluateDimExpression(text, [this](std::string_view name) { return Lookup(name); });
-        if (!result.parsed) result.unbound = {text};
-        cached->second = result.value;
-        unbound_symbols_.insert(result.unbound.begin(), result.unbound.end());
-        symbols_behind_[text] = std::move(result.unbound);
-      }
-    }
-    if (!cached->second) continue;
-    if (*cached->second < 0) {
+    if (role == Role::kCarrier) NoteCarried(text);
+    const std::optional<int64_t> value = Evaluate(text);
+    if (!value) continue;
+    if (*value < 0) {
       context.Fail(ErrorKind::kModel,
                    fmt::format("value '{}' has negative dimension {} at axis {} ('{}' with the "
                                "bound dims)",
-                               value_name, *cached->second, axis, text));
+                               value_name, *value, axis, text));
     }
     if (role == Role::kOther && !IsCarried(text)) bound_uncarried = true;
-    dim.set_dim_value(*cached->second);
+    dim.set_dim_value(*value);
   }
   return bound_uncarried;
+}
+
+void DimBinding::NoteCarried(const std::string& text) {
+  DimExpressionResult names = EvaluateDimExpression(
+      text, [](std::string_view) -> std::optional<int64_t> { return std::nullopt; });
+  if (!names.parsed) names.unbound = {text};
+  carried_symbols_.insert(names.unbound.begin(), names.unbound.end());
+}
+
+std::optional<int64_t> DimBinding::Evaluate(const std::string& text) {
+  auto [cached, inserted] = evaluated_.try_emplace(text);
+  if (inserted) {
+    if (auto exact = Lookup(text)) {
+      cached->second = exact;
+    } else {
+      DimExpressionResult result =
+          EvaluateDimExpression(text, [this](std::string_view name) { return Lookup(name); });
+      if (!result.parsed) result.unbound = {text};
+      cached->second = result.value;
+      unbound_symbols_.insert(result.unbound.begin(), result.unbound.end());
+      symbols_behind_[text] = std::move(result.unbound);
+    }
+  }
+  return cached->second;
 }
 
 bool DimBinding::IsCarried(const std::string& text) {

@@ -62,6 +62,12 @@ class DimBinding {
   // True when a bound symbol no graph input carries gave one of the dims a value.
   bool BindType(onnx::TypeProto& type, const std::string& value_name, Role role,
                 ImportContext& context);
+  bool BindShape(onnx::TensorShapeProto& shape, const std::string& value_name, Role role,
+                 ImportContext& context);
+  // Adds the symbols `text` names to those the model's graph inputs carry.
+  void NoteCarried(const std::string& text);
+  // `text`'s value with the bound dims (cached), or none while a symbol in it is unbound.
+  std::optional<int64_t> Evaluate(const std::string& text);
   void BindValueInfos(google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>& infos, Role role,
                       ImportContext& context);
 

@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <initializer_list>
+#include <string_view>
+#include <utility>
 
 namespace hyperplan::onnx_import {
 namespace {
@@ -47,36 +50,26 @@ class Parser {
     return true;
   }
 
-  Value Expression() {
-    Value value = Term();
+  // One precedence level: operands from `operand`, joined left to right by the first of
+  // `operators` that matches where the parse stands ("//" before "/").
+  template <typename Operand>
+  Value Level(Operand operand, std::initializer_list<std::pair<std::string_view, char>> operators) {
+    Value value = operand();
     while (!failed_) {
-      if (Accept("+")) {
-        value = Combine(value, Term(), '+');
-      } else if (Accept("-")) {
-        value = Combine(value, Term(), '-');
-      } else {
-        break;
-      }
+      const auto op = std::find_if(operators.begin(), operators.end(),
+                                   [&](const auto& candidate) { return Accept(candidate.first); });
+      if (op == operators.end()) break;
+      value = Combine(value, operand(), op->second);
     }
     return value;
   }
 
+  Value Expression() {
+    return Level([this] { return Term(); }, {{"+", '+'}, {"-", '-'}});
+  }
+
   Value Term() {
-    Value value = Factor();
-    while (!failed_) {
-      if (Accept("//")) {
-        value = Combine(value, Factor(), 'f');
-      } else if (Accept("*")) {
-        value = Combine(value, Factor(), '*');
-      } else if (Accept("/")) {
-        value = Combine(value, Factor(), '/');
-      } else if (Accept("%")) {
-        value = Combine(value, Factor(), '%');
-      } else {
-        break;
-      }
-    }
-    return value;
+    return Level([this] { return Factor(); }, {{"//", 'f'}, {"*", '*'}, {"/", '/'}, {"%", '%'}});
   }
 
   Value Factor() {

@@ -35,6 +35,31 @@ void ReserveConsumers(const GraphScope& scope, const std::pmr::vector<ValueId>& 
   for (size_t id = 0; id < counts.size(); ++id) graph.values[id].consumers.reserve(counts[id]);
 }
 
+// A node's name, operator and values, its attributes and bodies not yet read.
+Node NodeOf(const ScopeNode& scope_node, const std::pmr::vector<ValueId>& value_of) {
+  const onnx::NodeProto& proto = *scope_node.proto;
+  Node node;
+  node.name = scope_node.name;
+  node.op_type = proto.op_type();
+  node.domain = IsDefaultDomain(proto.domain()) ? std::string() : proto.domain();
+  node.inputs.reserve(scope_node.inputs.size() + scope_node.captured.size());
+  for (int32_t slot : scope_node.inputs) {
+    if (slot != kNoSlot) node.inputs.push_back(value_of[slot]);
+  }
+  // Values the bodies read from outside are inputs of this node as far as planning goes.
+  for (int32_t slot : scope_node.captured) {
+    const ValueId id = value_of[slot];
+    if (std::find(node.inputs.begin(), node.inputs.end(), id) == node.inputs.end()) {
+      node.inputs.push_back(id);
+    }
+  }
+  node.outputs.reserve(scope_node.outputs.size());
+  for (int32_t slot : scope_node.outputs) {
+    if (slot != kNoSlot) node.outputs.push_back(value_of[slot]);
+  }
+  return node;
+}
+
 }  // namespace
 
 GraphBuilder::GraphBuilder(ImportContext& context, DimBinding& binding)
@@ -110,12 +135,36 @@ BuiltGraph GraphBuilder::Build(GraphScope& scope) {
   BuiltGraph built;
   Graph& graph = built.graph;
   graph.name = scope.graph().name();
-  const SlotTable& slots = scope.slots();
   std::pmr::vector<ScopeNode>& scope_nodes = scope.nodes();
-  graph.values.reserve(slots.size());
+  graph.values.reserve(scope.slots().size());
   graph.nodes.reserve(scope_nodes.size());
-  std::pmr::vector<ValueId> value_of(slots.size(), kNoValue, scope.memory());
+  std::pmr::vector<ValueId> value_of(scope.slots().size(), kNoValue, scope.memory());
+  AddValues(scope, built, value_of);
+  ReserveConsumers(scope, value_of, graph);
 
+  for (int32_t index : scope.order()) {
+    ScopeNode& scope_node = scope_nodes[index];
+    Node node = NodeOf(scope_node, value_of);
+    FillIntAttributes(*scope_node.proto, graph, node);
+    if (!scope_node.bodies.empty()) {
+      std::vector<BodySummary> summaries;
+      for (auto& body : scope_node.bodies) {
+        BuiltGraph sub = Build(*body);
+        summaries.push_back(SummariseBody(sub.graph, sub.captured));
+      }
+      ApplyBodySummaries(scope, scope_node, summaries, node, context_);
+    }
+    AddNode(graph, std::move(node));
+  }
+  return built;
+}
+
+// Values in slot order of kind: graph inputs, initializers, node outputs in topological order,
+// then captured values; `value_of` maps each slot to its value.
+void GraphBuilder::AddValues(const GraphScope& scope, BuiltGraph& built,
+                             std::pmr::vector<ValueId>& value_of) {
+  Graph& graph = built.graph;
+  const SlotTable& slots = scope.slots();
   const auto add_value = [&](int32_t slot_id) {
     const Slot& slot = slots[slot_id];
     Value value;
@@ -130,48 +179,12 @@ BuiltGraph GraphBuilder::Build(GraphScope& scope) {
   for (int32_t slot : scope.input_slots()) graph.inputs.push_back(add_value(slot));
   for (int32_t slot : scope.initializer_slots()) add_value(slot);
   for (int32_t index : scope.order()) {
-    for (int32_t slot : scope_nodes[index].outputs) {
+    for (int32_t slot : scope.nodes()[index].outputs) {
       if (slot != kNoSlot) add_value(slot);
     }
   }
   for (int32_t slot : scope.captured_slots()) built.captured.push_back(add_value(slot));
   for (int32_t slot : scope.output_slots()) graph.outputs.push_back(value_of[slot]);
-  ReserveConsumers(scope, value_of, graph);
-
-  for (int32_t index : scope.order()) {
-    ScopeNode& scope_node = scope_nodes[index];
-    const onnx::NodeProto& proto = *scope_node.proto;
-    Node node;
-    node.name = scope_node.name;
-    node.op_type = proto.op_type();
-    node.domain = IsDefaultDomain(proto.domain()) ? std::string() : proto.domain();
-    node.inputs.reserve(scope_node.inputs.size() + scope_node.captured.size());
-    for (int32_t slot : scope_node.inputs) {
-      if (slot != kNoSlot) node.inputs.push_back(value_of[slot]);
-    }
-    // Values the bodies read from outside are inputs of this node as far as planning goes.
-    for (int32_t slot : scope_node.captured) {
-      const ValueId id = value_of[slot];
-      if (std::find(node.inputs.begin(), node.inputs.end(), id) == node.inputs.end()) {
-        node.inputs.push_back(id);
-      }
-    }
-    node.outputs.reserve(scope_node.outputs.size());
-    for (int32_t slot : scope_node.outputs) {
-      if (slot != kNoSlot) node.outputs.push_back(value_of[slot]);
-    }
-    FillIntAttributes(proto, graph, node);
-    if (!scope_node.bodies.empty()) {
-      std::vector<BodySummary> summaries;
-      for (auto& body : scope_node.bodies) {
-        BuiltGraph sub = Build(*body);
-        summaries.push_back(SummariseBody(sub.graph, sub.captured));
-      }
-      ApplyBodySummaries(scope, scope_node, summaries, node, context_);
-    }
-    AddNode(graph, std::move(node));
-  }
-  return built;
 }
 
 std::vector<UnboundDim> GraphBuilder::UnboundDims() const { return unbound_; }

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory_resource>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -44,6 +45,7 @@ class GraphBuilder {
 
  private:
   void SizeValue(const GraphScope& scope, const Slot& slot, Value& value);
+  void AddValues(const GraphScope& scope, BuiltGraph& built, std::pmr::vector<ValueId>& value_of);
   void FillIntAttributes(const onnx::NodeProto& proto, const Graph& graph, Node& node) const;
 
   ImportContext& context_;

@@ -360,6 +360,71 @@ bool ConstantsHoldAValue(const ScopeNode& node, const SlotTable& slots) {
   return true;
 }
 
+// Whether the model declares every output of `node` in full, with no declaration that import
+// left unverified.
+bool DeclaredInFull(const ScopeNode& node, const SlotTable& slots, const ImportContext& context) {
+  bool declared_in_full = true;
+  for (int32_t output : node.outputs) {
+    if (output != kNoSlot &&
+        (!IsCompleteTensorType(slots[output].declared) ||
+         context.unverified_declarations.count(std::string(slots[output].name)))) {
+      declared_in_full = false;
+    }
+  }
+  return declared_in_full;
+}
+
+// Why ONNX's inference must not run on `node` (it would crash or loop), or "" when it may.
+std::string SkipReason(const ScopeNode& node, const SlotTable& slots,
+                       const onnx::OpSchema* schema) {
+  const onnx::NodeProto& proto = *node.proto;
+  if (schema == nullptr) return "";
+  if (const std::string missing = MissingRequiredAttribute(proto, *schema); !missing.empty()) {
+    return "required attribute '" + missing + "' is missing";
+  }
+  if (IsDefaultDomain(proto.domain()) && proto.op_type() == "Range" &&
+      !ConstantsHoldAValue(node, slots)) {
+    return "a constant input holds no value";
+  }
+  return "";
+}
+
+// Runs the node's inference: the schema's function, else its function body, else the model's
+// local function. Throws what ONNX throws.
+void RunInference(const onnx::OpSchema* schema, const onnx::FunctionProto* local_function,
+                  NodeInferenceContext& inference, const ImportContext& context) {
+  // Function bodies are inferred without data propagation: ONNX would want a container for
+  // results that nothing here reads.
+  const onnx::ShapeInferenceOptions options(false, 0, false);
+  if (schema != nullptr && schema->has_type_and_shape_inference_function()) {
+    schema->GetTypeAndShapeInferenceFunction()(inference);
+  } else if (schema != nullptr && schema->HasFunction()) {
+    onnx::shape_inference::InferShapeForFunctionNode(*schema->GetFunction(),
+                                                     &SchemaRegistry::Instance(), inference,
+                                                     options, context.local_functions);
+  } else if (local_function != nullptr) {
+    onnx::shape_inference::InferShapeForFunctionNode(
+        *local_function, OnnxOpsetMap(local_function->opset_import()), &SchemaRegistry::Instance(),
+        inference, options, context.local_functions);
+  }
+}
+
+// The node's contents: by this importer's rule, else by ONNX's data-propagation function.
+void PropagateData(ScopeNode& node, SlotTable& slots, const onnx::OpSchema* schema,
+                   DataRule data_rule, bool propagates_data, google::protobuf::Arena* arena) {
+  if (data_rule != nullptr) {
+    ApplyDataRule(data_rule, node, slots, arena);
+  } else if (propagates_data) {
+    NodeDataContext data(node, slots, arena);
+    try {
+      if (!MathDataBroadcasts(*node.proto, data)) return;
+      schema->GetDataPropagationFunction()(data);
+    } catch (const std::exception&) {
+      // Contents that cannot be computed statically just stay unknown.
+    }
+  }
+}
+
 }  // namespace
 
 ShapePropagator::ShapePropagator(ImportContext& context) : context_(context) {
@@ -449,34 +514,13 @@ void ShapePropagator::InferNode(GraphScope& scope, ScopeNode& node, OuterTypes*&
       onnx_has_data_function ? nullptr : FindDataRule(proto.domain(), proto.op_type());
   const bool onnx_propagates_data = onnx_has_data_function && EveryInputTyped(node, slots, *schema);
   const bool propagates_data = onnx_propagates_data || data_rule != nullptr;
-  bool declared_in_full = true;
-  for (int32_t output : node.outputs) {
-    if (output != kNoSlot &&
-        (!IsCompleteTensorType(slots[output].declared) ||
-         context_.unverified_declarations.count(std::string(slots[output].name)))) {
-      declared_in_full = false;
-    }
-  }
   // A model whose declarations already size every output has nothing to gain from inference
   // here (runtimes that load it agree with them); skipping it is what makes annotated exports
   // cheap. Data propagation and bodies still need the node to run.
-  if (declared_in_full && !has_bodies && !propagates_data) return;
+  if (DeclaredInFull(node, slots, context_) && !has_bodies && !propagates_data) return;
 
   // Bodies see every value of this scope and the enclosing ones by name, as ONNX expects.
-  if (has_bodies && outer_types == nullptr) {
-    auto& map = outer_maps_.emplace_back(std::make_unique<OuterTypes>());
-    std::vector<const GraphScope*> chain;
-    for (const GraphScope* s = &scope; s != nullptr; s = s->parent()) chain.push_back(s);
-    for (auto s = chain.rbegin(); s != chain.rend(); ++s) {
-      for (const Slot& slot : (*s)->slots()) {
-        // ONNX's interface takes mutable pointers but only reads outer values' types.
-        if (slot.type != nullptr) {
-          (*map)[std::string(slot.name)] = const_cast<onnx::TypeProto*>(slot.type);
-        }
-      }
-    }
-    outer_types = map.get();
-  }
+  if (has_bodies && outer_types == nullptr) outer_types = OuterTypesOf(scope);
   std::unique_ptr<onnx::shape_inference::GraphInferenceContext> graph_context;
   if (has_bodies) {
     graph_context = std::make_unique<onnx::shape_inference::GraphInferenceContext>(
@@ -485,35 +529,13 @@ void ShapePropagator::InferNode(GraphScope& scope, ScopeNode& node, OuterTypes*&
   }
 
   NodeInferenceContext inference(node, slots, context_.arena, graph_context.get());
-  // Function bodies are inferred without data propagation: ONNX would want a container for
-  // results that nothing here reads.
-  const onnx::ShapeInferenceOptions options(false, 0, false);
-  if (schema != nullptr) {
-    if (const std::string missing = MissingRequiredAttribute(proto, *schema); !missing.empty()) {
-      NoteFailure("inference", scope.where() + NodeLabel(node.name, proto) +
-                                   ": shape inference skipped: required attribute '" + missing +
-                                   "' is missing");
-      return;
-    }
-    if (IsDefaultDomain(proto.domain()) && proto.op_type() == "Range" &&
-        !ConstantsHoldAValue(node, slots)) {
-      NoteFailure("inference", scope.where() + NodeLabel(node.name, proto) +
-                                   ": shape inference skipped: a constant input holds no value");
-      return;
-    }
+  if (const std::string reason = SkipReason(node, slots, schema); !reason.empty()) {
+    NoteFailure("inference", scope.where() + NodeLabel(node.name, proto) +
+                                 ": shape inference skipped: " + reason);
+    return;
   }
   try {
-    if (schema != nullptr && schema->has_type_and_shape_inference_function()) {
-      schema->GetTypeAndShapeInferenceFunction()(inference);
-    } else if (schema != nullptr && schema->HasFunction()) {
-      onnx::shape_inference::InferShapeForFunctionNode(*schema->GetFunction(),
-                                                       &SchemaRegistry::Instance(), inference,
-                                                       options, context_.local_functions);
-    } else if (local_function != nullptr) {
-      onnx::shape_inference::InferShapeForFunctionNode(
-          *local_function, OnnxOpsetMap(local_function->opset_import()),
-          &SchemaRegistry::Instance(), inference, options, context_.local_functions);
-    }
+    RunInference(schema, local_function, inference, context_);
   } catch (const std::exception& error) {
     NoteFailure("inference", scope.where() + NodeLabel(node.name, proto) +
                                  ": shape inference failed: " + FirstLine(error.what()));
@@ -527,28 +549,41 @@ void ShapePropagator::InferNode(GraphScope& scope, ScopeNode& node, OuterTypes*&
     const int32_t output = node.outputs[i];
     onnx::TypeProto* inferred = inference.output(i);
     if (output == kNoSlot || inferred->value_case() == onnx::TypeProto::VALUE_NOT_SET) continue;
-    Slot& slot = slots[output];
-    if (slot.declared != nullptr) {
-      NoteInferredSymbols(scope, slot, *inferred);
-      if (auto disagreement = MergeDeclaredIntoInferred(*slot.declared, *inferred)) {
-        NoteFailure("conflict", scope.where() + "value '" + std::string(slot.name) +
-                                    "': " + *disagreement + "; using the inferred type");
+    StoreInferred(scope, slots[output], inferred, outer_types);
+  }
+  PropagateData(node, slots, schema, data_rule, propagates_data, context_.arena);
+}
+
+// Bodies see every value of this scope and the enclosing ones by name, outermost first so that
+// an inner name hides an outer one.
+OuterTypes* ShapePropagator::OuterTypesOf(const GraphScope& scope) {
+  auto& map = outer_maps_.emplace_back(std::make_unique<OuterTypes>());
+  std::vector<const GraphScope*> chain;
+  for (const GraphScope* s = &scope; s != nullptr; s = s->parent()) chain.push_back(s);
+  for (auto s = chain.rbegin(); s != chain.rend(); ++s) {
+    for (const Slot& slot : (*s)->slots()) {
+      // ONNX's interface takes mutable pointers but only reads outer values' types.
+      if (slot.type != nullptr) {
+        (*map)[std::string(slot.name)] = const_cast<onnx::TypeProto*>(slot.type);
       }
     }
-    slot.type = inferred;
-    if (outer_types != nullptr) (*outer_types)[std::string(slot.name)] = inferred;
   }
-  if (data_rule != nullptr) {
-    ApplyDataRule(data_rule, node, slots, context_.arena);
-  } else if (propagates_data) {
-    NodeDataContext data(node, slots, context_.arena);
-    try {
-      if (!MathDataBroadcasts(proto, data)) return;
-      schema->GetDataPropagationFunction()(data);
-    } catch (const std::exception&) {
-      // Contents that cannot be computed statically just stay unknown.
+  return map.get();
+}
+
+// An output's inferred type replaces its declared one (a disagreement is noted) and is what
+// bodies see by its name.
+void ShapePropagator::StoreInferred(const GraphScope& scope, Slot& slot, onnx::TypeProto* inferred,
+                                    OuterTypes* outer_types) {
+  if (slot.declared != nullptr) {
+    NoteInferredSymbols(scope, slot, *inferred);
+    if (auto disagreement = MergeDeclaredIntoInferred(*slot.declared, *inferred)) {
+      NoteFailure("conflict", scope.where() + "value '" + std::string(slot.name) +
+                                  "': " + *disagreement + "; using the inferred type");
     }
   }
+  slot.type = inferred;
+  if (outer_types != nullptr) (*outer_types)[std::string(slot.name)] = inferred;
 }
 
 void ShapePropagator::NoteInferredSymbols(const GraphScope& scope, const Slot& slot,

@@ -54,6 +54,9 @@ class ShapePropagator {
   void DeclareTypes(GraphScope& scope);
   void InferNode(GraphScope& scope, ScopeNode& node,
                  std::unordered_map<std::string, onnx::TypeProto*>*& outer_types);
+  std::unordered_map<std::string, onnx::TypeProto*>* OuterTypesOf(const GraphScope& scope);
+  void StoreInferred(const GraphScope& scope, Slot& slot, onnx::TypeProto* inferred,
+                     std::unordered_map<std::string, onnx::TypeProto*>* outer_types);
   void NoteFailure(const std::string& category, std::string message);
   // A note (-v) for each axis the model declares as a symbol and inference finds a size for.
   void NoteInferredSymbols(const GraphScope& scope, const Slot& slot,

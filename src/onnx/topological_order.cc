@@ -7,45 +7,45 @@
 
 namespace hyperplan::onnx_import {
 
-TopologicalSort SortTopologically(const PredecessorLists& predecessors) {
-  const auto node_count = static_cast<int32_t>(predecessors.offsets.size()) - 1;
-  // Successor lists in the same compressed form, and each node's count of unplaced inputs.
-  std::vector<int32_t> pending(node_count, 0);
-  std::vector<int32_t> successor_offsets(node_count + 1, 0);
+namespace {
+
+// Successor lists in the same compressed form as the predecessors, and each node's count of
+// unplaced inputs.
+struct SuccessorLists {
+  std::vector<int32_t> offsets;
+  std::vector<int32_t> nodes;
+  std::vector<int32_t> pending;
+};
+
+SuccessorLists InvertEdges(const PredecessorLists& predecessors, int32_t node_count) {
+  SuccessorLists successors;
+  successors.pending.assign(node_count, 0);
+  successors.offsets.assign(node_count + 1, 0);
   for (int32_t node = 0; node < node_count; ++node) {
     for (int32_t e = predecessors.offsets[node]; e < predecessors.offsets[node + 1]; ++e) {
-      ++successor_offsets[predecessors.nodes[e] + 1];
-      ++pending[node];
+      ++successors.offsets[predecessors.nodes[e] + 1];
+      ++successors.pending[node];
     }
   }
   for (int32_t node = 0; node < node_count; ++node) {
-    successor_offsets[node + 1] += successor_offsets[node];
+    successors.offsets[node + 1] += successors.offsets[node];
   }
-  std::vector<int32_t> successors(predecessors.nodes.size());
-  std::vector<int32_t> fill(successor_offsets.begin(), successor_offsets.end() - 1);
+  successors.nodes.resize(predecessors.nodes.size());
+  std::vector<int32_t> fill(successors.offsets.begin(), successors.offsets.end() - 1);
   for (int32_t node = 0; node < node_count; ++node) {
     for (int32_t e = predecessors.offsets[node]; e < predecessors.offsets[node + 1]; ++e) {
-      successors[fill[predecessors.nodes[e]]++] = node;
+      successors.nodes[fill[predecessors.nodes[e]]++] = node;
     }
   }
+  return successors;
+}
 
-  std::priority_queue<int32_t, std::vector<int32_t>, std::greater<>> ready;
-  for (int32_t node = 0; node < node_count; ++node) {
-    if (pending[node] == 0) ready.push(node);
-  }
-  TopologicalSort result;
-  result.order.reserve(node_count);
-  while (!ready.empty()) {
-    const int32_t node = ready.top();
-    ready.pop();
-    result.order.push_back(node);
-    for (int32_t e = successor_offsets[node]; e < successor_offsets[node + 1]; ++e) {
-      if (--pending[successors[e]] == 0) ready.push(successors[e]);
-    }
-  }
-  if (static_cast<int32_t>(result.order.size()) == node_count) return result;
-
-  // Every node left has an unplaced predecessor, so walking predecessors must revisit a node.
+// A cycle among the nodes left with unplaced inputs (`pending`), in data-flow order from its
+// lowest index. Every such node has an unplaced predecessor, so walking predecessors must
+// revisit a node.
+std::vector<int32_t> FindCycle(const PredecessorLists& predecessors,
+                               const std::vector<int32_t>& pending) {
+  const auto node_count = static_cast<int32_t>(pending.size());
   int32_t start = 0;
   while (pending[start] == 0) ++start;
   std::vector<int32_t> walk;
@@ -62,11 +62,35 @@ TopologicalSort SortTopologically(const PredecessorLists& predecessors) {
     }
   }
   // walk[position[node]..] runs against the data flow; reverse it.
-  result.cycle.assign(walk.begin() + position[node], walk.end());
-  std::reverse(result.cycle.begin(), result.cycle.end());
+  std::vector<int32_t> cycle(walk.begin() + position[node], walk.end());
+  std::reverse(cycle.begin(), cycle.end());
   // Start from the node that comes first in the model, so the report reads in model order.
-  std::rotate(result.cycle.begin(), std::min_element(result.cycle.begin(), result.cycle.end()),
-              result.cycle.end());
+  std::rotate(cycle.begin(), std::min_element(cycle.begin(), cycle.end()), cycle.end());
+  return cycle;
+}
+
+}  // namespace
+
+TopologicalSort SortTopologically(const PredecessorLists& predecessors) {
+  const auto node_count = static_cast<int32_t>(predecessors.offsets.size()) - 1;
+  SuccessorLists successors = InvertEdges(predecessors, node_count);
+  std::vector<int32_t>& pending = successors.pending;
+  std::priority_queue<int32_t, std::vector<int32_t>, std::greater<>> ready;
+  for (int32_t node = 0; node < node_count; ++node) {
+    if (pending[node] == 0) ready.push(node);
+  }
+  TopologicalSort result;
+  result.order.reserve(node_count);
+  while (!ready.empty()) {
+    const int32_t node = ready.top();
+    ready.pop();
+    result.order.push_back(node);
+    for (int32_t e = successors.offsets[node]; e < successors.offsets[node + 1]; ++e) {
+      if (--pending[successors.nodes[e]] == 0) ready.push(successors.nodes[e]);
+    }
+  }
+  if (static_cast<int32_t>(result.order.size()) == node_count) return result;
+  result.cycle = FindCycle(predecessors, pending);
   result.order.clear();
   return result;
 }

@@ -47,6 +47,59 @@ struct DefinedLink {
   int line;  // 1-based line of the entry that defined it
 };
 
+// Reports a second definition of from -> to at `blame`; returns whether it is new.
+bool Claim(std::vector<DefinedLink>& defined, TierId from, TierId to, const Field& blame, int line,
+           const HardwareProfile& profile, Diagnostics& diagnostics) {
+  for (const DefinedLink& link : defined) {
+    if (link.from == from && link.to == to) {
+      diagnostics.Report(
+          blame.key_mark,
+          blame.Blame(fmt::format("duplicate link {} -> {} (first at line {})",
+                                  profile.tiers[from].name, profile.tiers[to].name, link.line)));
+      return false;
+    }
+  }
+  defined.push_back({from, to, line});
+  return true;
+}
+
+// One entry as read: its endpoints (none when unknown) and the link's numbers.
+struct LinkEntry {
+  std::optional<TierId> from;
+  std::optional<TierId> to;
+  Link link;
+  const Field* reverse = nullptr;  // reverse_bandwidth, when given
+  int64_t reverse_bytes_per_s = 0;
+};
+
+LinkEntry ReadLinkEntry(const Mapping& mapping, const HardwareProfile& profile,
+                        Diagnostics& diagnostics) {
+  LinkEntry entry;
+  entry.from = ReadTierName(mapping.Find("from"), profile, diagnostics);
+  entry.to = ReadTierName(mapping.Find("to"), profile, diagnostics);
+  Link& link = entry.link;
+  if (const Field* bandwidth = mapping.Find("bandwidth")) {
+    link.bandwidth_bytes_per_s =
+        ReadQuantity(*bandwidth, Quantity::kBytesPerSecond, Sign::kPositive, diagnostics)
+            .value_or(0);
+  }
+  entry.reverse = mapping.Find("reverse_bandwidth");
+  if (entry.reverse != nullptr) {
+    entry.reverse_bytes_per_s =
+        ReadQuantity(*entry.reverse, Quantity::kBytesPerSecond, Sign::kPositive, diagnostics)
+            .value_or(0);
+  }
+  if (const Field* latency = mapping.Find("latency")) {
+    link.latency_ns =
+        ReadQuantity(*latency, Quantity::kDuration, Sign::kNonNegative, diagnostics).value_or(0);
+  }
+  if (const Field* channels = mapping.Find("channels")) {
+    link.channels =
+        static_cast<int32_t>(ReadInteger(*channels, 1, kMaxChannels, diagnostics).value_or(1));
+  }
+  return entry;
+}
+
 }  // namespace
 
 bool ReadLinks(const Field& field, HardwareProfile& profile, Diagnostics& diagnostics) {
@@ -54,51 +107,15 @@ bool ReadLinks(const Field& field, HardwareProfile& profile, Diagnostics& diagno
   if (!items) return false;
   bool complete = true;
   std::vector<DefinedLink> defined;
-  // Reports a second definition of from -> to at `blame`; returns whether it is new.
-  auto claim = [&](TierId from, TierId to, const Field& blame, int line) {
-    for (const DefinedLink& link : defined) {
-      if (link.from == from && link.to == to) {
-        diagnostics.Report(
-            blame.key_mark,
-            blame.Blame(fmt::format("duplicate link {} -> {} (first at line {})",
-                                    profile.tiers[from].name, profile.tiers[to].name, link.line)));
-        return false;
-      }
-    }
-    defined.push_back({from, to, line});
-    return true;
-  };
-
   for (const Field& item : *items) {
     std::optional<Mapping> mapping = Mapping::Read(item, kLinkKeys, diagnostics);
     if (!mapping) {
       complete = false;
       continue;
     }
-    const std::optional<TierId> from = ReadTierName(mapping->Find("from"), profile, diagnostics);
-    const std::optional<TierId> to = ReadTierName(mapping->Find("to"), profile, diagnostics);
-    Link link;
-    if (const Field* bandwidth = mapping->Find("bandwidth")) {
-      link.bandwidth_bytes_per_s =
-          ReadQuantity(*bandwidth, Quantity::kBytesPerSecond, Sign::kPositive, diagnostics)
-              .value_or(0);
-    }
-    const Field* reverse = mapping->Find("reverse_bandwidth");
-    int64_t reverse_bytes_per_s = 0;
-    if (reverse != nullptr) {
-      reverse_bytes_per_s =
-          ReadQuantity(*reverse, Quantity::kBytesPerSecond, Sign::kPositive, diagnostics)
-              .value_or(0);
-    }
-    if (const Field* latency = mapping->Find("latency")) {
-      link.latency_ns =
-          ReadQuantity(*latency, Quantity::kDuration, Sign::kNonNegative, diagnostics).value_or(0);
-    }
-    if (const Field* channels = mapping->Find("channels")) {
-      link.channels =
-          static_cast<int32_t>(ReadInteger(*channels, 1, kMaxChannels, diagnostics).value_or(1));
-    }
-
+    const LinkEntry entry = ReadLinkEntry(*mapping, profile, diagnostics);
+    const std::optional<TierId> from = entry.from;
+    const std::optional<TierId> to = entry.to;
     if (!from || !to) {
       complete = false;
       continue;
@@ -111,15 +128,20 @@ bool ReadLinks(const Field& field, HardwareProfile& profile, Diagnostics& diagno
       continue;
     }
     const int line = item.mark().line + 1;
+    Link link = entry.link;
     link.from = *from;
     link.to = *to;
-    if (claim(*from, *to, item, line)) profile.links.push_back(link);
-    if (reverse != nullptr) {
+    if (Claim(defined, *from, *to, item, line, profile, diagnostics)) {
+      profile.links.push_back(link);
+    }
+    if (entry.reverse != nullptr) {
       Link back = link;
       back.from = *to;
       back.to = *from;
-      back.bandwidth_bytes_per_s = reverse_bytes_per_s;
-      if (claim(*to, *from, *reverse, line)) profile.links.push_back(back);
+      back.bandwidth_bytes_per_s = entry.reverse_bytes_per_s;
+      if (Claim(defined, *to, *from, *entry.reverse, line, profile, diagnostics)) {
+        profile.links.push_back(back);
+      }
     }
   }
   return complete;
