@@ -5,17 +5,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
-#include <cstring>
-#include <memory>
 #include <nlohmann/json.hpp>
 #include <string_view>
 #include <vector>
 
 #include "hyperplan/error.h"
+#include "hyperplan/text_file.h"
 
 namespace hyperplan {
 namespace {
@@ -87,23 +84,6 @@ int64_t Median(std::vector<int64_t>& samples_ns) {
   return samples_ns[mid - 1] + (samples_ns[mid] - samples_ns[mid - 1]) / 2;
 }
 
-std::string ReadWholeFile(const std::string& path) {
-  auto fail = [&path](int error_number) {
-    return BadFile(path, fmt::format("cannot read: {}", std::strerror(error_number)));
-  };
-  errno = 0;
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
-                                                       &std::fclose);
-  if (!file) throw fail(errno);
-  std::string text;
-  char buffer[1 << 14];
-  size_t count = 0;
-  while ((count = std::fread(buffer, 1, sizeof buffer, file.get())) > 0) text.append(buffer, count);
-  // fopen succeeds on a directory on Linux; the read is what fails, with EISDIR.
-  if (std::ferror(file.get())) throw fail(errno != 0 ? errno : EIO);
-  return text;
-}
-
 }  // namespace
 
 MeasuredNodeTimes ParseOrtProfile(const std::string& json_text, const std::string& source_name) {
@@ -144,7 +124,7 @@ MeasuredNodeTimes ParseOrtProfile(const std::string& json_text, const std::strin
 }
 
 MeasuredNodeTimes ReadOrtProfile(const std::string& path) {
-  return ParseOrtProfile(ReadWholeFile(path), path);
+  return ParseOrtProfile(ReadTextFile(path), path);
 }
 
 }  // namespace hyperplan

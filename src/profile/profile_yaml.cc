@@ -8,10 +8,6 @@
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/parser.h>
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -19,6 +15,7 @@
 
 #include "hyperplan/error.h"
 #include "hyperplan/nearest_name.h"
+#include "hyperplan/text_file.h"
 #include "profile/diagnostics.h"
 #include "profile/embedded_profiles.h"
 #include "profile/sections.h"
@@ -28,26 +25,6 @@ namespace hyperplan {
 namespace {
 
 constexpr std::string_view kDefaultProfileName = "supernode";
-
-std::string ReadWholeFile(const std::string& path) {
-  auto fail = [&path](int error_number) {
-    return Error(ErrorKind::kInputFile,
-                 fmt::format("{}: cannot read: {}", path, std::strerror(error_number)));
-  };
-  errno = 0;
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
-                                                       &std::fclose);
-  if (!file) throw fail(errno);
-  std::string text;
-  char buffer[1 << 14];
-  size_t count = 0;
-  while ((count = std::fread(buffer, 1, sizeof buffer, file.get())) > 0) {
-    text.append(buffer, count);
-  }
-  // fopen succeeds on a directory on Linux; the read is what fails, with EISDIR.
-  if (std::ferror(file.get())) throw fail(errno != 0 ? errno : EIO);
-  return text;
-}
 
 const profile::EmbeddedProfile* FindEmbedded(std::string_view name) {
   for (const profile::EmbeddedProfile& entry : profile::EmbeddedProfiles()) {
@@ -136,7 +113,7 @@ HardwareProfile ParseProfileYaml(const std::string& yaml_text, const std::string
 }
 
 HardwareProfile LoadProfileFile(const std::string& path) {
-  return ParseProfileYaml(ReadWholeFile(path), path);
+  return ParseProfileYaml(ReadTextFile(path), path);
 }
 
 HardwareProfile DefaultProfile() {

@@ -41,6 +41,9 @@ std::string ChildPath(std::string_view parent, std::string_view key);
 // "a mapping", "a sequence", "a scalar", "nothing": for "expected X, found Y" messages.
 std::string_view DescribeKind(const YAML::Node& node);
 
+// Reports `field` as "expected <what>, found <its kind>" (a mapping where a sequence belongs).
+void ReportWrongKind(const Field& field, std::string_view what, Diagnostics& diagnostics);
+
 // One key: value entry of a mapping.
 struct Entry {
   std::string key;

@@ -63,10 +63,14 @@ std::string_view DescribeKind(const YAML::Node& node) {
   return "nothing";
 }
 
+void ReportWrongKind(const Field& field, std::string_view what, Diagnostics& diagnostics) {
+  diagnostics.Report(field.mark(), field.Blame(fmt::format("expected {}, found {}", what,
+                                                           DescribeKind(field.value))));
+}
+
 std::optional<std::vector<Entry>> ReadEntries(const Field& field, Diagnostics& diagnostics) {
   if (!field.value.IsMap()) {
-    diagnostics.Report(field.mark(), field.Blame(fmt::format("expected a mapping, found {}",
-                                                             DescribeKind(field.value))));
+    ReportWrongKind(field, "a mapping", diagnostics);
     return std::nullopt;
   }
   std::vector<Entry> entries;
@@ -133,8 +137,7 @@ const Field* Mapping::Find(std::string_view key) const {
 
 std::optional<std::vector<Field>> ReadSequence(const Field& field, Diagnostics& diagnostics) {
   if (!field.value.IsSequence()) {
-    diagnostics.Report(field.mark(), field.Blame(fmt::format("expected a sequence, found {}",
-                                                             DescribeKind(field.value))));
+    ReportWrongKind(field, "a sequence", diagnostics);
     return std::nullopt;
   }
   std::vector<Field> items;

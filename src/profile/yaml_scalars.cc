@@ -30,8 +30,7 @@ std::string_view QuantityExample(Quantity quantity) {
 // Reports a non-scalar as "expected <what>, found <kind>"; returns whether it was a scalar.
 bool ExpectScalar(const Field& field, std::string_view what, Diagnostics& diagnostics) {
   if (field.value.IsScalar()) return true;
-  diagnostics.Report(field.mark(), field.Blame(fmt::format("expected {}, found {}", what,
-                                                           DescribeKind(field.value))));
+  ReportWrongKind(field, what, diagnostics);
   return false;
 }
 
