@@ -13,18 +13,18 @@ namespace {
 // yaml-cpp tags a quoted scalar "!" and a plain one "?": "true" in quotes is a string.
 bool IsQuoted(const YAML::Node& node) { return node.Tag() == "!"; }
 
+// What a quantity field expects, by Quantity (kBytes, kBytesPerSecond, kDuration,
+// kFlopsPerSecond).
+constexpr std::array<std::string_view, 4> kQuantityExpected = {
+    "a byte count such as 80GiB",
+    "a bandwidth such as 35GB/s",
+    "a duration such as 2us",
+    "a rate such as 989TFLOPS",
+};
+
 std::string_view QuantityExample(Quantity quantity) {
-  switch (quantity) {
-    case Quantity::kBytes:
-      return "a byte count such as 80GiB";
-    case Quantity::kBytesPerSecond:
-      return "a bandwidth such as 35GB/s";
-    case Quantity::kDuration:
-      return "a duration such as 2us";
-    case Quantity::kFlopsPerSecond:
-      return "a rate such as 989TFLOPS";
-  }
-  return "a quantity";
+  const auto index = static_cast<size_t>(quantity);
+  return index < kQuantityExpected.size() ? kQuantityExpected[index] : "a quantity";
 }
 
 // Reports a non-scalar as "expected <what>, found <kind>"; returns whether it was a scalar.
