@@ -10,8 +10,8 @@
 #include "hyperplan/layout/layout.h"
 #include "hyperplan/layout/plan_layout.h"
 #include "hyperplan/plan/cold_start.h"
+#include "hyperplan/plan/evaluation.h"
 #include "hyperplan/plan/simulate.h"
-#include "hyperplan/plan/summary.h"
 
 namespace hyperplan::contenders {
 namespace {
@@ -199,11 +199,7 @@ int32_t PlanBuilder::FetchHops(ValueId value, const Route& route, size_t first, 
         last_reader_[value] = hop;
       }
     }
-    if (previous >= 0) {
-      // The staging copy the previous hop wrote lives until this hop has read it.
-      plan_.tier_copies.push_back(
-          {value, context_.profile->links[route[h - 1]].to, bytes, previous, hop});
-    }
+    if (previous >= 0) AddStagingCopy(value, route[h - 1], bytes, previous, hop);
     previous = hop;
   }
   return previous;
@@ -241,6 +237,24 @@ int32_t PlanBuilder::Stage(ValueId value, Step boundary, std::vector<int32_t> wa
   return staged_hop_[value];
 }
 
+void PlanBuilder::AddStagingCopy(ValueId value, int32_t link, int64_t bytes, int32_t written_by,
+                                 int32_t read_by) {
+  plan_.tier_copies.push_back(
+      {value, context_.profile->links[link].to, bytes, written_by, read_by});
+}
+
+int32_t PlanBuilder::StoreHops(ValueId value, const Route& route, Step boundary,
+                               std::vector<int32_t> waits, int64_t bytes) {
+  int32_t previous = -1;
+  for (size_t h = 0; h < route.size(); ++h) {
+    std::vector<int32_t> hop_waits = h == 0 ? std::move(waits) : std::vector<int32_t>{previous};
+    const int32_t hop = Transfer(StepKind::kStore, value, route[h], boundary, hop_waits, bytes);
+    if (previous >= 0) AddStagingCopy(value, route[h - 1], bytes, previous, hop);
+    previous = hop;
+  }
+  return previous;
+}
+
 int32_t PlanBuilder::Store(ValueId value, Step boundary, std::vector<int32_t> waits) {
   if (dirty_[value]) return WriteBack(value, boundary, std::move(waits));
   const TierId target = context_.homes.store_tier[value];
@@ -253,17 +267,7 @@ int32_t PlanBuilder::Store(ValueId value, Step boundary, std::vector<int32_t> wa
   if (info.producer != kNoNode) {
     waits.push_back(compute_index_[context_.lifetimes.step_of_node[info.producer]]);
   }
-  int32_t previous = -1;
-  for (size_t h = 0; h < route.size(); ++h) {
-    std::vector<int32_t> hop_waits = h == 0 ? std::move(waits) : std::vector<int32_t>{previous};
-    const int32_t hop =
-        Transfer(StepKind::kStore, value, route[h], boundary, hop_waits, info.bytes);
-    if (previous >= 0) {
-      plan_.tier_copies.push_back(
-          {value, context_.profile->links[route[h - 1]].to, info.bytes, previous, hop});
-    }
-    previous = hop;
-  }
+  const int32_t previous = StoreHops(value, route, boundary, std::move(waits), info.bytes);
   store_step_[value] = previous;
   stored_copy_[value] = static_cast<int32_t>(plan_.tier_copies.size());
   plan_.tier_copies.push_back({value, target, info.bytes, previous, -1});
@@ -280,17 +284,7 @@ int32_t PlanBuilder::WriteBack(ValueId value, Step boundary, std::vector<int32_t
   }
   const Route& route = *context_.routes.from_device[home];
   waits.push_back(compute_index_[context_.lifetimes.step_of_node[info.written_by]]);
-  int32_t previous = -1;
-  for (size_t h = 0; h < route.size(); ++h) {
-    std::vector<int32_t> hop_waits = h == 0 ? std::move(waits) : std::vector<int32_t>{previous};
-    const int32_t hop =
-        Transfer(StepKind::kStore, value, route[h], boundary, hop_waits, info.written_bytes);
-    if (previous >= 0) {
-      plan_.tier_copies.push_back(
-          {value, context_.profile->links[route[h - 1]].to, info.written_bytes, previous, hop});
-    }
-    previous = hop;
-  }
+  const int32_t previous = StoreHops(value, route, boundary, std::move(waits), info.written_bytes);
   store_step_[value] = previous;
   dirty_[value] = 0;
   home_used_[value] = 1;
@@ -328,18 +322,7 @@ PlanDraft PlanBuilder::Draft(const FinishOptions& options) {
       plan_.tier_copies[copy].closed_by = last_reader_[id];
     }
   }
-  for (Step k = 0; k < step_count; ++k) {
-    const Node& node = graph.nodes[context_.order[k]];
-    if (node.subgraph_peak_bytes <= 0) continue;
-    ResidentInterval scratch;
-    scratch.scratch_node = context_.order[k];
-    scratch.first_step = k;
-    scratch.last_step = k;
-    scratch.bytes = node.subgraph_peak_bytes;
-    scratch.opened_by = compute_index_[k];
-    scratch.closed_by = compute_index_[k];
-    plan_.residency.push_back(scratch);
-  }
+  AddBodyScratch(graph, context_.order, compute_index_, plan_.residency);
   plan_.offload_enabled = options.offload_enabled;
   plan_.budget_bytes = options.budget_bytes;
   plan_.periodic = context_.periodic;
@@ -358,18 +341,13 @@ Plan CompletePlan(const ContenderContext& context, PlanDraft draft) {
   const Graph& graph = *context.graph;
   const HardwareProfile& profile = *context.profile;
   Plan plan = std::move(draft.plan);
-  LayOutPlan(profile, LayoutOptions{}, plan);
-  plan.timeline = Simulate(graph, profile, plan);
+  FinishPlan(graph, profile, LayoutOptions{},
+             {context.baseline_peak_bytes, context.baseline_arena_bytes}, plan);
+  // A contender plans by replaying as it goes: its planned times are the replay's.
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     plan.steps[i].planned_start_ns = plan.timeline.steps[i].start_ns;
     plan.steps[i].planned_end_ns = plan.timeline.steps[i].end_ns;
   }
-  const int64_t capacity = context.device_capacity_bytes();
-  plan.fits = (!plan.budget_bytes || plan.layout.arena_bytes <= *plan.budget_bytes) &&
-              (capacity <= 0 || plan.layout.arena_bytes <= capacity) &&
-              TierBuffersFit(profile, plan);
-  plan.summary =
-      SummarizePlan(profile, plan, context.baseline_peak_bytes, context.baseline_arena_bytes);
   plan.cold_start = ComputeColdStart(graph, profile, context.homes, plan);
   return plan;
 }

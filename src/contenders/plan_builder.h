@@ -107,6 +107,14 @@ class PlanBuilder {
   // the next hop has read it; `previous` (-1: none) is the hop before route[first].
   int32_t FetchHops(ValueId value, const Route& route, size_t first, size_t last, Step boundary,
                     std::vector<int32_t> waits, int32_t previous);
+  // The staging copy hop `written_by` wrote at the far end of `link`: it lives until hop
+  // `read_by` has read it.
+  void AddStagingCopy(ValueId value, int32_t link, int64_t bytes, int32_t written_by,
+                      int32_t read_by);
+  // The Store hops along `route` at `boundary`, `bytes` each, chained, each staging copy kept
+  // until the next hop has read it; the first hop also waits for `waits`. Returns the last.
+  int32_t StoreHops(ValueId value, const Route& route, Step boundary, std::vector<int32_t> waits,
+                    int64_t bytes);
   int32_t WriteBack(ValueId value, Step boundary, std::vector<int32_t> waits);
   void CloseLoop();
   void Open(ValueId value, Step first_step, int32_t opened_by);

@@ -38,4 +38,21 @@ std::ostream& operator<<(std::ostream& out, DecisionReason reason) {
   return out << DecisionReasonName(reason);
 }
 
+void AddBodyScratch(const Graph& graph, const std::vector<NodeId>& order,
+                    const std::vector<int32_t>& compute_index,
+                    std::vector<ResidentInterval>& residency) {
+  for (size_t k = 0; k < order.size(); ++k) {
+    const int64_t scratch_bytes = graph.nodes[order[k]].subgraph_peak_bytes;
+    if (scratch_bytes <= 0) continue;
+    ResidentInterval scratch;
+    scratch.scratch_node = order[k];
+    scratch.first_step = static_cast<Step>(k);
+    scratch.last_step = static_cast<Step>(k);
+    scratch.bytes = scratch_bytes;
+    scratch.opened_by = compute_index[k];
+    scratch.closed_by = compute_index[k];
+    residency.push_back(scratch);
+  }
+}
+
 }  // namespace hyperplan

@@ -30,20 +30,21 @@ std::string Percent(int64_t delta, int64_t base) {
 }  // namespace
 
 PlanSummary SummarizePlan(const HardwareProfile& profile, const Plan& plan,
-                          int64_t baseline_peak_bytes, int64_t baseline_arena_bytes) {
+                          const SimulationResult& timeline, int64_t baseline_peak_bytes,
+                          int64_t baseline_arena_bytes) {
   PlanSummary summary;
   summary.baseline_peak_bytes = baseline_peak_bytes;
   summary.baseline_arena_bytes = baseline_arena_bytes;
   const auto device = static_cast<size_t>(profile.device_tier);
-  if (device < plan.timeline.peak_bytes_per_tier.size()) {
-    summary.peak_bytes = plan.timeline.peak_bytes_per_tier[device];
+  if (device < timeline.peak_bytes_per_tier.size()) {
+    summary.peak_bytes = timeline.peak_bytes_per_tier[device];
   }
   summary.arena_bytes = plan.layout.arena_bytes;
   summary.live_lower_bound_bytes = plan.layout.live_peak_bytes;
-  summary.baseline_makespan_ns = plan.timeline.baseline_makespan_ns;
-  summary.makespan_ns = plan.timeline.makespan_ns;
-  summary.stall_ns = plan.timeline.stall_ns;
-  summary.bytes_moved_per_link = plan.timeline.bytes_moved_per_link;
+  summary.baseline_makespan_ns = timeline.baseline_makespan_ns;
+  summary.makespan_ns = timeline.makespan_ns;
+  summary.stall_ns = timeline.stall_ns;
+  summary.bytes_moved_per_link = timeline.bytes_moved_per_link;
   for (const PlanStep& step : plan.steps) ++summary.steps_per_kind[static_cast<size_t>(step.kind)];
   std::vector<ValueId> offloaded;
   for (const Decision& decision : plan.decisions) {
@@ -79,10 +80,11 @@ std::string FormatColdStart(const HardwareProfile& profile, const Plan& plan) {
 
 }  // namespace
 
-std::string FormatPlanSummary(const Graph& graph, const HardwareProfile& profile, const Plan& plan,
-                              int top_decisions) {
-  const PlanSummary& s = plan.summary;
-  std::ostringstream out;
+namespace {
+
+// "plan for ...", the budget (or why none), who produced the plan and its order.
+void FormatHeading(const Graph& graph, const HardwareProfile& profile, const Plan& plan,
+                   std::ostringstream& out) {
   out << "plan for '" << graph.name << "' on '" << profile.name << "'\n";
   if (!plan.offload_enabled) {
     out << "  offloading: off (baseline plan)\n";
@@ -98,6 +100,11 @@ std::string FormatPlanSummary(const Graph& graph, const HardwareProfile& profile
   }
   out << "  order: " << (plan.reordered ? plan.order_name + " (reordered)" : "model order") << ", "
       << plan.order.size() << " nodes\n";
+}
+
+// Device peak and arena before and after, then each tier buffer.
+void FormatMemory(const HardwareProfile& profile, const Plan& plan, std::ostringstream& out) {
+  const PlanSummary& s = plan.summary;
   out << "  device peak: " << FormatBytes(s.baseline_peak_bytes) << " -> "
       << FormatBytes(s.peak_bytes) << " ("
       << Percent(s.peak_bytes - s.baseline_peak_bytes, s.baseline_peak_bytes) << ")\n";
@@ -106,15 +113,21 @@ std::string FormatPlanSummary(const Graph& graph, const HardwareProfile& profile
   out << "  arena: " << FormatBytes(s.baseline_arena_bytes) << " -> " << FormatBytes(s.arena_bytes)
       << " (live-bytes lower bound " << FormatBytes(s.live_lower_bound_bytes) << ", " << algorithm
       << plan.layout.alignment_bytes << "-byte aligned)\n";
-  if (!plan.tier_buffers.empty()) {
-    out << "  tier buffers:";
-    for (size_t b = 0; b < plan.tier_buffers.size(); ++b) {
-      const TierBuffer& buffer = plan.tier_buffers[b];
-      out << (b == 0 ? " " : ", ") << TierName(profile, buffer.tier) << " "
-          << FormatBytes(buffer.size_bytes);
-    }
-    out << "\n";
+  if (plan.tier_buffers.empty()) return;
+  out << "  tier buffers:";
+  for (size_t b = 0; b < plan.tier_buffers.size(); ++b) {
+    const TierBuffer& buffer = plan.tier_buffers[b];
+    out << (b == 0 ? " " : ", ") << TierName(profile, buffer.tier) << " "
+        << FormatBytes(buffer.size_bytes);
   }
+  out << "\n";
+}
+
+// Time before and after (per iteration for a loop, with its cold start), bytes per link and
+// cache ops per kind.
+void FormatTimeAndTraffic(const HardwareProfile& profile, const Plan& plan,
+                          std::ostringstream& out) {
+  const PlanSummary& s = plan.summary;
   out << (plan.periodic ? "  time per iteration: " : "  makespan: ")
       << FormatDuration(s.baseline_makespan_ns) << " -> " << FormatDuration(s.makespan_ns) << " ("
       << Percent(s.makespan_ns - s.baseline_makespan_ns, s.baseline_makespan_ns) << "), stall "
@@ -133,10 +146,12 @@ std::string FormatPlanSummary(const Graph& graph, const HardwareProfile& profile
   out << "  cache ops: " << s.steps_per_kind[static_cast<size_t>(StepKind::kPrefetch)]
       << " prefetch, " << s.steps_per_kind[static_cast<size_t>(StepKind::kStore)] << " store, "
       << s.steps_per_kind[static_cast<size_t>(StepKind::kDetach)] << " detach\n";
-  out << "  residency: " << DescribeLayerResidency(graph, profile, plan) << "\n";
-  out << "  bottleneck: " << DescribeBottleneck(profile, plan, FindBottleneck(profile, plan))
-      << "\n";
+}
 
+// The `top_decisions` largest offloads (bytes x freed steps first; then value id and gap for
+// a stable listing), then a count of the rejections per reason.
+void FormatDecisions(const Graph& graph, const HardwareProfile& profile, const Plan& plan,
+                     int top_decisions, std::ostringstream& out) {
   std::vector<const Decision*> taken;
   std::map<DecisionReason, int64_t> not_taken;
   for (const Decision& decision : plan.decisions) {
@@ -146,7 +161,6 @@ std::string FormatPlanSummary(const Graph& graph, const HardwareProfile& profile
       ++not_taken[decision.reason];
     }
   }
-  // Largest bytes x freed steps first; then value id and gap for a stable listing.
   auto weight = [](const Decision* d) {
     return static_cast<__int128>(d->bytes) * (d->freed_last_step - d->freed_first_step + 1);
   };
@@ -154,7 +168,8 @@ std::string FormatPlanSummary(const Graph& graph, const HardwareProfile& profile
     if (weight(a) != weight(b)) return weight(a) > weight(b);
     return std::tie(a->value, a->gap_after_step) < std::tie(b->value, b->gap_after_step);
   });
-  out << "  offloaded: " << taken.size() << " gaps of " << s.offloaded_values << " values\n";
+  out << "  offloaded: " << taken.size() << " gaps of " << plan.summary.offloaded_values
+      << " values\n";
   const size_t shown = std::min(taken.size(), static_cast<size_t>(std::max(0, top_decisions)));
   for (size_t i = 0; i < shown; ++i) {
     const Decision& d = *taken[i];
@@ -162,15 +177,28 @@ std::string FormatPlanSummary(const Graph& graph, const HardwareProfile& profile
         << ValueClassName(graph.values[d.value].value_class) << ", " << FormatBytes(d.bytes)
         << ") to " << TierName(profile, d.tier) << ": " << d.detail << "\n";
   }
-  if (!not_taken.empty()) {
-    out << "  not offloaded:";
-    bool first = true;
-    for (const auto& [reason, count] : not_taken) {
-      out << (first ? " " : ", ") << count << " " << DecisionReasonName(reason);
-      first = false;
-    }
-    out << "\n";
+  if (not_taken.empty()) return;
+  out << "  not offloaded:";
+  bool first = true;
+  for (const auto& [reason, count] : not_taken) {
+    out << (first ? " " : ", ") << count << " " << DecisionReasonName(reason);
+    first = false;
   }
+  out << "\n";
+}
+
+}  // namespace
+
+std::string FormatPlanSummary(const Graph& graph, const HardwareProfile& profile, const Plan& plan,
+                              int top_decisions) {
+  std::ostringstream out;
+  FormatHeading(graph, profile, plan, out);
+  FormatMemory(profile, plan, out);
+  FormatTimeAndTraffic(profile, plan, out);
+  out << "  residency: " << DescribeLayerResidency(graph, profile, plan) << "\n";
+  out << "  bottleneck: " << DescribeBottleneck(profile, plan, FindBottleneck(profile, plan))
+      << "\n";
+  FormatDecisions(graph, profile, plan, top_decisions, out);
   return out.str();
 }
 

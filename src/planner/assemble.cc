@@ -6,9 +6,7 @@
 #include <tuple>
 #include <utility>
 
-#include "hyperplan/layout/plan_layout.h"
-#include "hyperplan/plan/simulate.h"
-#include "hyperplan/plan/summary.h"
+#include "hyperplan/plan/evaluation.h"
 
 namespace hyperplan::planner {
 namespace {
@@ -256,18 +254,7 @@ Plan AssemblePlan(const PlanContext& context, const Selection& selection,
       }
     }
   }
-  for (Step k = 0; k < step_count; ++k) {
-    const Node& node = graph.nodes[context.order[k]];
-    if (node.subgraph_peak_bytes <= 0) continue;
-    ResidentInterval scratch;
-    scratch.scratch_node = context.order[k];
-    scratch.first_step = k;
-    scratch.last_step = k;
-    scratch.bytes = node.subgraph_peak_bytes;
-    scratch.opened_by = compute_index[k];
-    scratch.closed_by = compute_index[k];
-    plan.residency.push_back(scratch);
-  }
+  AddBodyScratch(graph, context.order, compute_index, plan.residency);
 
   // 4. Waits.
   // A gap relies on the value's Store unless its copy elsewhere is a home copy that is current
@@ -374,15 +361,9 @@ Plan AssemblePlan(const PlanContext& context, const Selection& selection,
         return std::tie(a.value, a.gap_after_step) < std::tie(b.value, b.gap_after_step);
       });
 
-  // 6. Layout, replay, summary.
-  LayOutPlan(profile, context.layout, plan);
-  plan.timeline = Simulate(graph, profile, plan);
-  const int64_t capacity = profile.tiers[profile.device_tier].capacity_bytes;
-  plan.fits = (!options.budget_bytes || plan.layout.arena_bytes <= *options.budget_bytes) &&
-              (capacity <= 0 || plan.layout.arena_bytes <= capacity) &&
-              TierBuffersFit(profile, plan);
-  plan.summary =
-      SummarizePlan(profile, plan, options.baseline_peak_bytes, options.baseline_arena_bytes);
+  // 6. Layout and evaluation.
+  FinishPlan(graph, profile, context.layout,
+             {options.baseline_peak_bytes, options.baseline_arena_bytes}, plan);
   return plan;
 }
 

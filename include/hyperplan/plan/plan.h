@@ -172,6 +172,13 @@ struct SimulationResult {
   }
 };
 
+// A control-flow node's body peak, as every plan holds it: for each step whose node has one, a
+// one-step ResidentInterval of those bytes (no value) opened and closed by the step's compute
+// step (`compute_index` by step: index into Plan::steps), appended to `residency`.
+void AddBodyScratch(const Graph& graph, const std::vector<NodeId>& order,
+                    const std::vector<int32_t>& compute_index,
+                    std::vector<ResidentInterval>& residency);
+
 // Plan::order_name of the planner's reorders.
 inline constexpr const char* kMemoryAwareOrder = "memory-aware";
 inline constexpr const char* kEagerUpdateOrder = "eager updates";

@@ -17,10 +17,12 @@
 
 namespace hyperplan {
 
-// `baseline_peak_bytes` and `baseline_arena_bytes` describe the model order with nothing
-// offloaded; the rest comes from the plan.
+// `timeline` is the plan's replay (Simulate); `baseline_peak_bytes` and `baseline_arena_bytes`
+// describe the model order with nothing offloaded; the rest comes from the plan. EvaluatePlan
+// (evaluation.h) is the one caller.
 PlanSummary SummarizePlan(const HardwareProfile& profile, const Plan& plan,
-                          int64_t baseline_peak_bytes, int64_t baseline_arena_bytes);
+                          const SimulationResult& timeline, int64_t baseline_peak_bytes,
+                          int64_t baseline_arena_bytes);
 
 std::string FormatPlanSummary(const Graph& graph, const HardwareProfile& profile, const Plan& plan,
                               int top_decisions = 10);
