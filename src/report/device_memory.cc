@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <tuple>
 
+#include "hyperplan/loop.h"
+
 namespace hyperplan::report {
 namespace {
 
@@ -22,8 +24,10 @@ int64_t NodeTimeNs(const Plan& plan, NodeId node) {
 
 }  // namespace
 
-BaselineMemory DescribeBaseline(const Graph& graph, const Plan& plan,
-                                const LifetimeAnalysis& analysis) {
+namespace {
+
+BaselineMemory DescribeBaselineOn(const Graph& graph, const Plan& plan) {
+  const LifetimeAnalysis analysis = AnalyzeLifetimes(graph, ModelOrder(graph));
   BaselineMemory baseline;
   const auto& live = analysis.timeline.live_bytes_per_step;
   std::vector<int64_t> step_start_ns(analysis.order.size(), 0);
@@ -54,6 +58,14 @@ BaselineMemory DescribeBaseline(const Graph& graph, const Plan& plan,
   }
   SortShares(peak);
   return baseline;
+}
+
+}  // namespace
+
+BaselineMemory DescribeBaseline(const Graph& graph, const Plan& plan) {
+  // The planner measures its no-offload reference on the graph one iteration sees.
+  if (plan.periodic) return DescribeBaselineOn(LoopGraph(graph, plan.aliases), plan);
+  return DescribeBaselineOn(graph, plan);
 }
 
 PeakComposition DescribePlanPeak(const HardwareProfile& profile, const Plan& plan) {

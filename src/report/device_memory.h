@@ -1,7 +1,10 @@
 // Device memory before and after the plan: the no-offload curve over time and what is
 // resident at each peak.
 //
-// Before: the model's order with nothing offloaded (LifetimeAnalysis of ModelOrder), each
+// Before: the model's order with nothing offloaded (LifetimeAnalysis of ModelOrder) on the graph
+// the plan was made for: for a periodic plan the loop graph (loop.h), where an in-place pair
+// such as a KV append is one buffer, as the planner's no-offload reference counts it (so the
+// chart and the peak table show the summary's baseline peak, not the pair twice). Each
 // compute step back to back with the plan's node times; during step k the device holds the
 // step's live bytes, so the curve is the simulator's for a plan without cache ops (it ends at
 // 0 when the run ends). After: the plan's simulated curve; its peak instant is the first point
@@ -43,9 +46,9 @@ struct BaselineMemory {
   PeakComposition peak;
 };
 
-// `analysis` is AnalyzeLifetimes(graph, ModelOrder(graph)).
-BaselineMemory DescribeBaseline(const Graph& graph, const Plan& plan,
-                                const LifetimeAnalysis& analysis);
+// `graph` is the model's own; a periodic plan's aliases are applied here (LoopGraph). Its peak
+// bytes are the plan's summary.baseline_peak_bytes.
+BaselineMemory DescribeBaseline(const Graph& graph, const Plan& plan);
 
 // The plan's device peak and what is resident then; bytes 0 and no shares when the plan's
 // timeline has no device curve.

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <sstream>
 
-#include "hyperplan/lifetimes.h"
 #include "report/markup.h"
 #include "report/sections.h"
 #include "report/svg_frame.h"
@@ -17,8 +16,7 @@ namespace hyperplan::report {
 void WriteHtmlReport(std::ostream& out, const Graph& graph, const HardwareProfile& profile,
                      const Plan& plan, const ReportProvenance& provenance,
                      const ReportOutcome& outcome) {
-  const LifetimeAnalysis model_order = AnalyzeLifetimes(graph, ModelOrder(graph));
-  BaselineMemory baseline = DescribeBaseline(graph, plan, model_order);
+  BaselineMemory baseline = DescribeBaseline(graph, plan);
   const int64_t end_ns = std::max(plan.timeline.makespan_ns, baseline.makespan_ns);
   const ReportInput input{graph,
                           profile,
