@@ -8,7 +8,7 @@
 
 #include "hyperplan/plan/simulate.h"
 #include "hyperplan/planner/segment_tree.h"
-#include "planner/candidate_index.h"
+#include "hyperplan/planner/stabbing_index.h"
 #include "planner/pre_peak_stores.h"
 
 namespace hyperplan::planner {
@@ -22,6 +22,18 @@ constexpr int64_t kHoistMarginDivisor = 64;
 constexpr int64_t kStageMarginDivisor = 64;
 constexpr int64_t kNoTime = std::numeric_limits<int64_t>::min();
 constexpr int64_t kSetAside = int64_t{1} << 60;  // far below any byte count
+
+// The candidates alive at the start, by rank, over the steps each could free.
+StabbingIndex IndexCandidates(Step step_count, const std::vector<Candidate>& candidates,
+                              const std::vector<uint8_t>& alive) {
+  StabbingIndex index(step_count);
+  for (size_t c = 0; c < candidates.size(); ++c) {
+    if (alive[c]) {
+      index.Add(static_cast<int32_t>(c), candidates[c].cover_first, candidates[c].cover_last);
+    }
+  }
+  return index;
+}
 
 struct StoreState {
   bool stored = false;
@@ -45,7 +57,7 @@ class Refiner {
         pre_peak_stores_(context),
         stores_(graph_.values.size()),
         home_counted_(graph_.values.size(), 0),
-        committed_(context.step_count(), {}, {}) {
+        committed_(context.step_count()) {
     const std::vector<int64_t> zeros(static_cast<size_t>(step_count_), 0);
     for (size_t tier = 0; tier < profile_.tiers.size(); ++tier) tiers_.emplace_back(zeros);
     alive_.assign(candidates_.size(), 1);
@@ -78,125 +90,12 @@ class Refiner {
       selection_.reached_target = true;
       return std::move(selection_);
     }
-    CandidateIndex index(step_count_, candidates_, alive_);
-    int64_t stall_left_ns = request_.stall_allowance_ns;
-    bool cutting_free = false;
-    // Free cuts go beyond the peak: a step no stall-free cut can lower is set aside in
-    // `search`, and the next highest step is tried, until every step has been.
-    RangeMaxTree search;
-    // Gaps whose Store is too late at this step (kStoreTooLate): out of the index until the
-    // step or the device bytes change, then back (a later step may still take them). Kept
-    // across the rounds that pop more at the same step.
-    std::vector<CandidateIndex::Entry> too_late_here;
-    auto give_back_too_late = [&] {
-      for (const CandidateIndex::Entry& entry : too_late_here) {
-        if (alive_[entry.candidate]) index.PushBack(entry);
-      }
-      too_late_here.clear();
-    };
-    while (true) {
-      const RangeMaxTree::Peak live_peak = device_.MaxAt(0, step_count_ - 1);
-      selection_.live_peak_bytes = live_peak.value;
-      selection_.peak_step = live_peak.index;
-      RangeMaxTree::Peak peak = live_peak;
-      if (cutting_free) {
-        peak = search.MaxAt(0, step_count_ - 1);
-      } else if (has_target_) {
-        peak = excess_.MaxAt(0, step_count_ - 1);  // bytes over each step's target
-      }
-      if (cutting_free && peak.value < 0) break;
-      if (!cutting_free && has_target_ && peak.value <= 0) {
-        selection_.reached_target = true;
-        if (!request_.free_cuts_after_target) break;
-        cutting_free = true;
-        stall_left_ns = 0;
-        search = device_;
-        search_ = &search;
-        continue;
-      }
-      const Step step = peak.index;
-      std::vector<std::pair<CandidateIndex::Entry, Placement>> valid;
-      int popped = 0;
-      bool exhausted = false;
-      while (static_cast<int>(valid.size()) < kEvaluatedPerRound && popped < kMaxPopsPerRound) {
-        const CandidateIndex::Entry entry = index.PopBest(step, alive_);
-        if (entry.candidate < 0) {
-          exhausted = true;
-          break;
-        }
-        ++popped;
-        Attempt attempt = PlaceBundle(entry.candidate, step);
-        if (!attempt.ok) {
-          selection_.reason[entry.candidate] = attempt.reason;
-          selection_.detail[entry.candidate] = std::move(attempt.detail);
-          if (attempt.reason == DecisionReason::kStoreTooLate) {
-            too_late_here.push_back(entry);
-          } else {
-            alive_[entry.candidate] = 0;
-          }
-          continue;
-        }
-        const bool stall_free = TotalStall(attempt.placement) == 0;
-        valid.emplace_back(entry, std::move(attempt.placement));
-        if (stall_free && request_.choice == Choice::kLeastStall) break;
-      }
-      if (valid.empty() && !exhausted) continue;  // all popped were rejected; pop more
-      // Popped in rank order, so the first minimum is the best-ranked least-stall placement.
-      size_t best = 0;
-      for (size_t i = 1; i < valid.size(); ++i) {
-        const Placement& a = valid[i].second;
-        const Placement& b = valid[best].second;
-        const int64_t a_bytes = candidates_[a.candidate].bytes;
-        const int64_t b_bytes = candidates_[b.candidate].bytes;
-        const bool better =
-            request_.choice == Choice::kMostBytes
-                ? a_bytes > b_bytes || (a_bytes == b_bytes && TotalStall(a) < TotalStall(b))
-                : TotalStall(a) < TotalStall(b);
-        if (better) best = i;
-      }
-      // With a target, widening a gap already taken competes with the new candidates.
-      if (has_target_ && !cutting_free && (valid.empty() || TotalStall(valid[best].second) > 0)) {
-        std::optional<RepairOption> repair = BestRepair(step);
-        const bool repair_wins =
-            repair && (valid.empty() || (request_.choice == Choice::kLeastStall &&
-                                         repair->extra_stall_ns < TotalStall(valid[best].second)));
-        if (repair_wins) {
-          ApplyRepair(*repair);
-          for (auto& [entry, placement] : valid) index.PushBack(entry);
-          give_back_too_late();
-          continue;
-        }
-      }
-      if (valid.empty()) {
-        if (cutting_free) {
-          search.Add(step, step, -kSetAside);
-          give_back_too_late();
-          continue;
-        }
-        selection_.stuck_step = step;
-        break;  // nothing can free the peak step
-      }
-      if (TotalStall(valid[best].second) > stall_left_ns) {
-        if (cutting_free) {  // the target was met; only free cuts are wanted
-          for (auto& [entry, placement] : valid) index.PushBack(entry);
-          search.Add(step, step, -kSetAside);
-          give_back_too_late();
-          continue;
-        }
-        for (auto& [entry, placement] : valid) {
-          selection_.reason[entry.candidate] = DecisionReason::kStallOverLimit;
-          selection_.detail[entry.candidate] =
-              "predicted stall " + std::to_string(TotalStall(placement)) + " ns exceeds the " +
-              std::to_string(stall_left_ns) + " ns of overhead left";
-        }
-        break;
-      }
-      stall_left_ns -= TotalStall(valid[best].second);
-      CommitBundle(valid[best].second);
-      for (size_t i = 0; i < valid.size(); ++i) {
-        if (i != best) index.PushBack(valid[i].first);
-      }
-      give_back_too_late();
+    Round round{IndexCandidates(step_count_, candidates_, alive_),
+                request_.stall_allowance_ns,
+                false,
+                RangeMaxTree(),
+                {}};
+    while (NextRound(round)) {
     }
     if (has_target_ && context_.hoist_prefetches) HoistPrefetches();
     StageAheadByRoom();
@@ -204,6 +103,171 @@ class Refiner {
   }
 
  private:
+  using Evaluated = std::vector<std::pair<StabbingIndex::Entry, Placement>>;
+
+  // What the greedy carries from round to round.
+  struct Round {
+    StabbingIndex index;  // the candidates not yet taken nor turned down for good
+    int64_t stall_left_ns = 0;
+    bool cutting_free = false;
+    // Free cuts go beyond the peak: a step no stall-free cut can lower is set aside in
+    // `search`, and the next highest step is tried, until every step has been.
+    RangeMaxTree search;
+    // Gaps whose Store is too late at this step (kStoreTooLate): out of the index until the
+    // step or the device bytes change, then back (a later step may still take them). Kept
+    // across the rounds that pop more at the same step.
+    std::vector<StabbingIndex::Entry> too_late_here;
+  };
+
+  // One round: the step to free, the placements that free it, and the one taken (or the
+  // reason to stop). Returns whether to go on.
+  bool NextRound(Round& round) {
+    const RangeMaxTree::Peak peak = RoundPeak(round);
+    if (round.cutting_free && peak.value < 0) return false;
+    if (!round.cutting_free && has_target_ && peak.value <= 0) return StartFreeCuts(round);
+    const Step step = peak.index;
+    bool exhausted = false;
+    Evaluated valid = Evaluate(round, step, exhausted);
+    if (valid.empty() && !exhausted) return true;  // all popped were rejected; pop more
+    const size_t best = BestEvaluated(valid);
+    if (RepairWins(round, step, valid, best)) return true;
+    if (valid.empty()) {
+      if (round.cutting_free) {
+        SetAside(round, step);
+        return true;
+      }
+      selection_.stuck_step = step;
+      return false;  // nothing can free the peak step
+    }
+    return TakeBest(round, step, valid, best);
+  }
+
+  // The step this round frees: the live peak, the largest excess over the targets, or while
+  // cutting free the highest step not set aside. Records the live peak.
+  RangeMaxTree::Peak RoundPeak(const Round& round) {
+    const RangeMaxTree::Peak live_peak = device_.MaxAt(0, step_count_ - 1);
+    selection_.live_peak_bytes = live_peak.value;
+    selection_.peak_step = live_peak.index;
+    if (round.cutting_free) return round.search.MaxAt(0, step_count_ - 1);
+    if (has_target_) return excess_.MaxAt(0, step_count_ - 1);  // bytes over each step's target
+    return live_peak;
+  }
+
+  // The target is met: stop, or go on with stall-free cuts at every step in turn.
+  bool StartFreeCuts(Round& round) {
+    selection_.reached_target = true;
+    if (!request_.free_cuts_after_target) return false;
+    round.cutting_free = true;
+    round.stall_left_ns = 0;
+    round.search = device_;
+    search_ = &round.search;
+    return true;
+  }
+
+  // Pops candidates covering `step` in rank order and places each, until kEvaluatedPerRound
+  // are valid (or, least stall wanted, one is stall-free); `exhausted`: none covers it.
+  Evaluated Evaluate(Round& round, Step step, bool& exhausted) {
+    Evaluated valid;
+    int popped = 0;
+    while (static_cast<int>(valid.size()) < kEvaluatedPerRound && popped < kMaxPopsPerRound) {
+      const StabbingIndex::Entry entry = round.index.PopBest(step, alive_);
+      if (entry.rank < 0) {
+        exhausted = true;
+        break;
+      }
+      ++popped;
+      Attempt attempt = PlaceBundle(entry.rank, step);
+      if (!attempt.ok) {
+        selection_.reason[entry.rank] = attempt.reason;
+        selection_.detail[entry.rank] = std::move(attempt.detail);
+        if (attempt.reason == DecisionReason::kStoreTooLate) {
+          round.too_late_here.push_back(entry);
+        } else {
+          alive_[entry.rank] = 0;
+        }
+        continue;
+      }
+      const bool stall_free = TotalStall(attempt.placement) == 0;
+      valid.emplace_back(entry, std::move(attempt.placement));
+      if (stall_free && request_.choice == Choice::kLeastStall) break;
+    }
+    return valid;
+  }
+
+  // Popped in rank order, so the first minimum is the best-ranked least-stall placement (or,
+  // with Choice::kMostBytes, the largest value). 0 when there is none.
+  size_t BestEvaluated(const Evaluated& valid) const {
+    size_t best = 0;
+    for (size_t i = 1; i < valid.size(); ++i) {
+      const Placement& a = valid[i].second;
+      const Placement& b = valid[best].second;
+      const int64_t a_bytes = candidates_[a.candidate].bytes;
+      const int64_t b_bytes = candidates_[b.candidate].bytes;
+      const bool better =
+          request_.choice == Choice::kMostBytes
+              ? a_bytes > b_bytes || (a_bytes == b_bytes && TotalStall(a) < TotalStall(b))
+              : TotalStall(a) < TotalStall(b);
+      if (better) best = i;
+    }
+    return best;
+  }
+
+  // With a target, widening a gap already taken competes with the new candidates; when it
+  // wins it is applied and the candidates go back to the index.
+  bool RepairWins(Round& round, Step step, const Evaluated& valid, size_t best) {
+    if (!has_target_ || round.cutting_free) return false;
+    if (!valid.empty() && TotalStall(valid[best].second) <= 0) return false;
+    std::optional<RepairOption> repair = BestRepair(step);
+    const bool repair_wins =
+        repair && (valid.empty() || (request_.choice == Choice::kLeastStall &&
+                                     repair->extra_stall_ns < TotalStall(valid[best].second)));
+    if (!repair_wins) return false;
+    ApplyRepair(*repair);
+    for (const auto& [entry, placement] : valid) round.index.PushBack(entry);
+    GiveBackTooLate(round);
+    return true;
+  }
+
+  // Takes the best placement if the stall allowance has room for it (returns true), else
+  // records why the round stops (returns false; while cutting free, sets the step aside).
+  bool TakeBest(Round& round, Step step, Evaluated& valid, size_t best) {
+    const int64_t stall_ns = TotalStall(valid[best].second);
+    if (stall_ns > round.stall_left_ns) {
+      if (round.cutting_free) {  // the target was met; only free cuts are wanted
+        for (const auto& [entry, placement] : valid) round.index.PushBack(entry);
+        SetAside(round, step);
+        return true;
+      }
+      for (const auto& [entry, placement] : valid) {
+        selection_.reason[entry.rank] = DecisionReason::kStallOverLimit;
+        selection_.detail[entry.rank] = "predicted stall " + std::to_string(TotalStall(placement)) +
+                                        " ns exceeds the " + std::to_string(round.stall_left_ns) +
+                                        " ns of overhead left";
+      }
+      return false;
+    }
+    round.stall_left_ns -= stall_ns;
+    CommitBundle(valid[best].second);
+    for (size_t i = 0; i < valid.size(); ++i) {
+      if (i != best) round.index.PushBack(valid[i].first);
+    }
+    GiveBackTooLate(round);
+    return true;
+  }
+
+  // While cutting free: no stall-free cut lowers `step`; try the next highest.
+  void SetAside(Round& round, Step step) {
+    round.search.Add(step, step, -kSetAside);
+    GiveBackTooLate(round);
+  }
+
+  void GiveBackTooLate(Round& round) {
+    for (const StabbingIndex::Entry& entry : round.too_late_here) {
+      if (alive_[entry.rank]) round.index.PushBack(entry);
+    }
+    round.too_late_here.clear();
+  }
+
   // Once the placements are made: each staging hop of a Prefetch (NVMe -> DDR) is issued, in
   // the order the device reads the values, at the earliest boundary from which its staging
   // tier has room for the copy until the consumer (never before the previous one's, never
@@ -424,140 +488,193 @@ class Refiner {
     return true;
   }
 
-  // Places a candidate so that it frees `step`. A re-placement passes the steps it already
-  // frees as `keep_first..keep_last` and never frees fewer, so re-placements only grow.
+  // Places a candidate so that it frees `step`: its Store, Detach and Prefetch, then room for
+  // its off-device copies. A re-placement passes the steps it already frees as
+  // `keep_first..keep_last` and never frees fewer, so re-placements only grow.
   Attempt Place(int32_t candidate_index, Step step, Step keep_first = -1,
                 Step keep_last = -1) const {
     const Candidate& candidate = candidates_[candidate_index];
-    const Value& value = graph_.values[candidate.value];
-    const int64_t bytes = candidate.bytes;
     Placement placement;
     placement.candidate = candidate_index;
-
-    // Store: once per value, as early as the producer (or in-place writer) and links allow.
-    int64_t store_end = kNoTime;
-    int64_t pre_peak_store_end = kNoTime;  // on the compute-only axis (pre_peak_stores.h)
-    Step store_last_boundary = -1;
-    Step store_first_boundary = 0;  // the earliest a Store may be issued: after its writer
-    if (candidate.needs_store) {
-      const StoreState& state = stores_[candidate.value];
-      if (state.stored) {
-        store_end = state.end_ns;
-        store_last_boundary = state.last_boundary;
-        pre_peak_store_end = state.pre_peak_end_ns;
-      } else {
-        if (value.producer != kNoNode) {
-          store_first_boundary = context_.lifetimes.lifetimes[candidate.value].def_step + 1;
-        } else if (value.written_by != kNoNode && !candidate.write_back_at_start) {
-          store_first_boundary = context_.lifetimes.step_of_node[value.written_by] + 1;
-        }
-        const Route& route = *context_.cost.routes.from_device[candidate.tier];
-        for (const LinkSlot& hop : links_.EarliestChain(
-                 profile_, route, start_ns_[store_first_boundary], candidate.store_bytes)) {
-          placement.store_hops.push_back(Hop(hop.link, hop.slot));
-        }
-        store_end = placement.store_hops.back().slot.end_ns;
-        store_last_boundary = placement.store_hops.back().boundary;
-        placement.pre_peak_store_hops =
-            pre_peak_stores_.Place(route, candidate.store_bytes, store_first_boundary);
-        if (!placement.pre_peak_store_hops.empty()) {
-          pre_peak_store_end = placement.pre_peak_store_hops.back().slot.end_ns;
-        }
-      }
-      if (candidate.write_back_last_iteration) {
-        // The Store after the write is the last iteration's for this gap (candidates.h).
-        store_end = 0;
-        store_last_boundary = -1;
-        pre_peak_store_end = kNoTime;
-      }
-    }
-
-    // Detach: at the first boundary after the Store completes; pulled to `step` if need be.
+    StoreTiming store = PlaceStore(candidate, placement);
     Step detach = candidate.cover_first;
-    int64_t detach_stall = 0;
     if (!StartsOffTheDevice(candidate)) {
-      if (candidate.needs_store) {
-        detach = std::max(detach, FirstBoundaryAtOrAfter(start_ns_, store_end, detach));
-      }
       const Step latest = keep_first >= 0 ? std::min(step, keep_first) : step;
-      // On compute time alone the Detach goes no earlier either (pre_peak_stores.h): on a
-      // retimed axis, a Store that ends in time only there ends in the last plan's wait.
-      if (pre_peak_store_end != kNoTime) {
-        const Step compute_detach =
-            pre_peak_stores_.FirstBoundaryAtOrAfter(pre_peak_store_end, detach);
-        if (compute_detach > latest) {
-          const int64_t compute_wait_ns = pre_peak_store_end - pre_peak_stores_.StartNs(latest);
-          const int64_t axis_wait_ns = std::max<int64_t>(0, store_end - start_ns_[latest]);
-          if (compute_wait_ns > axis_wait_ns) {
-            return Reject(DecisionReason::kStoreTooLate,
-                          "its Store, issued by the no-offload peak, cannot end before step " +
-                              std::to_string(latest) + " begins on the compute-only axis (" +
-                              std::to_string(pre_peak_store_end) + " ns against " +
-                              std::to_string(pre_peak_stores_.StartNs(latest)) +
-                              " ns), and the wait would be longer there than here");
-          }
-        } else {
-          detach = compute_detach;  // at or after `detach`: the search starts there
-        }
+      if (std::optional<Attempt> rejected =
+              PlaceDetach(candidate, step, latest, store, placement)) {
+        return *std::move(rejected);
       }
-      if (detach > latest) {
-        if (store_last_boundary > latest) {
-          // The link is busy until after step `latest` begins. A Store this placement issues
-          // itself is issued at `latest` and compute waits for it (the stall is counted);
-          // one an earlier placement issued cannot move.
-          if (placement.store_hops.empty() || latest < store_first_boundary) {
-            return Reject(DecisionReason::kStoreTooLate,
-                          "its Store cannot start before step " + std::to_string(step) +
-                              " begins (link busy or producer too late)");
-          }
-          for (HopPlacement& hop : placement.store_hops)
-            hop.boundary = std::min(hop.boundary, latest);
-          store_last_boundary = latest;
-        }
-        detach_stall = store_end - start_ns_[latest];
-        detach = latest;
-      }
-      placement.detach_boundary = detach;
-      placement.detach_start_ns = std::max(start_ns_[detach], store_end);
+      detach = placement.detach_boundary;
     }
-
-    // Prefetch: as late as still hides, issued after `step`.
     Step fetch = step_count_;
-    int64_t prefetch_stall = 0;
     if (candidate.before_step < step_count_) {
-      const Step consumer = candidate.before_step;
-      const int64_t deadline = start_ns_[consumer];
-      const Route& route = *context_.cost.routes.to_device[candidate.tier];
-      const int64_t source_ready = candidate.needs_store ? store_end : 0;
       const Step after = keep_last >= 0 ? std::max(step, keep_last) : step;
-      const int64_t device_lower = std::max(start_ns_[after + 1], source_ready);
-      std::vector<HopPlacement> hops(route.size());
-      bool hidden = true;
-      int64_t end_limit = deadline;
-      for (size_t h = route.size(); h-- > 0;) {
-        const int64_t duration = ChannelTransferTimeNs(profile_.links[route[h]], bytes);
-        const int64_t lower = h + 1 == route.size() ? device_lower : source_ready;
-        const auto slot = links_.LatestSlot(route[h], lower, end_limit, duration);
-        if (!slot) {
-          hidden = false;
-          break;
-        }
-        hops[h] = Hop(route[h], *slot);
-        end_limit = slot->start_ns;
-      }
-      if (!hidden) {
-        hops = StallingHops(route, bytes, device_lower, source_ready, consumer);
-        prefetch_stall = std::max<int64_t>(0, hops.back().slot.end_ns - deadline);
-      }
-      fetch = std::min(hops.back().boundary, consumer);
-      for (HopPlacement& hop : hops) hop.boundary = std::min(hop.boundary, fetch);
-      placement.prefetch_hops = std::move(hops);
+      fetch = PlacePrefetch(candidate, after, candidate.needs_store ? store.end_ns : 0, placement);
     }
     placement.freed_first = detach;
     placement.freed_last = fetch - 1;
-    placement.stall_ns = detach_stall + prefetch_stall;
+    if (std::optional<Attempt> rejected = ReserveTierRoom(candidate, placement)) {
+      return *std::move(rejected);
+    }
+    Attempt attempt;
+    attempt.ok = true;
+    attempt.placement = std::move(placement);
+    return attempt;
+  }
 
-    // Off-device copies: home, stored and staging, each over the steps it may exist.
+  // A candidate's Store as its Detach and Prefetch see it.
+  struct StoreTiming {
+    int64_t end_ns = kNoTime;
+    int64_t pre_peak_end_ns = kNoTime;  // on the compute-only axis (pre_peak_stores.h)
+    Step last_boundary = -1;
+    Step first_boundary = 0;  // the earliest a Store may be issued: after its writer
+  };
+
+  // Store: once per value, as early as the producer (or in-place writer) and links allow; a
+  // later gap of the value reuses it.
+  StoreTiming PlaceStore(const Candidate& candidate, Placement& placement) const {
+    StoreTiming store;
+    if (!candidate.needs_store) return store;
+    const StoreState& state = stores_[candidate.value];
+    if (state.stored) {
+      store.end_ns = state.end_ns;
+      store.last_boundary = state.last_boundary;
+      store.pre_peak_end_ns = state.pre_peak_end_ns;
+    } else {
+      IssueStore(candidate, placement, store);
+    }
+    if (candidate.write_back_last_iteration) {
+      // The Store after the write is the last iteration's for this gap (candidates.h).
+      store.end_ns = 0;
+      store.last_boundary = -1;
+      store.pre_peak_end_ns = kNoTime;
+    }
+    return store;
+  }
+
+  // The value's first Store: each hop in the earliest free slot from its writer's end, and the
+  // same Store on the compute-only axis.
+  void IssueStore(const Candidate& candidate, Placement& placement, StoreTiming& store) const {
+    const Value& value = graph_.values[candidate.value];
+    if (value.producer != kNoNode) {
+      store.first_boundary = context_.lifetimes.lifetimes[candidate.value].def_step + 1;
+    } else if (value.written_by != kNoNode && !candidate.write_back_at_start) {
+      store.first_boundary = context_.lifetimes.step_of_node[value.written_by] + 1;
+    }
+    const Route& route = *context_.cost.routes.from_device[candidate.tier];
+    for (const LinkSlot& hop : links_.EarliestChain(
+             profile_, route, start_ns_[store.first_boundary], candidate.store_bytes)) {
+      placement.store_hops.push_back(Hop(hop.link, hop.slot));
+    }
+    store.end_ns = placement.store_hops.back().slot.end_ns;
+    store.last_boundary = placement.store_hops.back().boundary;
+    placement.pre_peak_store_hops =
+        pre_peak_stores_.Place(route, candidate.store_bytes, store.first_boundary);
+    if (!placement.pre_peak_store_hops.empty()) {
+      store.pre_peak_end_ns = placement.pre_peak_store_hops.back().slot.end_ns;
+    }
+  }
+
+  // Detach: at the first boundary after the Store completes; pulled to `latest` (at most
+  // `step`) if need be, the compute stream waiting for the Store (the stall is counted).
+  std::optional<Attempt> PlaceDetach(const Candidate& candidate, Step step, Step latest,
+                                     StoreTiming& store, Placement& placement) const {
+    Step detach = candidate.cover_first;
+    if (candidate.needs_store) {
+      detach = std::max(detach, FirstBoundaryAtOrAfter(start_ns_, store.end_ns, detach));
+    }
+    if (store.pre_peak_end_ns != kNoTime) {
+      if (std::optional<Attempt> rejected = DetachOnComputeAxis(store, latest, detach)) {
+        return rejected;
+      }
+    }
+    if (detach > latest) {
+      if (store.last_boundary > latest) {
+        // The link is busy until after step `latest` begins. A Store this placement issues
+        // itself is issued at `latest` and compute waits for it (the stall is counted);
+        // one an earlier placement issued cannot move.
+        if (placement.store_hops.empty() || latest < store.first_boundary) {
+          return Reject(DecisionReason::kStoreTooLate,
+                        "its Store cannot start before step " + std::to_string(step) +
+                            " begins (link busy or producer too late)");
+        }
+        for (HopPlacement& hop : placement.store_hops)
+          hop.boundary = std::min(hop.boundary, latest);
+        store.last_boundary = latest;
+      }
+      placement.stall_ns += store.end_ns - start_ns_[latest];
+      detach = latest;
+    }
+    placement.detach_boundary = detach;
+    placement.detach_start_ns = std::max(start_ns_[detach], store.end_ns);
+    return std::nullopt;
+  }
+
+  // On compute time alone the Detach goes no earlier either (pre_peak_stores.h): on a
+  // retimed axis, a Store that ends in time only there ends in the last plan's wait. Moves
+  // `detach` there, or rejects a gap whose Detach would wait longer there than here.
+  std::optional<Attempt> DetachOnComputeAxis(const StoreTiming& store, Step latest,
+                                             Step& detach) const {
+    const Step compute_detach =
+        pre_peak_stores_.FirstBoundaryAtOrAfter(store.pre_peak_end_ns, detach);
+    if (compute_detach <= latest) {
+      detach = compute_detach;  // at or after `detach`: the search starts there
+      return std::nullopt;
+    }
+    const int64_t compute_wait_ns = store.pre_peak_end_ns - pre_peak_stores_.StartNs(latest);
+    const int64_t axis_wait_ns = std::max<int64_t>(0, store.end_ns - start_ns_[latest]);
+    if (compute_wait_ns <= axis_wait_ns) return std::nullopt;
+    return Reject(DecisionReason::kStoreTooLate,
+                  "its Store, issued by the no-offload peak, cannot end before step " +
+                      std::to_string(latest) + " begins on the compute-only axis (" +
+                      std::to_string(store.pre_peak_end_ns) + " ns against " +
+                      std::to_string(pre_peak_stores_.StartNs(latest)) +
+                      " ns), and the wait would be longer there than here");
+  }
+
+  // Prefetch: as late as still hides, issued after step `after`; else the stalling hops and
+  // the overrun of the consumer's start as stall. Returns the boundary it frees up to.
+  Step PlacePrefetch(const Candidate& candidate, Step after, int64_t source_ready,
+                     Placement& placement) const {
+    const Step consumer = candidate.before_step;
+    const int64_t deadline = start_ns_[consumer];
+    const Route& route = *context_.cost.routes.to_device[candidate.tier];
+    const int64_t device_lower = std::max(start_ns_[after + 1], source_ready);
+    std::optional<std::vector<HopPlacement>> hops =
+        HiddenHops(route, candidate.bytes, device_lower, source_ready, deadline);
+    if (!hops) {
+      hops = StallingHops(route, candidate.bytes, device_lower, source_ready, consumer);
+      placement.stall_ns += std::max<int64_t>(0, hops->back().slot.end_ns - deadline);
+    }
+    const Step fetch = std::min(hops->back().boundary, consumer);
+    for (HopPlacement& hop : *hops) hop.boundary = std::min(hop.boundary, fetch);
+    placement.prefetch_hops = *std::move(hops);
+    return fetch;
+  }
+
+  // The prefetch picker: hops chained backwards from `deadline_ns`, each in the latest free
+  // slot ending before the next hop starts, the device hop from `device_lower` on; none when
+  // some hop has no such slot (the transfer cannot hide).
+  std::optional<std::vector<HopPlacement>> HiddenHops(const Route& route, int64_t bytes,
+                                                      int64_t device_lower, int64_t source_ready,
+                                                      int64_t deadline_ns) const {
+    std::vector<HopPlacement> hops(route.size());
+    int64_t end_limit = deadline_ns;
+    for (size_t h = route.size(); h-- > 0;) {
+      const int64_t duration = ChannelTransferTimeNs(profile_.links[route[h]], bytes);
+      const int64_t lower = h + 1 == route.size() ? device_lower : source_ready;
+      const auto slot = links_.LatestSlot(route[h], lower, end_limit, duration);
+      if (!slot) return std::nullopt;
+      hops[h] = Hop(route[h], *slot);
+      end_limit = slot->start_ns;
+    }
+    return hops;
+  }
+
+  // Off-device copies: home, stored and staging, each over the steps it may exist; a tier
+  // without room for them rejects the placement.
+  std::optional<Attempt> ReserveTierRoom(const Candidate& candidate, Placement& placement) const {
+    const int64_t bytes = candidate.bytes;
     const Step last_step = step_count_ - 1;
     auto reserve = [&](TierId tier, Step first, Step last) {
       first = std::min(first, last_step);
@@ -589,10 +706,7 @@ class Refiner {
                                                      ".." + std::to_string(r.last));
       }
     }
-    Attempt attempt;
-    attempt.ok = true;
-    attempt.placement = std::move(placement);
-    return attempt;
+    return std::nullopt;
   }
 
   static int64_t TotalStall(const Placement& placement) {
@@ -699,7 +813,7 @@ class Refiner {
   }
 
   struct RepairOption {
-    CandidateIndex::Entry entry;
+    StabbingIndex::Entry entry;
     Placement placement;     // the new placement, freeing `step`
     int64_t extra_stall_ns;  // its predicted stall minus the old one's
   };
@@ -709,15 +823,15 @@ class Refiner {
   // up to kEvaluatedPerRound of them, best-ranked first; the state is left as it was.
   std::optional<RepairOption> BestRepair(Step step) {
     std::optional<RepairOption> best;
-    std::vector<CandidateIndex::Entry> seen;
+    std::vector<StabbingIndex::Entry> seen;
     while (static_cast<int>(seen.size()) < kEvaluatedPerRound) {
-      const CandidateIndex::Entry entry = committed_.PopBest(step, repairable_);
-      if (entry.candidate < 0) break;
-      const Placement& current = selection_.placements[placement_of_[entry.candidate]];
+      const StabbingIndex::Entry entry = committed_.PopBest(step, repairable_);
+      if (entry.rank < 0) break;
+      const Placement& current = selection_.placements[placement_of_[entry.rank]];
       if (current.freed_first <= step && step <= current.freed_last) continue;  // done here
       seen.push_back(entry);
       ApplyPrefetchSide(current, -1);
-      Attempt attempt = Place(entry.candidate, step, current.freed_first, current.freed_last);
+      Attempt attempt = Place(entry.rank, step, current.freed_first, current.freed_last);
       ApplyPrefetchSide(current, +1);
       if (!attempt.ok || attempt.placement.freed_first > step ||
           attempt.placement.freed_last < step) {
@@ -728,14 +842,14 @@ class Refiner {
         best = RepairOption{entry, std::move(attempt.placement), extra};
       }
     }
-    for (const CandidateIndex::Entry& entry : seen) {
-      if (!best || entry.candidate != best->entry.candidate) committed_.PushBack(entry);
+    for (const StabbingIndex::Entry& entry : seen) {
+      if (!best || entry.rank != best->entry.rank) committed_.PushBack(entry);
     }
     return best;
   }
 
   void ApplyRepair(RepairOption& repair) {
-    Placement& current = selection_.placements[placement_of_[repair.entry.candidate]];
+    Placement& current = selection_.placements[placement_of_[repair.entry.rank]];
     ApplyPrefetchSide(current, -1);
     Placement& replaced = repair.placement;
     ApplyPrefetchSide(replaced, +1);
@@ -770,7 +884,7 @@ class Refiner {
     if (has_target_) {
       placement_of_[placement.candidate] = static_cast<int32_t>(selection_.placements.size());
       repairable_[placement.candidate] = 1;
-      committed_.Add(placement.candidate, candidate);
+      committed_.Add(placement.candidate, candidate.cover_first, candidate.cover_last);
     }
     selection_.reason[placement.candidate] = DecisionReason::kOffloaded;
     selection_.detail[placement.candidate].clear();
@@ -796,7 +910,7 @@ class Refiner {
   std::vector<StoreState> stores_;
   std::vector<uint8_t> home_counted_;
   std::vector<uint8_t> alive_;
-  CandidateIndex committed_;           // taken gaps, for re-placement
+  StabbingIndex committed_;            // taken gaps, for re-placement
   std::vector<int32_t> placement_of_;  // candidate -> index into selection_.placements
   std::vector<uint8_t> repairable_;
   Selection selection_;

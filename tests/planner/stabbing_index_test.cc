@@ -1,0 +1,73 @@
+// StabbingIndex: the best-ranked live interval containing a step, by hand and against a linear
+// scan. Its two callers: refine (candidates by rank; tests/planner) and the op-distance
+// contender (gaps by size; tests/contenders/op_distance_test.cc).
+#include "hyperplan/planner/stabbing_index.h"
+
+#include <catch2/catch.hpp>
+#include <random>
+#include <vector>
+
+namespace hyperplan::planner_test {
+namespace {
+
+TEST_CASE("stabbing index: hand example") {
+  StabbingIndex index(10);
+  index.Add(0, 2, 4);  // rank 0 covers steps 2..4
+  index.Add(1, 0, 9);  // rank 1 covers every step
+  index.Add(2, 3, 3);
+  index.Add(3, 12, 15);  // outside the steps: never returned
+  std::vector<uint8_t> alive(4, 1);
+  // Step 3 lies in ranks 0, 1 and 2: the best (lowest) is 0.
+  const StabbingIndex::Entry first = index.PopBest(3, alive);
+  CHECK(first.rank == 0);
+  // Popped at step 3 only: still alive, rank 0 no longer answers step 3 (its node there is
+  // the one it was popped from) until it is pushed back.
+  CHECK(index.PopBest(3, alive).rank == 1);
+  index.PushBack(first);
+  CHECK(index.PopBest(3, alive).rank == 0);
+  alive[0] = 0;  // taken: gone from every step, lazily
+  // Rank 1 sat in the root alone and was popped there (never pushed back): step 2 has nothing.
+  CHECK(index.PopBest(2, alive).rank == -1);
+  CHECK(index.PopBest(3, alive).rank == 2);
+  CHECK(index.PopBest(5, alive).rank == -1);
+  CHECK(index.PopBest(-1, alive).rank == -1);
+  CHECK(index.PopBest(10, alive).rank == -1);
+}
+
+TEST_CASE("stabbing index: an empty index answers nothing") {
+  StabbingIndex index(0);
+  index.Add(0, 0, 3);
+  CHECK(index.PopBest(0, std::vector<uint8_t>{1}).rank == -1);
+}
+
+TEST_CASE("stabbing index: popping and taking agrees with a linear scan (seed 7)") {
+  std::mt19937 rng(7);
+  const int32_t steps = 37;
+  StabbingIndex index(steps);
+  struct Interval {
+    int32_t first, last;
+  };
+  std::vector<Interval> intervals;
+  for (int32_t rank = 0; rank < 200; ++rank) {
+    const auto a = static_cast<int32_t>(rng() % steps);
+    const auto b = static_cast<int32_t>(rng() % steps);
+    intervals.push_back({std::min(a, b), std::max(a, b)});
+    index.Add(rank, intervals.back().first, intervals.back().last);
+  }
+  std::vector<uint8_t> alive(intervals.size(), 1);
+  for (int round = 0; round < 300; ++round) {
+    const auto step = static_cast<int32_t>(rng() % steps);
+    int32_t expected = -1;
+    for (size_t r = 0; r < intervals.size(); ++r) {
+      if (alive[r] && intervals[r].first <= step && step <= intervals[r].last) {
+        expected = static_cast<int32_t>(r);
+        break;
+      }
+    }
+    REQUIRE(index.PopBest(step, alive).rank == expected);
+    if (expected >= 0) alive[expected] = 0;  // the op-distance use: pop, then take
+  }
+}
+
+}  // namespace
+}  // namespace hyperplan::planner_test
