@@ -7,11 +7,12 @@
 
 #include "contenders/copy_reservations.h"
 #include "contenders/fit_budget.h"
-#include "contenders/gap_index.h"
 #include "contenders/plan_builder.h"
 #include "contenders/residency_rules.h"
 #include "contenders/steady_state.h"
+#include "hyperplan/planner/idle_gaps.h"
 #include "hyperplan/planner/segment_tree.h"
+#include "hyperplan/planner/stabbing_index.h"
 
 namespace hyperplan::contenders {
 namespace {
@@ -37,11 +38,6 @@ std::vector<Gap> FindGaps(const ContenderContext& context, int distance) {
     const Lifetime& lifetime = context.lifetimes.lifetimes[id];
     const bool produced = info.producer != kNoNode;
     const bool homed = context.homes.Homed(value);
-    std::vector<Step> required;
-    if (produced) required.push_back(lifetime.def_step);
-    for (Step use : lifetime.use_steps) {
-      if (required.empty() || required.back() != use) required.push_back(use);
-    }
     Gap base;
     base.value = value;
     base.bytes = info.bytes;
@@ -55,21 +51,25 @@ std::vector<Gap> FindGaps(const ContenderContext& context, int distance) {
       gap.prefetch_boundary = prefetch;
       gaps.push_back(gap);
     };
-    if (!produced && homed) {
-      if (required.empty()) {
-        add(0, n - 1, -1, -1);
-        continue;
+    // Released after the last use before each gap, fetched `distance` steps before the next.
+    for (const IdleGap& gap : IdleGaps(RequiredSteps(info, lifetime), n)) {
+      const Step prefetch = gap.before_step - distance;
+      switch (gap.kind) {
+        case GapKind::kWholeRun:
+          if (!produced && homed) add(0, n - 1, -1, -1);
+          break;
+        case GapKind::kLeading:
+          if (!produced && homed) add(0, prefetch - 1, -1, prefetch);
+          break;
+        case GapKind::kInner:
+          add(gap.after_step + 1, prefetch - 1, gap.after_step + 1, prefetch);
+          break;
+        case GapKind::kTrailing:
+          if (lifetime.baseline_last_step == n - 1 && gap.after_step < n - 1) {
+            add(gap.after_step + 1, n - 1, gap.after_step + 1, -1);
+          }
+          break;
       }
-      const Step prefetch = required.front() - distance;
-      add(0, prefetch - 1, -1, prefetch);
-    }
-    if (required.empty()) continue;
-    for (size_t i = 0; i + 1 < required.size(); ++i) {
-      const Step prefetch = required[i + 1] - distance;
-      add(required[i] + 1, prefetch - 1, required[i] + 1, prefetch);
-    }
-    if (lifetime.baseline_last_step == n - 1 && required.back() < n - 1) {
-      add(required.back() + 1, n - 1, required.back() + 1, -1);
     }
   }
   std::sort(gaps.begin(), gaps.end(), [](const Gap& a, const Gap& b) {
@@ -85,18 +85,19 @@ std::vector<uint8_t> Choose(const ContenderContext& context, const std::vector<G
   const Step n = context.step_count();
   std::vector<uint8_t> chosen(gaps.size(), 0);
   if (n == 0) return chosen;
-  GapIndex index(n);
+  StabbingIndex index(n);  // gaps by rank: largest first
   for (size_t r = 0; r < gaps.size(); ++r) {
     index.Add(static_cast<int32_t>(r), gaps[r].cover_first, gaps[r].cover_last);
   }
+  std::vector<uint8_t> untaken(gaps.size(), 1);
   RangeMaxTree live(context.lifetimes.timeline.live_bytes_per_step);
   CopyReservations copies(context);
   while (true) {
     const RangeMaxTree::Peak peak = live.MaxAt(0, n - 1);
     if (peak.value <= target_bytes) break;
-    const int32_t best = index.Best(peak.index);
+    const int32_t best = index.PopBest(peak.index, untaken).rank;
     if (best < 0) break;
-    index.Take(best);
+    untaken[best] = 0;
     if (!copies.Reserve(gaps[best].value)) continue;  // its tier is full
     chosen[best] = 1;
     live.Add(gaps[best].cover_first, gaps[best].cover_last, -gaps[best].bytes);
@@ -144,9 +145,7 @@ PlanDraft BuildOpDistance(const ContenderContext& context, const std::vector<Gap
     for (ValueId value : prefetches[k]) {
       if (!builder.Resident(value)) builder.Fetch(value, k);
     }
-    FetchMissingInputs(context, builder, k);
-    builder.Compute(k);
-    ReleaseAfterLastUse(context, builder, k);
+    RunComputeStep(context, builder, k);
   }
   PlanBuilder::FinishOptions options;
   options.budget_bytes = budget_bytes;

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "hyperplan/planner/idle_gaps.h"
+
 namespace hyperplan::planner {
 namespace {
 
@@ -33,9 +35,6 @@ bool RanksBefore(const Candidate& a, const Candidate& b) {
   if (a.value != b.value) return a.value < b.value;
   return a.after_step < b.after_step;
 }
-
-// Which of a value's gaps a candidate is, to tie the wrap-around ones together after sorting.
-enum class GapKind : uint8_t { kLeading, kInner, kTrailing };
 
 // Ties each persistent value's leading and trailing gaps into one decision, and with
 // InnerGaps::kWithWrap its inner gaps to that decision too (see candidates.h). Runs after
@@ -78,152 +77,225 @@ void BundleWrapAround(std::vector<Candidate>& candidates, const std::vector<GapK
   }
 }
 
+// What every gap of one value shares: the candidate fields common to its gaps, and the facts
+// that decide which gaps it has and what each must move.
+struct ValueFacts {
+  Candidate base;
+  bool produced = false;
+  bool wraps = false;  // persistent in a loop: its leading and trailing gaps are one decision
+  bool kept = false;   // kept across the boundary (LateWriteBacks::kAtStart)
+  bool can_write_back = false;
+  Step written_step = 0;  // its in-place writer's step; step_count: none
+  Step baseline_last = 0;
+  int64_t prefetch_ns = 0;
+  int64_t written_bytes = 0;
+};
+
+// Finds and ranks the candidates of every value (candidates.h), one value at a time.
+class CandidateFinder {
+ public:
+  CandidateFinder(const Graph& graph, const HardwareProfile& profile,
+                  const LifetimeAnalysis& lifetimes, const CostAnalysis& cost,
+                  const ValueHomes& homes, const std::vector<uint8_t>& persistent,
+                  CandidateRules rules)
+      : graph_(graph),
+        profile_(profile),
+        lifetimes_(lifetimes),
+        cost_(cost),
+        homes_(homes),
+        persistent_(persistent),
+        inner_gaps_(rules.inner_gaps),
+        step_count_(static_cast<Step>(lifetimes.order.size())),
+        late_write_back_(
+            rules.late_write_backs == LateWriteBacks::kAtStart &&
+                    rules.inner_gaps == InnerGaps::kOwn
+                ? LateWriteBackValues(graph, profile, lifetimes, cost, homes, persistent)
+                : std::vector<uint8_t>()) {}
+
+  CandidateSet Find() {
+    for (size_t id = 0; id < graph_.values.size(); ++id) AddValue(static_cast<ValueId>(id));
+    const std::vector<GapKind> ranked_kinds = Rank();
+    if (!persistent_.empty()) {
+      BundleWrapAround(set_.candidates, ranked_kinds, persistent_, inner_gaps_);
+    }
+    return std::move(set_);
+  }
+
+ private:
+  // The value's candidates, or the one Decision that says why it has none.
+  void AddValue(ValueId value_id) {
+    const Value& value = graph_.values[value_id];
+    if (!value.size_known) {
+      Pin(value_id, 0, DecisionReason::kUnknownSize,
+          "size unknown: it stays where the runtime puts it");
+      return;
+    }
+    if (value.bytes <= 0 || step_count_ == 0) return;
+    if (value.producer == kNoNode && value.value_class == ValueClass::kWeight &&
+        profile_.weight_home_tier == kNoTier) {
+      Pin(value_id, value.bytes, DecisionReason::kPinnedByPolicy,
+          "the profile keeps weights on the device");
+      return;
+    }
+    std::optional<ValueFacts> facts = Facts(value_id);
+    if (!facts) {
+      Pin(value_id, value.bytes, DecisionReason::kNoRoute,
+          "no link route between the device and a tier for it");
+      return;
+    }
+    const size_t before = set_.candidates.size();
+    AddGaps(*facts, RequiredSteps(value, lifetimes_.lifetimes[value_id]));
+    if (facts->wraps && !facts->kept) DropUselessWrap(set_.candidates, kinds_, before);
+    if (set_.candidates.size() == before) {
+      Pin(value_id, value.bytes, DecisionReason::kNoIdleGap, "needed at every step it is resident");
+    }
+  }
+
+  void Pin(ValueId value, int64_t bytes, DecisionReason reason, std::string detail) {
+    set_.pinned.push_back(PinnedDecision(value, bytes, step_count_, reason, std::move(detail)));
+  }
+
+  // The value's tier, routes and write-back facts; none without a route for its gaps.
+  std::optional<ValueFacts> Facts(ValueId value_id) const {
+    const Value& value = graph_.values[value_id];
+    ValueFacts facts;
+    facts.base.value = value_id;
+    facts.base.bytes = value.bytes;
+    facts.base.homed = homes_.Homed(value_id);
+    facts.base.tier = homes_.OffTier(value_id);
+    const TierId tier = facts.base.tier;
+    const bool has_to_device = tier != kNoTier && cost_.routes.to_device[tier];
+    const bool has_from_device = tier != kNoTier && cost_.routes.from_device[tier];
+    if (!has_to_device || (!facts.base.homed && !has_from_device)) return std::nullopt;
+    facts.produced = value.producer != kNoNode;
+    facts.wraps = !persistent_.empty() && persistent_[value_id];
+    facts.kept = facts.wraps && !late_write_back_.empty() && late_write_back_[value_id];
+    facts.can_write_back = has_from_device;
+    // An in-place write leaves the home copy stale: gaps after it write the change back.
+    facts.written_step =
+        value.written_by != kNoNode ? lifetimes_.step_of_node[value.written_by] : step_count_;
+    facts.baseline_last = lifetimes_.lifetimes[value_id].baseline_last_step;
+    facts.prefetch_ns = RouteTimeNs(profile_, *cost_.routes.to_device[tier], value.bytes);
+    facts.written_bytes = value.written_bytes;
+    return facts;
+  }
+
+  // Which idle gaps (idle_gaps.h) the value has, and the steps each could free.
+  void AddGaps(const ValueFacts& facts, const std::vector<Step>& required) {
+    // A stored value that starts on the device keeps step 0 (its Store needs a moment).
+    const Step first_free = facts.base.homed ? 0 : 1;
+    for (const IdleGap& gap : IdleGaps(required, step_count_)) {
+      const Step after = gap.after_step;
+      const Step before = gap.before_step;
+      if (facts.kept) {
+        // Its device copy holds the last update from the start: a Store frees it from step 1.
+        if (gap.kind == GapKind::kLeading) AddGap(facts, gap, 1, before - 1);
+        if (gap.kind == GapKind::kInner && before <= facts.written_step) {
+          AddGap(facts, gap, after + 1, before - 1);
+        }
+        continue;
+      }
+      switch (gap.kind) {
+        case GapKind::kWholeRun:
+          if (!facts.wraps) AddGap(facts, gap, first_free, facts.baseline_last);
+          break;
+        case GapKind::kLeading:
+          if (!facts.produced) AddGap(facts, gap, first_free, before - 1);
+          break;
+        case GapKind::kInner:
+          AddGap(facts, gap, after + 1, before - 1);
+          break;
+        case GapKind::kTrailing:
+          if (facts.baseline_last > after || facts.wraps) {
+            AddGap(facts, gap, after + 1, facts.baseline_last);
+          }
+          break;
+      }
+    }
+  }
+
+  // One candidate for `gap`, freeing [cover_first, cover_last], with what its transfers move.
+  void AddGap(const ValueFacts& facts, const IdleGap& gap, Step cover_first, Step cover_last) {
+    // A wrap-around half may be empty (used at the first or last step): it still carries
+    // the Prefetch or the Detach that keeps the iteration periodic.
+    const bool wrap_half = facts.wraps && !facts.kept && gap.kind != GapKind::kInner;
+    if (cover_first > cover_last && !wrap_half) return;
+    const std::vector<int64_t>& start_ns = cost_.step_start_ns;
+    const Candidate& base = facts.base;
+    Candidate candidate = base;
+    candidate.after_step = gap.after_step;
+    candidate.before_step = gap.before_step;
+    candidate.cover_first = cover_first;
+    candidate.cover_last = cover_last;
+    candidate.gap_ns =
+        start_ns[std::max(gap.before_step, gap.after_step + 1)] - start_ns[gap.after_step + 1];
+    const bool after_write = gap.after_step >= facts.written_step;
+    // Before the write, a persistent value's home copy may still lack the last update.
+    candidate.write_back_last_iteration =
+        base.homed && facts.wraps && !facts.kept && gap.kind == GapKind::kInner &&
+        inner_gaps_ == InnerGaps::kOwn && facts.written_step < step_count_ && !after_write;
+    candidate.write_back_at_start = facts.kept;
+    candidate.needs_store = !base.homed || (after_write && facts.can_write_back) ||
+                            (candidate.write_back_last_iteration && facts.can_write_back) ||
+                            candidate.write_back_at_start;
+    if (base.homed && (after_write || candidate.write_back_last_iteration) &&
+        !facts.can_write_back) {
+      return;
+    }
+    candidate.store_bytes = base.homed ? facts.written_bytes : base.bytes;
+    candidate.store_ns =
+        candidate.needs_store
+            ? RouteTimeNs(profile_, *cost_.routes.from_device[base.tier], candidate.store_bytes)
+            : 0;
+    candidate.prefetch_ns = gap.before_step < step_count_ ? facts.prefetch_ns : 0;
+    set_.candidates.push_back(candidate);
+    kinds_.push_back(gap.kind);
+  }
+
+  // Sorts the candidates by RanksBefore and numbers them; returns their kinds in that order.
+  std::vector<GapKind> Rank() {
+    std::vector<size_t> by_rank(set_.candidates.size());
+    for (size_t i = 0; i < by_rank.size(); ++i) by_rank[i] = i;
+    std::sort(by_rank.begin(), by_rank.end(), [&](size_t a, size_t b) {
+      return RanksBefore(set_.candidates[a], set_.candidates[b]);
+    });
+    std::vector<Candidate> ranked;
+    std::vector<GapKind> ranked_kinds;
+    ranked.reserve(by_rank.size());
+    for (size_t i : by_rank) {
+      ranked.push_back(std::move(set_.candidates[i]));
+      ranked_kinds.push_back(kinds_[i]);
+    }
+    set_.candidates = std::move(ranked);
+    for (size_t i = 0; i < set_.candidates.size(); ++i) {
+      set_.candidates[i].rank = static_cast<int32_t>(i);
+    }
+    return ranked_kinds;
+  }
+
+  // What the candidates are found in.
+  const Graph& graph_;
+  const HardwareProfile& profile_;
+  const LifetimeAnalysis& lifetimes_;
+  const CostAnalysis& cost_;
+  const ValueHomes& homes_;
+  // The rules, and the loop's values they apply to.
+  const std::vector<uint8_t>& persistent_;  // by ValueId; empty: a one-shot plan
+  const InnerGaps inner_gaps_;
+  const Step step_count_;
+  const std::vector<uint8_t> late_write_back_;  // by ValueId; empty: none kept
+  // What is found, in the order found.
+  CandidateSet set_;
+  std::vector<GapKind> kinds_;  // beside set_.candidates
+};
+
 }  // namespace
 
 CandidateSet FindCandidates(const Graph& graph, const HardwareProfile& profile,
                             const LifetimeAnalysis& lifetimes, const CostAnalysis& cost,
                             const ValueHomes& homes, const std::vector<uint8_t>& persistent,
                             CandidateRules rules) {
-  const InnerGaps inner_gaps = rules.inner_gaps;
-  const std::vector<uint8_t> late_write_back =
-      rules.late_write_backs == LateWriteBacks::kAtStart && inner_gaps == InnerGaps::kOwn
-          ? LateWriteBackValues(graph, profile, lifetimes, cost, homes, persistent)
-          : std::vector<uint8_t>();
-  CandidateSet set;
-  std::vector<GapKind> kinds;
-  const bool loop = !persistent.empty();
-  const auto step_count = static_cast<Step>(lifetimes.order.size());
-  const std::vector<int64_t>& start_ns = cost.step_start_ns;
-  for (size_t id = 0; id < graph.values.size(); ++id) {
-    const auto value_id = static_cast<ValueId>(id);
-    const Value& value = graph.values[id];
-    if (!value.size_known) {
-      set.pinned.push_back(PinnedDecision(value_id, 0, step_count, DecisionReason::kUnknownSize,
-                                          "size unknown: it stays where the runtime puts it"));
-      continue;
-    }
-    if (value.bytes <= 0 || step_count == 0) continue;
-    const Lifetime& lifetime = lifetimes.lifetimes[id];
-    const bool produced = value.producer != kNoNode;
-    const bool wraps = loop && persistent[id];
-
-    if (!produced && value.value_class == ValueClass::kWeight &&
-        profile.weight_home_tier == kNoTier) {
-      set.pinned.push_back(PinnedDecision(value_id, value.bytes, step_count,
-                                          DecisionReason::kPinnedByPolicy,
-                                          "the profile keeps weights on the device"));
-      continue;
-    }
-    Candidate base;
-    base.value = value_id;
-    base.bytes = value.bytes;
-    base.homed = homes.Homed(value_id);
-    base.tier = homes.OffTier(value_id);
-    const bool has_to_device = base.tier != kNoTier && cost.routes.to_device[base.tier];
-    const bool has_from_device = base.tier != kNoTier && cost.routes.from_device[base.tier];
-    if (!has_to_device || (!base.homed && !has_from_device)) {
-      set.pinned.push_back(PinnedDecision(value_id, value.bytes, step_count,
-                                          DecisionReason::kNoRoute,
-                                          "no link route between the device and a tier for it"));
-      continue;
-    }
-    const int64_t prefetch_ns =
-        RouteTimeNs(profile, *cost.routes.to_device[base.tier], value.bytes);
-    // An in-place write leaves the home copy stale: gaps after it write the change back.
-    const Step written_step =
-        value.written_by != kNoNode ? lifetimes.step_of_node[value.written_by] : step_count;
-    const bool can_write_back = has_from_device;
-
-    // Steps that need it on the device: its producer's and its consumers'.
-    std::vector<Step> required;
-    if (produced) required.push_back(lifetime.def_step);
-    for (Step use : lifetime.use_steps) {
-      if (required.empty() || required.back() != use) required.push_back(use);
-    }
-    const bool kept = wraps && !late_write_back.empty() && late_write_back[id];
-    const size_t before = set.candidates.size();
-    auto add_gap = [&](GapKind kind, Step after, Step before_step, Step cover_first,
-                       Step cover_last) {
-      // A wrap-around half may be empty (used at the first or last step): it still carries
-      // the Prefetch or the Detach that keeps the iteration periodic.
-      const bool wrap_half = wraps && !kept && kind != GapKind::kInner;
-      if (cover_first > cover_last && !wrap_half) return;
-      Candidate candidate = base;
-      candidate.after_step = after;
-      candidate.before_step = before_step;
-      candidate.cover_first = cover_first;
-      candidate.cover_last = cover_last;
-      candidate.gap_ns = start_ns[std::max(before_step, after + 1)] - start_ns[after + 1];
-      const bool after_write = after >= written_step;
-      // Before the write, a persistent value's home copy may still lack the last update.
-      candidate.write_back_last_iteration =
-          base.homed && wraps && !kept && kind == GapKind::kInner &&
-          inner_gaps == InnerGaps::kOwn && written_step < step_count && !after_write;
-      candidate.write_back_at_start = kept;
-      candidate.needs_store = !base.homed || (after_write && can_write_back) ||
-                              (candidate.write_back_last_iteration && can_write_back) ||
-                              candidate.write_back_at_start;
-      if (base.homed && (after_write || candidate.write_back_last_iteration) && !can_write_back) {
-        return;
-      }
-      candidate.store_bytes = base.homed ? value.written_bytes : value.bytes;
-      candidate.store_ns =
-          candidate.needs_store
-              ? RouteTimeNs(profile, *cost.routes.from_device[base.tier], candidate.store_bytes)
-              : 0;
-      candidate.prefetch_ns = before_step < step_count ? prefetch_ns : 0;
-      set.candidates.push_back(candidate);
-      kinds.push_back(kind);
-    };
-    // A stored value that starts on the device keeps step 0 (its Store needs a moment).
-    const Step first_free = base.homed ? 0 : 1;
-    const Step baseline_last = lifetime.baseline_last_step;
-    if (kept) {
-      // Its device copy holds the last update from the start: a Store frees it from step 1.
-      add_gap(GapKind::kLeading, -1, required.front(), 1, required.front() - 1);
-      for (size_t i = 0; i + 1 < required.size() && required[i + 1] <= written_step; ++i) {
-        add_gap(GapKind::kInner, required[i], required[i + 1], required[i] + 1,
-                required[i + 1] - 1);
-      }
-    } else if (required.empty()) {
-      if (!wraps) add_gap(GapKind::kInner, -1, step_count, first_free, baseline_last);
-    } else {
-      if (!produced) {
-        add_gap(GapKind::kLeading, -1, required.front(), first_free, required.front() - 1);
-      }
-      for (size_t i = 0; i + 1 < required.size(); ++i) {
-        add_gap(GapKind::kInner, required[i], required[i + 1], required[i] + 1,
-                required[i + 1] - 1);
-      }
-      if (baseline_last > required.back() || wraps) {
-        add_gap(GapKind::kTrailing, required.back(), step_count, required.back() + 1,
-                baseline_last);
-      }
-    }
-    if (wraps && !kept) DropUselessWrap(set.candidates, kinds, before);
-    if (set.candidates.size() == before) {
-      set.pinned.push_back(PinnedDecision(value_id, value.bytes, step_count,
-                                          DecisionReason::kNoIdleGap,
-                                          "needed at every step it is resident"));
-    }
-  }
-  std::vector<size_t> by_rank(set.candidates.size());
-  for (size_t i = 0; i < by_rank.size(); ++i) by_rank[i] = i;
-  std::sort(by_rank.begin(), by_rank.end(),
-            [&](size_t a, size_t b) { return RanksBefore(set.candidates[a], set.candidates[b]); });
-  std::vector<Candidate> ranked;
-  std::vector<GapKind> ranked_kinds;
-  ranked.reserve(by_rank.size());
-  for (size_t i : by_rank) {
-    ranked.push_back(std::move(set.candidates[i]));
-    ranked_kinds.push_back(kinds[i]);
-  }
-  set.candidates = std::move(ranked);
-  for (size_t i = 0; i < set.candidates.size(); ++i) {
-    set.candidates[i].rank = static_cast<int32_t>(i);
-  }
-  if (loop) BundleWrapAround(set.candidates, ranked_kinds, persistent, inner_gaps);
-  return set;
+  return CandidateFinder(graph, profile, lifetimes, cost, homes, persistent, rules).Find();
 }
 
 std::vector<uint8_t> LateWriteBackValues(const Graph& graph, const HardwareProfile& profile,
