@@ -27,39 +27,28 @@ ContenderContext BuildContenderContext(const Graph& model, const HardwareProfile
   if (profile.device_tier < 0 || static_cast<size_t>(profile.device_tier) >= profile.tiers.size()) {
     throw Error(ErrorKind::kProfile, "profile '" + profile.name + "': no device tier");
   }
-  ContenderContext context;
-  context.periodic = loop.periodic;
-  if (loop.periodic) {
-    context.aliases = loop.aliases;
-    context.loop_graph = std::make_shared<const Graph>(LoopGraph(model, loop.aliases));
-    context.persistent = PersistentValues(*context.loop_graph, loop.aliases);
-  }
-  const Graph& graph = loop.periodic ? *context.loop_graph : model;
-  context.graph = &graph;
-  context.model = &model;
-  context.profile = &profile;
-  context.order = ModelOrder(graph);
+  const size_t node_count = model.nodes.size();  // the loop graph keeps the node ids
   if (node_time_ns.empty()) {
     for (const NodeCost& cost : EstimateCosts(model, profile)) {
       node_time_ns.push_back(cost.time_ns);
     }
-  } else if (node_time_ns.size() != graph.nodes.size()) {
+  } else if (node_time_ns.size() != node_count) {
     throw Error(ErrorKind::kUsage, "node times: " + std::to_string(node_time_ns.size()) +
-                                       " entries for " + std::to_string(graph.nodes.size()) +
-                                       " nodes");
+                                       " entries for " + std::to_string(node_count) + " nodes");
   }
   for (int64_t time_ns : node_time_ns) {
     if (time_ns < 0) throw Error(ErrorKind::kUsage, "node times: a negative time");
   }
-  context.node_time_ns = std::move(node_time_ns);
-  context.lifetimes = AnalyzeLifetimes(graph, context.order);
-  context.routes = FindDeviceRoutes(profile);
-  context.homes = DecideHomes(graph, profile, context.routes, context.persistent);
-  context.baseline_peak_bytes = context.lifetimes.timeline.peak_bytes;
+  return BuildContenderContext(BuildProblem(model, profile, std::move(node_time_ns), loop));
+}
 
+ContenderContext BuildContenderContext(const Problem& problem) {
+  ContenderContext context;
+  static_cast<Problem&>(context) = problem;
+  context.baseline_peak_bytes = context.lifetimes.timeline.peak_bytes;
   // The arena every summary compares against.
   context.baseline_arena_bytes =
-      NoOffloadArenaBytes(graph, profile, context.order, context.lifetimes);
+      NoOffloadArenaBytes(*context.graph, *context.profile, context.order, context.lifetimes);
   return context;
 }
 

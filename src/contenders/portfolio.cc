@@ -220,8 +220,8 @@ std::vector<std::string> PortfolioPolicies() {
 
 PlanResult PlanBest(const Graph& graph, const HardwareProfile& profile, const PlanOptions& options,
                     PortfolioComparison* comparison) {
-  const LoopSpec loop{!options.single_run,
-                      options.single_run ? std::vector<ValueAlias>{} : options.aliases};
+  // One problem bundle for the planner and every contender (problem.h).
+  const Problem problem = BuildProblem(graph, profile, options);
   const std::optional<int64_t> expected_budget = ExpectedBudget(profile, options);
   std::optional<ContenderContext> context;
   std::unique_ptr<ContenderPool> pool;
@@ -235,11 +235,11 @@ PlanResult PlanBest(const Graph& graph, const HardwareProfile& profile, const Pl
     }
   } cancel_on_exit{pool};
   if (expected_budget) {
-    context.emplace(BuildContenderContext(graph, profile, options.node_time_ns, loop));
+    context.emplace(BuildContenderContext(problem));
     pool = MakePool(graph, profile, *context, *expected_budget);
     contenders = std::async(ContenderLaunch(), [&pool = *pool] { pool.Work(); });
   }
-  PlanResult result = PlanOffload(graph, profile, options);
+  PlanResult result = PlanOffload(problem, options);
   result.own_makespan_ns = result.plan.timeline.makespan_ns;
   result.own_fits = result.plan.fits;
   const std::optional<int64_t> budget = PlannedBudget(result.plan);
@@ -257,7 +257,7 @@ PlanResult PlanBest(const Graph& graph, const HardwareProfile& profile, const Pl
     if (ran_at_budget) pool->ThrowFirstError();
   }
   if (!budget) return result;
-  if (!context) context.emplace(BuildContenderContext(graph, profile, options.node_time_ns, loop));
+  if (!context) context.emplace(BuildContenderContext(problem));
   if (!ran_at_budget) {  // plan them (again) at the planner's budget, on every core
     pool = MakePool(graph, profile, *context, *budget);
     contenders = std::async(ContenderLaunch(), [&pool = *pool] { pool.Work(); });

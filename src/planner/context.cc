@@ -31,20 +31,29 @@ PlanContext BuildContext(const Graph& graph, const HardwareProfile& profile,
   return context;
 }
 
+PlanContext BuildContext(const Problem& problem) {
+  PlanContext context{
+      .graph = problem.graph,
+      .profile = problem.profile,
+      .order = problem.order,
+      .order_name = {},  // the model's order
+      .lifetimes = problem.lifetimes,
+      .cost = {problem.node_time_ns, StallFreeStepStarts(problem.order, problem.node_time_ns),
+               problem.routes},
+      .homes = problem.homes,
+      .candidates = {},  // found below
+      .persistent = problem.persistent,
+      .layout = {},  // set by the caller
+      .rules = {},
+  };
+  FindCandidatesAgain(context);
+  return context;
+}
+
 PlanContext RetimedContext(const PlanContext& base, std::vector<int64_t> step_start_ns) {
-  PlanContext context;
-  context.graph = base.graph;
-  context.profile = base.profile;
-  context.order = base.order;
-  context.reordered = base.reordered;
-  context.order_name = base.order_name;
-  context.lifetimes = base.lifetimes;
-  context.cost = base.cost;
+  PlanContext context = base;
+  context.hoist_prefetches = false;  // asked for per round (context.h)
   context.cost.step_start_ns = std::move(step_start_ns);
-  context.persistent = base.persistent;
-  context.layout = base.layout;
-  context.homes = base.homes;
-  context.rules = base.rules;
   FindCandidatesAgain(context);
   return context;
 }

@@ -14,6 +14,7 @@
 #include "hyperplan/hardware.h"
 #include "hyperplan/layout/layout.h"
 #include "hyperplan/lifetimes.h"
+#include "hyperplan/planner/problem.h"
 #include "planner/candidates.h"
 #include "planner/cost_analysis.h"
 
@@ -47,6 +48,10 @@ struct PlanContext {
 PlanContext BuildContext(const Graph& graph, const HardwareProfile& profile,
                          std::vector<NodeId> order, const std::vector<int64_t>& node_time_ns,
                          std::vector<uint8_t> persistent);
+
+// The model order's context from the problem bundle (problem.h): its lifetimes, routes and
+// homes as built there.
+PlanContext BuildContext(const Problem& problem);
 
 // `base` with each persistent value's inner gaps bundled to its wrap-around gap
 // (InnerGaps::kWithWrap), the candidates found again.

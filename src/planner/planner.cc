@@ -10,6 +10,7 @@
 #include "hyperplan/layout/plan_layout.h"
 #include "hyperplan/plan/cold_start.h"
 #include "hyperplan/plan/verify.h"
+#include "hyperplan/planner/problem.h"
 #include "hyperplan/routes.h"
 #include "planner/context.h"
 #include "planner/explain.h"
@@ -24,17 +25,8 @@ using planner::Baseline;
 using planner::Outcome;
 using planner::PlanContext;
 
-void CheckInputs(const HardwareProfile& profile, const PlanOptions& options) {
-  if (profile.device_tier < 0 || static_cast<size_t>(profile.device_tier) >= profile.tiers.size()) {
-    throw Error(ErrorKind::kProfile, "profile '" + profile.name + "': no device tier");
-  }
-  if (options.budget_bytes && *options.budget_bytes < 0) {
-    throw Error(ErrorKind::kUsage, "budget must not be negative");
-  }
-  if (options.max_overhead_ppm < 0) {
-    throw Error(ErrorKind::kUsage, "max overhead must not be negative");
-  }
-}
+constexpr int64_t kNsPerS = 1000000000;
+constexpr int64_t kOneInPpm = 1000000;  // max_overhead_ppm of the compute time
 
 // Whether every alias stays legal in `order`: nothing reads an input after its in-place writer.
 bool AliasesHoldIn(const Graph& model, const std::vector<ValueAlias>& aliases,
@@ -48,25 +40,6 @@ bool AliasesHoldIn(const Graph& model, const std::vector<ValueAlias>& aliases,
     }
   }
   return true;
-}
-
-// The graph the planner works on: the loop graph of a periodic plan, or the model itself.
-struct LoopView {
-  bool periodic = false;
-  std::vector<ValueAlias> aliases;
-  Graph loop_graph;  // set when periodic
-  std::vector<uint8_t> persistent;
-  const Graph& graph(const Graph& model) const { return periodic ? loop_graph : model; }
-};
-
-LoopView MakeLoopView(const Graph& model, const PlanOptions& options) {
-  LoopView view;
-  view.periodic = !options.single_run;
-  if (!view.periodic) return view;
-  view.aliases = options.aliases;
-  view.loop_graph = LoopGraph(model, view.aliases);
-  view.persistent = PersistentValues(view.loop_graph, view.aliases);
-  return view;
 }
 
 // Whether a reordered peak is worth planning a second order in full (which doubles the
@@ -104,7 +77,7 @@ bool OverheadModeCannotFit(const PlanContext& context, int64_t capacity_bytes,
   }
   const __int128 must_fetch_bytes = read_bytes - capacity_bytes;
   if (must_fetch_bytes <= 0) return false;
-  const __int128 fetch_ns = must_fetch_bytes * 1'000'000'000 / into_device_bytes_per_s;
+  const __int128 fetch_ns = must_fetch_bytes * kNsPerS / into_device_bytes_per_s;
   return fetch_ns > ComputeNs(context) + allowance_ns;
 }
 
@@ -146,146 +119,196 @@ const PlanContext* ContextWithOrder(const std::vector<PlanContext>& contexts,
   return nullptr;
 }
 
+// PlanOffload's search (planner.h): the orders, the mode each is planned in, the variants
+// planned where the first plans call for them, and the best outcome kept.
+class OffloadSearch {
+ public:
+  OffloadSearch(const Problem& problem, const PlanOptions& options)
+      : problem_(problem), options_(options), budget_(options.budget_bytes) {
+    capacity_ = profile().tiers[profile().device_tier].capacity_bytes;
+    if (capacity_ > 0) device_capacity_ = capacity_;
+    contexts_.reserve(3);  // the model's context must stay valid when the others join
+    contexts_.push_back(planner::BuildContext(problem));
+    contexts_.back().layout = options.layout;
+    baseline_.peak_bytes = model_context().lifetimes.timeline.peak_bytes;
+    baseline_.arena_bytes = NoOffloadArenaBytes(planned(), profile(), model_context().order,
+                                                model_context().lifetimes, options.layout);
+    if (budget_ && capacity_ > 0) budget_ = std::min(*budget_, capacity_);
+    budget_mode_ = budget_.has_value();
+    allowance_ns_ = static_cast<int64_t>(static_cast<__int128>(ComputeNs(model_context())) *
+                                         options.max_overhead_ppm / kOneInPpm);
+  }
+
+  // With offloading off: the no-offload plan, every decision saying so.
+  Outcome NothingOffloaded() const {
+    Outcome outcome = planner::PlanNothing(model_context(), budget_, baseline_);
+    for (Decision& decision : outcome.plan.decisions) {
+      if (decision.reason == DecisionReason::kNotNeeded) decision.detail = "offloading is off";
+    }
+    outcome.plan.offload_enabled = false;
+    return outcome;
+  }
+
+  Outcome Search() {
+    if (options_.allow_reorder) AddMemoryAwareOrder();
+    for (const PlanContext& context : contexts_) PlanAndKeep(context);
+    PlanEagerUpdateOrder();
+    PlanLateWriteBacksAtStart();
+    PlanInnerGapsBundled();
+    return std::move(chosen_);
+  }
+
+  // The chosen plan with what every plan carries, verified, and why it does not fit if not.
+  PlanResult Finish(Outcome chosen) const {
+    chosen.plan.produced_by = "hyperplan";
+    chosen.plan.periodic = problem_.periodic;
+    chosen.plan.aliases = problem_.aliases;
+    chosen.plan.cold_start =
+        ComputeColdStart(planned(), profile(), model_context().homes, chosen.plan);
+    const VerifyResult verdict = VerifyPlan(model(), profile(), chosen.plan);
+    if (!verdict.ok) {
+      throw Error(ErrorKind::kInternal, "plan failed verification: " + verdict.message);
+    }
+    PlanResult result;
+    result.status = chosen.feasible ? PlanStatus::kPlanned : PlanStatus::kInfeasible;
+    if (!chosen.feasible) {
+      result.infeasibility = planner::ExplainInfeasible(planned(), profile(), model_context().homes,
+                                                        chosen, budget_.value_or(capacity_));
+    }
+    result.plan = std::move(chosen.plan);
+    return result;
+  }
+
+ private:
+  const PlanContext& model_context() const { return contexts_.front(); }
+  const Graph& model() const { return *problem_.model; }
+  const Graph& planned() const { return *problem_.graph; }  // the loop graph, or the model
+  const HardwareProfile& profile() const { return *problem_.profile; }
+
+  // A context for another order of the same graph, named as the plan will call it.
+  PlanContext& AddContext(std::vector<NodeId> order, const char* order_name) {
+    contexts_.push_back(planner::BuildContext(planned(), profile(), std::move(order),
+                                              problem_.node_time_ns, problem_.persistent));
+    contexts_.back().layout = options_.layout;
+    contexts_.back().order_name = order_name;
+    return contexts_.back();
+  }
+
+  // The memory-aware order joins when it is legal and lowers the peak enough (order.h).
+  void AddMemoryAwareOrder() {
+    std::vector<NodeId> order = planner::MemoryAwareOrder(model());
+    if (order.size() == model().nodes.size() && order != model_context().order &&
+        AliasesHoldIn(model(), problem_.aliases, order) &&
+        LowersPeakEnough(AnalyzeLifetimes(planned(), order).timeline.peak_bytes,
+                         baseline_.peak_bytes)) {
+      AddContext(std::move(order), kMemoryAwareOrder);
+    }
+  }
+
+  void Keep(Outcome outcome) {
+    if (!have_ || planner::OutcomeBeats(outcome, chosen_, budget_mode_)) {
+      chosen_ = std::move(outcome);
+      have_ = true;
+    }
+  }
+
+  // A plan in a context on another time axis, by the mode the first plan settled on.
+  planner::PlanOnAxis PlanOnAxis() {
+    return [this](const PlanContext& retimed) {
+      return budget_mode_
+                 ? planner::PlanToBudget(retimed, *budget_, baseline_)
+                 : planner::PlanWithinOverhead(retimed, allowance_ns_, baseline_, device_capacity_);
+    };
+  }
+
+  // The context planned to the budget, or within the overhead unless that cannot fit the
+  // device (then to the device from here on), replanned on the timeline it ran on.
+  void PlanAndKeep(const PlanContext& context) {
+    Outcome outcome;
+    if (budget_) {
+      outcome = planner::PlanToBudget(context, *budget_, baseline_);
+    } else {
+      const bool cannot_fit_within_overhead =
+          OverheadModeCannotFit(context, capacity_, allowance_ns_);
+      if (!cannot_fit_within_overhead) {
+        outcome = planner::PlanWithinOverhead(context, allowance_ns_, baseline_, device_capacity_);
+      }
+      if (cannot_fit_within_overhead ||
+          (capacity_ > 0 && outcome.plan.layout.arena_bytes > capacity_)) {
+        budget_mode_ = true;
+        budget_ = capacity_;
+        outcome = planner::PlanToBudget(context, capacity_, baseline_);
+      }
+    }
+    Keep(planner::ReplanOnRunTimeline(context, std::move(outcome), budget_mode_, PlanOnAxis()));
+  }
+
+  // Each update right after its gradient (order.h): the state's write-back overlaps the
+  // backward pass instead of following it. Planned only where a budget binds (known once the
+  // model's order is planned): with room on the device it trades the arena against time
+  // (supernode: 1.06 -> 1.07 s for a 4 GB smaller arena), so it is not even built there.
+  void PlanEagerUpdateOrder() {
+    if (!budget_mode_ || !options_.allow_reorder || problem_.aliases.empty()) return;
+    std::vector<NodeId> order = planner::EagerUpdateOrder(model(), problem_.aliases);
+    if (order != model_context().order && AliasesHoldIn(model(), problem_.aliases, order)) {
+      PlanAndKeep(AddContext(std::move(order), kEagerUpdateOrder));
+    }
+  }
+
+  // A write-back that outlasts the iteration after its write (the training step's embedding,
+  // updated last) runs past the iteration's end: the winning order again with those values
+  // kept across the boundary and written back from the next iteration's start, replanned
+  // from the timeline the winner ran on, even where that is the compute-only axis (a
+  // stall-free plan whose Store runs past its end). Planned first on the compute-only axis
+  // and then chained, the variant lost where links bind and cost a whole chain more.
+  void PlanLateWriteBacksAtStart() {
+    const PlanContext* winner = ContextWithOrder(contexts_, chosen_.plan.order);
+    if (chosen_.feasible && winner != nullptr &&
+        EndsOnWriteBackOf(chosen_.plan, planner::LateWriteBackValues(*winner))) {
+      Keep(planner::ReplanOnRunTimeline(planner::WithLateWriteBacksAtStart(*winner), chosen_,
+                                        budget_mode_, PlanOnAxis(), planner::Seed::kOtherContext));
+    }
+  }
+
+  // Values kept on the device across the boundary while they leave in between are wrapped
+  // arena blocks, which can fragment the arena past the budget where the old all-iteration
+  // block fit (a weight read first and last, around the peak): then each order again with
+  // its inner gaps bundled to the wrap-around gap.
+  void PlanInnerGapsBundled() {
+    if (chosen_.feasible || !LayoutMayBeWhatFails(chosen_, budget_.value_or(capacity_))) return;
+    std::vector<PlanContext> bundled;
+    for (const PlanContext& context : contexts_) {
+      if (planner::HasOwnInnerGaps(context)) {
+        bundled.push_back(planner::WithInnerGapsBundled(context));
+      }
+    }
+    for (const PlanContext& context : bundled) PlanAndKeep(context);
+  }
+
+  const Problem& problem_;
+  const PlanOptions& options_;
+  int64_t capacity_ = 0;                    // the device's; 0: unbounded
+  std::optional<int64_t> device_capacity_;  // unset: unbounded
+  std::optional<int64_t> budget_;
+  bool budget_mode_ = false;
+  int64_t allowance_ns_ = 0;
+  std::vector<PlanContext> contexts_;
+  Baseline baseline_;
+  Outcome chosen_;
+  bool have_ = false;
+};
+
 }  // namespace
+
+PlanResult PlanOffload(const Problem& problem, const PlanOptions& options) {
+  CheckPlanInputs(*problem.profile, options);
+  OffloadSearch search(problem, options);
+  return search.Finish(options.offload ? search.Search() : search.NothingOffloaded());
+}
 
 PlanResult PlanOffload(const Graph& graph, const HardwareProfile& profile,
                        const PlanOptions& options) {
-  CheckInputs(profile, options);
-  const LoopView loop = MakeLoopView(graph, options);
-  const Graph& planned = loop.graph(graph);
-  // Node times of the model itself: the loop graph's in-place rewrite must not change them.
-  const std::vector<int64_t> node_time_ns =
-      planner::NodeTimes(graph, profile, options.node_time_ns);
-  std::vector<PlanContext> contexts;
-  contexts.reserve(3);  // `model` below must stay valid when the reordered context joins
-  contexts.push_back(
-      planner::BuildContext(planned, profile, ModelOrder(planned), node_time_ns, loop.persistent));
-  contexts.back().layout = options.layout;
-  const PlanContext& model = contexts.front();
-
-  Baseline baseline;
-  baseline.peak_bytes = model.lifetimes.timeline.peak_bytes;
-  baseline.arena_bytes =
-      NoOffloadArenaBytes(planned, profile, model.order, model.lifetimes, options.layout);
-
-  const int64_t capacity = profile.tiers[profile.device_tier].capacity_bytes;
-  std::optional<int64_t> budget = options.budget_bytes;
-  const std::optional<int64_t> device_capacity =
-      capacity > 0 ? std::optional<int64_t>(capacity) : std::nullopt;
-  if (budget && capacity > 0) budget = std::min(*budget, capacity);
-
-  PlanResult result;
-  Outcome chosen;
-  bool budget_mode = budget.has_value();
-  if (!options.offload) {
-    chosen = planner::PlanNothing(model, budget, baseline);
-    for (Decision& decision : chosen.plan.decisions) {
-      if (decision.reason == DecisionReason::kNotNeeded) decision.detail = "offloading is off";
-    }
-    chosen.plan.offload_enabled = false;
-  } else {
-    if (options.allow_reorder) {
-      std::vector<NodeId> order = planner::MemoryAwareOrder(graph);
-      if (order.size() == graph.nodes.size() && order != model.order &&
-          AliasesHoldIn(graph, loop.aliases, order) &&
-          LowersPeakEnough(AnalyzeLifetimes(planned, order).timeline.peak_bytes,
-                           baseline.peak_bytes)) {
-        contexts.push_back(planner::BuildContext(planned, profile, std::move(order), node_time_ns,
-                                                 loop.persistent));
-        contexts.back().layout = options.layout;
-        contexts.back().order_name = kMemoryAwareOrder;
-      }
-    }
-    const int64_t allowance_ns = static_cast<int64_t>(static_cast<__int128>(ComputeNs(model)) *
-                                                      options.max_overhead_ppm / 1'000'000);
-    bool have = false;
-    auto keep = [&](Outcome outcome) {
-      if (!have || planner::OutcomeBeats(outcome, chosen, budget_mode)) {
-        chosen = std::move(outcome);
-        have = true;
-      }
-    };
-    // A plan in a context on another time axis, by the mode the first plan settled on.
-    const planner::PlanOnAxis plan_on_axis = [&](const PlanContext& retimed) {
-      return budget_mode
-                 ? planner::PlanToBudget(retimed, *budget, baseline)
-                 : planner::PlanWithinOverhead(retimed, allowance_ns, baseline, device_capacity);
-    };
-    auto plan_and_keep = [&](const PlanContext& context) {
-      Outcome outcome;
-      if (budget) {
-        outcome = planner::PlanToBudget(context, *budget, baseline);
-      } else {
-        const bool cannot_fit_within_overhead =
-            OverheadModeCannotFit(context, capacity, allowance_ns);
-        if (!cannot_fit_within_overhead) {
-          outcome = planner::PlanWithinOverhead(context, allowance_ns, baseline, device_capacity);
-        }
-        if (cannot_fit_within_overhead ||
-            (capacity > 0 && outcome.plan.layout.arena_bytes > capacity)) {
-          budget_mode = true;
-          budget = capacity;
-          outcome = planner::PlanToBudget(context, capacity, baseline);
-        }
-      }
-      keep(planner::ReplanOnRunTimeline(context, std::move(outcome), budget_mode, plan_on_axis));
-    };
-    for (const PlanContext& context : contexts) plan_and_keep(context);
-    // Each update right after its gradient (order.h): the state's write-back overlaps the
-    // backward pass instead of following it. Planned only where a budget binds (known once the
-    // model's order is planned): with room on the device it trades the arena against time
-    // (supernode: 1.06 -> 1.07 s for a 4 GB smaller arena), so it is not even built there.
-    if (budget_mode && options.allow_reorder && !loop.aliases.empty()) {
-      std::vector<NodeId> order = planner::EagerUpdateOrder(graph, loop.aliases);
-      if (order != model.order && AliasesHoldIn(graph, loop.aliases, order)) {
-        contexts.push_back(planner::BuildContext(planned, profile, std::move(order), node_time_ns,
-                                                 loop.persistent));
-        contexts.back().layout = options.layout;
-        contexts.back().order_name = kEagerUpdateOrder;
-        plan_and_keep(contexts.back());
-      }
-    }
-    // A write-back that outlasts the iteration after its write (the training step's embedding,
-    // updated last) runs past the iteration's end: the winning order again with those values
-    // kept across the boundary and written back from the next iteration's start, replanned
-    // from the timeline the winner ran on, even where that is the compute-only axis (a
-    // stall-free plan whose Store runs past its end). Planned first on the compute-only axis
-    // and then chained, the variant lost where links bind and cost a whole chain more.
-    const PlanContext* winner = ContextWithOrder(contexts, chosen.plan.order);
-    if (chosen.feasible && winner != nullptr &&
-        EndsOnWriteBackOf(chosen.plan, planner::LateWriteBackValues(*winner))) {
-      keep(planner::ReplanOnRunTimeline(planner::WithLateWriteBacksAtStart(*winner), chosen,
-                                        budget_mode, plan_on_axis, planner::Seed::kOtherContext));
-    }
-    // Values kept on the device across the boundary while they leave in between are wrapped
-    // arena blocks, which can fragment the arena past the budget where the old all-iteration
-    // block fit (a weight read first and last, around the peak): then each order again with
-    // its inner gaps bundled to the wrap-around gap.
-    if (!chosen.feasible && LayoutMayBeWhatFails(chosen, budget.value_or(capacity))) {
-      std::vector<PlanContext> bundled;
-      for (const PlanContext& context : contexts) {
-        if (planner::HasOwnInnerGaps(context))
-          bundled.push_back(planner::WithInnerGapsBundled(context));
-      }
-      for (const PlanContext& context : bundled) plan_and_keep(context);
-    }
-  }
-
-  chosen.plan.produced_by = "hyperplan";
-  chosen.plan.periodic = loop.periodic;
-  chosen.plan.aliases = loop.aliases;
-  chosen.plan.cold_start = ComputeColdStart(planned, profile, contexts.front().homes, chosen.plan);
-  const VerifyResult verdict = VerifyPlan(graph, profile, chosen.plan);
-  if (!verdict.ok) {
-    throw Error(ErrorKind::kInternal, "plan failed verification: " + verdict.message);
-  }
-  result.status = chosen.feasible ? PlanStatus::kPlanned : PlanStatus::kInfeasible;
-  if (!chosen.feasible) {
-    result.infeasibility = planner::ExplainInfeasible(planned, profile, contexts.front().homes,
-                                                      chosen, budget.value_or(capacity));
-  }
-  result.plan = std::move(chosen.plan);
-  return result;
+  return PlanOffload(BuildProblem(graph, profile, options), options);
 }
 
 }  // namespace hyperplan

@@ -10,6 +10,7 @@
 #include "hyperplan/adapters/onnx_import.h"
 #include "hyperplan/loop.h"
 #include "hyperplan/planner/planner.h"
+#include "hyperplan/planner/problem.h"
 
 namespace hyperplan::contenders_test {
 namespace {
@@ -99,6 +100,38 @@ TEST_CASE("portfolio: the plan returned is the best verified one, and says whose
       CHECK((!own.plan.fits || best.plan.timeline.makespan_ns < own.plan.timeline.makespan_ns));
     }
   }
+}
+
+TEST_CASE("portfolio: one problem bundle serves the planner and the contenders") {
+  const Graph graph = TinyDecode();
+  const HardwareProfile profile = UnitProfile();
+  const PlanOptions options = AtPercentOfPeak(graph, profile, 60);
+  const Problem problem = BuildProblem(graph, profile, options);
+  REQUIRE(problem.periodic);
+  REQUIRE(problem.graph == problem.loop_graph.get());  // the loop graph, shared by copies
+  // The planner on the shared bundle plans what it plans from the model alone.
+  const Plan shared = PlanOffload(problem, options).plan;
+  const Plan alone = PlanOffload(graph, profile, options).plan;
+  REQUIRE(shared.steps.size() == alone.steps.size());
+  for (size_t i = 0; i < shared.steps.size(); ++i) {
+    CHECK(shared.steps[i].kind == alone.steps[i].kind);
+    CHECK(shared.steps[i].value == alone.steps[i].value);
+    CHECK(shared.steps[i].boundary == alone.steps[i].boundary);
+    CHECK(shared.steps[i].waits_for == alone.steps[i].waits_for);
+  }
+  CHECK(shared.order == alone.order);
+  CHECK(shared.layout.arena_bytes == alone.layout.arena_bytes);
+  CHECK(shared.timeline.makespan_ns == alone.timeline.makespan_ns);
+  // The contenders' context from the bundle is the one they build for themselves.
+  const auto from_problem = contenders::BuildContenderContext(problem);
+  const auto own =
+      contenders::BuildContenderContext(graph, profile, {}, LoopSpec{true, options.aliases});
+  CHECK(from_problem.order == own.order);
+  CHECK(from_problem.node_time_ns == own.node_time_ns);
+  CHECK(from_problem.persistent == own.persistent);
+  CHECK(from_problem.homes.home_tier == own.homes.home_tier);
+  CHECK(from_problem.baseline_peak_bytes == own.baseline_peak_bytes);
+  CHECK(from_problem.baseline_arena_bytes == own.baseline_arena_bytes);
 }
 
 TEST_CASE("portfolio: the comparison lists every contender and a bound no fitting plan beats") {

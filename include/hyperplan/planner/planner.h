@@ -39,6 +39,7 @@
 #include "hyperplan/hardware.h"
 #include "hyperplan/plan/plan.h"
 #include "hyperplan/planner/options.h"
+#include "hyperplan/planner/problem.h"
 
 namespace hyperplan {
 
@@ -72,5 +73,9 @@ struct PlanResult {
 // Error(kInternal) when a plan fails verification (a bug).
 PlanResult PlanOffload(const Graph& graph, const HardwareProfile& profile,
                        const PlanOptions& options = {});
+
+// The same for a problem built already (problem.h: BuildProblem with the same options), as
+// PlanBest shares it with the contenders.
+PlanResult PlanOffload(const Problem& problem, const PlanOptions& options);
 
 }  // namespace hyperplan

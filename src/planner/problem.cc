@@ -1,0 +1,63 @@
+// The problem bundle (see problem.h).
+#include "hyperplan/planner/problem.h"
+
+#include <string>
+#include <utility>
+
+#include "hyperplan/error.h"
+#include "planner/cost_analysis.h"
+
+namespace hyperplan {
+namespace {
+
+void CheckDeviceTier(const HardwareProfile& profile) {
+  if (profile.device_tier < 0 || static_cast<size_t>(profile.device_tier) >= profile.tiers.size()) {
+    throw Error(ErrorKind::kProfile, "profile '" + profile.name + "': no device tier");
+  }
+}
+
+}  // namespace
+
+void CheckPlanInputs(const HardwareProfile& profile, const PlanOptions& options) {
+  CheckDeviceTier(profile);
+  if (options.budget_bytes && *options.budget_bytes < 0) {
+    throw Error(ErrorKind::kUsage, "budget must not be negative");
+  }
+  if (options.max_overhead_ppm < 0) {
+    throw Error(ErrorKind::kUsage, "max overhead must not be negative");
+  }
+}
+
+Problem BuildProblem(const Graph& model, const HardwareProfile& profile,
+                     std::vector<int64_t> node_time_ns, const LoopSpec& loop) {
+  CheckDeviceTier(profile);
+  Problem problem;
+  problem.periodic = loop.periodic;
+  if (loop.periodic) {
+    problem.aliases = loop.aliases;
+    problem.loop_graph = std::make_shared<const Graph>(LoopGraph(model, loop.aliases));
+    problem.persistent = PersistentValues(*problem.loop_graph, loop.aliases);
+  }
+  const Graph& graph = loop.periodic ? *problem.loop_graph : model;
+  problem.graph = &graph;
+  problem.model = &model;
+  problem.profile = &profile;
+  problem.order = ModelOrder(graph);
+  problem.node_time_ns = std::move(node_time_ns);
+  problem.lifetimes = AnalyzeLifetimes(graph, problem.order);
+  problem.routes = FindDeviceRoutes(profile);
+  problem.homes = DecideHomes(graph, profile, problem.routes, problem.persistent);
+  return problem;
+}
+
+Problem BuildProblem(const Graph& model, const HardwareProfile& profile,
+                     const PlanOptions& options) {
+  CheckPlanInputs(profile, options);
+  const LoopSpec loop{!options.single_run,
+                      options.single_run ? std::vector<ValueAlias>{} : options.aliases};
+  // Node times of the model itself: the loop graph's in-place rewrite must not change them.
+  return BuildProblem(model, profile, planner::NodeTimes(model, profile, options.node_time_ns),
+                      loop);
+}
+
+}  // namespace hyperplan
