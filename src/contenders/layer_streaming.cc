@@ -264,9 +264,7 @@ PlanDraft BuildStreaming(const ContenderContext& context, const WeightLayers& la
     for (ValueId value : schedule.detach_at[k]) builder.Evict(value, k);
     for (ValueId value : schedule.stage_at[k]) builder.Stage(value, k);
     for (ValueId value : schedule.fetch_at[k]) builder.Fetch(value, k);
-    FetchMissingInputs(context, builder, k);
-    builder.Compute(k);
-    ReleaseAfterLastUse(context, builder, k);
+    RunComputeStep(context, builder, k);
   }
   PlanBuilder::FinishOptions options;
   options.budget_bytes = budget_bytes;

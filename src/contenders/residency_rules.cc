@@ -40,4 +40,10 @@ void ReleaseAfterLastUse(const ContenderContext& context, PlanBuilder& builder, 
   for (ValueId output : node.outputs) release(output);
 }
 
+void RunComputeStep(const ContenderContext& context, PlanBuilder& builder, Step k) {
+  FetchMissingInputs(context, builder, k);
+  builder.Compute(k);
+  ReleaseAfterLastUse(context, builder, k);
+}
+
 }  // namespace hyperplan::contenders

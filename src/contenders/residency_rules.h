@@ -30,4 +30,8 @@ bool DiesAfter(const ContenderContext& context, ValueId value, Step k);
 // outputs are the only candidates).
 void ReleaseAfterLastUse(const ContenderContext& context, PlanBuilder& builder, Step k);
 
+// Compute step `k` as the streaming contenders run it: its missing inputs fetched
+// (FetchMissingInputs), the node run, what dies there released (ReleaseAfterLastUse).
+void RunComputeStep(const ContenderContext& context, PlanBuilder& builder, Step k);
+
 }  // namespace hyperplan::contenders

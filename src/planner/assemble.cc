@@ -62,309 +62,398 @@ std::string OffloadedDetail(const Placement& placement) {
   return detail;
 }
 
-}  // namespace
+// The gap's own fields of its decision (what it would free and cost), the verdict aside.
+Decision GapDecision(const Candidate& candidate) {
+  Decision decision;
+  decision.value = candidate.value;
+  decision.gap_after_step = candidate.after_step;
+  decision.gap_before_step = candidate.before_step;
+  decision.tier = candidate.tier;
+  decision.bytes = candidate.bytes;
+  decision.gap_ns = candidate.gap_ns;
+  decision.transfer_ns = candidate.store_ns + candidate.prefetch_ns;
+  return decision;
+}
 
-Plan AssemblePlan(const PlanContext& context, const Selection& selection,
-                  const AssembleOptions& options) {
-  const Graph& graph = *context.graph;
-  const HardwareProfile& profile = *context.profile;
-  const Step step_count = context.step_count();
-  const std::vector<int64_t>& start_ns = context.cost.step_start_ns;
-  const std::vector<Candidate>& candidates = context.candidates.candidates;
-  const size_t placement_count = std::min(options.placement_count, selection.placements.size());
+// Section 6: the arena layout, the replay and the summary of the assembled plan.
+void FinishAssembledPlan(const PlanContext& context, const AssembleOptions& options, Plan& plan) {
+  FinishPlan(*context.graph, *context.profile, context.layout,
+             {options.baseline_peak_bytes, options.baseline_arena_bytes}, plan);
+}
 
-  Plan plan;
-  plan.order = context.order;
-  plan.periodic = !context.persistent.empty();  // the layout keeps a loop's wrapped blocks whole
-  plan.reordered = context.reordered;
-  if (plan.reordered) plan.order_name = context.order_name;
-  plan.offload_enabled = options.offload_enabled;
-  plan.budget_bytes = options.budget_bytes;
-  plan.node_time_ns = context.cost.node_time_ns;
+// Builds one plan from a selection, section by section (assemble.h); each section reads what
+// the ones before it indexed.
+class Assembler {
+ public:
+  Assembler(const PlanContext& context, const Selection& selection, const AssembleOptions& options)
+      : context_(context),
+        selection_(selection),
+        options_(options),
+        graph_(*context.graph),
+        candidates_(context.candidates.candidates),
+        step_count_(context.step_count()),
+        placement_count_(std::min(options.placement_count, selection.placements.size())) {}
 
-  // 1. Every step, then the sequence.
-  std::vector<Pending> pending;
-  pending.reserve(static_cast<size_t>(step_count) + 4 * placement_count);
-  for (Step k = 0; k < step_count; ++k) {
-    Pending compute;
-    compute.step.kind = StepKind::kCompute;
-    compute.step.node = context.order[k];
-    compute.step.boundary = k;
-    compute.step.planned_start_ns = start_ns[k];
-    compute.step.planned_end_ns = start_ns[k + 1];
-    pending.push_back(std::move(compute));
+  Plan Run() {
+    StartPlan();
+    Sequence();
+    GroupByValue();
+    AddResidency();
+    AddWaits();
+    AddDecisions();
+    FinishAssembledPlan(context_, options_, plan_);
+    return std::move(plan_);
   }
-  for (size_t j = 0; j < placement_count; ++j) {
-    const Placement& placement = selection.placements[j];
-    const Candidate& candidate = candidates[placement.candidate];
+
+ private:
+  const Candidate& CandidateOf(int32_t placement) const {
+    return candidates_[selection_.placements[placement].candidate];
+  }
+
+  void StartPlan() {
+    plan_.order = context_.order;
+    plan_.periodic =
+        !context_.persistent.empty();  // the layout keeps a loop's wrapped blocks whole
+    plan_.reordered = context_.reordered;
+    if (plan_.reordered) plan_.order_name = context_.order_name;
+    plan_.offload_enabled = options_.offload_enabled;
+    plan_.budget_bytes = options_.budget_bytes;
+    plan_.node_time_ns = context_.cost.node_time_ns;
+  }
+
+  // Section 1: every step (compute steps, then each placement's transfers), in sequence order.
+  void Sequence() {
+    PendComputeSteps();
+    for (size_t j = 0; j < placement_count_; ++j) PendTransfers(static_cast<int32_t>(j));
+    std::sort(pending_.begin(), pending_.end(), SequencedBefore);
+    IndexSteps();
+  }
+
+  void PendComputeSteps() {
+    const std::vector<int64_t>& start_ns = context_.cost.step_start_ns;
+    pending_.reserve(static_cast<size_t>(step_count_) + 4 * placement_count_);
+    for (Step k = 0; k < step_count_; ++k) {
+      Pending compute;
+      compute.step.kind = StepKind::kCompute;
+      compute.step.node = context_.order[k];
+      compute.step.boundary = k;
+      compute.step.planned_start_ns = start_ns[k];
+      compute.step.planned_end_ns = start_ns[k + 1];
+      pending_.push_back(std::move(compute));
+    }
+  }
+
+  void PendTransfers(int32_t j) {
+    const Placement& placement = selection_.placements[j];
+    const Candidate& candidate = candidates_[placement.candidate];
     for (size_t h = 0; h < placement.store_hops.size(); ++h) {
-      pending.push_back({TransferStep(StepKind::kStore, candidate.value, candidate.store_bytes,
-                                      placement.store_hops[h]),
-                         kStoreGroup, static_cast<int32_t>(j), static_cast<int32_t>(h)});
+      pending_.push_back({TransferStep(StepKind::kStore, candidate.value, candidate.store_bytes,
+                                       placement.store_hops[h]),
+                          kStoreGroup, j, static_cast<int32_t>(h)});
     }
     if (placement.detach_boundary >= 0) {
       Pending detach;
       detach.step.kind = StepKind::kDetach;
       detach.step.value = candidate.value;
-      detach.step.src_tier = profile.device_tier;
+      detach.step.src_tier = context_.profile->device_tier;
       detach.step.bytes = candidate.bytes;
       detach.step.boundary = placement.detach_boundary;
       detach.step.planned_start_ns = placement.detach_start_ns;
       detach.step.planned_end_ns = placement.detach_start_ns;
       detach.group = kDetachGroup;
-      detach.placement = static_cast<int32_t>(j);
-      pending.push_back(std::move(detach));
+      detach.placement = j;
+      pending_.push_back(std::move(detach));
     }
     for (size_t h = 0; h < placement.prefetch_hops.size(); ++h) {
-      pending.push_back({TransferStep(StepKind::kPrefetch, candidate.value, candidate.bytes,
-                                      placement.prefetch_hops[h]),
-                         kPrefetchGroup, static_cast<int32_t>(j), static_cast<int32_t>(h)});
-    }
-  }
-  std::sort(pending.begin(), pending.end(), SequencedBefore);
-
-  std::vector<int32_t> compute_index(static_cast<size_t>(step_count), -1);
-  std::vector<std::vector<int32_t>> store_index(placement_count);
-  std::vector<int32_t> detach_index(placement_count, -1);
-  std::vector<std::vector<int32_t>> prefetch_index(placement_count);
-  for (size_t j = 0; j < placement_count; ++j) {
-    store_index[j].resize(selection.placements[j].store_hops.size(), -1);
-    prefetch_index[j].resize(selection.placements[j].prefetch_hops.size(), -1);
-  }
-  plan.steps.reserve(pending.size());
-  for (size_t i = 0; i < pending.size(); ++i) {
-    const Pending& p = pending[i];
-    const auto index = static_cast<int32_t>(i);
-    switch (p.group) {
-      case kComputeGroup:
-        compute_index[p.step.boundary] = index;
-        break;
-      case kStoreGroup:
-        store_index[p.placement][p.hop] = index;
-        break;
-      case kDetachGroup:
-        detach_index[p.placement] = index;
-        break;
-      default:
-        prefetch_index[p.placement][p.hop] = index;
-        break;
-    }
-    plan.steps.push_back(p.step);
-  }
-
-  // 2. Placements per value, in gap order, and each stored value's final Store hop.
-  std::vector<int32_t> by_value(placement_count);
-  for (size_t j = 0; j < placement_count; ++j) by_value[j] = static_cast<int32_t>(j);
-  std::sort(by_value.begin(), by_value.end(), [&](int32_t a, int32_t b) {
-    const Candidate& ca = candidates[selection.placements[a].candidate];
-    const Candidate& cb = candidates[selection.placements[b].candidate];
-    return std::tie(ca.value, ca.after_step) < std::tie(cb.value, cb.after_step);
-  });
-  std::vector<int32_t> final_store(graph.values.size(), -1);
-  for (size_t j = 0; j < placement_count; ++j) {
-    if (!store_index[j].empty()) {
-      final_store[candidates[selection.placements[j].candidate].value] = store_index[j].back();
+      pending_.push_back({TransferStep(StepKind::kPrefetch, candidate.value, candidate.bytes,
+                                       placement.prefetch_hops[h]),
+                          kPrefetchGroup, j, static_cast<int32_t>(h)});
     }
   }
 
-  // 3. Device residency.
-  const LifetimeAnalysis& lifetimes = context.lifetimes;
-  std::vector<std::vector<int32_t>> intervals_of(graph.values.size());
-  auto add_interval = [&](ValueId value, Step first, Step last, int32_t opened_by,
-                          int32_t closed_by) {
+  // Where each compute step and each placement's hops landed in the sequence.
+  void IndexSteps() {
+    compute_index_.assign(static_cast<size_t>(step_count_), -1);
+    store_index_.resize(placement_count_);
+    detach_index_.assign(placement_count_, -1);
+    prefetch_index_.resize(placement_count_);
+    for (size_t j = 0; j < placement_count_; ++j) {
+      store_index_[j].resize(selection_.placements[j].store_hops.size(), -1);
+      prefetch_index_[j].resize(selection_.placements[j].prefetch_hops.size(), -1);
+    }
+    plan_.steps.reserve(pending_.size());
+    for (size_t i = 0; i < pending_.size(); ++i) {
+      const Pending& p = pending_[i];
+      const auto index = static_cast<int32_t>(i);
+      switch (p.group) {
+        case kComputeGroup:
+          compute_index_[p.step.boundary] = index;
+          break;
+        case kStoreGroup:
+          store_index_[p.placement][p.hop] = index;
+          break;
+        case kDetachGroup:
+          detach_index_[p.placement] = index;
+          break;
+        default:
+          prefetch_index_[p.placement][p.hop] = index;
+          break;
+      }
+      plan_.steps.push_back(p.step);
+    }
+  }
+
+  // Section 2: placements per value, in gap order, and each stored value's final Store hop.
+  void GroupByValue() {
+    by_value_.resize(placement_count_);
+    for (size_t j = 0; j < placement_count_; ++j) by_value_[j] = static_cast<int32_t>(j);
+    std::sort(by_value_.begin(), by_value_.end(), [&](int32_t a, int32_t b) {
+      const Candidate& ca = CandidateOf(a);
+      const Candidate& cb = CandidateOf(b);
+      return std::tie(ca.value, ca.after_step) < std::tie(cb.value, cb.after_step);
+    });
+    final_store_.assign(graph_.values.size(), -1);
+    for (size_t j = 0; j < placement_count_; ++j) {
+      if (!store_index_[j].empty()) {
+        final_store_[CandidateOf(static_cast<int32_t>(j)).value] = store_index_[j].back();
+      }
+    }
+  }
+
+  // Section 3: device residency and off-device copies, value by value, then control-flow
+  // scratch (plan.h, AddBodyScratch).
+  void AddResidency() {
+    intervals_of_.resize(graph_.values.size());
+    size_t cursor = 0;  // into by_value_
+    for (size_t id = 0; id < graph_.values.size() && step_count_ > 0; ++id) {
+      const auto value = static_cast<ValueId>(id);
+      const size_t begin = cursor;
+      while (cursor < by_value_.size() && CandidateOf(by_value_[cursor]).value == value) ++cursor;
+      const Value& info = graph_.values[id];
+      if (!info.size_known || info.bytes <= 0) continue;
+      AddDeviceIntervals(value, begin, cursor);
+      if (begin < cursor) AddTierCopies(value, begin, cursor);
+    }
+    AddBodyScratch(graph_, context_.order, compute_index_, plan_.residency);
+  }
+
+  void AddInterval(ValueId value, Step first, Step last, int32_t opened_by, int32_t closed_by) {
     ResidentInterval interval;
     interval.value = value;
     interval.first_step = first;
     interval.last_step = last;
-    interval.bytes = graph.values[value].bytes;
+    interval.bytes = graph_.values[value].bytes;
     interval.opened_by = opened_by;
     interval.closed_by = closed_by;
-    intervals_of[value].push_back(static_cast<int32_t>(plan.residency.size()));
-    plan.residency.push_back(interval);
-  };
-  size_t cursor = 0;  // into by_value
-  for (size_t id = 0; id < graph.values.size() && step_count > 0; ++id) {
-    const auto value = static_cast<ValueId>(id);
-    const Value& info = graph.values[id];
-    const size_t begin = cursor;
-    while (cursor < by_value.size() &&
-           candidates[selection.placements[by_value[cursor]].candidate].value == value) {
-      ++cursor;
-    }
-    if (!info.size_known || info.bytes <= 0) continue;
-    const Lifetime& lifetime = lifetimes.lifetimes[id];
+    intervals_of_[value].push_back(static_cast<int32_t>(plan_.residency.size()));
+    plan_.residency.push_back(interval);
+  }
+
+  // The value's device intervals: closed by each Detach, opened by each Prefetch; its
+  // placements are by_value_[begin, end).
+  void AddDeviceIntervals(ValueId value, size_t begin, size_t end) {
+    const Value& info = graph_.values[value];
+    const Lifetime& lifetime = context_.lifetimes.lifetimes[value];
     const bool produced = info.producer != kNoNode;
     const bool to_run_end = !produced || info.is_graph_output;
     bool open = true;
     Step first = produced ? lifetime.def_step : 0;
-    int32_t opened_by = produced ? compute_index[lifetime.def_step] : -1;
-    if (begin < cursor) {
-      const Candidate& lead = candidates[selection.placements[by_value[begin]].candidate];
-      if (StartsOffTheDevice(lead)) open = false;
-    }
-    for (size_t k = begin; k < cursor; ++k) {
-      const int32_t j = by_value[k];
-      const Placement& placement = selection.placements[j];
+    int32_t opened_by = produced ? compute_index_[lifetime.def_step] : -1;
+    if (begin < end && StartsOffTheDevice(CandidateOf(by_value_[begin]))) open = false;
+    for (size_t k = begin; k < end; ++k) {
+      const int32_t j = by_value_[k];
+      const Placement& placement = selection_.placements[j];
       if (placement.detach_boundary >= 0 && open) {
-        add_interval(value, first, placement.detach_boundary - 1, opened_by, detach_index[j]);
+        AddInterval(value, first, placement.detach_boundary - 1, opened_by, detach_index_[j]);
         open = false;
       }
       if (!placement.prefetch_hops.empty()) {
         open = true;
         first = placement.prefetch_hops.back().boundary;
-        opened_by = prefetch_index[j].back();
+        opened_by = prefetch_index_[j].back();
       }
     }
     if (open) {
       const Step last = lifetime.baseline_last_step;
-      add_interval(value, first, last, opened_by, to_run_end ? -1 : compute_index[last]);
+      AddInterval(value, first, last, opened_by, to_run_end ? -1 : compute_index_[last]);
     }
+  }
 
-    // Off-device copies of this value.
-    if (begin == cursor) continue;
-    const Candidate& any = candidates[selection.placements[by_value[begin]].candidate];
-    if (any.homed) {
-      plan.tier_copies.push_back({value, any.tier, info.bytes, -1, -1});
-    }
+  // The value's off-device copies: its home copy, the staging copies between Prefetch hops,
+  // and the copies its Store hops write (the last read by the last Prefetch of it).
+  void AddTierCopies(ValueId value, size_t begin, size_t end) {
+    const int64_t bytes = graph_.values[value].bytes;
+    const bool homed = CandidateOf(by_value_[begin]).homed;
+    if (homed)
+      plan_.tier_copies.push_back({value, CandidateOf(by_value_[begin]).tier, bytes, -1, -1});
     int32_t last_read = -1;  // the last Prefetch reading the stored copy
     bool kept_to_end = false;
-    for (size_t k = begin; k < cursor; ++k) {
-      const int32_t j = by_value[k];
-      const Placement& placement = selection.placements[j];
+    for (size_t k = begin; k < end; ++k) {
+      const int32_t j = by_value_[k];
+      const Placement& placement = selection_.placements[j];
       if (placement.prefetch_hops.empty()) {
         kept_to_end = true;
-      } else {
-        last_read = std::max(last_read, prefetch_index[j].front());
-        for (size_t h = 0; h + 1 < placement.prefetch_hops.size(); ++h) {
-          plan.tier_copies.push_back({value, placement.prefetch_hops[h].dst_tier, info.bytes,
-                                      prefetch_index[j][h], prefetch_index[j][h + 1]});
-        }
+        continue;
+      }
+      last_read = std::max(last_read, prefetch_index_[j].front());
+      for (size_t h = 0; h + 1 < placement.prefetch_hops.size(); ++h) {
+        plan_.tier_copies.push_back({value, placement.prefetch_hops[h].dst_tier, bytes,
+                                     prefetch_index_[j][h], prefetch_index_[j][h + 1]});
       }
     }
-    for (size_t k = begin; k < cursor; ++k) {
-      const int32_t j = by_value[k];
-      const Placement& placement = selection.placements[j];
+    for (size_t k = begin; k < end; ++k) {
+      const int32_t j = by_value_[k];
+      const Placement& placement = selection_.placements[j];
       for (size_t h = 0; h < placement.store_hops.size(); ++h) {
         const bool final_hop = h + 1 == placement.store_hops.size();
-        if (final_hop && any.homed) break;  // an in-place write goes back into the home copy
+        if (final_hop && homed) break;  // an in-place write goes back into the home copy
         const int32_t closed_by =
-            !final_hop ? store_index[j][h + 1] : (kept_to_end ? -1 : last_read);
-        plan.tier_copies.push_back(
-            {value, placement.store_hops[h].dst_tier, info.bytes, store_index[j][h], closed_by});
+            !final_hop ? store_index_[j][h + 1] : (kept_to_end ? -1 : last_read);
+        plan_.tier_copies.push_back(
+            {value, placement.store_hops[h].dst_tier, bytes, store_index_[j][h], closed_by});
       }
     }
   }
-  AddBodyScratch(graph, context.order, compute_index, plan.residency);
 
-  // 4. Waits.
+  // Section 4: each step's waits (assemble.h), in sequence order.
+  void AddWaits() {
+    int32_t last_compute = -1;
+    int32_t last_stream = -1;  // compute or Detach
+    for (size_t i = 0; i < pending_.size(); ++i) {
+      const Pending& p = pending_[i];
+      PlanStep& step = plan_.steps[i];
+      const auto index = static_cast<int32_t>(i);
+      switch (p.group) {
+        case kComputeGroup:
+          AddComputeWaits(step);
+          last_compute = index;
+          last_stream = index;
+          break;
+        case kStoreGroup:
+          AddStoreWaits(p, step, last_compute);
+          break;
+        case kDetachGroup:
+          if (ReadsStore(p)) AddWait(step.waits_for, final_store_[step.value]);
+          last_stream = index;
+          break;
+        default:
+          AddWait(step.waits_for, last_stream);
+          if (p.hop == 0) {
+            if (ReadsStore(p)) AddWait(step.waits_for, final_store_[step.value]);
+          } else {
+            AddWait(step.waits_for, prefetch_index_[p.placement][p.hop - 1]);
+          }
+          break;
+      }
+      Normalise(step.waits_for);
+    }
+  }
+
   // A gap relies on the value's Store unless its copy elsewhere is a home copy that is current
   // (a weight, or state before its in-place update).
   // A gap before a value's in-place write relies on the Store after that write, made in the
   // previous iteration (candidates.h): nothing in this one waits for it.
-  auto reads_store = [&](const Pending& p) {
-    const Candidate& candidate = candidates[selection.placements[p.placement].candidate];
+  bool ReadsStore(const Pending& p) const {
+    const Candidate& candidate = CandidateOf(p.placement);
     return candidate.needs_store && !candidate.write_back_last_iteration;
-  };
-  int32_t last_compute = -1;
-  int32_t last_stream = -1;  // compute or Detach
-  for (size_t i = 0; i < pending.size(); ++i) {
-    const Pending& p = pending[i];
-    PlanStep& step = plan.steps[i];
-    const auto index = static_cast<int32_t>(i);
-    switch (p.group) {
-      case kComputeGroup: {
-        const Node& node = graph.nodes[step.node];
-        for (ValueId input : node.inputs) {
-          const auto& list = intervals_of[input];
-          for (int32_t r : list) {
-            const ResidentInterval& interval = plan.residency[r];
-            if (interval.first_step <= step.boundary && step.boundary <= interval.last_step &&
-                interval.opened_by >= 0 &&
-                plan.steps[interval.opened_by].kind == StepKind::kPrefetch) {
-              AddWait(step.waits_for, interval.opened_by);
-            }
-          }
-        }
-        last_compute = index;
-        last_stream = index;
-        break;
-      }
-      case kStoreGroup: {
-        if (p.hop == 0) {
-          const Value& stored = graph.values[step.value];
-          const NodeId writer = stored.producer != kNoNode ? stored.producer : stored.written_by;
-          const bool before_writer =
-              candidates[selection.placements[p.placement].candidate].write_back_at_start;
-          if (writer != kNoNode && !before_writer) {
-            AddWait(step.waits_for, compute_index[lifetimes.step_of_node[writer]]);
-          }
-          AddWait(step.waits_for, last_compute);
-        } else {
-          AddWait(step.waits_for, store_index[p.placement][p.hop - 1]);
-        }
-        break;
-      }
-      case kDetachGroup:
-        if (reads_store(p)) AddWait(step.waits_for, final_store[step.value]);
-        last_stream = index;
-        break;
-      default:
-        AddWait(step.waits_for, last_stream);
-        if (p.hop == 0) {
-          if (reads_store(p)) AddWait(step.waits_for, final_store[step.value]);
-        } else {
-          AddWait(step.waits_for, prefetch_index[p.placement][p.hop - 1]);
-        }
-        break;
-    }
-    Normalise(step.waits_for);
   }
 
-  // 5. Decisions: every candidate, then the values that had none.
-  std::vector<int32_t> placement_of(candidates.size(), -1);
-  for (size_t j = 0; j < placement_count; ++j) {
-    placement_of[selection.placements[j].candidate] = static_cast<int32_t>(j);
+  // A compute step waits for the Prefetches that opened its inputs' residency.
+  void AddComputeWaits(PlanStep& step) {
+    for (ValueId input : graph_.nodes[step.node].inputs) {
+      for (int32_t r : intervals_of_[input]) {
+        const ResidentInterval& interval = plan_.residency[r];
+        if (interval.first_step <= step.boundary && step.boundary <= interval.last_step &&
+            interval.opened_by >= 0 &&
+            plan_.steps[interval.opened_by].kind == StepKind::kPrefetch) {
+          AddWait(step.waits_for, interval.opened_by);
+        }
+      }
+    }
   }
-  plan.decisions.reserve(candidates.size() + context.candidates.pinned.size());
-  for (size_t c = 0; c < candidates.size(); ++c) {
-    const Candidate& candidate = candidates[c];
-    Decision decision;
-    decision.value = candidate.value;
-    decision.gap_after_step = candidate.after_step;
-    decision.gap_before_step = candidate.before_step;
-    decision.tier = candidate.tier;
-    decision.bytes = candidate.bytes;
-    decision.gap_ns = candidate.gap_ns;
-    decision.transfer_ns = candidate.store_ns + candidate.prefetch_ns;
-    if (placement_of[c] >= 0) {
-      const Placement& placement = selection.placements[placement_of[c]];
+
+  // A Store's first hop waits for the value's writer and the compute step before it; later
+  // hops for the hop before.
+  void AddStoreWaits(const Pending& p, PlanStep& step, int32_t last_compute) {
+    if (p.hop > 0) {
+      AddWait(step.waits_for, store_index_[p.placement][p.hop - 1]);
+      return;
+    }
+    const Value& stored = graph_.values[step.value];
+    const NodeId writer = stored.producer != kNoNode ? stored.producer : stored.written_by;
+    const bool before_writer = CandidateOf(p.placement).write_back_at_start;
+    if (writer != kNoNode && !before_writer) {
+      AddWait(step.waits_for, compute_index_[context_.lifetimes.step_of_node[writer]]);
+    }
+    AddWait(step.waits_for, last_compute);
+  }
+
+  // Section 5: decisions, every candidate's, then those of the values that had none.
+  void AddDecisions() {
+    std::vector<int32_t> placement_of(candidates_.size(), -1);
+    for (size_t j = 0; j < placement_count_; ++j) {
+      placement_of[selection_.placements[j].candidate] = static_cast<int32_t>(j);
+    }
+    plan_.decisions.reserve(candidates_.size() + context_.candidates.pinned.size());
+    for (size_t c = 0; c < candidates_.size(); ++c) {
+      plan_.decisions.push_back(DecisionFor(c, placement_of[c]));
+    }
+    for (const Decision& pinned : context_.candidates.pinned) plan_.decisions.push_back(pinned);
+    std::stable_sort(
+        plan_.decisions.begin(), plan_.decisions.end(), [](const Decision& a, const Decision& b) {
+          return std::tie(a.value, a.gap_after_step) < std::tie(b.value, b.gap_after_step);
+        });
+  }
+
+  // Candidate `c`'s decision; `placement` is its index in the selection, -1 when not taken.
+  Decision DecisionFor(size_t c, int32_t placement_index) const {
+    const Candidate& candidate = candidates_[c];
+    Decision decision = GapDecision(candidate);
+    if (placement_index >= 0) {
+      const Placement& placement = selection_.placements[placement_index];
       decision.reason = DecisionReason::kOffloaded;
       decision.freed_first_step = placement.freed_first;
       decision.freed_last_step = placement.freed_last;
       decision.predicted_stall_ns = placement.stall_ns;
       decision.detail = OffloadedDetail(placement);
-    } else if (selection.reason[c] == DecisionReason::kOffloaded) {
+    } else if (selection_.reason[c] == DecisionReason::kOffloaded) {
       decision.reason = DecisionReason::kStallOverLimit;
       decision.detail = "dropped: with it the simulated slowdown exceeded the overhead limit";
     } else {
-      decision.reason = selection.reason[c];
-      decision.detail = selection.detail[c];
+      decision.reason = selection_.reason[c];
+      decision.detail = selection_.detail[c];
       if (decision.reason == DecisionReason::kNotNeeded && decision.detail.empty()) {
         decision.detail = "not needed: the peak was settled without it";
       }
     }
-    plan.decisions.push_back(std::move(decision));
+    return decision;
   }
-  for (const Decision& pinned : context.candidates.pinned) plan.decisions.push_back(pinned);
-  std::stable_sort(
-      plan.decisions.begin(), plan.decisions.end(), [](const Decision& a, const Decision& b) {
-        return std::tie(a.value, a.gap_after_step) < std::tie(b.value, b.gap_after_step);
-      });
 
-  // 6. Layout and evaluation.
-  FinishPlan(graph, profile, context.layout,
-             {options.baseline_peak_bytes, options.baseline_arena_bytes}, plan);
-  return plan;
+  // What the plan is assembled from.
+  const PlanContext& context_;
+  const Selection& selection_;
+  const AssembleOptions& options_;
+  const Graph& graph_;
+  const std::vector<Candidate>& candidates_;
+  const Step step_count_;
+  const size_t placement_count_;  // the selection's first placements used
+  // The plan, and where its steps landed.
+  Plan plan_;
+  std::vector<Pending> pending_;                      // the sequence, beside plan_.steps
+  std::vector<int32_t> compute_index_;                // by step: its compute step in the plan
+  std::vector<std::vector<int32_t>> store_index_;     // by placement and hop
+  std::vector<int32_t> detach_index_;                 // by placement; -1: none
+  std::vector<std::vector<int32_t>> prefetch_index_;  // by placement and hop
+  std::vector<int32_t> by_value_;                     // placements by value, then gap start
+  std::vector<int32_t> final_store_;                  // by ValueId: its Store's last hop; -1: none
+  std::vector<std::vector<int32_t>> intervals_of_;    // by ValueId: its residency intervals
+};
+
+}  // namespace
+
+Plan AssemblePlan(const PlanContext& context, const Selection& selection,
+                  const AssembleOptions& options) {
+  return Assembler(context, selection, options).Run();
 }
 
 }  // namespace hyperplan::planner

@@ -120,6 +120,97 @@ std::vector<NodeId> UpdateSlots(const std::vector<std::vector<NodeId>>& predeces
   return slot;
 }
 
+// The list scheduler behind MemoryAwareOrder (order.h): a heap of ready nodes by the change
+// in resident bytes their step makes, refreshed as inputs lose readers.
+class MemoryAwareScheduler {
+ public:
+  explicit MemoryAwareScheduler(const Graph& graph)
+      : graph_(graph),
+        inputs_(graph.nodes.size()),
+        missing_(graph.nodes.size(), 0),
+        unread_(graph.values.size(), 0),
+        delta_(graph.nodes.size(), 0),
+        done_(graph.nodes.size(), false) {
+    for (size_t n = 0; n < graph.nodes.size(); ++n) {
+      inputs_[n] = DistinctInputs(graph.nodes[n]);
+      for (ValueId v : inputs_[n]) {
+        if (graph.values[v].producer != kNoNode) ++missing_[n];
+      }
+    }
+    for (size_t v = 0; v < graph.values.size(); ++v) {
+      unread_[v] = static_cast<int32_t>(graph.values[v].consumers.size());
+    }
+  }
+
+  // Shorter than the graph only for a cyclic graph; lifetimes then rejects it.
+  std::vector<NodeId> Run() {
+    for (size_t n = 0; n < graph_.nodes.size(); ++n) {
+      if (missing_[n] == 0) MakeReady(static_cast<NodeId>(n));
+    }
+    std::vector<NodeId> order;
+    order.reserve(graph_.nodes.size());
+    while (!ready_.empty()) {
+      const auto [entry_delta, node] = ready_.top();
+      ready_.pop();
+      if (done_[node] || entry_delta != delta_[node]) continue;  // stale entry
+      done_[node] = true;
+      order.push_back(node);
+      AfterRunning(node);
+    }
+    return order;
+  }
+
+ private:
+  // Whether reading `v` last frees it (weights and graph inputs and outputs stay resident).
+  bool FreesOnRead(ValueId v) const {
+    const Value& value = graph_.values[v];
+    return value.producer != kNoNode && !value.is_graph_output;
+  }
+
+  // Bytes node `n`'s step adds: its outputs, less the inputs it is the last reader of.
+  int64_t Delta(NodeId n) const {
+    int64_t bytes = 0;
+    for (ValueId v : graph_.nodes[n].outputs) bytes += graph_.values[v].bytes;
+    for (ValueId v : inputs_[n]) {
+      if (FreesOnRead(v) && unread_[v] == 1) bytes -= graph_.values[v].bytes;
+    }
+    return bytes;
+  }
+
+  void MakeReady(NodeId n) {
+    delta_[n] = Delta(n);
+    ready_.emplace(delta_[n], n);
+  }
+
+  // After `node` runs: an input with one reader left now frees on that read (its priority
+  // improves if it is waiting), and the readers of its outputs may become ready.
+  void AfterRunning(NodeId node) {
+    for (ValueId v : inputs_[node]) {
+      if (--unread_[v] != 1 || !FreesOnRead(v)) continue;
+      for (NodeId reader : graph_.values[v].consumers) {
+        if (done_[reader]) continue;
+        if (missing_[reader] == 0) MakeReady(reader);
+        break;
+      }
+    }
+    for (ValueId v : graph_.nodes[node].outputs) {
+      for (NodeId reader : graph_.values[v].consumers) {
+        if (--missing_[reader] == 0) MakeReady(reader);
+      }
+    }
+  }
+
+  using Entry = std::tuple<int64_t, NodeId>;  // (delta, node): smallest first
+
+  const Graph& graph_;
+  std::vector<std::vector<ValueId>> inputs_;  // by node, each input once
+  std::vector<int32_t> missing_;              // by node: inputs not produced yet
+  std::vector<int32_t> unread_;               // by value: consumers not run yet
+  std::vector<int64_t> delta_;                // by node: its latest heap priority
+  std::vector<bool> done_;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> ready_;
+};
+
 }  // namespace
 
 std::vector<NodeId> EagerUpdateOrder(const Graph& model, const std::vector<ValueAlias>& aliases) {
@@ -141,71 +232,7 @@ std::vector<NodeId> EagerUpdateOrder(const Graph& model, const std::vector<Value
 }
 
 std::vector<NodeId> MemoryAwareOrder(const Graph& graph) {
-  const size_t node_count = graph.nodes.size();
-  std::vector<std::vector<ValueId>> inputs(node_count);
-  std::vector<int32_t> missing(node_count, 0);  // inputs not produced yet
-  for (size_t n = 0; n < node_count; ++n) {
-    inputs[n] = DistinctInputs(graph.nodes[n]);
-    for (ValueId v : inputs[n]) {
-      if (graph.values[v].producer != kNoNode) ++missing[n];
-    }
-  }
-  std::vector<int32_t> unread(graph.values.size(), 0);  // consumers not run yet
-  for (size_t v = 0; v < graph.values.size(); ++v) {
-    unread[v] = static_cast<int32_t>(graph.values[v].consumers.size());
-  }
-  auto frees_on_read = [&](ValueId v) {
-    const Value& value = graph.values[v];
-    return value.producer != kNoNode && !value.is_graph_output;
-  };
-  std::vector<int64_t> delta(node_count, 0);
-  std::vector<bool> done(node_count, false);
-  auto compute_delta = [&](NodeId n) {
-    int64_t bytes = 0;
-    for (ValueId v : graph.nodes[n].outputs) bytes += graph.values[v].bytes;
-    for (ValueId v : inputs[n]) {
-      if (frees_on_read(v) && unread[v] == 1) bytes -= graph.values[v].bytes;
-    }
-    return bytes;
-  };
-  using Entry = std::tuple<int64_t, NodeId>;  // (delta, node): smallest first
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> ready;
-  for (size_t n = 0; n < node_count; ++n) {
-    if (missing[n] == 0) {
-      delta[n] = compute_delta(static_cast<NodeId>(n));
-      ready.emplace(delta[n], static_cast<NodeId>(n));
-    }
-  }
-  std::vector<NodeId> order;
-  order.reserve(node_count);
-  while (!ready.empty()) {
-    const auto [entry_delta, node] = ready.top();
-    ready.pop();
-    if (done[node] || entry_delta != delta[node]) continue;  // stale entry
-    done[node] = true;
-    order.push_back(node);
-    for (ValueId v : inputs[node]) {
-      if (--unread[v] != 1 || !frees_on_read(v)) continue;
-      // The one reader left now frees v: its priority improves if it is waiting.
-      for (NodeId reader : graph.values[v].consumers) {
-        if (done[reader]) continue;
-        if (missing[reader] == 0) {
-          delta[reader] = compute_delta(reader);
-          ready.emplace(delta[reader], reader);
-        }
-        break;
-      }
-    }
-    for (ValueId v : graph.nodes[node].outputs) {
-      for (NodeId reader : graph.values[v].consumers) {
-        if (--missing[reader] == 0) {
-          delta[reader] = compute_delta(reader);
-          ready.emplace(delta[reader], reader);
-        }
-      }
-    }
-  }
-  return order;  // shorter than the graph only for a cyclic graph; lifetimes then rejects it
+  return MemoryAwareScheduler(graph).Run();
 }
 
 }  // namespace hyperplan::planner
