@@ -126,7 +126,11 @@ std::vector<Step> PaceByRoom(const ContenderContext& context, const CopyReservat
   for (size_t k : order) by_tier[StagingTier(context, windows[k].value)].push_back(k);
   auto bytes_of = [&](size_t k) { return context.graph->values[windows[k].value].bytes; };
   std::vector<Step> stage(windows.size(), 0);
-  for (const auto& [tier, list] : by_tier) {
+  for (const auto& tier_windows : by_tier) {
+    // Named, not a structured binding: clang 14 (the fuzz build's) cannot capture one in a
+    // lambda.
+    const TierId tier = tier_windows.first;
+    const std::vector<size_t>& list = tier_windows.second;
     const int64_t room_bytes = copies.FreeBytes(tier);
     Step boundary = 0;
     size_t oldest = 0;          // first window of `list` whose copy may still be unread
