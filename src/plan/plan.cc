@@ -1,8 +1,9 @@
-// Names of the plan's enums, as reports and the plan file spell them (see plan.h): one table
-// per enum, indexed by the enumerator (the way graph.cc names ValueClass), and operator<<
-// printing the name.
+// The stream numbering, and names of the plan's enums as reports and the plan file spell them
+// (see plan.h): one table per enum, indexed by the enumerator (the way graph.cc names
+// ValueClass), and operator<< printing the name.
 #include "hyperplan/plan/plan.h"
 
+#include <algorithm>
 #include <array>
 #include <ostream>
 
@@ -23,6 +24,20 @@ std::string_view NameAt(const std::array<std::string_view, N>& names, size_t ind
 }
 
 }  // namespace
+
+StreamNumbering::StreamNumbering(const HardwareProfile& profile)
+    : first_(profile.links.size()), channels_(profile.links.size()) {
+  for (size_t l = 0; l < profile.links.size(); ++l) {
+    first_[l] = count_;
+    channels_[l] = std::max<int32_t>(1, profile.links[l].channels);
+    count_ += channels_[l];
+  }
+}
+
+int32_t StreamNumbering::Of(const PlanStep& step) const {
+  if (step.kind == StepKind::kCompute || step.kind == StepKind::kDetach) return kComputeStream;
+  return Of(step.link, step.channel);
+}
 
 std::string_view StepKindName(StepKind kind) {
   return NameAt(kStepKindNames, static_cast<size_t>(kind));

@@ -90,7 +90,7 @@ void AddNodes(const Graph& graph, const Plan& plan, pb::Plan& out) {
 }
 
 void AddSteps(const HardwareProfile& profile, const Plan& plan, pb::Plan& out) {
-  const std::vector<int32_t> first_stream = FirstCopyStreams(profile);
+  const StreamNumbering streams(profile);
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const PlanStep& step = plan.steps[i];
     pb::Step* entry = out.add_steps();
@@ -101,7 +101,7 @@ void AddSteps(const HardwareProfile& profile, const Plan& plan, pb::Plan& out) {
     entry->set_dst_tier(step.dst_tier);
     entry->set_link(IsTransfer(step.kind) ? step.link : -1);
     entry->set_channel(IsTransfer(step.kind) ? step.channel : -1);
-    entry->set_stream(IsTransfer(step.kind) ? first_stream[step.link] + step.channel : 0);
+    entry->set_stream(streams.Of(step));
     entry->set_bytes(step.bytes);
     entry->set_boundary(step.boundary);
     for (int32_t wait : step.waits_for) entry->add_waits_for(wait);

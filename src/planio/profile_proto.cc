@@ -4,12 +4,11 @@
 #include <algorithm>
 
 #include "hyperplan/error.h"
+#include "hyperplan/plan/plan.h"
 #include "planio/proto_enums.h"
 
 namespace hyperplan::planio {
 namespace {
-
-int32_t Channels(const Link& link) { return std::max<int32_t>(1, link.channels); }
 
 bool InRange(int32_t index, int size) { return index >= 0 && index < size; }
 
@@ -22,16 +21,6 @@ std::string LinkName(const pb::Plan& plan, const pb::Link& link) {
 
 }  // namespace
 
-std::vector<int32_t> FirstCopyStreams(const HardwareProfile& profile) {
-  std::vector<int32_t> first(profile.links.size());
-  int32_t next = 1;
-  for (size_t l = 0; l < profile.links.size(); ++l) {
-    first[l] = next;
-    next += Channels(profile.links[l]);
-  }
-  return first;
-}
-
 void ProfileToProto(const HardwareProfile& profile, pb::Plan& plan) {
   for (const Tier& tier : profile.tiers) {
     pb::Tier* out = plan.add_tiers();
@@ -40,7 +29,7 @@ void ProfileToProto(const HardwareProfile& profile, pb::Plan& plan) {
     out->set_is_device(tier.is_device);
     out->set_alignment_bytes(tier.alignment_bytes);
   }
-  const std::vector<int32_t> first_stream = FirstCopyStreams(profile);
+  const StreamNumbering streams(profile);
   for (size_t l = 0; l < profile.links.size(); ++l) {
     const Link& link = profile.links[l];
     pb::Link* out = plan.add_links();
@@ -49,9 +38,9 @@ void ProfileToProto(const HardwareProfile& profile, pb::Plan& plan) {
     out->set_bandwidth_bytes_per_s(link.bandwidth_bytes_per_s);
     out->set_latency_ns(link.latency_ns);
     out->set_channels(link.channels);
-    for (int32_t c = 0; c < Channels(link); ++c) {
+    for (int32_t c = 0; c < streams.channel_count(static_cast<int32_t>(l)); ++c) {
       pb::CopyStream* stream = plan.add_streams();
-      stream->set_id(first_stream[l] + c);
+      stream->set_id(streams.Of(static_cast<int32_t>(l), c));
       stream->set_link(static_cast<int32_t>(l));
       stream->set_channel(c);
       stream->set_name(profile.tiers[link.from].name + "->" + profile.tiers[link.to].name + "#" +

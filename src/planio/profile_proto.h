@@ -16,12 +16,8 @@
 
 namespace hyperplan::planio {
 
-// Copy stream ids: 0 is the compute stream; link l's channel c is FirstCopyStream(l) + c, with
-// links in profile order and at least one channel each.
-std::vector<int32_t> FirstCopyStreams(const HardwareProfile& profile);
-
-// Fills plan.tiers, plan.links, plan.streams and plan.provenance.profile (the `used` flags are
-// left for the caller, which knows the plan).
+// Fills plan.tiers, plan.links, plan.streams (numbered by StreamNumbering, plan.h) and
+// plan.provenance.profile (the `used` flags are left for the caller, which knows the plan).
 void ProfileToProto(const HardwareProfile& profile, plan::v1::Plan& plan);
 
 // The profile a plan was made for. Error(kPlanFile, "<plan_path>: ...") when its indices are

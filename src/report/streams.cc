@@ -15,11 +15,9 @@ std::string LinkName(const HardwareProfile& profile, int32_t link) {
 
 PlanStreams CollectStreams(const HardwareProfile& profile, const Plan& plan) {
   PlanStreams streams;
-  // Dense per-link channel tables, so the streams come out by link then channel.
-  std::vector<std::vector<std::vector<int32_t>>> per_channel(profile.links.size());
-  for (size_t l = 0; l < profile.links.size(); ++l) {
-    per_channel[l].resize(static_cast<size_t>(std::max(1, profile.links[l].channels)));
-  }
+  // Steps by stream number, so the copy streams come out by link then channel.
+  const StreamNumbering numbering(profile);
+  std::vector<std::vector<int32_t>> steps_of(static_cast<size_t>(numbering.count()));
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const PlanStep& step = plan.steps[i];
     const auto index = static_cast<int32_t>(i);
@@ -33,25 +31,26 @@ PlanStreams CollectStreams(const HardwareProfile& profile, const Plan& plan) {
       case StepKind::kPrefetch:
       case StepKind::kStore: {
         // A transfer naming no valid channel is the verifier's to report; it is left out here.
-        if (step.link < 0 || static_cast<size_t>(step.link) >= per_channel.size()) break;
-        auto& channels = per_channel[step.link];
-        if (step.channel < 0 || static_cast<size_t>(step.channel) >= channels.size()) break;
-        channels[step.channel].push_back(index);
+        if (step.link < 0 || static_cast<size_t>(step.link) >= profile.links.size()) break;
+        if (step.channel < 0 || step.channel >= numbering.channel_count(step.link)) break;
+        steps_of[numbering.Of(step)].push_back(index);
         break;
       }
     }
   }
-  for (size_t l = 0; l < per_channel.size(); ++l) {
-    for (size_t c = 0; c < per_channel[l].size(); ++c) {
-      if (per_channel[l][c].empty()) {
+  for (size_t l = 0; l < profile.links.size(); ++l) {
+    const auto link = static_cast<int32_t>(l);
+    for (int32_t c = 0; c < numbering.channel_count(link); ++c) {
+      std::vector<int32_t>& steps = steps_of[numbering.Of(link, c)];
+      if (steps.empty()) {
         ++streams.idle_copy_streams;
         continue;
       }
       CopyStream stream;
-      stream.link = static_cast<int32_t>(l);
-      stream.channel = static_cast<int32_t>(c);
+      stream.link = link;
+      stream.channel = c;
       stream.name = LinkName(profile, stream.link) + " ch " + std::to_string(c);
-      stream.steps = std::move(per_channel[l][c]);
+      stream.steps = std::move(steps);
       streams.copy_streams.push_back(std::move(stream));
     }
   }

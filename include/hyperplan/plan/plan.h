@@ -66,6 +66,29 @@ struct PlanStep {
   int64_t planned_end_ns = 0;
 };
 
+// The streams' numbering, the one plan files, the verifier, the report and the simulator
+// share: stream 0 is the compute stream (compute and Detach steps), then one stream per link
+// channel, link by link and channel by channel (a link declaring fewer than one channel has
+// one). Cost: O(links) to build, O(1) per query. Limits: queries assume a valid link and
+// channel (VerifyPlan checks them).
+class StreamNumbering {
+ public:
+  static constexpr int32_t kComputeStream = 0;
+
+  explicit StreamNumbering(const HardwareProfile& profile);
+
+  int32_t count() const { return count_; }  // the compute stream plus every link channel
+  int32_t channel_count(int32_t link) const { return channels_[link]; }
+  int32_t Of(int32_t link, int32_t channel) const { return first_[link] + channel; }
+  // kComputeStream for compute and Detach steps; its link channel's stream for a transfer.
+  int32_t Of(const PlanStep& step) const;
+
+ private:
+  std::vector<int32_t> first_;     // by link: the stream of its channel 0
+  std::vector<int32_t> channels_;  // by link: its channel count, at least 1
+  int32_t count_ = 1;
+};
+
 // A stretch of device residency: one arena block. Scratch of a control-flow node has no value.
 struct ResidentInterval {
   ValueId value = kNoValue;
