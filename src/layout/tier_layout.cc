@@ -9,8 +9,8 @@
 
 namespace hyperplan::planner {
 
-std::vector<LayoutBlock> TierCopyBlocks(const Plan& plan) {
-  const ComputeBounds bounds = BoundByCompute(plan);
+std::vector<LayoutBlock> TierCopyBlocks(const Plan& plan, const HardwareProfile& profile) {
+  const ComputeBounds bounds = BoundByCompute(plan, profile);
   const auto order_size = static_cast<int32_t>(plan.order.size());
   auto valid = [&](int32_t step) {
     return step >= 0 && static_cast<size_t>(step) < plan.steps.size();
@@ -51,7 +51,7 @@ BlockLayout LayoutWithinCapacity(const std::vector<LayoutBlock>& blocks, int32_t
 
 std::vector<TierBuffer> LayoutTierBuffers(const HardwareProfile& profile,
                                           const LayoutOptions& options, Plan& plan) {
-  const std::vector<LayoutBlock> blocks = TierCopyBlocks(plan);
+  const std::vector<LayoutBlock> blocks = TierCopyBlocks(plan, profile);
   std::map<TierId, std::vector<size_t>> copies_on;  // ascending tier
   for (size_t c = 0; c < plan.tier_copies.size(); ++c) {
     copies_on[plan.tier_copies[c].tier].push_back(c);

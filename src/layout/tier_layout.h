@@ -11,7 +11,7 @@
 // this axis (by LayoutBlocks, as the device arena) never overlap in a real run.
 // Each tier keeps the sweep's layout when it fits the tier's capacity; only a tier it
 // overflows gets LayoutBlocks' greedy orders too (a smaller host buffer buys nothing).
-// Cost: O(steps + waits) plus one sweep per tier, and LayoutBlocks for a tier the sweep
+// Cost: O((steps + waits) * streams) plus one sweep per tier, and LayoutBlocks for a tier the sweep
 // overflows. Limits: conservative: two copies
 // whose lifetimes the simulation separates may still need separate space when the waits do
 // not order them.
@@ -27,7 +27,7 @@ namespace hyperplan::planner {
 
 // Per TierCopy (parallel to plan.tier_copies): the positions it occupies, within
 // [0, order size]; `bytes` is the copy's.
-std::vector<LayoutBlock> TierCopyBlocks(const Plan& plan);
+std::vector<LayoutBlock> TierCopyBlocks(const Plan& plan, const HardwareProfile& profile);
 
 // Sets every copy's offset_bytes and returns one buffer per tier holding a copy, ascending
 // tier, each aligned to its tier's alignment_bytes.

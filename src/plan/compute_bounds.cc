@@ -1,74 +1,80 @@
-// Compute-step bounds of every step (see compute_bounds.h).
+// Happens-before between steps and its compute-step bounds (see compute_bounds.h).
 #include "plan/compute_bounds.h"
 
 #include <algorithm>
-#include <cstdint>
-#include <unordered_map>
 
 namespace hyperplan::planner {
-namespace {
 
-bool OnComputeStream(const PlanStep& step) {
-  return step.kind == StepKind::kCompute || step.kind == StepKind::kDetach;
-}
-
-// Per step: the previous step on its stream, or -1.
-std::vector<int32_t> StreamPredecessors(const Plan& plan) {
-  std::vector<int32_t> previous(plan.steps.size(), -1);
-  int32_t last_compute_stream = -1;
-  std::unordered_map<int64_t, int32_t> last_on_channel;  // (link, channel) -> step
-  for (size_t i = 0; i < plan.steps.size(); ++i) {
-    const PlanStep& step = plan.steps[i];
-    const auto index = static_cast<int32_t>(i);
-    if (OnComputeStream(step)) {
-      previous[i] = last_compute_stream;
-      last_compute_stream = index;
-      continue;
+HappensBefore::HappensBefore(const Plan& plan, const HardwareProfile& profile) {
+  const StreamNumbering numbering(profile);
+  streams_ = numbering.count();
+  const size_t count = plan.steps.size();
+  stream_of_.resize(count);
+  clock_.assign(count * static_cast<size_t>(streams_), -1);
+  std::vector<int32_t> last_on_stream(static_cast<size_t>(streams_), -1);
+  for (size_t i = 0; i < count; ++i) {
+    int32_t* clock = &clock_[i * streams_];
+    // What had ended before `earlier` started, and `earlier` itself.
+    auto merge = [&](int32_t earlier) {
+      const int32_t* other = &clock_[static_cast<size_t>(earlier) * streams_];
+      for (int32_t s = 0; s < streams_; ++s) clock[s] = std::max(clock[s], other[s]);
+      clock[stream_of_[earlier]] = std::max(clock[stream_of_[earlier]], earlier);
+    };
+    for (const int32_t wait : plan.steps[i].waits_for) {
+      if (wait >= 0 && static_cast<size_t>(wait) < i) merge(wait);
     }
-    const int64_t channel = int64_t{step.link} << 32 | static_cast<uint32_t>(step.channel);
-    auto [it, inserted] = last_on_channel.try_emplace(channel, index);
-    if (!inserted) {
-      previous[i] = it->second;
-      it->second = index;
-    }
+    const int32_t stream = numbering.Of(plan.steps[i]);
+    stream_of_[i] = stream;
+    if (last_on_stream[stream] >= 0) merge(last_on_stream[stream]);
+    last_on_stream[stream] = static_cast<int32_t>(i);
   }
-  return previous;
 }
 
-}  // namespace
+bool HappensBefore::operator()(int32_t earlier, int32_t later) const {
+  if (earlier >= later) return false;
+  return LatestEnded(later, stream_of_[earlier]) >= earlier;
+}
 
-ComputeBounds BoundByCompute(const Plan& plan) {
+ComputeBounds BoundByCompute(const Plan& plan, const HappensBefore& happens_before) {
   const size_t count = plan.steps.size();
   const auto order_size = static_cast<Step>(plan.order.size());
-  const std::vector<int32_t> previous = StreamPredecessors(plan);
-  auto for_each_predecessor = [&](size_t i, auto&& visit) {
-    if (previous[i] >= 0) visit(previous[i]);
-    for (const int32_t wait : plan.steps[i].waits_for) {
-      if (wait >= 0 && static_cast<size_t>(wait) < i) visit(wait);
-    }
-  };
   auto is_compute = [&](size_t i) { return plan.steps[i].kind == StepKind::kCompute; };
-
   ComputeBounds bounds;
-  // Forward: what has ended before a step starts is what had ended before, or was, one of its
-  // predecessors.
-  bounds.ended_before.assign(count, -1);
-  std::vector<Step> ended_through(count, -1);
+  // Forward: the last compute step at or before the latest compute-stream step that ended.
+  std::vector<Step> compute_through(count, -1);  // by step: the last compute step up to it
   for (size_t i = 0; i < count; ++i) {
-    Step ended = -1;
-    for_each_predecessor(i, [&](int32_t p) { ended = std::max(ended, ended_through[p]); });
-    bounds.ended_before[i] = ended;
-    ended_through[i] = is_compute(i) ? std::max(ended, plan.steps[i].boundary) : ended;
+    const Step before = i > 0 ? compute_through[i - 1] : -1;
+    compute_through[i] = is_compute(i) ? plan.steps[i].boundary : before;
   }
-  // Backward: the first compute step after a step is the first one among (or after) its
-  // successors.
+  bounds.ended_before.assign(count, -1);
+  for (size_t i = 0; i < count; ++i) {
+    const int32_t ended = happens_before.LatestEnded(static_cast<int32_t>(i), 0);
+    bounds.ended_before[i] = ended < 0 ? -1 : compute_through[ended];
+  }
+  // Each stream's steps, in sequence order: a compute step's clock only grows along the
+  // compute stream, so each stream's steps are assigned their first later compute step in
+  // one walk.
+  std::vector<std::vector<int32_t>> steps_of(static_cast<size_t>(happens_before.stream_count()));
+  for (size_t i = 0; i < count; ++i) {
+    steps_of[happens_before.stream_of(static_cast<int32_t>(i))].push_back(static_cast<int32_t>(i));
+  }
   bounds.starts_after.assign(count, order_size);
-  for (size_t i = count; i-- > 0;) {
-    const Step at = is_compute(i) ? plan.steps[i].boundary : bounds.starts_after[i];
-    for_each_predecessor(
-        i, [&](int32_t p) { bounds.starts_after[p] = std::min(bounds.starts_after[p], at); });
+  std::vector<size_t> next(steps_of.size(), 0);  // by stream: its first step not yet assigned
+  for (size_t j = 0; j < count; ++j) {
+    if (!is_compute(j)) continue;
+    for (size_t s = 0; s < steps_of.size(); ++s) {
+      const int32_t ended =
+          happens_before.LatestEnded(static_cast<int32_t>(j), static_cast<int32_t>(s));
+      for (; next[s] < steps_of[s].size() && steps_of[s][next[s]] <= ended; ++next[s]) {
+        bounds.starts_after[steps_of[s][next[s]]] = plan.steps[j].boundary;
+      }
+    }
   }
   return bounds;
+}
+
+ComputeBounds BoundByCompute(const Plan& plan, const HardwareProfile& profile) {
+  return BoundByCompute(plan, HappensBefore(plan, profile));
 }
 
 }  // namespace hyperplan::planner

@@ -22,7 +22,8 @@ TEST_CASE("tier layout: compute bounds follow streams and waits, not the sequenc
                 ComputeStep(1),     DetachStep({1}),
                 ComputeStep(2),     TransferStep(StepKind::kPrefetch, 1, 0, {4}),
                 ComputeStep(3, {5})};
-  const planner::ComputeBounds bounds = planner::BoundByCompute(plan);
+  const planner::ComputeBounds bounds =
+      planner::BoundByCompute(plan, UnitProfile(int64_t{1} << 40, 2));
   // Ended before: the Store knows n0 (its wait); the Detach knows n1 (stream) and n0 (via the
   // Store); the Prefetch n2; n3 n2.
   CHECK(bounds.ended_before == std::vector<Step>{-1, 0, 0, 1, 1, 2, 2});
@@ -81,7 +82,8 @@ TEST_CASE("tier layout: compute bounds match brute-force reachability on random 
         for (size_t a = 0; a < p; ++a) reach[a][b] |= reach[a][p];
       }
     }
-    const planner::ComputeBounds bounds = planner::BoundByCompute(plan);
+    const planner::ComputeBounds bounds =
+        planner::BoundByCompute(plan, UnitProfile(int64_t{1} << 40, 2));
     for (size_t i = 0; i < count; ++i) {
       Step ended = -1;
       Step starts = computes;
@@ -114,7 +116,7 @@ TEST_CASE("tier layout: copies share space only when the waits order them") {
   plan.tier_copies = {{0, 1, 100, 1, 4}, {1, 1, 100, 2, -1}, {2, 1, 100, 6, -1}};
   // u: allocated after n0 (1), freed before n2 starts (2): [1, 2]. x: after n0 (1), never
   // freed: [1, 3]. w: after n2 (which ended before it: 2 + 1 = 3): [3, 3].
-  const std::vector<LayoutBlock> blocks = planner::TierCopyBlocks(plan);
+  const std::vector<LayoutBlock> blocks = planner::TierCopyBlocks(plan, UnitProfile());
   REQUIRE(blocks.size() == 3);
   CHECK((blocks[0].first == 1 && blocks[0].last == 2));
   CHECK((blocks[1].first == 1 && blocks[1].last == 3));
