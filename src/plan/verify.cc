@@ -1,4 +1,5 @@
-// The plan verifier: docs/design.md invariants 1-6 (see verify.h).
+// The plan verifier: docs/design.md invariants 1-6 and 8, as checks named by what they check
+// (see verify.h); the explicit-waits check is in explicit_waits.cc.
 #include "hyperplan/plan/verify.h"
 
 #include <fmt/format.h>
@@ -17,6 +18,7 @@
 #include "hyperplan/names.h"
 #include "hyperplan/plan/simulate.h"
 #include "layout/tier_layout.h"
+#include "plan/step_names.h"
 
 namespace hyperplan {
 namespace {
@@ -26,19 +28,13 @@ class Verifier {
   Verifier(const Graph& graph, const HardwareProfile& profile, const Plan& plan)
       : graph_(graph), profile_(profile), plan_(plan) {}
 
+  // The shapes first (every index in range), then the replay and every index, once; then the
+  // checks by meaning, each reading only those, in this order (the first failure is reported).
   VerifyResult Run() {
-    if (!CheckStructure()) return result_;
-    try {
-      sim_ = Simulate(graph_, profile_, plan_);
-    } catch (const Error& error) {
-      Fail(4, -1, error.what());
-      return result_;
-    }
-    ComputeTimes();
-    if (!CheckStoredTimeline() || !CheckInvariant4() || !CheckInvariant1() || !CheckInvariant2() ||
-        !CheckInvariant3() || !CheckArenaAlignment() || !CheckTierBuffers() || !CheckInvariant5() ||
-        !CheckInvariant6() || !CheckLoopClosed()) {
-      return result_;
+    if (!CheckShapes() || !Replay()) return result_;
+    BuildIndexes();
+    for (const Check check : kChecks) {
+      if (!(this->*check)()) break;
     }
     return result_;
   }
@@ -56,22 +52,7 @@ class Verifier {
 
   std::string ValueName(ValueId value) const { return QuotedValueName(graph_, value); }
   std::string TierName(TierId tier) const { return hyperplan::TierName(profile_, tier); }
-
-  std::string Describe(int32_t index) const {
-    const PlanStep& step = plan_.steps[index];
-    std::string text =
-        "step " + std::to_string(index) + " (" + std::string(StepKindName(step.kind)) + " ";
-    if (step.kind == StepKind::kCompute) {
-      const bool valid = step.node >= 0 && static_cast<size_t>(step.node) < graph_.nodes.size();
-      text += valid ? "'" + graph_.nodes[step.node].name + "'" : "?";
-    } else {
-      text += ValueName(step.value);
-      if (step.kind != StepKind::kDetach) {
-        text += " " + TierName(step.src_tier) + "->" + TierName(step.dst_tier);
-      }
-    }
-    return text + ")";
-  }
+  std::string Describe(int32_t index) const { return DescribeStep(graph_, profile_, plan_, index); }
 
   std::string IntervalName(size_t index) const {
     const ResidentInterval& interval = plan_.residency[index];
@@ -90,13 +71,23 @@ class Verifier {
     return index >= 0 && static_cast<size_t>(index) < plan_.steps.size();
   }
 
-  // Indices, kinds, links, the order's shape and topology (invariant 4 for the order).
-  bool CheckStructure() {
-    const size_t node_count = graph_.nodes.size();
+  // Every index in range and every step's fields consistent, in the order the failures are
+  // reported: the order, then each step, then the residency and the tier copies.
+  bool CheckShapes() {
+    return CheckDeviceTier() && CheckOrderIsPermutation() && CheckTopologicalOrder() &&
+           CheckStepFields() && CheckResidencyWellFormed() && CheckTierCopiesWellFormed();
+  }
+
+  bool CheckDeviceTier() {
     const TierId device = profile_.device_tier;
     if (device < 0 || static_cast<size_t>(device) >= profile_.tiers.size()) {
       return Fail(0, -1, "the profile has no device tier");
     }
+    return true;
+  }
+
+  bool CheckOrderIsPermutation() {
+    const size_t node_count = graph_.nodes.size();
     if (plan_.order.size() != node_count) {
       return Fail(4, -1,
                   "the order has " + std::to_string(plan_.order.size()) + " steps for " +
@@ -105,27 +96,46 @@ class Verifier {
     if (plan_.node_time_ns.size() != node_count) {
       return Fail(0, -1, "node times do not cover every node");
     }
-    step_of_node_.assign(node_count, -1);
+    std::vector<uint8_t> seen(node_count, 0);
     for (size_t k = 0; k < node_count; ++k) {
       const NodeId node = plan_.order[k];
-      if (node < 0 || static_cast<size_t>(node) >= node_count || step_of_node_[node] >= 0) {
+      if (node < 0 || static_cast<size_t>(node) >= node_count || seen[node]) {
         return Fail(4, -1, "the order is not a permutation at step " + std::to_string(k));
       }
-      step_of_node_[node] = static_cast<Step>(k);
+      seen[node] = 1;
     }
-    for (size_t k = 0; k < node_count; ++k) {
+    return true;
+  }
+
+  bool CheckTopologicalOrder() {
+    const std::vector<Step> step_of_node = StepOfNode();
+    for (size_t k = 0; k < plan_.order.size(); ++k) {
       const Node& node = graph_.nodes[plan_.order[k]];
       for (ValueId input : node.inputs) {
         const NodeId producer = graph_.values[input].producer;
-        if (producer != kNoNode && step_of_node_[producer] >= static_cast<Step>(k)) {
+        if (producer != kNoNode && step_of_node[producer] >= static_cast<Step>(k)) {
           return Fail(4, -1,
                       "the order is not topological: node '" + node.name + "' at step " +
                           std::to_string(k) + " reads " + ValueName(input) + " produced at step " +
-                          std::to_string(step_of_node_[producer]));
+                          std::to_string(step_of_node[producer]));
         }
       }
     }
-    compute_index_.assign(node_count, -1);
+    return true;
+  }
+
+  // By node: its position in the order (a permutation, CheckOrderIsPermutation).
+  std::vector<Step> StepOfNode() const {
+    std::vector<Step> step_of_node(graph_.nodes.size(), -1);
+    for (size_t k = 0; k < plan_.order.size(); ++k) {
+      step_of_node[plan_.order[k]] = static_cast<Step>(k);
+    }
+    return step_of_node;
+  }
+
+  // Waits point back; compute steps follow the order; each cache op's value, bytes, link,
+  // channel and direction.
+  bool CheckStepFields() {
     size_t computes = 0;
     for (size_t i = 0; i < plan_.steps.size(); ++i) {
       const PlanStep& step = plan_.steps[i];
@@ -136,62 +146,73 @@ class Verifier {
                       "waits for step " + std::to_string(wait) + ", which does not come before it");
         }
       }
-      if (step.kind == StepKind::kCompute) {
-        if (computes >= node_count || step.node != plan_.order[computes] ||
-            step.boundary != static_cast<Step>(computes)) {
-          return Fail(4, index,
-                      "compute steps do not follow the order (expected step " +
-                          std::to_string(computes) + ")");
-        }
-        compute_index_[computes++] = index;
+      if (step.kind != StepKind::kCompute) {
+        if (!CheckCacheOpFields(index)) return false;
         continue;
       }
-      if (step.value < 0 || static_cast<size_t>(step.value) >= graph_.values.size()) {
-        return Fail(0, index, "names no valid value");
+      if (computes >= plan_.order.size() || step.node != plan_.order[computes] ||
+          step.boundary != static_cast<Step>(computes)) {
+        return Fail(4, index,
+                    "compute steps do not follow the order (expected step " +
+                        std::to_string(computes) + ")");
       }
-      const Value& moved = graph_.values[step.value];
-      const bool write_back = step.kind == StepKind::kStore && moved.written_by != kNoNode;
-      const int64_t expected_bytes = write_back ? moved.written_bytes : moved.bytes;
-      if (step.bytes != expected_bytes) {
-        return Fail(0, index,
-                    "moves " + std::to_string(step.bytes) + " bytes of a " +
-                        std::to_string(moved.bytes) + "-byte value" +
-                        (write_back ? " whose in-place update changes " +
-                                          std::to_string(moved.written_bytes)
-                                    : std::string()));
-      }
-      if (step.kind == StepKind::kDetach) {
-        if (step.src_tier != device) return Fail(0, index, "a Detach must drop the device copy");
-        continue;
-      }
-      if (step.link < 0 || static_cast<size_t>(step.link) >= profile_.links.size()) {
-        return Fail(0, index, "names no valid link");
-      }
-      const Link& link = profile_.links[step.link];
-      if (step.channel < 0 || step.channel >= std::max(1, link.channels)) {
-        return Fail(0, index, "names no valid channel of its link");
-      }
-      if (link.from != step.src_tier || link.to != step.dst_tier) {
-        return Fail(0, index, "its tiers do not match its link");
-      }
-      if (step.kind == StepKind::kPrefetch && step.src_tier == device) {
-        return Fail(0, index, "a Prefetch must move towards the device");
-      }
-      if (step.kind == StepKind::kStore && step.dst_tier == device) {
-        return Fail(0, index, "a Store must move away from the device");
-      }
+      ++computes;
     }
-    if (computes != node_count) return Fail(4, -1, "not every node has a compute step");
+    if (computes != plan_.order.size()) return Fail(4, -1, "not every node has a compute step");
+    return true;
+  }
+
+  bool CheckCacheOpFields(int32_t index) {
+    const PlanStep& step = plan_.steps[index];
+    const TierId device = profile_.device_tier;
+    if (step.value < 0 || static_cast<size_t>(step.value) >= graph_.values.size()) {
+      return Fail(0, index, "names no valid value");
+    }
+    const Value& moved = graph_.values[step.value];
+    const bool write_back = step.kind == StepKind::kStore && moved.written_by != kNoNode;
+    const int64_t expected_bytes = write_back ? moved.written_bytes : moved.bytes;
+    if (step.bytes != expected_bytes) {
+      return Fail(
+          0, index,
+          "moves " + std::to_string(step.bytes) + " bytes of a " + std::to_string(moved.bytes) +
+              "-byte value" +
+              (write_back ? " whose in-place update changes " + std::to_string(moved.written_bytes)
+                          : std::string()));
+    }
+    if (step.kind == StepKind::kDetach) {
+      if (step.src_tier != device) return Fail(0, index, "a Detach must drop the device copy");
+      return true;
+    }
+    if (step.link < 0 || static_cast<size_t>(step.link) >= profile_.links.size()) {
+      return Fail(0, index, "names no valid link");
+    }
+    const Link& link = profile_.links[step.link];
+    if (step.channel < 0 || step.channel >= std::max(1, link.channels)) {
+      return Fail(0, index, "names no valid channel of its link");
+    }
+    if (link.from != step.src_tier || link.to != step.dst_tier) {
+      return Fail(0, index, "its tiers do not match its link");
+    }
+    if (step.kind == StepKind::kPrefetch && step.src_tier == device) {
+      return Fail(0, index, "a Prefetch must move towards the device");
+    }
+    if (step.kind == StepKind::kStore && step.dst_tier == device) {
+      return Fail(0, index, "a Store must move away from the device");
+    }
+    return true;
+  }
+
+  bool CheckResidencyWellFormed() {
     if (plan_.layout.offset_bytes.size() != plan_.residency.size()) {
       return Fail(3, -1, "the layout does not give every residency an offset");
     }
-    const auto step_count = static_cast<Step>(node_count);
+    const auto step_count = static_cast<Step>(graph_.nodes.size());
     for (size_t r = 0; r < plan_.residency.size(); ++r) {
       const ResidentInterval& interval = plan_.residency[r];
       const bool has_value =
           interval.value >= 0 && static_cast<size_t>(interval.value) < graph_.values.size();
-      const bool has_node =
-          interval.scratch_node >= 0 && static_cast<size_t>(interval.scratch_node) < node_count;
+      const bool has_node = interval.scratch_node >= 0 &&
+                            static_cast<size_t>(interval.scratch_node) < graph_.nodes.size();
       if (has_value == has_node || interval.first_step < 0 || interval.last_step >= step_count ||
           interval.first_step > interval.last_step ||
           (interval.opened_by >= 0 && !ValidStepIndex(interval.opened_by)) ||
@@ -199,11 +220,16 @@ class Verifier {
         return Fail(0, -1, IntervalName(r) + " is malformed");
       }
     }
+    return true;
+  }
+
+  bool CheckTierCopiesWellFormed() {
     for (size_t c = 0; c < plan_.tier_copies.size(); ++c) {
       const TierCopy& copy = plan_.tier_copies[c];
       if (copy.value < 0 || static_cast<size_t>(copy.value) >= graph_.values.size() ||
           copy.tier < 0 || static_cast<size_t>(copy.tier) >= profile_.tiers.size() ||
-          copy.tier == device || (copy.opened_by >= 0 && !ValidStepIndex(copy.opened_by)) ||
+          copy.tier == profile_.device_tier ||
+          (copy.opened_by >= 0 && !ValidStepIndex(copy.opened_by)) ||
           (copy.closed_by >= 0 && !ValidStepIndex(copy.closed_by))) {
         return Fail(0, -1, "tier copy " + std::to_string(c) + " is malformed");
       }
@@ -211,12 +237,28 @@ class Verifier {
     return true;
   }
 
-  void ComputeTimes() {
-    alloc_ns_.resize(plan_.residency.size());
+  // A plan whose shapes hold can still name a wait the replay rejects.
+  bool Replay() {
+    try {
+      sim_ = Simulate(graph_, profile_, plan_);
+    } catch (const Error& error) {
+      return Fail(4, -1, error.what());
+    }
+    return true;
+  }
+
+  // Every index the checks read, built once from a plan whose shapes hold, and its replay.
+  void BuildIndexes() {
+    step_of_node_ = StepOfNode();
+    compute_index_.assign(plan_.order.size(), -1);
+    for (size_t i = 0; i < plan_.steps.size(); ++i) {
+      const PlanStep& step = plan_.steps[i];
+      if (step.kind == StepKind::kCompute) compute_index_[step.boundary] = static_cast<int32_t>(i);
+      if (step.kind == StepKind::kStore) stores_of_[step.value].push_back(static_cast<int32_t>(i));
+    }
     free_ns_.resize(plan_.residency.size());
     for (size_t r = 0; r < plan_.residency.size(); ++r) {
       const ResidentInterval& interval = plan_.residency[r];
-      alloc_ns_[r] = interval.opened_by < 0 ? 0 : sim_.steps[interval.opened_by].start_ns;
       free_ns_[r] =
           interval.closed_by < 0 ? sim_.makespan_ns : sim_.steps[interval.closed_by].end_ns;
       if (interval.value != kNoValue) intervals_of_[interval.value].push_back(r);
@@ -226,8 +268,13 @@ class Verifier {
         return plan_.residency[a].first_step < plan_.residency[b].first_step;
       });
     }
+    for (size_t c = 0; c < plan_.tier_copies.size(); ++c) {
+      copies_by_opener_.emplace(plan_.tier_copies[c].opened_by, c);
+      copies_of_[plan_.tier_copies[c].value].push_back(c);
+    }
   }
 
+  // Whether the plan's stored timeline is its replay (Package A's to replace).
   bool CheckStoredTimeline() {
     if (plan_.timeline.makespan_ns != sim_.makespan_ns ||
         plan_.timeline.steps.size() != sim_.steps.size()) {
@@ -331,16 +378,7 @@ class Verifier {
 
   // Data movement: producers before Stores, copies before the transfers that read them, and
   // every off-device copy written by a transfer is accounted.
-  bool CheckInvariant4() {
-    for (size_t c = 0; c < plan_.tier_copies.size(); ++c) {
-      copies_by_opener_.emplace(plan_.tier_copies[c].opened_by, c);
-      copies_of_[plan_.tier_copies[c].value].push_back(c);
-    }
-    for (size_t i = 0; i < plan_.steps.size(); ++i) {
-      if (plan_.steps[i].kind == StepKind::kStore) {
-        stores_of_[plan_.steps[i].value].push_back(static_cast<int32_t>(i));
-      }
-    }
+  bool CheckTransfersReadCompleteCopies() {
     for (size_t i = 0; i < plan_.steps.size(); ++i) {
       const PlanStep& step = plan_.steps[i];
       if (!IsTransfer(step)) continue;
@@ -388,11 +426,8 @@ class Verifier {
     return true;
   }
 
-  bool CheckInvariant1() {
-    const TierId device = profile_.device_tier;
-    const auto step_count = static_cast<Step>(plan_.order.size());
-    std::vector<uint8_t> opens(plan_.steps.size(), 0);
-    std::vector<uint8_t> closes(plan_.steps.size(), 0);
+  // Invariant 1: a value's residencies do not overlap one another.
+  bool CheckResidenciesDisjointPerValue() {
     for (const auto& [value, list] : intervals_of_) {
       for (size_t k = 1; k < list.size(); ++k) {
         if (plan_.residency[list[k]].first_step <= plan_.residency[list[k - 1]].last_step) {
@@ -400,83 +435,111 @@ class Verifier {
         }
       }
     }
+    return true;
+  }
+
+  // Invariant 1: scratch lives exactly during its node; every other residency opens by its
+  // producer, a Prefetch or the run's start, and closes by its last step, a Detach or the end.
+  bool CheckResidencyEnds() {
     for (size_t r = 0; r < plan_.residency.size(); ++r) {
       const ResidentInterval& interval = plan_.residency[r];
-      const std::string name = IntervalName(r);
       if (interval.value == kNoValue) {
         const int32_t compute = compute_index_[step_of_node_[interval.scratch_node]];
         if (interval.opened_by != compute || interval.closed_by != compute) {
-          return Fail(1, -1, name + " must live exactly during its node");
+          return Fail(1, -1, IntervalName(r) + " must live exactly during its node");
         }
         continue;
       }
-      const Value& value = graph_.values[interval.value];
-      // Opening.
-      if (interval.opened_by < 0) {
-        if (value.producer != kNoNode || interval.first_step != 0) {
-          return Fail(1, -1, name + " is resident from the run's start but is not an input");
-        }
-      } else {
-        const PlanStep& opener = plan_.steps[interval.opened_by];
-        if (opener.kind == StepKind::kCompute) {
-          if (opener.node != value.producer || opener.boundary != interval.first_step) {
-            return Fail(1, interval.opened_by, name + " is not opened by its producer");
-          }
-        } else if (opener.kind == StepKind::kPrefetch) {
-          if (opener.value != interval.value || opener.dst_tier != device ||
-              opener.boundary != interval.first_step) {
-            return Fail(1, interval.opened_by,
-                        name + " must be opened by a Prefetch to the device issued before step " +
-                            std::to_string(interval.first_step));
-          }
-          if (interval.first_step > 0 &&
-              Start(interval.opened_by) < End(compute_index_[interval.first_step - 1])) {
-            return Fail(1, interval.opened_by,
-                        "allocates before step " + std::to_string(interval.first_step - 1) +
-                            " ends, outside " + name);
-          }
-          opens[interval.opened_by] = 1;
-        } else {
-          return Fail(1, interval.opened_by, name + " cannot be opened by this step");
-        }
+      if (!CheckResidencyOpening(r) || !CheckResidencyClosing(r)) return false;
+    }
+    return true;
+  }
+
+  bool CheckResidencyOpening(size_t r) {
+    const ResidentInterval& interval = plan_.residency[r];
+    const Value& value = graph_.values[interval.value];
+    const std::string name = IntervalName(r);
+    if (interval.opened_by < 0) {
+      if (value.producer != kNoNode || interval.first_step != 0) {
+        return Fail(1, -1, name + " is resident from the run's start but is not an input");
       }
-      // Closing.
-      if (interval.closed_by < 0) {
-        if (interval.last_step != step_count - 1) {
-          return Fail(1, -1, name + " ends before the last step but is not closed");
-        }
-      } else {
-        const PlanStep& closer = plan_.steps[interval.closed_by];
-        if (closer.kind == StepKind::kCompute) {
-          if (closer.boundary != interval.last_step) {
-            return Fail(1, interval.closed_by, name + " is not closed by its last step");
-          }
-        } else if (closer.kind == StepKind::kDetach) {
-          if (closer.value != interval.value || closer.boundary != interval.last_step + 1) {
-            return Fail(1, interval.closed_by,
-                        name + " must be closed by a Detach right after step " +
-                            std::to_string(interval.last_step));
-          }
-          const int32_t detach = interval.closed_by;
-          if (Start(detach) < End(compute_index_[interval.last_step])) {
-            return Fail(
-                1, detach,
-                "drops the copy before step " + std::to_string(interval.last_step) + " ends");
-          }
-          if (!HasOtherCopy(interval.value, Start(detach))) {
-            return Fail(1, detach,
-                        "drops the only copy of " + ValueName(interval.value) +
-                            " (no home copy, no completed Store)");
-          }
-          closes[detach] = 1;
-        } else {
-          return Fail(1, interval.closed_by, name + " cannot be closed by this step");
-        }
+      return true;
+    }
+    const PlanStep& opener = plan_.steps[interval.opened_by];
+    if (opener.kind == StepKind::kCompute) {
+      if (opener.node != value.producer || opener.boundary != interval.first_step) {
+        return Fail(1, interval.opened_by, name + " is not opened by its producer");
       }
+      return true;
+    }
+    if (opener.kind != StepKind::kPrefetch) {
+      return Fail(1, interval.opened_by, name + " cannot be opened by this step");
+    }
+    if (opener.value != interval.value || opener.dst_tier != profile_.device_tier ||
+        opener.boundary != interval.first_step) {
+      return Fail(1, interval.opened_by,
+                  name + " must be opened by a Prefetch to the device issued before step " +
+                      std::to_string(interval.first_step));
+    }
+    if (interval.first_step > 0 &&
+        Start(interval.opened_by) < End(compute_index_[interval.first_step - 1])) {
+      return Fail(1, interval.opened_by,
+                  "allocates before step " + std::to_string(interval.first_step - 1) +
+                      " ends, outside " + name);
+    }
+    return true;
+  }
+
+  bool CheckResidencyClosing(size_t r) {
+    const ResidentInterval& interval = plan_.residency[r];
+    const std::string name = IntervalName(r);
+    if (interval.closed_by < 0) {
+      if (interval.last_step != static_cast<Step>(plan_.order.size()) - 1) {
+        return Fail(1, -1, name + " ends before the last step but is not closed");
+      }
+      return true;
+    }
+    const int32_t closer = interval.closed_by;
+    if (plan_.steps[closer].kind == StepKind::kCompute) {
+      if (plan_.steps[closer].boundary != interval.last_step) {
+        return Fail(1, closer, name + " is not closed by its last step");
+      }
+      return true;
+    }
+    if (plan_.steps[closer].kind != StepKind::kDetach) {
+      return Fail(1, closer, name + " cannot be closed by this step");
+    }
+    if (plan_.steps[closer].value != interval.value ||
+        plan_.steps[closer].boundary != interval.last_step + 1) {
+      return Fail(1, closer,
+                  name + " must be closed by a Detach right after step " +
+                      std::to_string(interval.last_step));
+    }
+    if (Start(closer) < End(compute_index_[interval.last_step])) {
+      return Fail(1, closer,
+                  "drops the copy before step " + std::to_string(interval.last_step) + " ends");
+    }
+    if (!HasOtherCopy(interval.value, Start(closer))) {
+      return Fail(1, closer,
+                  "drops the only copy of " + ValueName(interval.value) +
+                      " (no home copy, no completed Store)");
+    }
+    return true;
+  }
+
+  // Invariant 1: every Prefetch to the device opens a residency and every Detach closes one
+  // (CheckResidencyEnds has checked the kinds of the steps that do).
+  bool CheckCacheOpsAccounted() {
+    std::vector<uint8_t> opens(plan_.steps.size(), 0);
+    std::vector<uint8_t> closes(plan_.steps.size(), 0);
+    for (const ResidentInterval& interval : plan_.residency) {
+      if (interval.value == kNoValue) continue;
+      if (interval.opened_by >= 0) opens[interval.opened_by] = 1;
+      if (interval.closed_by >= 0) closes[interval.closed_by] = 1;
     }
     for (size_t i = 0; i < plan_.steps.size(); ++i) {
       const PlanStep& step = plan_.steps[i];
-      if (step.kind == StepKind::kPrefetch && step.dst_tier == device && !opens[i]) {
+      if (step.kind == StepKind::kPrefetch && step.dst_tier == profile_.device_tier && !opens[i]) {
         return Fail(1, static_cast<int32_t>(i),
                     "brings a value to the device that no residency accounts for");
       }
@@ -484,8 +547,13 @@ class Verifier {
         return Fail(1, static_cast<int32_t>(i), "drops a copy that no residency ends with");
       }
     }
-    // Every node finds its inputs (and its outputs) on the device when it starts.
-    for (Step k = 0; k < step_count; ++k) {
+    return true;
+  }
+
+  // Invariant 1: every node finds its inputs (and its outputs) on the device when it starts,
+  // an input brought by a Prefetch only once that Prefetch has ended.
+  bool CheckInputsResident() {
+    for (Step k = 0; k < static_cast<Step>(plan_.order.size()); ++k) {
       const int32_t compute = compute_index_[k];
       const Node& node = graph_.nodes[plan_.order[k]];
       for (ValueId input : node.inputs) {
@@ -544,7 +612,9 @@ class Verifier {
     return false;
   }
 
-  bool CheckInvariant2() {
+  // Invariant 2: the replay stays within every off-device tier's capacity; a plan that claims
+  // to fit keeps its arena within the device and the budget.
+  bool CheckTierCapacity() {
     const TierId device = profile_.device_tier;
     for (size_t tier = 0; tier < profile_.tiers.size(); ++tier) {
       const int64_t capacity = profile_.tiers[tier].capacity_bytes;
@@ -571,6 +641,12 @@ class Verifier {
                         " bytes) exceeds the budget of " + std::to_string(*plan_.budget_bytes));
       }
     }
+    return true;
+  }
+
+  // Invariant 2: the summary's peak is the maximum of the replayed device timeline.
+  bool CheckReportedPeak() {
+    const TierId device = profile_.device_tier;
     int64_t curve_max = 0;
     for (const TierUsagePoint& point : sim_.bytes_per_tier[device]) {
       curve_max = std::max(curve_max, point.bytes);
@@ -585,7 +661,9 @@ class Verifier {
     return true;
   }
 
-  bool CheckInvariant3() {
+  // Invariant 3: every block lies in the arena and no two live blocks overlap (a sweep over
+  // the compute-step axis).
+  bool CheckArenaDisjoint() {
     const int64_t arena = plan_.layout.arena_bytes;
     std::vector<size_t> by_start;
     for (size_t r = 0; r < plan_.residency.size(); ++r) {
@@ -629,6 +707,10 @@ class Verifier {
       live.emplace(offset, r);
       live_until.emplace(interval.last_step, r);
     }
+    return true;
+  }
+
+  bool CheckArenaCoversReplay() {
     // The arena covers every simulated instant only if the replay stays within the per-step
     // accounting it was laid out for.
     const int64_t device_peak = sim_.peak_bytes_per_tier[profile_.device_tier];
@@ -716,7 +798,7 @@ class Verifier {
                                 TierName(buffer.tier), buffer.size_bytes, capacity));
       }
     }
-    const std::vector<LayoutBlock> blocks = planner::TierCopyBlocks(plan_);
+    const std::vector<LayoutBlock> blocks = planner::TierCopyBlocks(plan_, profile_);
     std::map<TierId, std::vector<size_t>> copies_on;
     for (size_t c = 0; c < plan_.tier_copies.size(); ++c) {
       const TierCopy& copy = plan_.tier_copies[c];
@@ -740,7 +822,7 @@ class Verifier {
     return true;
   }
 
-  // A sweep over the compute-step axis, as CheckInvariant3 does for the arena.
+  // A sweep over the compute-step axis, as CheckArenaDisjoint does for the arena.
   bool CheckCopiesDisjoint(std::vector<size_t> copies, const std::vector<LayoutBlock>& blocks) {
     std::sort(copies.begin(), copies.end(), [&](size_t a, size_t b) {
       return std::tie(blocks[a].first, a) < std::tie(blocks[b].first, b);
@@ -782,7 +864,8 @@ class Verifier {
     return true;
   }
 
-  bool CheckInvariant5() {
+  // Invariant 5: makespan >= compute total, and >= each link's bytes over its bandwidth.
+  bool CheckMakespanBounds() {
     int64_t compute_ns = 0;
     for (NodeId node : plan_.order) compute_ns += plan_.node_time_ns[node];
     if (sim_.makespan_ns < compute_ns) {
@@ -804,7 +887,8 @@ class Verifier {
     return true;
   }
 
-  bool CheckInvariant6() {
+  // Invariant 6: with offloading off, the plan is the no-offload baseline.
+  bool CheckNoOffloadIsBaseline() {
     if (plan_.offload_enabled) return true;
     for (size_t i = 0; i < plan_.steps.size(); ++i) {
       if (plan_.steps[i].kind != StepKind::kCompute) {
@@ -878,6 +962,26 @@ class Verifier {
     return true;
   }
 
+  // Every check after the replay, in the order Run applies them.
+  using Check = bool (Verifier::*)();
+  static constexpr Check kChecks[] = {
+      &Verifier::CheckStoredTimeline,
+      &Verifier::CheckTransfersReadCompleteCopies,
+      &Verifier::CheckResidenciesDisjointPerValue,
+      &Verifier::CheckResidencyEnds,
+      &Verifier::CheckCacheOpsAccounted,
+      &Verifier::CheckInputsResident,
+      &Verifier::CheckTierCapacity,
+      &Verifier::CheckReportedPeak,
+      &Verifier::CheckArenaDisjoint,
+      &Verifier::CheckArenaCoversReplay,
+      &Verifier::CheckArenaAlignment,
+      &Verifier::CheckTierBuffers,
+      &Verifier::CheckMakespanBounds,
+      &Verifier::CheckNoOffloadIsBaseline,
+      &Verifier::CheckLoopClosed,
+  };
+
   const Graph& graph_;
   const HardwareProfile& profile_;
   const Plan& plan_;
@@ -885,7 +989,6 @@ class Verifier {
   SimulationResult sim_;
   std::vector<Step> step_of_node_;
   std::vector<int32_t> compute_index_;  // by step
-  std::vector<int64_t> alloc_ns_;
   std::vector<int64_t> free_ns_;
   std::map<ValueId, std::vector<size_t>> intervals_of_;
   std::multimap<int32_t, size_t> copies_by_opener_;
@@ -894,6 +997,23 @@ class Verifier {
 };
 
 }  // namespace
+
+std::string DescribeStep(const Graph& graph, const HardwareProfile& profile, const Plan& plan,
+                         int32_t index) {
+  const PlanStep& step = plan.steps[index];
+  std::string text =
+      "step " + std::to_string(index) + " (" + std::string(StepKindName(step.kind)) + " ";
+  if (step.kind == StepKind::kCompute) {
+    const bool valid = step.node >= 0 && static_cast<size_t>(step.node) < graph.nodes.size();
+    text += valid ? "'" + graph.nodes[step.node].name + "'" : "?";
+  } else {
+    text += QuotedValueName(graph, step.value);
+    if (step.kind != StepKind::kDetach) {
+      text += " " + TierName(profile, step.src_tier) + "->" + TierName(profile, step.dst_tier);
+    }
+  }
+  return text + ")";
+}
 
 VerifyResult VerifyPlan(const Graph& graph, const HardwareProfile& profile, const Plan& plan) {
   if (!plan.periodic) {

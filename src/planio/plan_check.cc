@@ -3,7 +3,6 @@
 
 #include "hyperplan/plan/simulate.h"
 #include "hyperplan/plan/verify.h"
-#include "planio/wait_check.h"
 
 namespace hyperplan::planio {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "hyperplan/plan/verify.h"
 #include "planio/plan_from_proto.h"
-#include "planio/wait_check.h"
 #include "planio_fixture.h"
 
 using namespace hyperplan;
@@ -65,8 +65,7 @@ TEST_CASE("plan check: a missing wait is found from waits and streams alone") {
   int prefetch = -1;
   int consumer = -1;
   const pb::Plan edited = WithoutConsumerWait(chain, prefetch, consumer);
-  const std::string problem =
-      planio::CheckExplicitWaits(chain.graph, chain.profile, Core(chain, edited));
+  const std::string problem = CheckExplicitWaits(chain.graph, chain.profile, Core(chain, edited));
   CHECK(problem == "step " + std::to_string(consumer) +
                        " (compute 'n3'): reads 'W' but does not wait for step " +
                        std::to_string(prefetch) +
@@ -80,8 +79,7 @@ TEST_CASE("plan check: a Prefetch that allocates before the compute stream frees
   const int prefetch = StepIndex(message, pb::STEP_KIND_PREFETCH, chain.w);
   REQUIRE(prefetch >= 0);
   message.mutable_steps(prefetch)->clear_waits_for();
-  const std::string problem =
-      planio::CheckExplicitWaits(chain.graph, chain.profile, Core(chain, message));
+  const std::string problem = CheckExplicitWaits(chain.graph, chain.profile, Core(chain, message));
   CHECK_THAT(problem, Catch::StartsWith("step " + std::to_string(prefetch) +
                                         " (prefetch 'W' ddr->hbm): allocates its arena block "
                                         "without waiting for step "));

@@ -25,6 +25,13 @@
 //    device with no Store after its write starts the next with a stale home copy, until a Store
 //    before the write (a write-back deferred into the next iteration) makes it current.
 // Also checks that the plan's stored timeline is the one its steps replay to.
+// Each rule is one named check (verify.cc): the shapes first (CheckOrderIsPermutation,
+// CheckTopologicalOrder, CheckStepFields, ...), then on the replay CheckStoredTimeline,
+// CheckTransfersReadCompleteCopies (4), CheckResidencyEnds, CheckCacheOpsAccounted,
+// CheckInputsResident (1), CheckTierCapacity, CheckReportedPeak (2), CheckArenaDisjoint,
+// CheckArenaAlignment, CheckTierBuffers (3), CheckMakespanBounds (5),
+// CheckNoOffloadIsBaseline (6), CheckLoopClosed (8). CheckExplicitWaits below is the
+// verifier's check that a runtime needs no timing luck.
 // The first failure is returned, naming the invariant, the step and the rule.
 // Cost: one simulation plus O(steps + residencies log residencies + uses).
 #pragma once
@@ -46,5 +53,23 @@ struct VerifyResult {
 };
 
 VerifyResult VerifyPlan(const Graph& graph, const HardwareProfile& profile, const Plan& plan);
+
+// CheckExplicitWaits: every ordering a runtime relies on is stated by the plan's waits.
+// VerifyPlan replays the plan with predicted times; a runtime does not run at predicted times.
+// So a plan is only safe to follow if each dependency is guaranteed by `waits_for` and stream
+// order (each stream runs its steps in sequence order), not merely by timing. This check
+// requires, for every step, that these happen before it (HappensBefore, plan/compute_bounds.h):
+// - a compute step: the Prefetch that opened the residency of each input it reads;
+// - a Prefetch to the device: the last compute-stream step sequenced before it (its arena
+//   block may have been freed by that step or one before it);
+// - a transfer: the transfer that wrote the copy it reads (a Store before the Prefetch that
+//   reads it back, an earlier hop before the next); a Store off the device: the value's
+//   producer;
+// - a Detach: every Store that reads the device copy it drops.
+// Empty when every dependency is stated; else the first missing one, as "step S (...): ...".
+// Expects a plan VerifyPlan accepted. Cost: O((steps + waits) * streams) time and
+// steps * streams int32 of memory.
+std::string CheckExplicitWaits(const Graph& graph, const HardwareProfile& profile,
+                               const Plan& plan);
 
 }  // namespace hyperplan
