@@ -2,6 +2,7 @@
 #include "contenders/plan_builder.h"
 
 #include <algorithm>
+#include <span>
 #include <string>
 #include <utility>
 
@@ -173,7 +174,7 @@ int32_t PlanBuilder::Transfer(StepKind kind, ValueId value, int32_t link, Step b
   step.link = link;
   // The channel that frees first (the lowest of equals): a lone transfer on an idle link
   // still gets one channel's share, but a backlog spreads over every channel.
-  const std::vector<int64_t>& free_ns = clock_.channel_free_ns(link);
+  const std::span<const int64_t> free_ns = clock_.channel_free_ns(link);
   step.channel =
       static_cast<int32_t>(std::min_element(free_ns.begin(), free_ns.end()) - free_ns.begin());
   step.bytes = bytes;

@@ -27,69 +27,49 @@ void AddResidency(std::vector<MemoryEvent>& events, int64_t alloc_ns, int64_t fr
   events.push_back({free_ns, free_ns > alloc_ns ? 0 : 2, -bytes});
 }
 
-}  // namespace
-
-StepClock::StepClock(const HardwareProfile& profile, const std::vector<int64_t>& node_time_ns)
-    : profile_(profile), node_time_ns_(node_time_ns), channel_free_ns_(profile.links.size()) {
-  for (size_t l = 0; l < profile.links.size(); ++l) {
-    channel_free_ns_[l].assign(static_cast<size_t>(std::max(1, profile.links[l].channels)), 0);
+// A step that waits for a later step, or a transfer on no valid link channel: a malformed
+// plan, which the clock cannot time.
+void CheckTimeable(const HardwareProfile& profile, const StepClock& clock, const PlanStep& step,
+                   size_t index) {
+  for (int32_t wait : step.waits_for) {
+    if (wait < 0 || static_cast<size_t>(wait) >= index) {
+      throw Error(ErrorKind::kInternal, "plan step " + std::to_string(index) + " waits for step " +
+                                            std::to_string(wait) + ", which is not before it");
+    }
+  }
+  const bool transfer = step.kind != StepKind::kCompute && step.kind != StepKind::kDetach;
+  if (transfer && (step.link < 0 || static_cast<size_t>(step.link) >= profile.links.size() ||
+                   step.channel < 0 || step.channel >= clock.channel_count(step.link))) {
+    throw Error(ErrorKind::kInternal,
+                "plan step " + std::to_string(index) + " names no valid link channel");
   }
 }
 
-const StepTiming& StepClock::Add(const PlanStep& step) {
-  int64_t ready_ns = 0;
-  for (int32_t wait : step.waits_for) ready_ns = std::max(ready_ns, timings_[wait].end_ns);
-  StepTiming timing;
-  if (step.kind == StepKind::kCompute || step.kind == StepKind::kDetach) {
-    timing.start_ns = std::max(ready_ns, stream_free_ns_);
-    timing.end_ns =
-        timing.start_ns + (step.kind == StepKind::kCompute ? node_time_ns_[step.node] : 0);
-    stream_free_ns_ = timing.end_ns;
-  } else {
-    int64_t& channel_free = channel_free_ns_[step.link][step.channel];
-    timing.start_ns = std::max(ready_ns, channel_free);
-    timing.end_ns = timing.start_ns + ChannelTransferTimeNs(profile_.links[step.link], step.bytes);
-    channel_free = timing.end_ns;
-  }
-  timings_.push_back(timing);
-  return timings_.back();
-}
-
-SimulationResult Simulate(const Graph& graph, const HardwareProfile& profile, const Plan& plan) {
-  SimulationResult result;
-  const size_t step_total = plan.steps.size();
-  result.stall_ns_per_node.assign(graph.nodes.size(), 0);
-  result.bytes_moved_per_link.assign(profile.links.size(), 0);
+// Each step's start and end in sequence order, with the stalls, compute total, bytes per link
+// and makespan they add up to.
+void TimeSteps(const HardwareProfile& profile, const Plan& plan, SimulationResult& result) {
   StepClock clock(profile, plan.node_time_ns);
   int64_t last_compute_end_ns = 0;
-  for (size_t i = 0; i < step_total; ++i) {
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
     const PlanStep& step = plan.steps[i];
-    for (int32_t wait : step.waits_for) {
-      if (wait < 0 || static_cast<size_t>(wait) >= i) {
-        throw Error(ErrorKind::kInternal, "plan step " + std::to_string(i) + " waits for step " +
-                                              std::to_string(wait) + ", which is not before it");
-      }
-    }
-    const bool transfer = step.kind != StepKind::kCompute && step.kind != StepKind::kDetach;
-    if (transfer && (step.link < 0 || static_cast<size_t>(step.link) >= profile.links.size() ||
-                     step.channel < 0 || step.channel >= clock.channel_count(step.link))) {
-      throw Error(ErrorKind::kInternal,
-                  "plan step " + std::to_string(i) + " names no valid link channel");
-    }
+    CheckTimeable(profile, clock, step, i);
     const StepTiming& timing = clock.Add(step);
     if (step.kind == StepKind::kCompute) {
       result.stall_ns_per_node[step.node] = timing.start_ns - last_compute_end_ns;
       result.stall_ns += timing.start_ns - last_compute_end_ns;
       result.compute_ns += plan.node_time_ns[step.node];
       last_compute_end_ns = timing.end_ns;
+    } else if (step.kind != StepKind::kDetach) {
+      result.bytes_moved_per_link[step.link] += step.bytes;
     }
-    if (transfer) result.bytes_moved_per_link[step.link] += step.bytes;
     result.makespan_ns = std::max(result.makespan_ns, timing.end_ns);
   }
   result.steps = clock.TakeTimings();
-  result.baseline_makespan_ns = result.compute_ns;
+}
 
-  // Memory per tier.
+// Per tier: an allocation and a free for every residency (the device) and tier copy on it.
+std::vector<std::vector<MemoryEvent>> MemoryEvents(const HardwareProfile& profile, const Plan& plan,
+                                                   const SimulationResult& result) {
   const size_t tier_count = profile.tiers.size();
   std::vector<std::vector<MemoryEvent>> events(tier_count);
   auto open_ns = [&](int32_t step) { return step < 0 ? 0 : result.steps[step].start_ns; };
@@ -106,43 +86,81 @@ SimulationResult Simulate(const Graph& graph, const HardwareProfile& profile, co
     if (copy.tier < 0 || static_cast<size_t>(copy.tier) >= tier_count) continue;
     AddResidency(events[copy.tier], open_ns(copy.opened_by), close_ns(copy.closed_by), copy.bytes);
   }
-  result.bytes_per_tier.resize(tier_count);
-  result.peak_bytes_per_tier.assign(tier_count, 0);
-  for (size_t tier = 0; tier < tier_count; ++tier) {
-    auto& tier_events = events[tier];
-    std::sort(tier_events.begin(), tier_events.end(),
-              [](const MemoryEvent& a, const MemoryEvent& b) {
-                return std::tie(a.time_ns, a.phase, a.delta_bytes) <
-                       std::tie(b.time_ns, b.phase, b.delta_bytes);
-              });
-    // Per instant: the level after the allocations (the instant's maximum) and, when a
-    // zero-length residency ends there, the level after it as a second point.
-    auto& curve = result.bytes_per_tier[tier];
-    curve.push_back({0, 0});
-    auto push = [&](int64_t time_ns, int64_t bytes) {
-      if (curve.back().bytes == bytes) return;
-      if (curve.back().time_ns == time_ns && curve.size() == 1) {
-        curve.back().bytes = bytes;
-      } else {
-        curve.push_back({time_ns, bytes});
-      }
-    };
-    int64_t bytes = 0;
-    size_t e = 0;
-    while (e < tier_events.size()) {
-      const int64_t time_ns = tier_events[e].time_ns;
-      for (;
-           e < tier_events.size() && tier_events[e].time_ns == time_ns && tier_events[e].phase < 2;
-           ++e) {
-        bytes += tier_events[e].delta_bytes;
-      }
-      result.peak_bytes_per_tier[tier] = std::max(result.peak_bytes_per_tier[tier], bytes);
-      push(time_ns, bytes);
-      for (; e < tier_events.size() && tier_events[e].time_ns == time_ns; ++e) {
-        bytes += tier_events[e].delta_bytes;
-      }
-      push(time_ns, bytes);
+  return events;
+}
+
+// One tier's bytes over time from its events; returns its peak. Per instant: the level after
+// the allocations (the instant's maximum) and, when a zero-length residency ends there, the
+// level after it as a second point.
+int64_t TierCurve(std::vector<MemoryEvent>& tier_events, std::vector<TierUsagePoint>& curve) {
+  std::sort(tier_events.begin(), tier_events.end(), [](const MemoryEvent& a, const MemoryEvent& b) {
+    return std::tie(a.time_ns, a.phase, a.delta_bytes) <
+           std::tie(b.time_ns, b.phase, b.delta_bytes);
+  });
+  curve.push_back({0, 0});
+  auto push = [&](int64_t time_ns, int64_t bytes) {
+    if (curve.back().bytes == bytes) return;
+    if (curve.back().time_ns == time_ns && curve.size() == 1) {
+      curve.back().bytes = bytes;
+    } else {
+      curve.push_back({time_ns, bytes});
     }
+  };
+  int64_t peak_bytes = 0;
+  int64_t bytes = 0;
+  size_t e = 0;
+  while (e < tier_events.size()) {
+    const int64_t time_ns = tier_events[e].time_ns;
+    for (; e < tier_events.size() && tier_events[e].time_ns == time_ns && tier_events[e].phase < 2;
+         ++e) {
+      bytes += tier_events[e].delta_bytes;
+    }
+    peak_bytes = std::max(peak_bytes, bytes);
+    push(time_ns, bytes);
+    for (; e < tier_events.size() && tier_events[e].time_ns == time_ns; ++e) {
+      bytes += tier_events[e].delta_bytes;
+    }
+    push(time_ns, bytes);
+  }
+  return peak_bytes;
+}
+
+}  // namespace
+
+StepClock::StepClock(const HardwareProfile& profile, const std::vector<int64_t>& node_time_ns)
+    : profile_(profile),
+      node_time_ns_(node_time_ns),
+      streams_(profile),
+      stream_free_ns_(static_cast<size_t>(streams_.count()), 0) {}
+
+const StepTiming& StepClock::Add(const PlanStep& step) {
+  int64_t ready_ns = 0;
+  for (int32_t wait : step.waits_for) ready_ns = std::max(ready_ns, timings_[wait].end_ns);
+  int64_t& stream_free_ns = stream_free_ns_[streams_.Of(step)];
+  StepTiming timing;
+  timing.start_ns = std::max(ready_ns, stream_free_ns);
+  if (step.kind == StepKind::kCompute || step.kind == StepKind::kDetach) {
+    timing.end_ns =
+        timing.start_ns + (step.kind == StepKind::kCompute ? node_time_ns_[step.node] : 0);
+  } else {
+    timing.end_ns = timing.start_ns + ChannelTransferTimeNs(profile_.links[step.link], step.bytes);
+  }
+  stream_free_ns = timing.end_ns;
+  timings_.push_back(timing);
+  return timings_.back();
+}
+
+SimulationResult Simulate(const Graph& graph, const HardwareProfile& profile, const Plan& plan) {
+  SimulationResult result;
+  result.stall_ns_per_node.assign(graph.nodes.size(), 0);
+  result.bytes_moved_per_link.assign(profile.links.size(), 0);
+  TimeSteps(profile, plan, result);
+  result.baseline_makespan_ns = result.compute_ns;
+  std::vector<std::vector<MemoryEvent>> events = MemoryEvents(profile, plan, result);
+  result.bytes_per_tier.resize(events.size());
+  result.peak_bytes_per_tier.assign(events.size(), 0);
+  for (size_t tier = 0; tier < events.size(); ++tier) {
+    result.peak_bytes_per_tier[tier] = TierCurve(events[tier], result.bytes_per_tier[tier]);
   }
   return result;
 }

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -46,17 +47,18 @@ class StepClock {
   const std::vector<StepTiming>& timings() const { return timings_; }
   std::vector<StepTiming> TakeTimings() { return std::move(timings_); }
   // When each channel of `link` is next free.
-  const std::vector<int64_t>& channel_free_ns(int32_t link) const { return channel_free_ns_[link]; }
-  int32_t channel_count(int32_t link) const {
-    return static_cast<int32_t>(channel_free_ns_[link].size());
+  std::span<const int64_t> channel_free_ns(int32_t link) const {
+    return {stream_free_ns_.data() + streams_.Of(link, 0),
+            static_cast<size_t>(streams_.channel_count(link))};
   }
+  int32_t channel_count(int32_t link) const { return streams_.channel_count(link); }
 
  private:
   const HardwareProfile& profile_;
   const std::vector<int64_t>& node_time_ns_;
   std::vector<StepTiming> timings_;
-  std::vector<std::vector<int64_t>> channel_free_ns_;  // by link, then channel
-  int64_t stream_free_ns_ = 0;                         // the compute stream
+  StreamNumbering streams_;
+  std::vector<int64_t> stream_free_ns_;  // by stream (StreamNumbering): when it is next free
 };
 
 // Replays `plan` (its steps, node times, residency and tier copies). Throws Error(kInternal)
