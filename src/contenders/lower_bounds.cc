@@ -10,10 +10,12 @@
 namespace hyperplan::contenders {
 namespace {
 
+constexpr int64_t kNsPerSecond = 1000000000;
+
 // ceil(bytes * 1e9 / bandwidth) without overflow; 0 bandwidth: no bound from it.
 int64_t TransferNs(int64_t bytes, int64_t bytes_per_s) {
   if (bytes <= 0 || bytes_per_s <= 0) return 0;
-  const __int128 numerator = static_cast<__int128>(bytes) * 1'000'000'000 + bytes_per_s - 1;
+  const __int128 numerator = static_cast<__int128>(bytes) * kNsPerSecond + bytes_per_s - 1;
   return static_cast<int64_t>(numerator / bytes_per_s);
 }
 
@@ -189,6 +191,185 @@ StepSums ExistingBytes(const Graph& graph, const LifetimeAnalysis& lifetimes,
   return existing;
 }
 
+// The per-step sums of what must move (see lower_bounds.h), by value over its steps.
+struct MoveSums {
+  MoveSums(Step n, size_t link_count)
+      : pinned(n),
+        fetch(n),
+        store(n),
+        fetch_on(link_count, StepSums(n)),
+        store_on(link_count, StepSums(n)),
+        read_later(n),
+        read_later_on(link_count, StepSums(n)),
+        written(n) {}
+  StepSums pinned;  // can never leave
+  StepSums fetch;   // U(s)
+  StepSums store;   // P(s)
+  std::vector<StepSums> fetch_on;
+  std::vector<StepSums> store_on;
+  StepSums read_later;                  // U'(s): read after s in this iteration
+  std::vector<StepSums> read_later_on;  // by the route's device hop
+  StepSums written;                     // in-place writes whose value is not read during s
+};
+
+// Adds a value that can leave the device: U(s) and U'(s) while it waits for a read, P(s)
+// while a produced value waits for its last read (or the end, for an output).
+void AddMovable(MoveSums& sums, const Graph& graph, const LifetimeAnalysis& lifetimes,
+                const DeviceRoutes& routes, const ValueHomes& homes,
+                const std::vector<uint8_t>& persistent, ValueId value_id) {
+  const auto n = static_cast<Step>(lifetimes.order.size());
+  const Value& value = graph.values[value_id];
+  const Lifetime& lifetime = lifetimes.lifetimes[value_id];
+  const int64_t bytes = value.bytes;
+  const bool produced = value.producer != kNoNode;
+  const Step exists_from = produced ? lifetime.def_step + 1 : 0;
+  const std::vector<Step>& uses = lifetime.use_steps;
+  if (!uses.empty()) {
+    // A persistent value is read again next iteration: every step but its uses is before a
+    // read, so the whole iteration counts (the steady state's per-iteration traffic).
+    const bool persists = !persistent.empty() && persistent[value_id];
+    const Step last = persists ? n - 1 : lifetime.last_use_step - 1;
+    AddExceptUses(sums.fetch, exists_from, last, bytes, uses);
+    const Route& route = *routes.to_device[homes.OffTier(value_id)];
+    for (int32_t link : route) AddExceptUses(sums.fetch_on[link], exists_from, last, bytes, uses);
+    const Step last_read_before = lifetime.last_use_step - 1;
+    AddExceptUses(sums.read_later, exists_from, last_read_before, bytes, uses);
+    AddExceptUses(sums.read_later_on[route.back()], exists_from, last_read_before, bytes, uses);
+  }
+  if (produced) {
+    const Step last = value.is_graph_output ? n - 1 : lifetime.last_use_step - 1;
+    AddExceptUses(sums.store, exists_from, last, bytes, uses);
+    for (int32_t link : *routes.from_device[homes.store_tier[value_id]]) {
+      AddExceptUses(sums.store_on[link], exists_from, last, bytes, uses);
+    }
+  }
+}
+
+MoveSums SumMoves(const Graph& graph, const LifetimeAnalysis& lifetimes, const DeviceRoutes& routes,
+                  const ValueHomes& homes, const std::vector<uint8_t>& persistent,
+                  const std::vector<InPlaceWrite>& writes, size_t link_count) {
+  const auto n = static_cast<Step>(lifetimes.order.size());
+  MoveSums sums(n, link_count);
+  for (size_t id = 0; id < graph.values.size(); ++id) {
+    const auto value_id = static_cast<ValueId>(id);
+    const Value& value = graph.values[id];
+    if (!value.size_known || value.bytes <= 0) continue;
+    const Lifetime& lifetime = lifetimes.lifetimes[id];
+    if (!homes.CanLeave(value_id)) {
+      sums.pinned.Add(lifetime.baseline_first_step, lifetime.baseline_last_step, value.bytes);
+      continue;
+    }
+    AddMovable(sums, graph, lifetimes, routes, homes, persistent, value_id);
+  }
+  for (const InPlaceWrite& write : writes) {
+    AddExceptUses(sums.written, 0, n - 1, write.written_bytes,
+                  lifetimes.lifetimes[write.value].use_steps);
+  }
+  return sums;
+}
+
+// The peak floor at one step: its pinned bytes, its node's scratch, and its inputs and
+// outputs that could otherwise leave (each value once).
+int64_t StepFloorBytes(const Graph& graph, const ValueHomes& homes, const Node& node,
+                       int64_t pinned_bytes, std::vector<uint8_t>& seen) {
+  int64_t floor = pinned_bytes + node.subgraph_peak_bytes;
+  auto count = [&](ValueId id) {
+    const Value& value = graph.values[id];
+    if (seen[id] || !value.size_known || value.bytes <= 0) return;
+    seen[id] = 1;
+    if (homes.CanLeave(id)) floor += value.bytes;  // pinned ones are counted already
+  };
+  for (ValueId input : node.inputs) count(input);
+  for (ValueId output : node.outputs) count(output);
+  for (ValueId input : node.inputs) seen[input] = 0;
+  for (ValueId output : node.outputs) seen[output] = 0;
+  return floor;
+}
+
+// What the step scan leaves for the write-back term.
+struct StepScan {
+  std::vector<int64_t> compute_before_ns;  // steps 0..s-1, then the total
+  std::vector<int64_t> room_per_step;
+  Step most_sent_off_step = -1;  // where the most stored or written bytes must be off
+};
+
+// One pass over the steps: the peak floor, the room the budget leaves, the forced bytes per
+// link and in total, the late-fetch term and the most bytes existing at once.
+StepScan ScanSteps(const Graph& graph, const HardwareProfile& profile,
+                   const std::vector<NodeId>& order, const std::vector<int64_t>& node_time_ns,
+                   int64_t budget_bytes, const ValueHomes& homes, MoveSums& sums,
+                   StepSums& existing, int64_t into_device_bytes_per_s, LowerBounds& bounds) {
+  const auto n = static_cast<Step>(order.size());
+  StepScan scan;
+  scan.compute_before_ns.assign(static_cast<size_t>(n) + 1, 0);
+  scan.room_per_step.assign(n, 0);
+  int64_t most_sent_off_bytes = 0;
+  std::vector<uint8_t> seen(graph.values.size(), 0);
+  // The late-fetch term at step s, on one device link (or, link -1, on all of them together).
+  auto late_fetch = [&](Step s, int64_t compute_through_s_ns, int64_t bytes, int32_t link) {
+    Raise(bounds.late_fetch, s, compute_through_s_ns, bytes, link,
+          LinkRate(profile, link, into_device_bytes_per_s));
+  };
+  for (Step s = 0; s < n; ++s) {
+    const int64_t existing_bytes = existing.Next(s);
+    if (bounds.host_capacity_bytes >= 0 && existing_bytes > bounds.most_existing_bytes) {
+      bounds.most_existing_bytes = existing_bytes;
+      bounds.most_existing_step = s;
+    }
+    scan.compute_before_ns[s + 1] = scan.compute_before_ns[s] + node_time_ns[order[s]];
+    const int64_t compute_through_s_ns = scan.compute_before_ns[s + 1];
+    const int64_t floor =
+        StepFloorBytes(graph, homes, graph.nodes[order[s]], sums.pinned.Next(s), seen);
+    bounds.peak_floor_bytes = std::max(bounds.peak_floor_bytes, floor);
+    // Below the floor no plan exists at all; clamping keeps the bound about movement.
+    const int64_t room = std::max<int64_t>(0, budget_bytes - floor);
+    scan.room_per_step[s] = room;
+    const int64_t stored_off = sums.store.Next(s) - room;
+    const int64_t sent_off = stored_off + sums.written.Next(s);
+    if (sent_off > most_sent_off_bytes) {
+      most_sent_off_bytes = sent_off;
+      scan.most_sent_off_step = s;
+    }
+    bounds.must_fetch_bytes = std::max(bounds.must_fetch_bytes, sums.fetch.Next(s) - room);
+    bounds.must_store_bytes = std::max(bounds.must_store_bytes, stored_off);
+    for (size_t l = 0; l < sums.fetch_on.size(); ++l) {
+      const int64_t forced = std::max(sums.fetch_on[l].Next(s), sums.store_on[l].Next(s)) - room;
+      bounds.must_move_bytes_per_link[l] = std::max(bounds.must_move_bytes_per_link[l], forced);
+      const int64_t late = sums.read_later_on[l].Next(s) - room;
+      late_fetch(s, compute_through_s_ns, late, static_cast<int32_t>(l));
+    }
+    late_fetch(s, compute_through_s_ns, sums.read_later.Next(s) - room, -1);
+  }
+  return scan;
+}
+
+// The capacity floor, the transfer term (the device's totals, or the slowest link when it
+// is at least as slow) and the makespan bound over every term.
+void FinishBounds(const HardwareProfile& profile, int64_t budget_bytes,
+                  const DeviceLinkRates& rates, LowerBounds& bounds) {
+  // What the host tiers cannot hold is on the device (a peak floor that does not combine with
+  // the per-step room above: those bytes may be the very ones the room holds).
+  if (bounds.host_capacity_bytes >= 0) {
+    bounds.capacity_floor_bytes = bounds.most_existing_bytes - bounds.host_capacity_bytes;
+    bounds.peak_floor_bytes = std::max(bounds.peak_floor_bytes, bounds.capacity_floor_bytes);
+  }
+  bounds.budget_below_floor = budget_bytes < bounds.peak_floor_bytes;
+  bounds.transfer_ns =
+      std::max(TransferNs(bounds.must_fetch_bytes, rates.into_device_bytes_per_s),
+               TransferNs(bounds.must_store_bytes, rates.out_of_device_bytes_per_s));
+  for (size_t l = 0; l < profile.links.size(); ++l) {
+    const int64_t link_ns =
+        TransferNs(bounds.must_move_bytes_per_link[l], profile.links[l].bandwidth_bytes_per_s);
+    // Ties name the link: on one-link devices the totals and the link agree.
+    if (link_ns > 0 && link_ns >= bounds.transfer_ns) {
+      bounds.transfer_ns = link_ns;
+      bounds.bottleneck_link = static_cast<int32_t>(l);
+    }
+  }
+  bounds.makespan_ns =
+      std::max({bounds.compute_ns, bounds.transfer_ns, bounds.late_fetch.ns, bounds.write_back.ns});
+}
+
 }  // namespace
 
 LowerBounds ComputeLowerBounds(const Graph& graph, const HardwareProfile& profile,
@@ -206,140 +387,26 @@ LowerBounds ComputeLowerBounds(const Graph& graph, const HardwareProfile& profil
   const LifetimeAnalysis lifetimes = AnalyzeLifetimes(graph, order);
   const DeviceRoutes routes = FindDeviceRoutes(profile);
   const ValueHomes homes = DecideHomes(graph, profile, routes, persistent);
-  StepSums pinned(n);  // can never leave
-  StepSums fetch(n);   // U(s)
-  StepSums store(n);   // P(s)
-  std::vector<StepSums> fetch_on(link_count, StepSums(n));
-  std::vector<StepSums> store_on(link_count, StepSums(n));
-  StepSums read_later(n);  // U'(s): read after s in this iteration
-  std::vector<StepSums> read_later_on(link_count, StepSums(n));  // by the route's device hop
-  for (size_t id = 0; id < graph.values.size(); ++id) {
-    const auto value_id = static_cast<ValueId>(id);
-    const Value& value = graph.values[id];
-    if (!value.size_known || value.bytes <= 0) continue;
-    const Lifetime& lifetime = lifetimes.lifetimes[id];
-    const int64_t bytes = value.bytes;
-    if (!homes.CanLeave(value_id)) {
-      pinned.Add(lifetime.baseline_first_step, lifetime.baseline_last_step, bytes);
-      continue;
-    }
-    const bool produced = value.producer != kNoNode;
-    const Step exists_from = produced ? lifetime.def_step + 1 : 0;
-    if (!lifetime.use_steps.empty()) {
-      // A persistent value is read again next iteration: every step but its uses is before a
-      // read, so the whole iteration counts (the steady state's per-iteration traffic).
-      const bool persists = !persistent.empty() && persistent[id];
-      const Step last = persists ? n - 1 : lifetime.last_use_step - 1;
-      AddExceptUses(fetch, exists_from, last, bytes, lifetime.use_steps);
-      const Route& route = *routes.to_device[homes.OffTier(value_id)];
-      for (int32_t link : route) {
-        AddExceptUses(fetch_on[link], exists_from, last, bytes, lifetime.use_steps);
-      }
-      const Step last_read_before = lifetime.last_use_step - 1;
-      AddExceptUses(read_later, exists_from, last_read_before, bytes, lifetime.use_steps);
-      AddExceptUses(read_later_on[route.back()], exists_from, last_read_before, bytes,
-                    lifetime.use_steps);
-    }
-    if (produced) {
-      const Step last = value.is_graph_output ? n - 1 : lifetime.last_use_step - 1;
-      AddExceptUses(store, exists_from, last, bytes, lifetime.use_steps);
-      for (int32_t link : *routes.from_device[homes.store_tier[id]]) {
-        AddExceptUses(store_on[link], exists_from, last, bytes, lifetime.use_steps);
-      }
-    }
-  }
   const std::vector<InPlaceWrite> writes =
       InPlaceWrites(graph, lifetimes, routes, homes, persistent);
-  StepSums written(n);  // in-place writes whose value is not read during s
-  for (const InPlaceWrite& write : writes) {
-    AddExceptUses(written, 0, n - 1, write.written_bytes,
-                  lifetimes.lifetimes[write.value].use_steps);
-  }
-  const DeviceLinkRates device_link_rates = SumDeviceLinkRates(profile);
-  const int64_t into_device_bytes_per_s = device_link_rates.into_device_bytes_per_s;
-  const int64_t out_of_device_bytes_per_s = device_link_rates.out_of_device_bytes_per_s;
-  // The late-fetch term at step s, on one device link (or, link -1, on all of them together).
-  auto late_fetch = [&](Step s, int64_t compute_through_s_ns, int64_t bytes, int32_t link) {
-    Raise(bounds.late_fetch, s, compute_through_s_ns, bytes, link,
-          LinkRate(profile, link, into_device_bytes_per_s));
-  };
-  std::vector<int64_t> compute_before_ns(static_cast<size_t>(n) + 1, 0);  // steps 0..s-1
-  std::vector<int64_t> room_per_step(n, 0);
-  Step most_sent_off_step = -1;  // where the most stored or written bytes must be off
-  int64_t most_sent_off_bytes = 0;
-  std::vector<uint8_t> seen(graph.values.size(), 0);
+  MoveSums sums = SumMoves(graph, lifetimes, routes, homes, persistent, writes, link_count);
+  const DeviceLinkRates rates = SumDeviceLinkRates(profile);
   bounds.host_capacity_bytes = HostCapacityBytes(profile, routes);
   StepSums existing = ExistingBytes(graph, lifetimes, persistent, n);
-  for (Step s = 0; s < n; ++s) {
-    const int64_t existing_bytes = existing.Next(s);
-    if (bounds.host_capacity_bytes >= 0 && existing_bytes > bounds.most_existing_bytes) {
-      bounds.most_existing_bytes = existing_bytes;
-      bounds.most_existing_step = s;
-    }
-    compute_before_ns[s + 1] = compute_before_ns[s] + node_time_ns[order[s]];
-    const int64_t compute_through_s_ns = compute_before_ns[s + 1];
-    const Node& node = graph.nodes[order[s]];
-    int64_t floor = pinned.Next(s) + node.subgraph_peak_bytes;
-    auto count = [&](ValueId id) {
-      const Value& value = graph.values[id];
-      if (seen[id] || !value.size_known || value.bytes <= 0) return;
-      seen[id] = 1;
-      if (homes.CanLeave(id)) floor += value.bytes;  // pinned ones are counted already
-    };
-    for (ValueId input : node.inputs) count(input);
-    for (ValueId output : node.outputs) count(output);
-    for (ValueId input : node.inputs) seen[input] = 0;
-    for (ValueId output : node.outputs) seen[output] = 0;
-    bounds.peak_floor_bytes = std::max(bounds.peak_floor_bytes, floor);
-    // Below the floor no plan exists at all; clamping keeps the bound about movement.
-    const int64_t room = std::max<int64_t>(0, budget_bytes - floor);
-    room_per_step[s] = room;
-    const int64_t stored_off = store.Next(s) - room;
-    const int64_t sent_off = stored_off + written.Next(s);
-    if (sent_off > most_sent_off_bytes) {
-      most_sent_off_bytes = sent_off;
-      most_sent_off_step = s;
-    }
-    bounds.must_fetch_bytes = std::max(bounds.must_fetch_bytes, fetch.Next(s) - room);
-    bounds.must_store_bytes = std::max(bounds.must_store_bytes, stored_off);
-    for (size_t l = 0; l < link_count; ++l) {
-      const int64_t forced = std::max(fetch_on[l].Next(s), store_on[l].Next(s)) - room;
-      bounds.must_move_bytes_per_link[l] = std::max(bounds.must_move_bytes_per_link[l], forced);
-      const int64_t late = read_later_on[l].Next(s) - room;
-      late_fetch(s, compute_through_s_ns, late, static_cast<int32_t>(l));
-    }
-    late_fetch(s, compute_through_s_ns, read_later.Next(s) - room, -1);
-  }
+  const StepScan scan = ScanSteps(graph, profile, order, node_time_ns, budget_bytes, homes, sums,
+                                  existing, rates.into_device_bytes_per_s, bounds);
   // The write-back term scans the values and sorts the writes, so it is taken at two steps:
   // where the most stored or written bytes must be off the device, and the late-fetch step.
   if (!writes.empty()) {
-    for (Step s : {most_sent_off_step, bounds.late_fetch.step}) {
+    for (Step s : {scan.most_sent_off_step, bounds.late_fetch.step}) {
       if (s < 0) continue;
-      AddWriteBackTerm(s, room_per_step[s],
+      AddWriteBackTerm(s, scan.room_per_step[s],
                        StoredBeforeBytes(s, graph, lifetimes, routes, homes, link_count), writes,
-                       lifetimes, compute_before_ns, profile, out_of_device_bytes_per_s, bounds);
+                       lifetimes, scan.compute_before_ns, profile, rates.out_of_device_bytes_per_s,
+                       bounds);
     }
   }
-  // What the host tiers cannot hold is on the device (a peak floor that does not combine with
-  // the per-step room above: those bytes may be the very ones the room holds).
-  if (bounds.host_capacity_bytes >= 0) {
-    bounds.capacity_floor_bytes = bounds.most_existing_bytes - bounds.host_capacity_bytes;
-    bounds.peak_floor_bytes = std::max(bounds.peak_floor_bytes, bounds.capacity_floor_bytes);
-  }
-  bounds.budget_below_floor = budget_bytes < bounds.peak_floor_bytes;
-  bounds.transfer_ns = std::max(TransferNs(bounds.must_fetch_bytes, into_device_bytes_per_s),
-                                TransferNs(bounds.must_store_bytes, out_of_device_bytes_per_s));
-  for (size_t l = 0; l < link_count; ++l) {
-    const int64_t link_ns =
-        TransferNs(bounds.must_move_bytes_per_link[l], profile.links[l].bandwidth_bytes_per_s);
-    // Ties name the link: on one-link devices the totals and the link agree.
-    if (link_ns > 0 && link_ns >= bounds.transfer_ns) {
-      bounds.transfer_ns = link_ns;
-      bounds.bottleneck_link = static_cast<int32_t>(l);
-    }
-  }
-  bounds.makespan_ns =
-      std::max({bounds.compute_ns, bounds.transfer_ns, bounds.late_fetch.ns, bounds.write_back.ns});
+  FinishBounds(profile, budget_bytes, rates, bounds);
   return bounds;
 }
 
