@@ -64,126 +64,175 @@ int64_t ElapsedNs(cudaEvent_t from, cudaEvent_t to) {
   return std::llround(static_cast<double>(ms) * 1e6);
 }
 
+// One timed run, section by section: the buffers, streams and events, the optional GEMM
+// operands, then each iteration issued behind the gate and read back from the events.
+class TimedPass {
+ public:
+  TimedPass(const executor::DeviceSchedule& schedule, const Graph& graph, const Plan& plan,
+            const TimedOptions& options)
+      : schedule_(schedule), graph_(graph), plan_(plan), options_(options) {}
+
+  TimedRun Run() {
+    AllocateBuffers();
+    CreateStreamsAndEvents();
+    if (options_.gemm) PrepareGemms();
+    // The gate holds every stream while the host issues an iteration (see device.h).
+    run_.gate_ns =
+        std::min<int64_t>(1'000'000 + 25'000 * static_cast<int64_t>(StepCount()), 2'000'000'000);
+    for (int32_t iteration = 0; iteration < options_.iterations; ++iteration) RunIteration();
+    return std::move(run_);
+  }
+
+ private:
+  size_t StepCount() const { return schedule_.ops.size(); }
+
+  // The arena on the device, the tier buffers pinned.
+  void AllocateBuffers() {
+    for (const executor::BufferSpec& spec : schedule_.buffers) {
+      void* raw = nullptr;
+      const size_t size = static_cast<size_t>(std::max<int64_t>(spec.size_bytes, 1));
+      if (spec.device) {
+        Check(cudaMalloc(&raw, size), "cudaMalloc (the arena)");
+        held_.device_buffers.push_back(raw);
+      } else {
+        Check(cudaHostAlloc(&raw, size, cudaHostAllocDefault), "cudaHostAlloc (a tier buffer)");
+        held_.host_buffers.push_back(raw);
+      }
+      base_.push_back(static_cast<std::byte*>(raw));
+    }
+  }
+
+  void CreateStreamsAndEvents() {
+    for (int32_t s = 0; s < schedule_.stream_count; ++s) {
+      cudaStream_t stream = nullptr;
+      Check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+      held_.streams.push_back(stream);
+    }
+    start_.resize(StepCount());
+    end_.resize(StepCount());
+    for (size_t s = 0; s < StepCount(); ++s) {
+      start_[s] = held_.NewEvent();
+      end_[s] = held_.NewEvent();
+    }
+    begin_ = held_.NewEvent();
+    joined_.resize(held_.streams.size());
+    for (cudaEvent_t& event : joined_) event = held_.NewEvent();
+  }
+
+  // Real GEMMs for MatMul nodes: one workspace for the largest operands (contents unchecked).
+  void PrepareGemms() {
+    gemm_ = LtGemm::Load(run_.gemm_note);
+    shapes_.resize(StepCount());
+    int64_t largest_bytes = 0;
+    for (size_t s = 0; s < StepCount() && gemm_; ++s) {
+      if (plan_.steps[s].kind != StepKind::kCompute) continue;
+      shapes_[s] = MatMulShape(graph_, plan_.steps[s].node);
+      if (!shapes_[s]) continue;
+      const GemmShape& shape = *shapes_[s];
+      largest_bytes =
+          std::max(largest_bytes, 2 * (shape.m * shape.k + shape.k * shape.n + shape.m * shape.n));
+    }
+    if (gemm_ && largest_bytes > 0) {
+      Check(cudaMalloc(&held_.gemm_buffer, static_cast<size_t>(largest_bytes)),
+            "cudaMalloc (GEMM operands)");
+      Check(cudaMemset(held_.gemm_buffer, 0, static_cast<size_t>(largest_bytes)), "cudaMemset");
+    }
+  }
+
+  void RunIteration() {
+    cudaStream_t compute = held_.streams[0];
+    LaunchHold(run_.gate_ns, compute);
+    Check(cudaEventRecord(begin_, compute), "cudaEventRecord");
+    for (size_t i = 1; i < held_.streams.size(); ++i) {
+      Check(cudaStreamWaitEvent(held_.streams[i], begin_, 0), "cudaStreamWaitEvent");
+    }
+    const auto issue_start = std::chrono::steady_clock::now();
+    int64_t gemm_nodes = 0;
+    for (size_t s = 0; s < StepCount(); ++s) gemm_nodes += IssueStep(s) ? 1 : 0;
+    const int64_t issue_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                 std::chrono::steady_clock::now() - issue_start)
+                                 .count();
+    run_.max_issue_ns = std::max<int64_t>(run_.max_issue_ns, issue_ns);
+    run_.gemm_nodes = gemm_nodes;
+    JoinStreams(compute);
+    Check(cudaStreamSynchronize(compute), "cudaStreamSynchronize (an iteration)");
+    run_.iterations.push_back(ReadTimings());
+  }
+
+  // Issues step `s` on its stream between its two events; true when it ran as a real GEMM.
+  bool IssueStep(size_t s) {
+    const executor::DeviceOp& op = schedule_.ops[s];
+    cudaStream_t stream = held_.streams[op.stream];
+    for (int32_t wait : op.wait_steps) {
+      Check(cudaStreamWaitEvent(stream, end_[wait], 0), "cudaStreamWaitEvent");
+    }
+    Check(cudaEventRecord(start_[s], stream), "cudaEventRecord");
+    bool ran_gemm = false;
+    switch (op.kind) {
+      case executor::DeviceOpKind::kHold:
+        ran_gemm = RunGemm(s, stream);
+        if (!ran_gemm) LaunchHold(op.hold_ns, stream);
+        break;
+      case executor::DeviceOpKind::kCopy:
+        if (op.bytes > 0) {
+          Check(cudaMemcpyAsync(base_[op.dst_buffer] + op.dst_offset_bytes,
+                                base_[op.src_buffer] + op.src_offset_bytes,
+                                static_cast<size_t>(op.bytes), cudaMemcpyDefault, stream),
+                "cudaMemcpyAsync (a transfer)");
+        }
+        break;
+      case executor::DeviceOpKind::kNone:
+        break;
+    }
+    Check(cudaEventRecord(end_[s], stream), "cudaEventRecord");
+    return ran_gemm;
+  }
+
+  bool RunGemm(size_t s, cudaStream_t stream) {
+    if (!gemm_ || !shapes_[s] || held_.gemm_buffer == nullptr) return false;
+    const GemmShape& shape = *shapes_[s];
+    auto* a = static_cast<std::byte*>(held_.gemm_buffer);
+    std::byte* b = a + 2 * shape.m * shape.k;
+    std::byte* d = b + 2 * shape.k * shape.n;
+    return gemm_->Run(CUDA_R_16BF, shape.m, shape.n, shape.k, a, b, d, stream, run_.gemm_note);
+  }
+
+  // The compute stream waits for every other stream, so one synchronize ends the iteration.
+  void JoinStreams(cudaStream_t compute) {
+    for (size_t i = 1; i < held_.streams.size(); ++i) {
+      Check(cudaEventRecord(joined_[i], held_.streams[i]), "cudaEventRecord");
+      Check(cudaStreamWaitEvent(compute, joined_[i], 0), "cudaStreamWaitEvent");
+    }
+  }
+
+  std::vector<StepTiming> ReadTimings() const {
+    std::vector<StepTiming> timings(StepCount());
+    for (size_t s = 0; s < StepCount(); ++s) {
+      timings[s].start_ns = ElapsedNs(begin_, start_[s]);
+      timings[s].end_ns = ElapsedNs(begin_, end_[s]);
+    }
+    return timings;
+  }
+
+  const executor::DeviceSchedule& schedule_;
+  const Graph& graph_;
+  const Plan& plan_;
+  const TimedOptions& options_;
+  Resources held_;
+  std::vector<std::byte*> base_;
+  std::vector<cudaEvent_t> start_, end_, joined_;
+  cudaEvent_t begin_ = nullptr;
+  std::unique_ptr<LtGemm> gemm_;
+  std::vector<std::optional<GemmShape>> shapes_;  // by step (with --gemm)
+  TimedRun run_;
+};
+
 }  // namespace
 
 TimedRun TimeOnDevice(const executor::DeviceSchedule& schedule, const Graph& graph,
                       const Plan& plan, const TimedOptions& options) {
   EnsureDevice();
-  Resources held;
-  // The buffers: the arena on the device, the tier buffers pinned.
-  std::vector<std::byte*> base;
-  for (const executor::BufferSpec& spec : schedule.buffers) {
-    void* raw = nullptr;
-    const size_t size = static_cast<size_t>(std::max<int64_t>(spec.size_bytes, 1));
-    if (spec.device) {
-      Check(cudaMalloc(&raw, size), "cudaMalloc (the arena)");
-      held.device_buffers.push_back(raw);
-    } else {
-      Check(cudaHostAlloc(&raw, size, cudaHostAllocDefault), "cudaHostAlloc (a tier buffer)");
-      held.host_buffers.push_back(raw);
-    }
-    base.push_back(static_cast<std::byte*>(raw));
-  }
-  for (int32_t s = 0; s < schedule.stream_count; ++s) {
-    cudaStream_t stream = nullptr;
-    Check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
-    held.streams.push_back(stream);
-  }
-  const size_t steps = schedule.ops.size();
-  std::vector<cudaEvent_t> start(steps), end(steps);
-  for (size_t s = 0; s < steps; ++s) {
-    start[s] = held.NewEvent();
-    end[s] = held.NewEvent();
-  }
-  const cudaEvent_t begin = held.NewEvent();
-  std::vector<cudaEvent_t> joined(held.streams.size());
-  for (cudaEvent_t& event : joined) event = held.NewEvent();
-
-  TimedRun run;
-  // Real GEMMs for MatMul nodes: one workspace for the largest operands (contents unchecked).
-  std::unique_ptr<LtGemm> gemm;
-  std::vector<std::optional<GemmShape>> shapes(steps);
-  if (options.gemm) {
-    gemm = LtGemm::Load(run.gemm_note);
-    int64_t largest_bytes = 0;
-    for (size_t s = 0; s < steps && gemm; ++s) {
-      if (plan.steps[s].kind != StepKind::kCompute) continue;
-      shapes[s] = MatMulShape(graph, plan.steps[s].node);
-      if (!shapes[s]) continue;
-      const GemmShape& shape = *shapes[s];
-      largest_bytes =
-          std::max(largest_bytes, 2 * (shape.m * shape.k + shape.k * shape.n + shape.m * shape.n));
-    }
-    if (gemm && largest_bytes > 0) {
-      Check(cudaMalloc(&held.gemm_buffer, static_cast<size_t>(largest_bytes)),
-            "cudaMalloc (GEMM operands)");
-      Check(cudaMemset(held.gemm_buffer, 0, static_cast<size_t>(largest_bytes)), "cudaMemset");
-    }
-  }
-
-  // The gate holds every stream while the host issues an iteration (see device.h).
-  run.gate_ns = std::min<int64_t>(1'000'000 + 25'000 * static_cast<int64_t>(steps), 2'000'000'000);
-  for (int32_t iteration = 0; iteration < options.iterations; ++iteration) {
-    cudaStream_t compute = held.streams[0];
-    LaunchHold(run.gate_ns, compute);
-    Check(cudaEventRecord(begin, compute), "cudaEventRecord");
-    for (size_t i = 1; i < held.streams.size(); ++i) {
-      Check(cudaStreamWaitEvent(held.streams[i], begin, 0), "cudaStreamWaitEvent");
-    }
-    const auto issue_start = std::chrono::steady_clock::now();
-    int64_t gemm_nodes = 0;
-    for (size_t s = 0; s < steps; ++s) {
-      const executor::DeviceOp& op = schedule.ops[s];
-      cudaStream_t stream = held.streams[op.stream];
-      for (int32_t wait : op.wait_steps) {
-        Check(cudaStreamWaitEvent(stream, end[wait], 0), "cudaStreamWaitEvent");
-      }
-      Check(cudaEventRecord(start[s], stream), "cudaEventRecord");
-      switch (op.kind) {
-        case executor::DeviceOpKind::kHold: {
-          bool ran = false;
-          if (gemm && shapes[s] && held.gemm_buffer != nullptr) {
-            const GemmShape& shape = *shapes[s];
-            auto* a = static_cast<std::byte*>(held.gemm_buffer);
-            std::byte* b = a + 2 * shape.m * shape.k;
-            std::byte* d = b + 2 * shape.k * shape.n;
-            ran = gemm->Run(CUDA_R_16BF, shape.m, shape.n, shape.k, a, b, d, stream, run.gemm_note);
-            gemm_nodes += ran ? 1 : 0;
-          }
-          if (!ran) LaunchHold(op.hold_ns, stream);
-          break;
-        }
-        case executor::DeviceOpKind::kCopy:
-          if (op.bytes > 0) {
-            Check(cudaMemcpyAsync(base[op.dst_buffer] + op.dst_offset_bytes,
-                                  base[op.src_buffer] + op.src_offset_bytes,
-                                  static_cast<size_t>(op.bytes), cudaMemcpyDefault, stream),
-                  "cudaMemcpyAsync (a transfer)");
-          }
-          break;
-        case executor::DeviceOpKind::kNone:
-          break;
-      }
-      Check(cudaEventRecord(end[s], stream), "cudaEventRecord");
-    }
-    run.max_issue_ns =
-        std::max<int64_t>(run.max_issue_ns, std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                                std::chrono::steady_clock::now() - issue_start)
-                                                .count());
-    run.gemm_nodes = gemm_nodes;
-    for (size_t i = 1; i < held.streams.size(); ++i) {
-      Check(cudaEventRecord(joined[i], held.streams[i]), "cudaEventRecord");
-      Check(cudaStreamWaitEvent(compute, joined[i], 0), "cudaStreamWaitEvent");
-    }
-    Check(cudaStreamSynchronize(compute), "cudaStreamSynchronize (an iteration)");
-    std::vector<StepTiming> timings(steps);
-    for (size_t s = 0; s < steps; ++s) {
-      timings[s].start_ns = ElapsedNs(begin, start[s]);
-      timings[s].end_ns = ElapsedNs(begin, end[s]);
-    }
-    run.iterations.push_back(std::move(timings));
-  }
-  return run;
+  return TimedPass(schedule, graph, plan, options).Run();
 }
 
 }  // namespace hyperplan::cuda
