@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "support/run_command.h"
+#include "support/scratch_dir.h"
 
 using hyperplan::testing::CommandResult;
 using hyperplan::testing::ReadWholeFile;
@@ -28,19 +29,10 @@ namespace {
 const std::string kCli = HYPERPLAN_CLI_PATH;
 constexpr int kRuns = 50;
 
-// One scratch directory per test process, removed when it ends.
-struct Scratch {
-  fs::path path = fs::temp_directory_path() / ("hyperplan-empty-" + std::to_string(getpid()));
-  Scratch() { fs::create_directories(path); }
-  ~Scratch() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-};
-
+// Files of this test process, in its own scratch directory.
 std::string Temp(const std::string& name) {
-  static const Scratch scratch;
-  return (scratch.path / name).string();
+  static const hyperplan::testing::ScratchDir scratch("empty");
+  return scratch.File(name);
 }
 
 void AddFloatTensor(onnx::ValueInfoProto* info, const std::string& name,

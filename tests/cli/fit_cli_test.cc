@@ -16,6 +16,7 @@
 
 #include "schemas/fit.pb.h"
 #include "support/run_command.h"
+#include "support/scratch_dir.h"
 
 using hyperplan::testing::CommandResult;
 using hyperplan::testing::LineCount;
@@ -33,18 +34,10 @@ const std::string kSource = HYPERPLAN_SOURCE_DIR;
 // place, so no activation grows with past_sequence: only the cache does.
 const std::string kContrib = kSource + "/models/llama-tiny-decode-contrib.onnx";
 
-struct Scratch {
-  fs::path path = fs::temp_directory_path() / ("hyperplan-fit-cli-" + std::to_string(getpid()));
-  Scratch() { fs::create_directories(path); }
-  ~Scratch() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-};
-
+// Files of this test process, in its own scratch directory.
 std::string Temp(const std::string& name) {
-  static const Scratch scratch;
-  return (scratch.path / name).string();
+  static const hyperplan::testing::ScratchDir scratch("fit-cli");
+  return scratch.File(name);
 }
 
 // A unit-rate machine with one tier: the device, `capacity` bytes, byte-aligned, no links (so

@@ -19,6 +19,7 @@
 #include "schemas/inspect.pb.h"
 #include "schemas/plan.pb.h"
 #include "support/run_command.h"
+#include "support/scratch_dir.h"
 
 using hyperplan::testing::CommandResult;
 using hyperplan::testing::LineCount;
@@ -37,19 +38,10 @@ const std::string kSupernode = kSource + "/configs/supernode.yaml";
 const std::vector<std::string> kDecodeDims = {"--dim",      "batch=1", "--dim",
                                               "sequence=1", "--dim",   "past_sequence=16"};
 
-// One scratch directory per test process, removed when it ends.
-struct Scratch {
-  fs::path path = fs::temp_directory_path() / ("hyperplan-harden-" + std::to_string(getpid()));
-  Scratch() { fs::create_directories(path); }
-  ~Scratch() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-};
-
+// Files of this test process, in its own scratch directory.
 std::string Temp(const std::string& name) {
-  static const Scratch scratch;
-  return (scratch.path / name).string();
+  static const hyperplan::testing::ScratchDir scratch("harden");
+  return scratch.File(name);
 }
 
 void WriteText(const std::string& path, const std::string& text) {
