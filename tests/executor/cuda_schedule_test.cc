@@ -120,13 +120,9 @@ TEST_CASE("cuda schedule: a copy moves the value's last bytes at the blocks' off
 }
 
 TEST_CASE("cuda schedule: the planner's plans map onto the executor's streams and blocks") {
-  // s (100 B) stored, dropped and fetched back under a 350 B budget (executor_test.cc).
-  Graph graph;
-  const ValueId s = Work(graph, "n0", {}, "s", 100, 10);
-  const ValueId a = Work(graph, "n1", {s}, "a", 1, 10);
-  const ValueId b = Work(graph, "n2", {a}, "b", 1, 10, 300);
-  const ValueId c = Work(graph, "n3", {b}, "c", 1, 150);
-  MarkOutput(graph, Work(graph, "n4", {c, s}, "y", 1, 10));
+  // s (100 B) stored, dropped and fetched back under a 350 B budget (planner_support.h).
+  const StoredThenFetched stored;
+  const Graph& graph = stored.graph;
   const Plan plan = PlanAndVerify(graph, UnitProfile(), Budget(350)).plan;
   const PlanView view = BuildPlanView(graph, UnitProfile(), plan);
   const DeviceSchedule schedule = BuildDeviceSchedule(view, graph, UnitProfile(), plan);

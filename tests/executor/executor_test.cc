@@ -23,20 +23,6 @@ using namespace hyperplan::planner_test;
 
 namespace {
 
-// s (100 B) is written at step 0 and read at step 4; step 2 needs 300 B of scratch, so with a
-// 350 B budget s is stored, dropped and fetched back (tests/planner/catalogue_test.cc).
-struct StoredThenFetched {
-  Graph graph;
-  ValueId s;
-  StoredThenFetched() {
-    s = Work(graph, "n0", {}, "s", 100, 10);
-    const ValueId a = Work(graph, "n1", {s}, "a", 1, 10);
-    const ValueId b = Work(graph, "n2", {a}, "b", 1, 10, 300);
-    const ValueId c = Work(graph, "n3", {b}, "c", 1, 150);
-    MarkOutput(graph, Work(graph, "n4", {c, s}, "y", 1, 10));
-  }
-};
-
 ExecutionReport Run(const Graph& graph, const Plan& plan, int32_t iterations = 3) {
   HostBackend backend(CheckMode::kFull);
   ExecuteOptions options;

@@ -296,12 +296,9 @@ TEST_CASE("catalogue: a Prefetch never starts before its own Store completes") {
   //   n4 c, s -> y        10 ns
   // s must leave at step 2, but its Store takes 100 ns ([10, 110)): the Detach waits for it
   // and the Prefetch cannot start before 110 even though hiding would want [80, 180).
-  Graph graph;
-  const ValueId s = Work(graph, "n0", {}, "s", 100, 10);
-  const ValueId a = Work(graph, "n1", {s}, "a", 1, 10);
-  const ValueId b = Work(graph, "n2", {a}, "b", 1, 10, 300);
-  const ValueId c = Work(graph, "n3", {b}, "c", 1, 150);
-  MarkOutput(graph, Work(graph, "n4", {c, s}, "y", 1, 10));
+  const StoredThenFetched stored;  // the graph above (planner_support.h)
+  const Graph& graph = stored.graph;
+  const ValueId s = stored.s;
   const PlanResult result = PlanAndVerify(graph, UnitProfile(), Budget(350));
   REQUIRE(result.status == PlanStatus::kPlanned);
   const Plan& plan = result.plan;

@@ -122,6 +122,23 @@ inline ValueId Work(Graph& graph, const std::string& name, std::vector<ValueId> 
   return WorkN(graph, name, std::move(inputs), {{output, bytes}}, time_ns, scratch_bytes)[0];
 }
 
+// s (100 B) is written at step 0 and read at step 4; step 2 needs 300 B of scratch, so with a
+// 350 B budget s is stored, dropped and fetched back. Node times 10, 10, 10, 150, 10 ns:
+// compute boundaries T = [0, 10, 20, 30, 180, 190].
+//   n0 () -> s (100 B)   n1 s -> a   n2 a -> b (300 B scratch)   n3 b -> c   n4 c, s -> y
+struct StoredThenFetched {
+  Graph graph;
+  ValueId s;
+  ValueId a, b, c;
+  StoredThenFetched() {
+    s = Work(graph, "n0", {}, "s", 100, 10);
+    a = Work(graph, "n1", {s}, "a", 1, 10);
+    b = Work(graph, "n2", {a}, "b", 1, 10, 300);
+    c = Work(graph, "n3", {b}, "c", 1, 150);
+    MarkOutput(graph, Work(graph, "n4", {c, s}, "y", 1, 10));
+  }
+};
+
 // Hand-written plan steps (value 0 for transfers and Detaches), for tests that build a Plan's
 // steps themselves: a compute step runs node `boundary` at that boundary.
 inline PlanStep ComputeStep(Step boundary, std::vector<int32_t> waits = {}) {
