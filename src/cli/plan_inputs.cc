@@ -38,15 +38,14 @@ void AddPlanInputFlags(CLI::App& command, PlanInputFlags& flags) {
 
 namespace {
 
-// --hw, else the profile recorded in the plan; which one is said on stderr (unless -q) when
+// --hw, else the profile recorded in the plan; which one is noted for SayRecordedProfile when
 // it was not asked for, so a replay on the planning machine is never taken for another.
-HardwareProfile LoadProfileOrRecorded(const PlanInputFlags& flags, const plan::v1::Plan& message) {
+HardwareProfile LoadProfileOrRecorded(const PlanInputFlags& flags, const plan::v1::Plan& message,
+                                      std::string& note) {
   if (!flags.profile_path.empty()) return LoadProfile(flags.profile_path);
   HardwareProfile profile = planio::ProfileFromProto(message, flags.plan_path);
-  if (!QuietRequested()) {
-    fmt::print(stderr, "hyperplan: profile '{}' as recorded in {} (--hw picks another)\n",
-               profile.name, flags.plan_path);
-  }
+  note = fmt::format("hyperplan: profile '{}' as recorded in {} (--hw picks another)\n",
+                     profile.name, flags.plan_path);
   return profile;
 }
 
@@ -74,7 +73,7 @@ PlanInputs LoadPlanInputs(const PlanInputFlags& flags, bool fold_channels) {
                                       {flags.plan_path, plan_sha256, flags.model_path}, binding);
     import.read_through_cache_ops = true;
   }
-  inputs.profile = LoadProfileOrRecorded(flags, inputs.message);
+  inputs.profile = LoadProfileOrRecorded(flags, inputs.message, inputs.recorded_profile_note);
   inputs.graph = ImportOnnxModel(flags.model_path, import);
   LogDiagnostics(flags.model_path, inputs.graph.warnings, inputs.graph.notes);
   const planio::ProfileMapping mapping =
@@ -84,6 +83,11 @@ PlanInputs LoadPlanInputs(const PlanInputFlags& flags, bool fold_channels) {
   inputs.plan = planio::PlanFromProto(inputs.message, flags.plan_path, inputs.graph, inputs.profile,
                                       mapping, options);
   return inputs;
+}
+
+void SayRecordedProfile(const PlanInputs& inputs) {
+  if (inputs.recorded_profile_note.empty() || QuietRequested()) return;
+  std::fwrite(inputs.recorded_profile_note.data(), 1, inputs.recorded_profile_note.size(), stderr);
 }
 
 }  // namespace hyperplan::cli

@@ -37,9 +37,15 @@ struct PlanInputs {
   Graph graph;
   HardwareProfile profile;
   Plan plan;
+  // Without --hw: "profile 'X' as recorded in PLAN (--hw picks another)", said by
+  // SayRecordedProfile once the command has succeeded (an error stays one line).
+  std::string recorded_profile_note;
 };
 
 // `fold_channels`: see planio::FromProtoOptions.
 PlanInputs LoadPlanInputs(const PlanInputFlags& flags, bool fold_channels);
+
+// Prints the recorded-profile note on stderr, unless -q or --hw was given.
+void SayRecordedProfile(const PlanInputs& inputs);
 
 }  // namespace hyperplan::cli

@@ -160,6 +160,7 @@ void RunPlan(const RunFlags& flags) {
     throw Error(ErrorKind::kViolation,
                 fmt::format("{}: {}", flags.inputs.plan_path, report.violation));
   }
+  SayRecordedProfile(inputs);
 }
 
 }  // namespace

@@ -185,6 +185,7 @@ void RunSimulate(const SimulateFlags& simulate_flags) {
   std::fflush(stdout);
   const GateOutcome gate = ReplayGate(simulate_flags, inputs, replay, over_capacity);
   if (!gate.passed) throw Error(gate.kind, gate.message);
+  SayRecordedProfile(inputs);
 }
 
 }  // namespace

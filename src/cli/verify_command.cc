@@ -27,6 +27,7 @@ void RunVerify(const PlanInputFlags& flags) {
       " cache ops, makespan " + FormatDuration(check.replay.makespan_ns) + ", arena " +
       FormatBytes(inputs.plan.layout.arena_bytes) + ")\n";
   std::fwrite(line.data(), 1, line.size(), stdout);
+  SayRecordedProfile(inputs);
 }
 
 }  // namespace
