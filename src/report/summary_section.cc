@@ -3,6 +3,7 @@
 // page back without parsing the human form.
 #include <fmt/format.h>
 
+#include "hyperplan/names.h"
 #include "hyperplan/units.h"
 #include "report/markup.h"
 #include "report/sections.h"
@@ -83,8 +84,8 @@ std::string SummarySection(const ReportInput& input) {
   html += AfterRow("offloaded-values", "values offloaded", Unit::kCount, s.offloaded_values);
   for (size_t t = 0; t < plan.timeline.peak_bytes_per_tier.size(); ++t) {
     if (static_cast<TierId>(t) == input.profile.device_tier) continue;
-    const std::string name = t < input.profile.tiers.size() ? input.profile.tiers[t].name : "?";
-    html += AfterRow(fmt::format("tier-peak-{}", t), "peak on " + name, Unit::kBytes,
+    html += AfterRow(fmt::format("tier-peak-{}", t),
+                     "peak on " + TierName(input.profile, static_cast<TierId>(t)), Unit::kBytes,
                      plan.timeline.peak_bytes_per_tier[t]);
   }
   html += "</tbody>\n</table>\n</section>";
