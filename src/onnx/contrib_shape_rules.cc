@@ -77,7 +77,8 @@ void InferGroupQueryAttention(onnx::InferenceContext& ctx) {
 
 // query (B, S, D) or packed QKV (B, S, N, 3, H); key (B, L, D), packed KV (B, L, N, 2, H) or
 // BNSH (B, N, L, H); value (B, L, Dv) or BNSH (B, N, L, Hv); past_key/value (inputs 6, 7) BNSH.
-// output (B, S, Dv); present_key/value (B, N, P + L, H); qk (B, N, S, P + L).
+// output (B, S, Dv); present_key/value (B, N, P + L, H), or (B, N, M, H) when the buffer is
+// shared; qk (B, N, S, P + L).
 void InferMultiHeadAttention(onnx::InferenceContext& ctx) {
   const int64_t num_heads = IntAttribute(ctx, "num_heads", 0);
   const int32_t query_type = InputElemType(ctx, 0);
@@ -122,9 +123,14 @@ void InferMultiHeadAttention(onnx::InferenceContext& ctx) {
   SetOutput(ctx, 0, query_type, {batch, sequence, v_hidden});
 
   const onnx::TensorShapeProto* past_key = InputShapeOfRank(ctx, 6, 4);
-  // A BNSH key is already the whole cache (cross attention); otherwise new keys append.
+  // A BNSH key is already the whole cache (cross attention); with past_sequence_length (input
+  // 8) past and present share one buffer of max_sequence_length; otherwise new keys append.
   Dim total = kv_sequence;
-  if (past_key != nullptr && key_rank != 4) total = AddDims(past_key->dim(2), kv_sequence);
+  if (past_key != nullptr && HasInput(ctx, 8)) {
+    total = past_key->dim(2);
+  } else if (past_key != nullptr && key_rank != 4) {
+    total = AddDims(past_key->dim(2), kv_sequence);
+  }
   SetOutput(ctx, 1, query_type, {batch, KnownDim(num_heads), total, head_size});
   SetOutput(ctx, 2, query_type, {batch, KnownDim(num_heads), total, v_head_size});
   SetOutput(ctx, 3, query_type, {batch, KnownDim(num_heads), sequence, total});

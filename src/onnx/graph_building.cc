@@ -113,8 +113,15 @@ void GraphBuilder::FillIntAttributes(const onnx::NodeProto& proto, const Graph& 
     attributes.try_emplace("transB", 0);
   } else if (op == "Conv" || op == "ConvTranspose" || op == "ConvInteger" || op == "QLinearConv") {
     attributes.try_emplace("group", 1);
-  } else if (op == "MultiHeadAttention") {
-    // Query and key/value heads are the same in MultiHeadAttention.
+  } else if (op == "GatherBlockQuantized") {
+    attributes.try_emplace("bits", 4);
+    attributes.try_emplace("block_size", 128);
+    attributes.try_emplace("gather_axis", 0);
+    attributes.try_emplace("quantize_axis", 1);
+  } else if (op == "MultiHeadAttention" || op == "DecoderMaskedMultiHeadAttention" ||
+             op == "PackedMultiHeadAttention" || op == "PackedAttention" ||
+             (op == "Attention" && node.domain == "com.microsoft")) {
+    // Query and key/value heads are the same in these (one num_heads).
     if (auto it = attributes.find("num_heads"); it != attributes.end()) {
       attributes.try_emplace("kv_num_heads", it->second);
     }

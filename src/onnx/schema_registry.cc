@@ -17,7 +17,9 @@ std::string Key(const std::string& domain, const std::string& op_type) {
 
 SchemaRegistry::SchemaRegistry() {
   std::vector<ShapeRule> rules = ContribShapeRules();
-  for (ShapeRule& rule : NewOnnxShapeRules()) rules.push_back(std::move(rule));
+  for (auto* family : {ContribAttentionShapeRules, ContribEmbeddingShapeRules, NewOnnxShapeRules}) {
+    for (ShapeRule& rule : family()) rules.push_back(std::move(rule));
+  }
   for (ShapeRule& rule : rules) {
     const onnx::OpSchema* schema = rule.same_as;
     if (rule.infer) {

@@ -127,6 +127,12 @@ int64_t IntAttribute(onnx::InferenceContext& ctx, const char* name, int64_t fall
   return attribute != nullptr && attribute->has_i() ? attribute->i() : fallback;
 }
 
+std::vector<int64_t> IntsAttribute(onnx::InferenceContext& ctx, const char* name) {
+  const onnx::AttributeProto* attribute = ctx.getAttribute(name);
+  if (attribute == nullptr) return {};
+  return {attribute->ints().begin(), attribute->ints().end()};
+}
+
 bool HasOutput(onnx::InferenceContext& ctx, size_t index) { return index < ctx.getNumOutputs(); }
 
 void SetOutput(onnx::InferenceContext& ctx, size_t index, int32_t elem_type,

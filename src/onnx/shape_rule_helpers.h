@@ -43,6 +43,8 @@ int32_t InputElemType(onnx::InferenceContext& ctx, size_t index);
 std::optional<int64_t> ConstantScalarInput(onnx::InferenceContext& ctx, size_t index);
 // An int attribute, or `fallback` when absent.
 int64_t IntAttribute(onnx::InferenceContext& ctx, const char* name, int64_t fallback);
+// An ints attribute; empty when absent.
+std::vector<int64_t> IntsAttribute(onnx::InferenceContext& ctx, const char* name);
 
 bool HasOutput(onnx::InferenceContext& ctx, size_t index);
 // Sets output `index` to a tensor of `elem_type` (0: leave unset) and the given dims; a no-op

@@ -1,8 +1,9 @@
 // Shape rules: hyperplan's type and shape inference for operators ONNX 1.12 does not know.
 //
-// Two families, each in its own file: ONNX Runtime's com.microsoft operators that LLM exports
-// use (GroupQueryAttention, MultiHeadAttention, MatMulNBits, the fused layer norms,
-// RotaryEmbedding, ...), and ai.onnx operators from opsets 18 to 24 (Attention,
+// Two families, in files by operator family: ONNX Runtime's com.microsoft operators that LLM
+// exports use (GroupQueryAttention, MultiHeadAttention, MatMulNBits, the fused layer norms,
+// RotaryEmbedding, ...; the other fused attentions in contrib_attention_rules.cc, the embedding
+// lookups in contrib_embedding_rules.cc), and ai.onnx operators from opsets 18 to 24 (Attention,
 // RMSNormalization, RotaryEmbedding, Split with num_outputs, Reduce* with axes as an input,
 // ...). A rule is either an inference function written from the operator's spec, or a pointer
 // to an existing ONNX 1.12 schema whose inference already matches (ReduceMean-18 infers like
@@ -26,6 +27,8 @@ struct ShapeRule {
 };
 
 std::vector<ShapeRule> ContribShapeRules();
+std::vector<ShapeRule> ContribAttentionShapeRules();  // contrib_attention_rules.cc
+std::vector<ShapeRule> ContribEmbeddingShapeRules();  // contrib_embedding_rules.cc
 std::vector<ShapeRule> NewOnnxShapeRules();
 
 }  // namespace hyperplan::onnx_import
