@@ -65,6 +65,7 @@ CLI::Validator RangeValidator(Parse parse, const std::string& name) {
 
 void AddFitFlags(CLI::App& command, FitFlags& flags) {
   AddModelInputFlags(command, flags.inputs);
+  AddAllowUnknownFlag(command, flags.inputs);
   command
       .add_option("--grow", flags.grow,
                   "NAME[=MIN..MAX]: find the largest value of dim NAME whose plan fits and meets "

@@ -104,9 +104,18 @@ std::map<std::string, int64_t, std::less<>> ParseDims(const std::vector<std::str
   return dims;
 }
 
+void AddAllowUnknownFlag(CLI::App& command, ModelInputFlags& flags) {
+  flags.refuse_unknown_sizes = true;
+  command.add_flag_callback(
+      "--allow-unknown", [&flags] { flags.refuse_unknown_sizes = false; },
+      "plan values of unknown size (an operator with no shape rule, ...) as 0 bytes instead of "
+      "refusing the model (exit 4)");
+}
+
 ImportOptions ImportOptionsFromFlags(const ModelInputFlags& flags,
                                      const std::vector<ClassRule>& profile_rules) {
   ImportOptions options;
+  options.refuse_unknown_sizes = flags.refuse_unknown_sizes;
   options.dims = ParseDims(flags.dim_flags);
   for (const std::string& text : flags.class_flags) {
     std::string name, regex;

@@ -22,6 +22,8 @@ struct ModelInputFlags {
   std::string profile_path;              // a shipped profile's name or a file; empty: default
   std::vector<std::string> dim_flags;    // "name=value"
   std::vector<std::string> class_flags;  // "class=regex"
+  // plan and fit: refuse values of unknown size (ImportOptions), unless --allow-unknown.
+  bool refuse_unknown_sizes = false;
 };
 
 struct ModelInputs {
@@ -43,6 +45,10 @@ std::map<std::string, int64_t, std::less<>> ParseDims(const std::vector<std::str
 
 // Adds the positional model and --hw, --dim, --class to `command`.
 void AddModelInputFlags(CLI::App& command, ModelInputFlags& flags);
+
+// Makes `command` refuse values of unknown size that could change the plan, and adds
+// --allow-unknown, which plans them as 0 bytes instead (plan, fit).
+void AddAllowUnknownFlag(CLI::App& command, ModelInputFlags& flags);
 
 // The import options the flags give (they passed the validators AddModelInputFlags installs):
 // bound dims, then class rules, command-line rules first and `profile_rules` after. Throws

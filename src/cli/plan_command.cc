@@ -91,6 +91,7 @@ std::string ValidateAlign(const std::string& text) {
 // Every flag of the command, in one place.
 void AddPlanFlags(CLI::App& command, PlanFlags& flags) {
   AddModelInputFlags(command, flags.inputs);
+  AddAllowUnknownFlag(command, flags.inputs);
   command.add_option("--budget", flags.budget, "device arena budget, e.g. 64GiB or 80GB")
       ->check(CLI::Validator(ValidateByteSize, "SIZE", "budget"));
   command

@@ -92,10 +92,33 @@ void GraphBuilder::SizeValue(const GraphScope& scope, const Slot& slot, Value& v
   }
   const bool depends_on_unbound = !symbols.empty();
   if (depends_on_unbound) return;
+  RecordUnknownSize(scope, slot, value, result.unknown_reason);
   if (++unknown_sizes_ <= kUnknownSizesListed) {
     context_.Warn(scope.where() + "value '" + value.name +
                   "' has unknown size: " + result.unknown_reason);
   }
+}
+
+// A captured slot stands for a value of an enclosing scope, which is recorded there.
+void GraphBuilder::RecordUnknownSize(const GraphScope& scope, const Slot& slot, const Value& value,
+                                     const std::string& reason) {
+  if (slot.kind == SlotKind::kCaptured) return;
+  UnknownSizeValue unknown;
+  unknown.where = scope.where();
+  unknown.name = value.name;
+  unknown.reason = reason;
+  unknown.is_string_or_not_tensor =
+      value.dtype == DType::kString || (slot.type != nullptr && !slot.type->has_tensor_type() &&
+                                        slot.type->value_case() != onnx::TypeProto::VALUE_NOT_SET);
+  if (slot.kind == SlotKind::kNodeOutput && slot.producer >= 0) {
+    const ScopeNode& producer = scope.nodes()[slot.producer];
+    const onnx::NodeProto& proto = *producer.proto;
+    unknown.producer = NodeLabel(producer.name, proto);
+    unknown.op_type = proto.op_type();
+    unknown.op_key =
+        (IsDefaultDomain(proto.domain()) ? "" : proto.domain() + ".") + proto.op_type();
+  }
+  unknown_sizes_found_.Add(std::move(unknown));
 }
 
 void GraphBuilder::FillIntAttributes(const onnx::NodeProto& proto, const Graph& graph,

@@ -6,9 +6,10 @@
 // (tensor_sizing.h). A size left unknown is listed in Graph::warnings; one that depends on a
 // declared symbol no --dim bound is collected instead, so the importer can fail naming that
 // symbol. Every int attribute of a node is copied to Node::int_attributes, with the defaults the
-// cost model relies on filled in (MatMulNBits bits, Gemm transA/transB, Conv group, attention
-// head counts). Control-flow bodies are built recursively and summarised (control_flow.h).
-// Cost: linear in values and edges.
+// cost model relies on filled in (MatMulNBits bits, GatherBlockQuantized bits/block_size/axes,
+// Gemm transA/transB, Conv group, attention head counts). Each value of unknown size that could
+// change a plan is recorded (unknown_sizes.h) for the importer's refusal. Control-flow bodies are
+// built recursively and summarised (control_flow.h). Cost: linear in values and edges.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +22,7 @@
 #include "onnx/dim_binding.h"
 #include "onnx/graph_scope.h"
 #include "onnx/import_context.h"
+#include "onnx/unknown_sizes.h"
 
 namespace hyperplan::onnx_import {
 
@@ -43,8 +45,14 @@ class GraphBuilder {
   // Adds a summary warning for unknown-size values beyond those listed one by one.
   void Finish();
 
+  // The values of unknown size that could change a plan (unknown_sizes.h); those that depend
+  // on an unbound symbol are in UnboundDims() instead.
+  const UnknownSizes& unknown_sizes() const { return unknown_sizes_found_; }
+
  private:
   void SizeValue(const GraphScope& scope, const Slot& slot, Value& value);
+  void RecordUnknownSize(const GraphScope& scope, const Slot& slot, const Value& value,
+                         const std::string& reason);
   void AddValues(const GraphScope& scope, BuiltGraph& built, std::pmr::vector<ValueId>& value_of);
   void FillIntAttributes(const onnx::NodeProto& proto, const Graph& graph, Node& node) const;
 
@@ -53,6 +61,7 @@ class GraphBuilder {
   std::vector<UnboundDim> unbound_;  // in order of discovery
   std::unordered_map<std::string, size_t> unbound_index_;
   int64_t unknown_sizes_ = 0;
+  UnknownSizes unknown_sizes_found_;
 };
 
 }  // namespace hyperplan::onnx_import

@@ -90,6 +90,9 @@ Graph ImportLoaded(const std::string& path, onnx::ModelProto& model, google::pro
     for (const std::string& warning : unused_dims) problem += "; " + warning;
     context.Fail(ErrorKind::kModel, problem);
   }
+  if (options.refuse_unknown_sizes && builder.unknown_sizes().counted() > 0) {
+    context.Fail(ErrorKind::kModel, builder.unknown_sizes().Problem(propagator.NodesWithoutRule()));
+  }
   builder.Finish();
 
   graph.bound_dims = binding.used();

@@ -49,6 +49,9 @@ class ShapePropagator {
   // Adds the summary warnings (operators without shape rules, repeated failures).
   void Finish();
 
+  // "domain.op" ("Op" for ai.onnx) -> nodes of that operator with no shape rule.
+  const std::map<std::string, int64_t>& NodesWithoutRule() const { return nodes_without_rule_; }
+
  private:
   const onnx::OpSchema* SchemaFor(const onnx::NodeProto& node);
   void DeclareTypes(GraphScope& scope);

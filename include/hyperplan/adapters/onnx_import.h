@@ -29,6 +29,10 @@ struct ImportOptions {
   // ai.hyperplan cache operators and reading through them (onnx/cache_ops.h). A model without
   // them imports as usual.
   bool read_through_cache_ops = false;
+  // Fail (Error(kModel)) when a value whose size could change the plan stays of unknown size
+  // (onnx/unknown_sizes.h has the rule), instead of sizing it as 0 bytes with a warning. plan
+  // and fit set it unless --allow-unknown; inspect, simulate and verify leave it off.
+  bool refuse_unknown_sizes = false;
 };
 
 // Throws Error(kModel) naming every unbound symbol that decides a size (UnboundDimsProblem),
