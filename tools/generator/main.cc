@@ -19,6 +19,7 @@
 
 #include "build_options.h"
 #include "decoder.h"
+#include "gpt2_optimized.h"
 #include "hf_config.h"
 #include "hyperplan/error.h"
 #include "model_check.h"
@@ -115,8 +116,10 @@ int main(int argc, char** argv) {
   app.add_option("--form", form,
                  "prefill: input_ids/position_ids in, logits and KV cache out; decode: adds "
                  "past_key_values; train: one training step (forward, cross-entropy, backward, "
-                 "Adam), dense presets only")
-      ->check(CLI::IsMember({"prefill", "decode", "train"}));
+                 "Adam), dense presets only; gpt2-optimized: a GPT-2 decoder with ONNX "
+                 "Runtime's transformer-optimizer ops (EmbedLayerNormalization, Attention with a "
+                 "packed past_<i>, SkipLayerNormalization, FastGelu/BiasGelu), float32")
+      ->check(CLI::IsMember({"prefill", "decode", "train", "gpt2-optimized"}));
   app.add_option(
          "--ops", ops,
          "standard: ai.onnx opset 17 only; contrib: ONNX Runtime fused ops "
@@ -160,7 +163,8 @@ int main(int argc, char** argv) {
 
   try {
     // Read before anything is built or written, so a bad --dim writes no file.
-    const std::map<std::string, int64_t> dims = CheckDims(check_dims, form == "decode");
+    const std::map<std::string, int64_t> dims =
+        CheckDims(check_dims, form == "decode" || form == "gpt2-optimized");
     ModelConfig config;
     if (!hf_config.empty()) {
       const hyperplan::gen::HfConfig read = hyperplan::gen::ReadHfConfig(hf_config);
@@ -220,7 +224,9 @@ int main(int argc, char** argv) {
 
     const auto start = std::chrono::steady_clock::now();
     hyperplan::gen::BuildStats stats;
-    const onnx::ModelProto model = options.form == hyperplan::gen::Form::kTrain
+    const onnx::ModelProto model = form == "gpt2-optimized"
+                                       ? hyperplan::gen::BuildGpt2Optimized(config, options, &stats)
+                                   : options.form == hyperplan::gen::Form::kTrain
                                        ? hyperplan::gen::BuildTrainStep(config, options, &stats)
                                        : hyperplan::gen::BuildDecoder(config, options, &stats);
     if (!options.external_weights && stats.weight_bytes > kMaxInlineWeightBytes)

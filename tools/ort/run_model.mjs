@@ -148,6 +148,8 @@ function makeInputs(session, args) {
     } else {
       usage(`input ${meta.name} has type ${meta.type}, which this runner cannot feed`);
     }
+    // Token and position ids are made as int64; ONNX Runtime's optimizer graphs take int32.
+    if (meta.type === 'int32' && data instanceof BigInt64Array) data = Int32Array.from(data, Number);
     feeds[meta.name] = new ort.Tensor(meta.type, data, shape);
     described.push({name: meta.name, type: meta.type, shape});
   }

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# ONNX Runtime equivalence of the generator's GPT-2 form with the transformer optimizer's ops
+# (EmbedLayerNormalization, com.microsoft Attention with a packed past, SkipLayerNormalization,
+# FastGelu, BiasGelu; ONNX Runtime has each on CPU). The model is planned at half its
+# no-offload peak and rewritten with --emit-onnx; stock ONNX Runtime (tools/ort/run_model.mjs)
+# runs the original and the rewritten model on the same seeded inputs, and every output must be
+# bit-identical. The plan is made without --allow-unknown: every value is sized.
+#
+# Usage (from anywhere): tests/ort/gpt2_optimized_ort.sh path/to/hyperplan path/to/hyperplan-gen
+# Installs onnxruntime-node as tests/ort/ort_equivalence.sh does.
+set -euo pipefail
+hyperplan=$(realpath "$1")
+gen=$(realpath "$2")
+cd "$(dirname "$0")/../.."
+
+if [ ! -f tools/ort/node_modules/onnxruntime-node/package.json ]; then
+  (
+    flock 9
+    if [ ! -f tools/ort/node_modules/onnxruntime-node/package.json ]; then
+      (cd tools/ort && npm ci --onnxruntime-node-install=skip --no-audit --no-fund) >&2
+    fi
+  ) 9>"${TMPDIR:-/tmp}/hyperplan-ort-npm.lock"
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+json_field() { node -e 'const o = JSON.parse(process.argv[1]); console.log(o[process.argv[2]] ?? "")' "$1" "$2"; }
+
+model="$work/gpt2-optimized.onnx"
+"$gen" --preset tiny --form gpt2-optimized -o "$model" >/dev/null
+dims=(--dim batch=1 --dim sequence=1 --dim past_sequence=16)
+peak=$(json_field "$("$hyperplan" inspect "$model" "${dims[@]}" --json)" peak_bytes)
+summary=$("$hyperplan" plan "$model" "${dims[@]}" --budget "$((peak / 2))B" -o "$work/plan.pb" \
+  --emit-onnx "$work/rewritten.onnx" --summary-json)
+cache_ops=$(($(json_field "$summary" prefetch_steps) + $(json_field "$summary" store_steps) + \
+  $(json_field "$summary" detach_steps)))
+if [ "$cache_ops" -eq 0 ]; then
+  echo "FAIL: the plan has no cache ops, so the comparison proves nothing" >&2
+  exit 1
+fi
+report=$(node tools/ort/run_model.mjs "$model" "${dims[@]}" --seed 1 --json \
+  --compare "$work/rewritten.onnx")
+verdict=$(node -e '
+  const r = JSON.parse(process.argv[1]);
+  const bad = r.compare.outputs.filter(o => !o.identical).map(o => o.name);
+  const count = r.compare.outputs.length;
+  console.log(bad.length === 0 && count === r.outputs.length && count > 0
+              ? `ok: ${count} outputs identical` : `DIFFER: ${bad.join(", ") || "no outputs"}`);' \
+  "$report")
+echo "gpt2-optimized ($cache_ops cache ops): $verdict"
+[[ "$verdict" == ok:* ]]
