@@ -53,11 +53,12 @@ TEST_CASE("hyperplan imports Llama-3.1-8B from its config with the published KV-
   // Per token and layer: key + value, 8 KV heads of 128, bf16: 4,096 bytes; 32 layers.
   // past (1024 tokens) 134,217,728 + present (1025 tokens) 134,348,800.
   CHECK(ClassBytes(report, "kv_cache") == 268'566'528);
-  // Parameters 16,060,522,496 and rotary tables 67,108,864 (hf_model_bytes_test), plus the
-  // graph's few shape constants (well under 4 KiB).
+  // Parameters 16,060,522,496 (hf_model_bytes_test) and, in the default fused form,
+  // RotaryEmbedding's cos and sin caches 2 * 131072 * 64 * 2 = 33,554,432: 16,094,076,928,
+  // plus the graph's few shape constants (well under 4 KiB).
   const int64_t weight_bytes = ClassBytes(report, "weight");
-  CHECK(weight_bytes >= 16'127'631'360);
-  CHECK(weight_bytes < 16'127'631'360 + 4096);
+  CHECK(weight_bytes >= 16'094'076'928);
+  CHECK(weight_bytes < 16'094'076'928 + 4096);
 }
 
 TEST_CASE("hyperplan sizes the latent cache of a model with multi-head latent attention") {
@@ -89,5 +90,41 @@ TEST_CASE("hyperplan-gen --from-hf-config errors are one line naming the file") 
   CHECK(both.exit_code != 0);
   CHECK_THAT(both.stderr_text, Catch::Contains("excludes"));
   std::filesystem::remove(config);
+  std::filesystem::remove(model);
+}
+
+TEST_CASE("hyperplan-gen's form flags: defaults and refusals") {
+  const std::string model = TempPath("flags.onnx");
+  auto gen = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), HYPERPLAN_GEN_PATH);
+    args.insert(args.end(), {"-o", model});
+    return RunCommand(args);
+  };
+  // Usage errors (exit 2), each one line naming the flag; nothing is written.
+  const CommandResult kv = gen({"--preset", "tiny", "--kv-dtype", "int8"});
+  CHECK(kv.exit_code == 2);
+  CHECK_THAT(kv.stderr_text, Catch::StartsWith("hyperplan-gen: error: --kv-dtype int8:"));
+  CHECK(gen({"--preset", "tiny", "--kv-dtype", "bf16"}).exit_code == 2);  // tiny is float32
+  CHECK(gen({"--preset", "tiny", "--weights", "bf16", "--dtype", "fp16"}).exit_code == 2);
+  CHECK(gen({"--preset", "tiny", "--form", "train", "--logits", "last"}).exit_code == 2);
+  CHECK(gen({"--preset", "tiny", "--form", "train", "--weights", "int4"}).exit_code == 2);
+  CHECK(gen({"--from-hf-config", kConfigs + "tiny-deepseek-v3.json", "--attention", "fused"})
+            .exit_code == 2);
+  CHECK(gen({"--preset", "tiny", "--weights", "inline"}).exit_code == 2);  // now --weight-storage
+  CHECK_FALSE(std::filesystem::exists(model));
+
+  // The defaults: fused attention and last-position logits, said in the metadata.
+  const CommandResult made = gen({"--preset", "tiny", "--form", "decode"});
+  INFO(made.stderr_text);
+  REQUIRE(made.exit_code == 0);
+  const CommandResult inspect =
+      RunCommand({HYPERPLAN_CLI_PATH, "inspect", model, "--hw", "h100-sxm", "--dim", "batch=1",
+                  "--dim", "sequence=1", "--dim", "past_sequence=16", "--json"});
+  INFO(inspect.stderr_text);
+  REQUIRE(inspect.exit_code == 0);
+  // tiny: 4 layers * (key + value) * 2 KV heads * 16 * 4 bytes = 1,024 bytes per token;
+  // past 16 tokens (16,384) + present 17 tokens (17,408).
+  CHECK(ClassBytes(nlohmann::json::parse(inspect.stdout_text), "kv_cache") == 33'792);
+  CHECK(gen({"--preset", "tiny", "--weight-storage", "external"}).exit_code == 0);
   std::filesystem::remove(model);
 }

@@ -129,7 +129,23 @@ TEST_CASE("DeepSeek-V3: latent attention and the sigmoid router", "[generator][h
   CHECK(c.rope_scaling.mscale_all_dim == 1.0);
   REQUIRE(read.notes.size() == 2);  // multi-token prediction, fp8 quantization
   CHECK_THAT(read.notes[0], StartsWith("num_nextn_predict_layers 1: "));
-  CHECK_THAT(read.notes[1], StartsWith("quantization_config (fp8 e4m3) is not modeled"));
+  CHECK_THAT(read.notes[1],
+             StartsWith("quantization_config (fp8 e4m3, blocks 128x128): weights default to fp8"));
+  // weight_block_size [128, 128]: the checkpoint's float32 scale blocks.
+  CHECK(read.fp8_block_rows == 128);
+  CHECK(read.fp8_block_cols == 128);
+}
+
+TEST_CASE("A quantization_config other than fp8 blocks is said and left out", "[generator][hf]") {
+  const HfConfig read = ParseHfConfig(
+      R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
+          "num_hidden_layers": 1, "num_attention_heads": 4, "vocab_size": 64,
+          "max_position_embeddings": 64, "torch_dtype": "float16",
+          "quantization_config": {"quant_method": "awq", "bits": 4}})",
+      "awq.json");
+  CHECK(read.fp8_block_rows == 0);
+  REQUIRE(read.notes.size() == 1);
+  CHECK_THAT(read.notes[0], StartsWith("quantization_config (awq) is not modeled"));
 }
 
 TEST_CASE("Bad configs name the file and the field", "[generator][hf]") {

@@ -43,7 +43,7 @@ bool StartsWith(const std::string& text, const std::string& prefix) {
 
 struct ModelBytes {
   int64_t parameter_bytes = 0;     // model.* and lm_head.*, the checkpoint's tensors
-  int64_t rope_table_bytes = 0;    // model.rotary_emb.*: the generator's precomputed cos/sin
+  int64_t rope_table_bytes = 0;    // model.rotary_emb.* or cos/sin_cache: precomputed tables
   int64_t kv_bytes_per_token = 0;  // every past_key_values.* input, per token of one sequence
   const onnx::ModelProto* model = nullptr;
 };
@@ -56,9 +56,10 @@ const onnx::TensorProto* Initializer(const onnx::ModelProto& model, const std::s
 }
 
 // Builds the decode form of `file` (external weights: nothing is made) and measures it.
-ModelBytes Measure(const std::string& file, onnx::ModelProto* model) {
+// `options` defaults to BuildOptions' own: unfused attention, plain weights.
+ModelBytes Measure(const std::string& file, onnx::ModelProto* model,
+                   BuildOptions options = BuildOptions()) {
   const HfConfig read = ReadHfConfig(kConfigs + file);
-  BuildOptions options;
   options.form = Form::kDecode;
   options.external_weights = true;
   options.weights_location = file + ".data";
@@ -66,7 +67,8 @@ ModelBytes Measure(const std::string& file, onnx::ModelProto* model) {
   ModelBytes bytes;
   bytes.model = model;
   for (const auto& t : model->graph().initializer()) {
-    if (StartsWith(t.name(), "model.rotary_emb.")) {
+    if (StartsWith(t.name(), "model.rotary_emb.") || t.name() == "cos_cache" ||
+        t.name() == "sin_cache") {
       bytes.rope_table_bytes += TensorBytes(t);
     } else if (StartsWith(t.name(), "model.") || StartsWith(t.name(), "lm_head.")) {
       bytes.parameter_bytes += TensorBytes(t);
@@ -197,6 +199,82 @@ TEST_CASE("DeepSeek-V3: 671e9 parameters and MLA's 576 cached values per token a
   REQUIRE(bias != nullptr);
   CHECK(bias->data_type() == onnx::TensorProto_DataType_FLOAT);
   CHECK(Initializer(model, "model.layers.2.mlp.gate.weight") == nullptr);  // layer 2 is dense
+}
+
+BuildOptions WithWeights(WeightFormat format) {
+  BuildOptions options;
+  options.weights = format;
+  return options;
+}
+
+TEST_CASE("Llama-3.1-8B, int4: MatMulNBits blocks of 32 with bf16 scales", "[generator][bytes]") {
+  onnx::ModelProto model;
+  const ModelBytes m = Measure("llama-3.1-8b.json", &model, WithWeights(WeightFormat::kInt4));
+  // Projection weights per layer 41,943,040 + 176,160,768 = 218,103,808: packed K*N/2 =
+  // 109,051,904 bytes, scales K/32*N = 6,815,744 of 2 bytes = 13,631,488; norms 8,192 * 2 =
+  // 16,384: 122,699,776 per layer, 3,926,392,832 for 32. LM head 4096*128256 = 525,336,576:
+  // 262,668,288 packed + 16,416,768 scales * 2 = 32,833,536. Embedding stays bf16
+  // 1,050,673,152; final norm 8,192. Total 5,272,576,000.
+  CHECK(m.parameter_bytes == 5'272'576'000);
+  const onnx::TensorProto* q = Initializer(model, "model.layers.0.self_attn.q_proj.weight_Q4");
+  REQUIRE(q != nullptr);
+  // [N, K / 32, 32 / 2]: 4096 * 128 * 16 = 8,388,608 bytes = 4096 * 4096 / 2.
+  CHECK(std::vector<int64_t>(q->dims().begin(), q->dims().end()) ==
+        std::vector<int64_t>{4096, 128, 16});
+}
+
+TEST_CASE("Llama-3.1-8B, int8: one byte a weight, the same scales", "[generator][bytes]") {
+  onnx::ModelProto model;
+  const ModelBytes m = Measure("llama-3.1-8b.json", &model, WithWeights(WeightFormat::kInt8));
+  // Per layer: 218,103,808 bytes of codes + 13,631,488 of scales + 16,384 of norms =
+  // 231,751,680; 32 layers 7,416,053,760. LM head 525,336,576 + 32,833,536; embedding
+  // 1,050,673,152; final norm 8,192. Total 9,024,905,216.
+  CHECK(m.parameter_bytes == 9'024'905'216);
+  const onnx::TensorProto* down = Initializer(model, "model.layers.0.mlp.down_proj.weight_Q8");
+  REQUIRE(down != nullptr);
+  // [N, K / 32, 32]: 4096 * 448 * 32 = 14336 * 4096 bytes.
+  CHECK(std::vector<int64_t>(down->dims().begin(), down->dims().end()) ==
+        std::vector<int64_t>{4096, 448, 32});
+}
+
+TEST_CASE("DeepSeek-V3's fp8 checkpoint: 1 byte a weight plus a float32 scale per 128x128 block",
+          "[generator][bytes]") {
+  const HfConfig read = ReadHfConfig(kConfigs + "deepseek-v3.json");
+  // quantization_config: fp8, weight_block_size [128, 128].
+  REQUIRE(read.fp8_block_rows == 128);
+  REQUIRE(read.fp8_block_cols == 128);
+  onnx::ModelProto model;
+  BuildOptions options = WithWeights(WeightFormat::kFp8);  // what hyperplan-gen defaults to
+  options.fp8_block_rows = read.fp8_block_rows;
+  options.fp8_block_cols = read.fp8_block_cols;
+  const ModelBytes m = Measure("deepseek-v3.json", &model, options);
+  // Attention per layer, codes (bytes) and blocks (4-byte scales, rounded up):
+  //   q_a_proj 7168x1536 11,010,048, 56*12 = 672; q_b_proj 1536x24576 37,748,736, 12*192 =
+  //   2,304; kv_a_proj_with_mqa 7168x576 4,128,768, 56*5 = 280 (576 = 4.5 blocks);
+  //   weight_uk 128 x 128x512 8,388,608, 128*1*4 = 512; weight_uv 128 x 512x128 8,388,608,
+  //   512; o_proj 16384x7168 117,440,512, 128*56 = 7,168.
+  //   Codes 187,105,280, scales 11,448 * 4 = 45,792, norms (1536 + 512 + 2*7168) * 2 = 32,768:
+  //   187,183,840; 61 layers 11,418,214,240.
+  // Dense MLP (3 layers): 3 matrices of 7168*18432 = 132,120,576 codes and 56*144 = 8,064
+  //   blocks (32,256 bytes): 396,458,496 per layer, 1,189,375,488.
+  // MoE (58 layers): 257 experts (256 routed + 1 shared) of 3 matrices 7168*2048 = 14,680,064
+  //   codes and 56*16 = 896 blocks (3,584 bytes): 44,050,944 each, 11,321,092,608; router
+  //   stays bf16 7168*256*2 = 3,670,016; score bias 256*4 = 1,024: 11,324,763,648 per layer,
+  //   656,836,291,584 in all.
+  // Embedding and LM head stay bf16: 2*129280*7168*2 = 3,706,716,160; final norm 14,336.
+  // Total 673,150,611,808 bytes: half of the bf16 model's 1,342,052,868,096, plus scales.
+  CHECK(m.parameter_bytes == 673'150'611'808);
+  CHECK(m.kv_bytes_per_token == 70'272);  // the cache stays bf16
+  const onnx::TensorProto* scales =
+      Initializer(model, "model.layers.0.self_attn.kv_a_proj_with_mqa.weight_scale_inv");
+  REQUIRE(scales != nullptr);
+  CHECK(scales->data_type() == onnx::TensorProto_DataType_FLOAT);
+  // [K blocks, 1, N blocks, 1]: 56 x 5 blocks.
+  CHECK(std::vector<int64_t>(scales->dims().begin(), scales->dims().end()) ==
+        std::vector<int64_t>{56, 1, 5, 1});
+  const onnx::TensorProto* lm_head = Initializer(model, "lm_head.weight");
+  REQUIRE(lm_head != nullptr);
+  CHECK(lm_head->data_type() == onnx::TensorProto_DataType_BFLOAT16);
 }
 
 }  // namespace

@@ -20,13 +20,14 @@ std::string StandardAttention(DecoderContext& ctx, int64_t layer, const std::str
   const std::string w = fmt::format("model.layers.{}.self_attn", layer);
   const std::string present_key = PresentName(layer, "key");
   const std::string present_value = PresentName(layer, "value");
+  const char* op = ProjectionOp(ctx);
 
   const std::string q = LinearMaybeBias(ctx, x, c.hidden, c.heads * c.head_dim, w + ".q_proj",
-                                        p + "/q_proj/MatMul", c.qkv_bias);
+                                        p + "/q_proj" + op, c.qkv_bias);
   const std::string k = LinearMaybeBias(ctx, x, c.hidden, c.kv_heads * c.head_dim, w + ".k_proj",
-                                        p + "/k_proj/MatMul", c.qkv_bias);
+                                        p + "/k_proj" + op, c.qkv_bias);
   const std::string v = LinearMaybeBias(ctx, x, c.hidden, c.kv_heads * c.head_dim, w + ".v_proj",
-                                        p + "/v_proj/MatMul", c.qkv_bias);
+                                        p + "/v_proj" + op, c.qkv_bias);
 
   const std::string q_heads = SplitHeads(g, q, c.heads, c.head_dim, p + "/q");
   const std::string q_rotated = ApplyRope(ctx, q_heads, p + "/q_rotary");
@@ -58,21 +59,25 @@ std::string StandardAttention(DecoderContext& ctx, int64_t layer, const std::str
   const std::string merged =
       g.Op("Reshape", {by_token, g.Int64s({0, 0, c.heads * c.head_dim})}, p + "/pv/Reshape");
   return LinearMaybeBias(ctx, merged, c.heads * c.head_dim, c.hidden, w + ".o_proj",
-                         p + "/o_proj/MatMul", c.o_bias);
+                         p + "/o_proj" + op, c.o_bias);
 }
 
-std::string ContribAttention(DecoderContext& ctx, int64_t layer, const std::string& x) {
+// com.microsoft GroupQueryAttention as onnxruntime-genai's model builder writes it: q, k, v
+// rotated by RotaryEmbedding first (do_rotary 0), past and present KV in [batch, kv_heads,
+// length, head_dim] (BNSH), causal masking from seqlens_k and total_sequence_length.
+std::string FusedAttention(DecoderContext& ctx, int64_t layer, const std::string& x) {
   GraphBuilder& g = ctx.graph;
   const ModelConfig& c = ctx.config;
   const std::string p = fmt::format("/model/layers.{}/attn", layer);
   const std::string w = fmt::format("model.layers.{}.self_attn", layer);
+  const char* op = ProjectionOp(ctx);
 
   const std::string q = LinearMaybeBias(ctx, x, c.hidden, c.heads * c.head_dim, w + ".q_proj",
-                                        p + "/q_proj/MatMulNBits", c.qkv_bias);
+                                        p + "/q_proj" + op, c.qkv_bias);
   const std::string k = LinearMaybeBias(ctx, x, c.hidden, c.kv_heads * c.head_dim, w + ".k_proj",
-                                        p + "/k_proj/MatMulNBits", c.qkv_bias);
+                                        p + "/k_proj" + op, c.qkv_bias);
   const std::string v = LinearMaybeBias(ctx, x, c.hidden, c.kv_heads * c.head_dim, w + ".v_proj",
-                                        p + "/v_proj/MatMulNBits", c.qkv_bias);
+                                        p + "/v_proj" + op, c.qkv_bias);
   const std::string q_rotated = RotaryEmbedding(ctx, q, p + "/q_rotary/RotaryEmbedding");
   const std::string k_rotated = RotaryEmbedding(ctx, k, p + "/k_rotary/RotaryEmbedding");
 
@@ -89,14 +94,14 @@ std::string ContribAttention(DecoderContext& ctx, int64_t layer, const std::stri
        AttrInt("local_window_size", c.IsSlidingLayer(layer) ? c.sliding_window : -1),
        AttrInt("do_rotary", 0), AttrInt("rotary_interleaved", 0)});
   return LinearMaybeBias(ctx, attended, c.heads * c.head_dim, c.hidden, w + ".o_proj",
-                         p + "/o_proj/MatMulNBits", c.o_bias);
+                         p + "/o_proj" + op, c.o_bias);
 }
 
 }  // namespace
 
 std::string Attention(DecoderContext& ctx, int64_t layer, const std::string& x) {
   if (ctx.config.IsMla()) return LatentAttentionBlock(ctx, layer, x);
-  return ctx.contrib() ? ContribAttention(ctx, layer, x) : StandardAttention(ctx, layer, x);
+  return ctx.fused_attention() ? FusedAttention(ctx, layer, x) : StandardAttention(ctx, layer, x);
 }
 
 }  // namespace hyperplan::gen

@@ -27,7 +27,7 @@ void MakeAttentionInputs(DecoderContext& ctx) {
     total = g.Op("Add", {past, sequence}, p + "/total_sequence/Add");
   }
 
-  if (ctx.contrib()) {
+  if (ctx.fused_attention()) {
     const std::string batch = ShapeSlice(g, ctx.input_ids, 0, 1, p + "/batch/Shape");
     const std::string last = g.Op("Sub", {total, g.Int64s({1})}, p + "/seqlens_k/Sub");
     const std::string per_row = g.Op("Expand", {last, batch}, p + "/seqlens_k/Expand");

@@ -1,6 +1,9 @@
-// How one model is written, beyond its dimensions: prefill or decode form, standard ONNX ops or
-// ONNX Runtime's fused contrib ops, the weight seed and where weight bytes live.
-// Cost: none (plain data). Limits: contrib quantization is 4-bit only.
+// How one model is written, beyond its dimensions: prefill, decode or training form; attention
+// fused (ONNX Runtime's GroupQueryAttention) or unfused (standard ops); the stored weight format
+// (plain, MatMulNBits 4/8-bit blocks, or float8 codes with 2-D block scales); which logits are
+// emitted; norms as standard ops or ONNX Runtime's contrib norms; the weight seed and where weight
+// bytes live. Each is independent of the others. Cost: none (plain data). Limits: see main.cc for
+// the combinations refused.
 #pragma once
 
 #include <cstdint>
@@ -9,20 +12,52 @@
 namespace hyperplan::gen {
 
 enum class Form { kPrefill, kDecode, kTrain };
+// Norms only: standard RMSNorm ops, or SimplifiedLayerNormalization and
+// SkipSimplifiedLayerNormalization (which also adds the residual) as onnxruntime-genai writes.
 enum class OpSet { kStandard, kContrib };
+// kFused: com.microsoft GroupQueryAttention with past/present KV in BNSH (what deployments
+// run); kUnfused: scores, mask, softmax and repeated KV heads as standard ops. Latent attention
+// (DeepSeek) has one form of its own and ignores this.
+enum class AttentionForm { kFused, kUnfused };
+// kPlain: the model's element type, plain MatMul. kInt4/kInt8: com.microsoft MatMulNBits with
+// bits 4/8, block `quant_block_size` along K, scales in the model type. kFp8: float8e4m3fn codes
+// (stored as uint8: ONNX 1.12 has no float8 type) with a float32 scale per
+// fp8_block_rows x fp8_block_cols block, dequantized into the model type before the MatMul.
+enum class WeightFormat { kPlain, kInt4, kInt8, kFp8 };
+// "plain", "int4", "int8", "fp8".
+inline const char* WeightFormatName(WeightFormat format) {
+  switch (format) {
+    case WeightFormat::kInt4:
+      return "int4";
+    case WeightFormat::kInt8:
+      return "int8";
+    case WeightFormat::kFp8:
+      return "fp8";
+    case WeightFormat::kPlain:
+      break;
+  }
+  return "plain";
+}
 
 struct BuildOptions {
   Form form = Form::kPrefill;
   OpSet ops = OpSet::kStandard;
+  AttentionForm attention = AttentionForm::kUnfused;
+  WeightFormat weights = WeightFormat::kPlain;
+  // Prefill and decode: the LM head runs on the last position only ([batch, 1, vocab] logits),
+  // as runtimes do; false keeps every position. Training always keeps every position.
+  bool last_logits_only = false;
   uint64_t seed = 1;
   // External weights are references into `weights_location` (relative to the model file),
   // a file that is never written; inline weights are raw_data in the model itself.
   bool external_weights = false;
   std::string weights_location;
-  // Standard form only: round projection weights to the 4-bit grid the contrib form stores, so
-  // the two forms of one model compute the same function and their outputs can be compared.
+  // Plain weights only: round projection weights to the 4-bit grid kInt4 stores, so the two
+  // forms of one model compute the same function and their outputs can be compared.
   bool fake_quant = false;
   int64_t quant_block_size = 32;  // MatMulNBits block along K
+  int64_t fp8_block_rows = 128;   // kFp8 block along K (DeepSeek-V3's weight_block_size)
+  int64_t fp8_block_cols = 128;   // kFp8 block along N
 };
 
 }  // namespace hyperplan::gen

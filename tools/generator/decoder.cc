@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <limits>
 #include <stdexcept>
 #include <vector>
 
@@ -51,7 +52,9 @@ void DeclareInputs(DecoderContext& ctx) {
 void DeclareOutputs(DecoderContext& ctx) {
   GraphBuilder& g = ctx.graph;
   const ModelConfig& c = ctx.config;
-  g.Output("logits", OnnxType(c.dtype), {"batch", "sequence", c.vocab});
+  const Dim positions =
+      ctx.options.last_logits_only ? Dim(int64_t{1}) : Dim(std::string("sequence"));
+  g.Output("logits", OnnxType(c.dtype), {"batch", positions, c.vocab});
   const char* cache_length = ctx.decode() ? "total_sequence" : "sequence";
   for (int64_t layer = 0; layer < c.layers; ++layer) {
     for (const char* kind : CacheKinds(c)) {
@@ -60,9 +63,12 @@ void DeclareOutputs(DecoderContext& ctx) {
   }
 }
 
-// Tied (standard ops): the one table, stored [hidden, vocab] like every projection ([in, out])
-// so that the LM head is a plain MatMul; the embedding gathers its columns.
-bool SharesTable(const DecoderContext& ctx) { return ctx.config.tie_embeddings && !ctx.contrib(); }
+// Tied (plain or fp8 LM head): the one table, stored [hidden, vocab] like every projection ([in,
+// out]) so that the LM head is a plain MatMul; the embedding gathers its columns. MatMulNBits needs
+// a packed LM head of its own.
+bool SharesTable(const DecoderContext& ctx) {
+  return ctx.config.tie_embeddings && !ctx.nbits_weights();
+}
 
 std::string Embed(DecoderContext& ctx) {
   GraphBuilder& g = ctx.graph;
@@ -84,15 +90,26 @@ std::string Embed(DecoderContext& ctx) {
   return g.Op("Gather", {table, ctx.input_ids}, "/model/embed_tokens/Gather", {AttrInt("axis", 0)});
 }
 
+// Prefill and decode as runtimes run them: only the last position's hidden state
+// ([batch, 1, hidden]) reaches the LM head, the largest projection of a small model.
+std::string LastPosition(DecoderContext& ctx, const std::string& final_norm) {
+  if (!ctx.options.last_logits_only) return final_norm;
+  GraphBuilder& g = ctx.graph;
+  return g.Op(
+      "Slice",
+      {final_norm, g.Int64s({-1}), g.Int64s({std::numeric_limits<int64_t>::max()}), g.Int64s({1})},
+      "/model/last_position/Slice");
+}
+
 void LmHead(DecoderContext& ctx, const std::string& final_norm) {
   const ModelConfig& c = ctx.config;
+  const std::string hidden = LastPosition(ctx, final_norm);
   if (SharesTable(ctx)) {
-    ctx.graph.Op("MatMul", {final_norm, "model.embed_tokens.weight"}, "/lm_head/MatMul", {},
-                 "logits");
+    ctx.graph.Op("MatMul", {hidden, "model.embed_tokens.weight"}, "/lm_head/MatMul", {}, "logits");
     return;
   }
-  Linear(ctx, final_norm, c.hidden, c.vocab, "lm_head",
-         ctx.contrib() ? "/lm_head/MatMulNBits" : "/lm_head/MatMul", "logits");
+  Linear(ctx, hidden, c.hidden, c.vocab, "lm_head", std::string("/lm_head") + ProjectionOp(ctx),
+         "logits");
 }
 
 std::string FeedForward(DecoderContext& ctx, int64_t layer, const std::string& x) {
@@ -147,6 +164,37 @@ std::string ContribLayers(DecoderContext& ctx, const std::string& embeddings) {
   return normed;
 }
 
+std::string AttentionName(const ModelConfig& c, const BuildOptions& o) {
+  if (c.IsMla()) return "latent";
+  return o.attention == AttentionForm::kFused ? "fused" : "unfused";
+}
+
+// The attention and weight format `ops` used to imply before they were flags of their own:
+// standard ops were unfused with plain weights, contrib ops fused with int4 weights.
+AttentionForm ImpliedAttention(const BuildOptions& o) {
+  return o.ops == OpSet::kContrib ? AttentionForm::kFused : AttentionForm::kUnfused;
+}
+WeightFormat ImpliedWeights(const BuildOptions& o) {
+  return o.ops == OpSet::kContrib ? WeightFormat::kInt4 : WeightFormat::kPlain;
+}
+
+// What departs from the form `ops` implies: only that is described, so models of the earlier
+// forms stay byte-identical.
+std::string DescribeForm(const ModelConfig& c, const BuildOptions& o) {
+  std::string text;
+  if (o.attention != ImpliedAttention(o)) text += ", " + AttentionName(c, o) + " attention";
+  if (o.weights != ImpliedWeights(o))
+    text += fmt::format(", {} weights", WeightFormatName(o.weights));
+  if (o.last_logits_only) text += ", last-position logits";
+  return text;
+}
+
+bool UsesMsDomain(const ModelConfig& c, const BuildOptions& o) {
+  const bool fused = o.attention == AttentionForm::kFused && !c.IsMla();
+  const bool nbits = o.weights == WeightFormat::kInt4 || o.weights == WeightFormat::kInt8;
+  return o.ops == OpSet::kContrib || fused || nbits;
+}
+
 void Describe(onnx::ModelProto* model, const ModelConfig& c, const BuildOptions& o) {
   model->set_ir_version(kIrVersion);
   model->set_producer_name("hyperplan-gen");
@@ -154,7 +202,7 @@ void Describe(onnx::ModelProto* model, const ModelConfig& c, const BuildOptions&
   auto* onnx_opset = model->add_opset_import();
   onnx_opset->set_domain("");
   onnx_opset->set_version(kOnnxOpset);
-  if (o.ops == OpSet::kContrib) {
+  if (UsesMsDomain(c, o)) {
     auto* ms_opset = model->add_opset_import();
     ms_opset->set_domain(kMsDomain);
     ms_opset->set_version(1);
@@ -162,10 +210,10 @@ void Describe(onnx::ModelProto* model, const ModelConfig& c, const BuildOptions&
   const std::string form = o.form == Form::kDecode ? "decode" : "prefill";
   const std::string ops = o.ops == OpSet::kContrib ? "contrib" : "standard";
   model->set_doc_string(fmt::format(
-      "{} {} ({} ops): {} layers, hidden {}, {} heads / {} kv heads of {}, intermediate {}, "
+      "{} {} ({} ops{}): {} layers, hidden {}, {} heads / {} kv heads of {}, intermediate {}, "
       "vocab {}, {}{}{}{}",
-      c.preset, form, ops, c.layers, c.hidden, c.heads, c.kv_heads, c.head_dim, c.intermediate,
-      c.vocab, ElemTypeName(c.dtype),
+      c.preset, form, ops, DescribeForm(c, o), c.layers, c.hidden, c.heads, c.kv_heads, c.head_dim,
+      c.intermediate, c.vocab, ElemTypeName(c.dtype),
       c.routed_experts > 0
           ? fmt::format(
                 ", {} routed experts (top {}) of width {} + {} shared, first {} layers dense",
@@ -181,6 +229,10 @@ void Describe(onnx::ModelProto* model, const ModelConfig& c, const BuildOptions&
   meta("hyperplan.preset", c.preset);
   meta("hyperplan.form", form);
   meta("hyperplan.ops", ops);
+  // Written only where they depart from the form `ops` implies (see DescribeForm).
+  if (o.attention != ImpliedAttention(o)) meta("hyperplan.attention", AttentionName(c, o));
+  if (o.weights != ImpliedWeights(o)) meta("hyperplan.weights", WeightFormatName(o.weights));
+  if (o.last_logits_only) meta("hyperplan.logits", "last");
   meta("hyperplan.seed", std::to_string(o.seed));
   if (!c.source.empty()) meta("hyperplan.source", c.source);
 }
@@ -208,7 +260,7 @@ onnx::ModelProto BuildDecoder(const ModelConfig& config, const BuildOptions& opt
   MakeAttentionInputs(ctx);
   const std::string embeddings = Embed(ctx);
   const std::string final_norm =
-      ctx.contrib() ? ContribLayers(ctx, embeddings) : StandardLayers(ctx, embeddings);
+      ctx.contrib_norms() ? ContribLayers(ctx, embeddings) : StandardLayers(ctx, embeddings);
   LmHead(ctx, final_norm);
   DeclareOutputs(ctx);
 

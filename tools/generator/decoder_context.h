@@ -23,13 +23,13 @@ struct DecoderContext {
   std::string input_ids = "input_ids";        // [batch, sequence] int64
   std::string position_ids = "position_ids";  // [batch, sequence] int64
 
-  // Standard ops.
+  // Unfused attention.
   std::string rope_cos;     // [batch, 1, sequence, head_dim]
   std::string rope_sin;     // [batch, 1, sequence, head_dim]
   std::string causal_mask;  // [sequence, total_sequence], 0 or the dtype's lowest value
   std::string window_mask;  // the same, also hiding keys sliding_window or more behind
 
-  // Contrib ops.
+  // Fused attention.
   std::string cos_cache;              // [max_positions, head_dim / 2]
   std::string sin_cache;              // [max_positions, head_dim / 2]
   std::string seqlens_k;              // [batch] int32: total length - 1
@@ -40,7 +40,16 @@ struct DecoderContext {
   const std::string& MaskFor(int64_t layer) const {
     return config.IsSlidingLayer(layer) ? window_mask : causal_mask;
   }
-  bool contrib() const { return options.ops == OpSet::kContrib; }
+  // SimplifiedLayerNormalization / SkipSimplifiedLayerNormalization instead of RMSNorm ops.
+  bool contrib_norms() const { return options.ops == OpSet::kContrib; }
+  // GroupQueryAttention (latent attention has no fused op and keeps its own form).
+  bool fused_attention() const {
+    return options.attention == AttentionForm::kFused && !config.IsMla();
+  }
+  // Projections are com.microsoft MatMulNBits nodes.
+  bool nbits_weights() const {
+    return options.weights == WeightFormat::kInt4 || options.weights == WeightFormat::kInt8;
+  }
 };
 
 // Graph input and output names of the KV cache of `layer`; `kind` is "key" or "value".

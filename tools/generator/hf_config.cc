@@ -192,24 +192,41 @@ void ReadDeepSeekExperts(const HfFields& f, ModelConfig& c) {
 }
 
 // What the checkpoint holds that the graph does not: accepted, and said.
-void NoteDeepSeekExtras(const HfFields& f, const ModelConfig& c, HfConfig& out) {
+void NoteDeepSeekExtras(const HfFields& f, HfConfig& out) {
   if (const auto mtp = f.OptionalInt("num_nextn_predict_layers"); mtp && *mtp > 0)
     out.notes.push_back(fmt::format(
         "num_nextn_predict_layers {}: the multi-token-prediction layer is not built (inference "
         "does not run it; transformers does not load it either)",
         *mtp));
-  if (const auto quantization = f.Object("quantization_config"))
+}
+
+// fp8 with 2-D blocks (DeepSeek-V3) is the weight format the checkpoint stores; any other
+// quantization is said and left out.
+void ReadQuantization(const HfFields& f, const ModelConfig& c, HfConfig& out) {
+  const auto quantization = f.Object("quantization_config");
+  if (!quantization) return;
+  const std::string method = quantization->OptionalString("quant_method").value_or("?");
+  const auto block = quantization->OptionalPositiveInts("weight_block_size");
+  if (method == "fp8" && block && block->size() == 2) {
+    out.fp8_block_rows = (*block)[0];
+    out.fp8_block_cols = (*block)[1];
     out.notes.push_back(fmt::format(
-        "quantization_config ({} {}) is not modeled: weights are {} as torch_dtype says (the "
-        "fp8 checkpoint stores about half these bytes, plus block scales)",
-        quantization->OptionalString("quant_method").value_or("?"),
-        quantization->OptionalString("fmt").value_or(""), ElemTypeName(c.dtype)));
+        "quantization_config (fp8 {}, blocks {}x{}): weights default to fp8 (1 byte each plus "
+        "a float32 scale per block; LM head, embedding, norms and router stay {})",
+        quantization->OptionalString("fmt").value_or(""), out.fp8_block_rows, out.fp8_block_cols,
+        ElemTypeName(c.dtype)));
+    return;
+  }
+  const std::string format = quantization->OptionalString("fmt").value_or("");
+  out.notes.push_back(fmt::format(
+      "quantization_config ({}{}) is not modeled: weights are {} as torch_dtype says", method,
+      format.empty() ? "" : " " + format, ElemTypeName(c.dtype)));
 }
 
 void ReadDeepSeekV3(const HfFields& f, ModelConfig& c, HfConfig& out) {
   ReadLatentAttention(f, c);
   ReadDeepSeekExperts(f, c);
-  NoteDeepSeekExtras(f, c, out);
+  NoteDeepSeekExtras(f, out);
 }
 
 // "llama-3.1-8b" for llama-3.1-8b.json; the model_type for a file named config.json.
@@ -262,6 +279,7 @@ HfConfig ParseHfConfig(const std::string& json_text, const std::string& path) {
   if (model_type == "qwen2") ReadQwen2(f, c);
   if (model_type == "mixtral") ReadMixtral(f, c);
   if (model_type == "deepseek_v3") ReadDeepSeekV3(f, c, out);
+  ReadQuantization(f, c, out);
   if (const std::string error = ValidateConfig(c); !error.empty())
     throw std::invalid_argument(fmt::format("{}: {}", path, error));
   return out;

@@ -22,8 +22,9 @@
 // Cost: one JSON parse. Limits: what the graph cannot express is refused with the field that
 // asks for it (another model_type, hidden_act, partial_rotary_factor, longrope, DeepSeek's
 // moe_layer_freq != 1 or attention_bias); what only changes values or is not run at inference
-// is accepted and reported as a note (quantization_config, multi-token prediction layers,
-// dynamic rope scaling).
+// is accepted and reported as a note (multi-token prediction layers, dynamic rope scaling, a
+// quantization_config other than fp8 with weight_block_size). An fp8 quantization_config
+// (DeepSeek-V3's) is read: the generator's default weight format becomes fp8 with its blocks.
 #pragma once
 
 #include <string>
@@ -35,7 +36,11 @@ namespace hyperplan::gen {
 
 struct HfConfig {
   ModelConfig config;
-  bool dtype_given = false;        // torch_dtype (or dtype) was in the file
+  bool dtype_given = false;  // torch_dtype (or dtype) was in the file
+  // quantization_config quant_method "fp8" with weight_block_size [rows, cols]: the checkpoint
+  // stores float8 projections with a float32 scale per block (0: no fp8 checkpoint).
+  int64_t fp8_block_rows = 0;
+  int64_t fp8_block_cols = 0;
   std::vector<std::string> notes;  // what the graph approximates or leaves out
 };
 

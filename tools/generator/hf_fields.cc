@@ -58,6 +58,19 @@ int64_t HfFields::Int(const char* key) const {
   return value;
 }
 
+std::optional<std::vector<int64_t>> HfFields::OptionalPositiveInts(const char* key) const {
+  const nlohmann::json* value = Find(key);
+  if (value == nullptr) return std::nullopt;
+  if (!value->is_array()) throw WrongType(key, "an array of integers");
+  std::vector<int64_t> result;
+  for (const nlohmann::json& item : *value) {
+    if (!item.is_number_integer() || item.get<int64_t>() < 1)
+      throw Problem(key, fmt::format("expected integers >= 1, found {}", item.dump()));
+    result.push_back(item.get<int64_t>());
+  }
+  return result;
+}
+
 std::optional<double> HfFields::OptionalNumber(const char* key) const {
   const nlohmann::json* value = Find(key);
   if (value == nullptr) return std::nullopt;

@@ -11,6 +11,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace hyperplan::gen {
 
@@ -22,6 +23,8 @@ class HfFields {
   // Required fields throw std::invalid_argument "missing field" when absent or null.
   int64_t Int(const char* key) const;  // an integer >= 1
   std::optional<int64_t> OptionalInt(const char* key) const;
+  // An array of integers >= 1, or nullopt when absent or null.
+  std::optional<std::vector<int64_t>> OptionalPositiveInts(const char* key) const;
   double Number(const char* key) const;
   std::optional<double> OptionalNumber(const char* key) const;
   std::string String(const char* key) const;

@@ -1,7 +1,11 @@
 // hyperplan-gen: writes Llama-style decoder models (dense or mixture-of-experts) as ONNX, in a
-// prefill or decode form, with standard ai.onnx opset-17 ops or ONNX Runtime's fused contrib ops.
-// Tiny presets carry real random weights inline; real-scale presets reference a weights file
-// that is never written. This file only parses flags and reports; decoder.h builds the model.
+// prefill, decode or training form. By default prefill and decode are what deployments run:
+// fused attention (ONNX Runtime's GroupQueryAttention), weights in the config's format (its
+// dtype, or the fp8 blocks of its quantization_config), logits of the last position only;
+// --attention, --weights, --kv-dtype, --logits and --ops (contrib norms) choose otherwise,
+// independently. Tiny presets carry real random weights inline; real-scale presets reference a
+// weights file that is never written. This file only parses flags, resolves their defaults and
+// reports; decoder.h builds the model.
 // Exit codes follow hyperplan's (README.md, "Exit codes"): 0 written, 1 internal error, 2 bad
 // usage (flags CLI11 refuses, or values the presets cannot take), 4 the written model fails
 // --check, 9 the output cannot be written.
@@ -83,21 +87,17 @@ std::map<std::string, int64_t> CheckDims(const std::vector<std::string>& flags, 
   return dims;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  CLI::App app{
-      "hyperplan-gen: writes Llama-style decoder ONNX models (dense or MoE) for the planner's "
-      "tests"};
-  app.footer(PresetTable() +
-             "Weights are random (fixed-seed PRNG keyed by tensor name); the same flags give a "
-             "byte-identical file.");
+struct Flags {
   std::string preset = "tiny";
   std::string hf_config;
   std::string form = "prefill";
   std::string ops = "standard";
+  std::string attention;  // empty: fused (unfused for --form train)
+  std::string weights;    // empty: the config's format
+  std::string kv_dtype;   // empty: the activation type
+  std::string logits;     // empty: last (all for --form train)
   std::string dtype;
-  std::string weights;
+  std::string weight_storage;
   std::string weights_file;
   std::string output;
   int64_t layers = 0;
@@ -107,52 +107,246 @@ int main(int argc, char** argv) {
   bool fake_quant = false;
   bool check = false;
   std::vector<std::string> check_dims;
-  CLI::Option* preset_option = app.add_option("--preset", preset, "Model dimensions")
+};
+
+void AddModelFlags(CLI::App& app, Flags& f) {
+  CLI::Option* preset_option = app.add_option("--preset", f.preset, "Model dimensions")
                                    ->check(CLI::IsMember(hyperplan::gen::PresetNames()));
-  app.add_option("--from-hf-config", hf_config,
+  app.add_option("--from-hf-config", f.hf_config,
                  "Model dimensions from a Hugging Face config.json (model_type llama, mistral, "
-                 "qwen2, mixtral, deepseek_v3); weights external unless --weights inline")
+                 "qwen2, mixtral, deepseek_v3); weights external unless --weight-storage inline")
       ->excludes(preset_option);
-  app.add_option("--form", form,
+  app.add_option("--form", f.form,
                  "prefill: input_ids/position_ids in, logits and KV cache out; decode: adds "
                  "past_key_values; train: one training step (forward, cross-entropy, backward, "
                  "Adam), dense presets only; gpt2-optimized: a GPT-2 decoder with ONNX "
                  "Runtime's transformer-optimizer ops (EmbedLayerNormalization, Attention with a "
-                 "packed past_<i>, SkipLayerNormalization, FastGelu/BiasGelu), float32")
+                 "packed past_<i>, SkipLayerNormalization, FastGelu/BiasGelu), float32; the "
+                 "form flags below do not apply to it")
       ->check(CLI::IsMember({"prefill", "decode", "train", "gpt2-optimized"}));
-  app.add_option(
-         "--ops", ops,
-         "standard: ai.onnx opset 17 only; contrib: ONNX Runtime fused ops "
-         "(SimplifiedLayerNormalization, SkipSimplifiedLayerNormalization, RotaryEmbedding, "
-         "GroupQueryAttention, 4-bit MatMulNBits)")
-      ->check(CLI::IsMember({"standard", "contrib"}));
-  app.add_option("--layers", layers,
+  app.add_option("--layers", f.layers,
                  "Override the layer count (MoE presets keep their dense first layers)")
       ->check(CLI::PositiveNumber);
-  app.add_option("--kv-heads", kv_heads,
+  app.add_option("--kv-heads", f.kv_heads,
                  "Override the KV head count (must divide the head count; equal to it gives "
                  "multi-head attention)")
       ->check(CLI::PositiveNumber);
-  app.add_option("--experts", experts, "Override the routed expert count (MoE presets)")
+  app.add_option("--experts", f.experts, "Override the routed expert count (MoE presets)")
       ->check(CLI::PositiveNumber);
-  app.add_option("--dtype", dtype, "Override the element type: float32, bf16, fp16")
+  app.add_option("--dtype", f.dtype, "Override the element type: float32, bf16, fp16")
       ->check(CLI::IsMember({"float32", "fp32", "bf16", "bfloat16", "fp16", "float16"}));
-  app.add_option("--weights", weights,
+  app.add_option("--seed", f.seed, "Weight PRNG seed");
+}
+
+void AddFormFlags(CLI::App& app, Flags& f) {
+  app.add_option(
+         "--attention", f.attention,
+         "fused: com.microsoft GroupQueryAttention, KV cache in BNSH (default for prefill "
+         "and decode); unfused: standard ops with the KV heads repeated (train's only form)")
+      ->check(CLI::IsMember({"fused", "unfused"}));
+  app.add_option("--weights", f.weights,
+                 "Stored projection weights: bf16 or fp16 (plain MatMul, also the element type), "
+                 "fp8 (float8e4m3fn codes, 128x128 block scales), int8 or int4 (MatMulNBits, "
+                 "block 32); default: the config's dtype, or its fp8 quantization_config")
+      ->check(CLI::IsMember({"bf16", "fp16", "fp8", "int8", "int4"}));
+  app.add_option("--kv-dtype", f.kv_dtype,
+                 "KV cache element type: bf16, fp16 (must be the activation type), fp8, int8 "
+                 "(refused: not built); default: the activation type")
+      ->check(CLI::IsMember({"bf16", "fp16", "fp8", "int8"}));
+  app.add_option("--logits", f.logits,
+                 "last: the LM head runs on the last position only, as runtimes do (default for "
+                 "prefill and decode); all: every position (train's only form)")
+      ->check(CLI::IsMember({"last", "all"}));
+  app.add_option("--ops", f.ops,
+                 "standard: RMSNorm as ai.onnx ops; contrib: SimplifiedLayerNormalization and "
+                 "SkipSimplifiedLayerNormalization, and int4 weights unless --weights says "
+                 "otherwise (onnxruntime-genai's int4 layout)")
+      ->check(CLI::IsMember({"standard", "contrib"}));
+  app.add_option("--weight-storage", f.weight_storage,
                  "inline (raw_data) or external (references to a file never written); "
                  "default: inline for tiny presets, external for real-scale ones")
       ->check(CLI::IsMember({"inline", "external"}));
-  app.add_option("--weights-file", weights_file,
+  app.add_option("--weights-file", f.weights_file,
                  "External data location, relative to the model (default <output name>.data)");
-  app.add_option("--seed", seed, "Weight PRNG seed");
-  app.add_flag("--fake-quant", fake_quant,
-               "Standard ops: round projection weights to the 4-bit grid --ops contrib "
+  app.add_flag("--fake-quant", f.fake_quant,
+               "Plain weights: round projection weights to the 4-bit grid --weights int4 "
                "stores, so both forms compute the same function");
-  app.add_flag("--check", check,
+}
+
+void AddOutputFlags(CLI::App& app, Flags& f) {
+  app.add_flag("--check", f.check,
                "Run the ONNX checker and shape inference on the result and report");
-  app.add_option("--dim", check_dims,
+  app.add_option("--dim", f.check_dims,
                  "name=N binding for --check's shape inference (default batch=1 sequence=4 "
                  "past_sequence=3 total_sequence=past+sequence)");
-  app.add_option("-o,--output", output, "Model file to write")->required();
+  app.add_option("-o,--output", f.output, "Model file to write")->required();
+}
+
+// --weights bf16|fp16 are plain weights in that type, so the model's element type too.
+void ApplyPlainWeightType(const Flags& f, ModelConfig& config) {
+  if (f.weights != "bf16" && f.weights != "fp16") return;
+  const hyperplan::gen::ElemType type = *hyperplan::gen::ParseElemType(f.weights);
+  if (!f.dtype.empty() && *hyperplan::gen::ParseElemType(f.dtype) != type)
+    throw std::invalid_argument(
+        fmt::format("--weights {} with --dtype {}: plain weights are in the model's element type",
+                    f.weights, f.dtype));
+  config.dtype = type;
+}
+
+// Quantized caches are not written: GroupQueryAttention's quantized cache needs scale inputs
+// the registered schema does not declare, and ONNX 1.12 has no float8 type for a standard one.
+void CheckKvDtype(const Flags& f, const ModelConfig& config) {
+  if (f.kv_dtype.empty()) return;
+  if (f.kv_dtype == "int8" || f.kv_dtype == "fp8")
+    throw std::invalid_argument(fmt::format(
+        "--kv-dtype {}: quantized KV caches are not built yet (the cache is the activation "
+        "type, {})",
+        f.kv_dtype, hyperplan::gen::ElemTypeName(config.dtype)));
+  if (*hyperplan::gen::ParseElemType(f.kv_dtype) != config.dtype)
+    throw std::invalid_argument(
+        fmt::format("--kv-dtype {}: the cache is the activation type ({}); pass --dtype {} instead",
+                    f.kv_dtype, hyperplan::gen::ElemTypeName(config.dtype), f.kv_dtype));
+}
+
+hyperplan::gen::WeightFormat ResolveWeightFormat(const Flags& f,
+                                                 const hyperplan::gen::HfConfig& hf) {
+  using hyperplan::gen::WeightFormat;
+  if (f.weights == "int4") return WeightFormat::kInt4;
+  if (f.weights == "int8") return WeightFormat::kInt8;
+  if (f.weights == "fp8") return WeightFormat::kFp8;
+  if (!f.weights.empty()) return WeightFormat::kPlain;   // bf16, fp16
+  if (hf.fp8_block_rows > 0) return WeightFormat::kFp8;  // the checkpoint's own format
+  return f.ops == "contrib" ? WeightFormat::kInt4 : WeightFormat::kPlain;
+}
+
+BuildOptions ResolveOptions(const Flags& f, const ModelConfig& config,
+                            const hyperplan::gen::HfConfig& hf) {
+  using hyperplan::gen::AttentionForm;
+  BuildOptions o;
+  o.form = f.form == "decode"  ? hyperplan::gen::Form::kDecode
+           : f.form == "train" ? hyperplan::gen::Form::kTrain
+                               : hyperplan::gen::Form::kPrefill;
+  const bool train = o.form == hyperplan::gen::Form::kTrain;
+  o.ops = f.ops == "contrib" ? hyperplan::gen::OpSet::kContrib : hyperplan::gen::OpSet::kStandard;
+  if (config.IsMla() && f.attention == "fused")
+    throw std::invalid_argument(
+        "--attention fused: ONNX Runtime has no fused op for multi-head latent attention (its "
+        "absorbed form is built without the flag)");
+  const bool fused = f.attention.empty() ? !train : f.attention == "fused";
+  o.attention = fused ? AttentionForm::kFused : AttentionForm::kUnfused;
+  o.weights = ResolveWeightFormat(f, hf);
+  if (hf.fp8_block_rows > 0) {
+    o.fp8_block_rows = hf.fp8_block_rows;
+    o.fp8_block_cols = hf.fp8_block_cols;
+  }
+  o.last_logits_only = f.logits.empty() ? !train : f.logits == "last";
+  if (train && o.last_logits_only)
+    throw std::invalid_argument("--logits last: the training step's loss reads every position");
+  CheckKvDtype(f, config);
+  o.seed = f.seed;
+  o.fake_quant = f.fake_quant;
+  if (f.fake_quant && o.weights != hyperplan::gen::WeightFormat::kPlain)
+    throw std::invalid_argument("--fake-quant applies to plain weights (int4 is already 4-bit)");
+  o.external_weights =
+      f.weight_storage.empty() ? config.real_scale : f.weight_storage == "external";
+  o.weights_location = f.weights_file.empty()
+                           ? std::filesystem::path(f.output).filename().string() + ".data"
+                           : f.weights_file;
+  return o;
+}
+
+// The dimensions: a preset or a config.json, then the overrides.
+ModelConfig ReadModelConfig(const Flags& f, hyperplan::gen::HfConfig* hf) {
+  ModelConfig config;
+  if (!f.hf_config.empty()) {
+    *hf = hyperplan::gen::ReadHfConfig(f.hf_config);
+    config = hf->config;
+    if (!hf->dtype_given && f.dtype.empty())
+      throw hyperplan::Error(hyperplan::ErrorKind::kModel,
+                             f.hf_config + ": field 'torch_dtype': missing (or pass --dtype)");
+  } else {
+    config = *hyperplan::gen::FindPreset(f.preset);
+  }
+  if (f.layers > 0) {
+    config.layers = f.layers;
+    config.first_dense_layers = std::min(config.first_dense_layers, f.layers);
+  }
+  if (f.kv_heads > 0) {
+    if (config.IsMla())
+      throw std::invalid_argument("--kv-heads: latent attention caches one row per token");
+    config.kv_heads = f.kv_heads;
+  }
+  if (f.experts > 0) {
+    if (config.routed_experts == 0) throw std::invalid_argument("--experts needs an MoE preset");
+    config.routed_experts = f.experts;
+    config.experts_per_token = std::min(config.experts_per_token, f.experts);
+  }
+  if (!f.dtype.empty()) config.dtype = *hyperplan::gen::ParseElemType(f.dtype);
+  ApplyPlainWeightType(f, config);
+  if (const std::string error = hyperplan::gen::ValidateConfig(config); !error.empty())
+    throw std::invalid_argument(error);
+  return config;
+}
+
+void PrintHfConfig(const Flags& f, const hyperplan::gen::HfConfig& hf) {
+  const ModelConfig& config = hf.config;
+  fmt::print(
+      "{}: {} layers, hidden {}, heads {}/{} kv of {}, intermediate {}, vocab {}, {}{}{}\n",
+      f.hf_config, config.layers, config.hidden, config.heads, config.kv_heads, config.head_dim,
+      config.intermediate, config.vocab,
+      hf.dtype_given ? hyperplan::gen::ElemTypeName(config.dtype) : "dtype from --dtype",
+      config.routed_experts > 0
+          ? fmt::format("; {} routed experts (top {}) of {} + {} shared, first {} dense",
+                        config.routed_experts, config.experts_per_token, config.moe_intermediate,
+                        config.shared_experts, config.first_dense_layers)
+          : std::string(),
+      hyperplan::gen::DescribeVariations(config));
+  for (const std::string& note : hf.notes) fmt::print("note: {}\n", note);
+}
+
+int BuildAndWrite(const Flags& f, const ModelConfig& config, const BuildOptions& options,
+                  const std::map<std::string, int64_t>& dims) {
+  const auto start = std::chrono::steady_clock::now();
+  hyperplan::gen::BuildStats stats;
+  const onnx::ModelProto model = f.form == "gpt2-optimized"
+                                     ? hyperplan::gen::BuildGpt2Optimized(config, options, &stats)
+                                 : options.form == hyperplan::gen::Form::kTrain
+                                     ? hyperplan::gen::BuildTrainStep(config, options, &stats)
+                                     : hyperplan::gen::BuildDecoder(config, options, &stats);
+  if (!options.external_weights && stats.weight_bytes > kMaxInlineWeightBytes)
+    throw std::invalid_argument(
+        fmt::format("{} bytes of weights are too many to inline; use --weight-storage external",
+                    stats.weight_bytes));
+  const int64_t file_bytes = hyperplan::gen::WriteModelAtomically(model, f.output);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  fmt::print("{}: {} nodes, {} weights ({} bytes{}), file {} bytes, {:.2f} s\n", f.output,
+             stats.node_count, stats.weight_count, stats.weight_bytes,
+             options.external_weights
+                 ? fmt::format(", external in {} up to byte {}, not written",
+                               options.weights_location, stats.weights_file_bytes)
+                 : std::string(", inline"),
+             file_bytes, seconds);
+  if (!f.check) return 0;
+  const auto report = hyperplan::gen::CheckModel(model, dims);
+  for (const auto& line : report.lines) fmt::print("  {}\n", line);
+  if (!report.ok) return Fail(kCheckFailedExit, f.output + ": fails --check (see above)");
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "hyperplan-gen: writes Llama-style decoder ONNX models (dense or MoE) for the planner's "
+      "tests"};
+  app.footer(PresetTable() +
+             "Weights are random (fixed-seed PRNG keyed by tensor name); the same flags give a "
+             "byte-identical file.");
+  Flags f;
+  AddModelFlags(app, f);
+  AddFormFlags(app, f);
+  AddOutputFlags(app, f);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -164,91 +358,12 @@ int main(int argc, char** argv) {
   try {
     // Read before anything is built or written, so a bad --dim writes no file.
     const std::map<std::string, int64_t> dims =
-        CheckDims(check_dims, form == "decode" || form == "gpt2-optimized");
-    ModelConfig config;
-    if (!hf_config.empty()) {
-      const hyperplan::gen::HfConfig read = hyperplan::gen::ReadHfConfig(hf_config);
-      config = read.config;
-      if (!read.dtype_given && dtype.empty())
-        throw hyperplan::Error(hyperplan::ErrorKind::kModel,
-                               hf_config + ": field 'torch_dtype': missing (or pass --dtype)");
-      fmt::print(
-          "{}: {} layers, hidden {}, heads {}/{} kv of {}, intermediate {}, vocab {}, {}{}{}\n",
-          hf_config, config.layers, config.hidden, config.heads, config.kv_heads, config.head_dim,
-          config.intermediate, config.vocab,
-          read.dtype_given ? hyperplan::gen::ElemTypeName(config.dtype) : "dtype from --dtype",
-          config.routed_experts > 0
-              ? fmt::format("; {} routed experts (top {}) of {} + {} shared, first {} dense",
-                            config.routed_experts, config.experts_per_token,
-                            config.moe_intermediate, config.shared_experts,
-                            config.first_dense_layers)
-              : std::string(),
-          hyperplan::gen::DescribeVariations(config));
-      for (const std::string& note : read.notes) fmt::print("note: {}\n", note);
-    } else {
-      config = *hyperplan::gen::FindPreset(preset);
-    }
-    if (layers > 0) {
-      config.layers = layers;
-      config.first_dense_layers = std::min(config.first_dense_layers, layers);
-    }
-    if (kv_heads > 0) {
-      if (config.IsMla())
-        throw std::invalid_argument("--kv-heads: latent attention caches one row per token");
-      config.kv_heads = kv_heads;
-    }
-    if (experts > 0) {
-      if (config.routed_experts == 0) throw std::invalid_argument("--experts needs an MoE preset");
-      config.routed_experts = experts;
-      config.experts_per_token = std::min(config.experts_per_token, experts);
-    }
-    if (!dtype.empty()) config.dtype = *hyperplan::gen::ParseElemType(dtype);
-    if (const std::string error = hyperplan::gen::ValidateConfig(config); !error.empty())
-      throw std::invalid_argument(error);
-
-    BuildOptions options;
-    options.form = form == "decode"  ? hyperplan::gen::Form::kDecode
-                   : form == "train" ? hyperplan::gen::Form::kTrain
-                                     : hyperplan::gen::Form::kPrefill;
-    options.ops =
-        ops == "contrib" ? hyperplan::gen::OpSet::kContrib : hyperplan::gen::OpSet::kStandard;
-    options.seed = seed;
-    options.fake_quant = fake_quant;
-    options.external_weights = weights.empty() ? config.real_scale : weights == "external";
-    options.weights_location = weights_file.empty()
-                                   ? std::filesystem::path(output).filename().string() + ".data"
-                                   : weights_file;
-    if (fake_quant && options.ops == hyperplan::gen::OpSet::kContrib)
-      throw std::invalid_argument(
-          "--fake-quant applies to --ops standard (contrib is already 4-bit)");
-
-    const auto start = std::chrono::steady_clock::now();
-    hyperplan::gen::BuildStats stats;
-    const onnx::ModelProto model = form == "gpt2-optimized"
-                                       ? hyperplan::gen::BuildGpt2Optimized(config, options, &stats)
-                                   : options.form == hyperplan::gen::Form::kTrain
-                                       ? hyperplan::gen::BuildTrainStep(config, options, &stats)
-                                       : hyperplan::gen::BuildDecoder(config, options, &stats);
-    if (!options.external_weights && stats.weight_bytes > kMaxInlineWeightBytes)
-      throw std::invalid_argument(
-          fmt::format("{} bytes of weights are too many to inline; use --weights external",
-                      stats.weight_bytes));
-    const int64_t file_bytes = hyperplan::gen::WriteModelAtomically(model, output);
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    fmt::print("{}: {} nodes, {} weights ({} bytes{}), file {} bytes, {:.2f} s\n", output,
-               stats.node_count, stats.weight_count, stats.weight_bytes,
-               options.external_weights
-                   ? fmt::format(", external in {} up to byte {}, not written",
-                                 options.weights_location, stats.weights_file_bytes)
-                   : std::string(", inline"),
-               file_bytes, seconds);
-
-    if (check) {
-      const auto report = hyperplan::gen::CheckModel(model, dims);
-      for (const auto& line : report.lines) fmt::print("  {}\n", line);
-      if (!report.ok) return Fail(kCheckFailedExit, output + ": fails --check (see above)");
-    }
+        CheckDims(f.check_dims, f.form == "decode" || f.form == "gpt2-optimized");
+    hyperplan::gen::HfConfig hf;
+    const ModelConfig config = ReadModelConfig(f, &hf);
+    if (!f.hf_config.empty()) PrintHfConfig(f, hf);
+    const BuildOptions options = ResolveOptions(f, config, hf);
+    return BuildAndWrite(f, config, options, dims);
   } catch (const std::invalid_argument& e) {
     return Fail(kUsageExit, e.what());  // flag values the presets cannot take
   } catch (const hyperplan::Error& e) {
@@ -256,5 +371,4 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     return Fail(kInternalExit, std::string("internal error: ") + e.what());
   }
-  return 0;
 }

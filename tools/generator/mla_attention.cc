@@ -33,14 +33,14 @@ Queries ProjectQueries(DecoderContext& ctx, const std::string& x, const Names& n
   std::string q;
   if (m.q_lora_rank > 0) {
     const std::string compressed = Linear(ctx, x, c.hidden, m.q_lora_rank, n.weights + ".q_a_proj",
-                                          n.nodes + "/q_a_proj/MatMul");
+                                          n.nodes + "/q_a_proj" + ProjectionOp(ctx));
     const std::string normed = RmsNorm(ctx, compressed, n.weights + ".q_a_layernorm.weight",
                                        n.nodes + "/q_a_layernorm", m.q_lora_rank);
     q = Linear(ctx, normed, m.q_lora_rank, c.heads * qk_head, n.weights + ".q_b_proj",
-               n.nodes + "/q_b_proj/MatMul");
+               n.nodes + "/q_b_proj" + ProjectionOp(ctx));
   } else {
     q = Linear(ctx, x, c.hidden, c.heads * qk_head, n.weights + ".q_proj",
-               n.nodes + "/q_proj/MatMul");
+               n.nodes + "/q_proj" + ProjectionOp(ctx));
   }
   const std::string heads = SplitHeads(g, q, c.heads, qk_head, n.nodes + "/q");
   const std::vector<std::string> parts = GraphBuilder::OutputNames(n.nodes + "/q/Split", 2);
@@ -55,9 +55,9 @@ std::string CacheEntry(DecoderContext& ctx, const std::string& x, const Names& n
   GraphBuilder& g = ctx.graph;
   const ModelConfig& c = ctx.config;
   const LatentAttention& m = c.mla;
-  const std::string compressed =
-      Linear(ctx, x, c.hidden, m.kv_lora_rank + m.qk_rope_head_dim,
-             n.weights + ".kv_a_proj_with_mqa", n.nodes + "/kv_a_proj_with_mqa/MatMul");
+  const std::string compressed = Linear(ctx, x, c.hidden, m.kv_lora_rank + m.qk_rope_head_dim,
+                                        n.weights + ".kv_a_proj_with_mqa",
+                                        n.nodes + "/kv_a_proj_with_mqa" + ProjectionOp(ctx));
   const std::vector<std::string> parts = GraphBuilder::OutputNames(n.nodes + "/kv_a/Split", 2);
   g.OpOutputs("Split", "", {compressed, g.Int64s({m.kv_lora_rank, m.qk_rope_head_dim})}, parts,
               n.nodes + "/kv_a/Split", {AttrInt("axis", -1)});
@@ -72,12 +72,16 @@ std::string CacheEntry(DecoderContext& ctx, const std::string& x, const Names& n
 }
 
 // kv_b_proj's key half [heads, nope, rank] or value half [heads, rank, v]; fan-in kv_lora_rank.
+// fp8 weights: 128 x 128 blocks of each head's matrix, as the checkpoint's kv_b_proj blocks
+// are (nope, v and the rank are multiples of 128 in DeepSeek-V3); int4/int8 keep them plain
+// (MatMulNBits takes one 2-D weight, not a batch of heads).
 std::string UpProjection(DecoderContext& ctx, const std::string& name,
-                         const std::vector<int64_t>& dims) {
+                         const std::vector<int64_t>& dims, const std::string& prefix) {
   GraphBuilder& g = ctx.graph;
   WeightStore* store = &g.weights();
   const int64_t count = dims[0] * dims[1] * dims[2];
   const float bound = 1.0f / std::sqrt(static_cast<float>(ctx.config.mla.kv_lora_rank));
+  if (ctx.options.weights == WeightFormat::kFp8) return Fp8Weight(ctx, name, dims, bound, prefix);
   return g.Weight(name, dims,
                   [store, name, count, bound] { return store->Uniform(name, count, bound); });
 }
@@ -112,10 +116,12 @@ std::string LatentAttentionBlock(DecoderContext& ctx, int64_t layer, const std::
                                        p + "/key_cache/Concat", {AttrInt("axis", 2)}, present)
                                 : entry;
 
-  const std::string w_uk = UpProjection(ctx, n.weights + ".kv_b_proj.weight_uk",
-                                        {c.heads, m.qk_nope_head_dim, m.kv_lora_rank});
-  const std::string w_uv = UpProjection(ctx, n.weights + ".kv_b_proj.weight_uv",
-                                        {c.heads, m.kv_lora_rank, m.v_head_dim});
+  const std::string w_uk =
+      UpProjection(ctx, n.weights + ".kv_b_proj.weight_uk",
+                   {c.heads, m.qk_nope_head_dim, m.kv_lora_rank}, p + "/kv_b_proj_uk/dequant");
+  const std::string w_uv =
+      UpProjection(ctx, n.weights + ".kv_b_proj.weight_uv", {c.heads, m.kv_lora_rank, m.v_head_dim},
+                   p + "/kv_b_proj_uv/dequant");
   const std::string q_latent = g.Op("MatMul", {q.nope, w_uk}, p + "/q_absorb/MatMul");
   const std::string query =
       g.Op("Concat", {q_latent, q.rotated_pe}, p + "/q/Concat", {AttrInt("axis", -1)});
@@ -136,7 +142,7 @@ std::string LatentAttentionBlock(DecoderContext& ctx, int64_t layer, const std::
   const std::string merged =
       g.Op("Reshape", {by_token, g.Int64s({0, 0, c.heads * m.v_head_dim})}, p + "/pv/Reshape");
   return Linear(ctx, merged, c.heads * m.v_head_dim, c.hidden, n.weights + ".o_proj",
-                p + "/o_proj/MatMul");
+                p + "/o_proj" + ProjectionOp(ctx));
 }
 
 }  // namespace hyperplan::gen

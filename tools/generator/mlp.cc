@@ -9,7 +9,7 @@ std::string SwiGlu(DecoderContext& ctx, const std::string& x, int64_t width, con
   GraphBuilder& g = ctx.graph;
   const int64_t hidden = ctx.config.hidden;
   const bool bias = ctx.config.mlp_bias;
-  const char* matmul = ctx.contrib() ? "/MatMulNBits" : "/MatMul";
+  const char* matmul = ProjectionOp(ctx);
   const std::string gate =
       LinearMaybeBias(ctx, x, hidden, width, w + ".gate_proj", p + "/gate_proj" + matmul, bias);
   const std::string up =

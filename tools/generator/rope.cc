@@ -34,7 +34,7 @@ std::vector<float> AngleTable(const ModelConfig& c, bool sine, bool repeat_halve
 void MakeRopeTables(DecoderContext& ctx) {
   GraphBuilder& g = ctx.graph;
   const ModelConfig& c = ctx.config;
-  if (ctx.contrib()) {
+  if (ctx.fused_attention()) {
     ctx.cos_cache = g.Weight("cos_cache", {c.max_positions, c.RopeDim() / 2},
                              [&c] { return AngleTable(c, false, false); });
     ctx.sin_cache = g.Weight("sin_cache", {c.max_positions, c.RopeDim() / 2},

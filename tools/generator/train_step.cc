@@ -61,10 +61,8 @@ void EmbeddingBackward(TrainContext& t, const std::string& table, const std::str
   t.grads.push_back({table, grad, {vocab, hidden}});
 }
 
-}  // namespace
-
-onnx::ModelProto BuildTrainStep(const ModelConfig& config, const BuildOptions& options,
-                                BuildStats* stats) {
+// What the backward pass is written for; anything else is refused, not silently left out.
+void CheckTrainable(const ModelConfig& config, const BuildOptions& options) {
   if (config.routed_experts > 0) {
     throw std::invalid_argument("--form train builds dense models only (not " + config.preset +
                                 ")");
@@ -76,9 +74,19 @@ onnx::ModelProto BuildTrainStep(const ModelConfig& config, const BuildOptions& o
     throw std::invalid_argument("--form train builds the plain Llama layer only (" + config.preset +
                                 " has " + DescribeVariations(config).substr(2) + ")");
   }
-  if (options.ops != OpSet::kStandard) {
-    throw std::invalid_argument("--form train builds standard ops only");
+  if (options.ops != OpSet::kStandard || options.attention != AttentionForm::kUnfused ||
+      options.weights != WeightFormat::kPlain) {
+    throw std::invalid_argument(
+        "--form train builds standard ops only (--ops standard, --attention unfused, plain "
+        "weights)");
   }
+}
+
+}  // namespace
+
+onnx::ModelProto BuildTrainStep(const ModelConfig& config, const BuildOptions& options,
+                                BuildStats* stats) {
+  CheckTrainable(config, options);
   onnx::ModelProto model;
   Describe(&model, config, options);
   onnx::GraphProto* graph = model.mutable_graph();
