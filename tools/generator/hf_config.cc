@@ -218,9 +218,9 @@ void ReadQuantization(const HfFields& f, const ModelConfig& c, HfConfig& out) {
     return;
   }
   const std::string format = quantization->OptionalString("fmt").value_or("");
-  out.notes.push_back(fmt::format(
-      "quantization_config ({}{}) is not modeled: weights are {} as torch_dtype says", method,
-      format.empty() ? "" : " " + format, ElemTypeName(c.dtype)));
+  out.notes.push_back(
+      fmt::format("quantization_config ({}{}) is not modeled: weights are {} as torch_dtype says",
+                  method, format.empty() ? "" : " " + format, ElemTypeName(c.dtype)));
 }
 
 void ReadDeepSeekV3(const HfFields& f, ModelConfig& c, HfConfig& out) {
