@@ -19,9 +19,14 @@ make_model() {
   "$gen" "$@" --check -o "$out"
 }
 
-make_model llama-tiny-prefill.onnx --preset tiny --form prefill
-make_model llama-tiny-decode.onnx --preset tiny --form decode
-make_model moe-tiny-prefill.onnx --preset tiny-moe --form prefill
-make_model moe-tiny-decode.onnx --preset tiny-moe --form decode
-make_model llama-tiny-decode-contrib.onnx --preset tiny --form decode --ops contrib
+# The unfused forms with every position's logits: what hyperplan's executor and CUDA tests run
+# (standard ops only) and what the earlier defaults wrote, so these files stay byte-identical.
+unfused=(--attention unfused --logits all)
+make_model llama-tiny-prefill.onnx --preset tiny --form prefill "${unfused[@]}"
+make_model llama-tiny-decode.onnx --preset tiny --form decode "${unfused[@]}"
+make_model moe-tiny-prefill.onnx --preset tiny-moe --form prefill "${unfused[@]}"
+make_model moe-tiny-decode.onnx --preset tiny-moe --form decode "${unfused[@]}"
+make_model llama-tiny-decode-contrib.onnx --preset tiny --form decode --ops contrib --logits all
+# The deployed form hyperplan-gen writes by default: GroupQueryAttention, last-position logits.
+make_model llama-tiny-decode-fused.onnx --preset tiny --form decode
 du -bc models/*.onnx
