@@ -147,7 +147,9 @@ done
 
 # 3. The scaled-down decode: Llama-3-8B's layer shapes, 2 layers, weights never written.
 big="$work/llama3-8b-2layers-decode.onnx"
-"$gen" --preset llama3-8b --layers 2 --form decode -o "$big" >>"$log" 2>&1
+# The unfused form (standard-op attention, every position's logits): what --gemm multiplies.
+"$gen" --preset llama3-8b --layers 2 --form decode --attention unfused --logits all -o "$big" \
+  >>"$log" 2>&1
 big_dims=(--dim batch=1 --dim sequence=1 --dim past_sequence=1024)
 plan_and_run llama3-8b-2layers-decode "$big" $((1536 * 1024 * 1024)) "" "${big_dims[@]}"
 plan_and_run llama3-8b-2layers-decode "$big" $((1536 * 1024 * 1024)) "--gemm" "${big_dims[@]}"

@@ -121,7 +121,7 @@ struct ExternalModel {
   ExternalModel() {
     fs::create_directories(dir);
     const CommandResult generated =
-        RunCommand({kGen, "--preset", "tiny", "--weights", "external", "-o", model});
+        RunCommand({kGen, "--preset", "tiny", "--weight-storage", "external", "-o", model});
     INFO(generated.stderr_text);
     REQUIRE(generated.exit_code == 0);
     WriteText(data, data_text);
