@@ -112,6 +112,25 @@ TEST_CASE("configs/a100-pcie4.yaml", "[profile][configs]") {
   CHECK(profile.weight_home_tier == profile.FindTier("ddr"));
 }
 
+TEST_CASE("configs/a100-sxm-80gb.yaml", "[profile][configs]") {
+  const HardwareProfile profile = LoadShipped("a100-sxm-80gb.yaml");
+  CHECK(profile.name == "a100-sxm-80gb");
+  REQUIRE(profile.tiers.size() == 3);
+  CHECK(profile.tiers[profile.device_tier].capacity_bytes == 80'000'000'000);          // 80GB
+  CHECK(profile.tiers[profile.FindTier("ddr")].capacity_bytes == 256'000'000'000);     // 2 TB / 8
+  CHECK(profile.tiers[profile.FindTier("nvme")].capacity_bytes == 3'840'000'000'000);  // 3.84TB
+  // PCIe 4 x16 measured ~25GB/s, taken as symmetric
+  CHECK(LinkBetween(profile, "ddr", "hbm").bandwidth_bytes_per_s == 25'000'000'000);
+  CHECK(LinkBetween(profile, "hbm", "ddr").bandwidth_bytes_per_s == 25'000'000'000);
+  CHECK(LinkBetween(profile, "nvme", "ddr").bandwidth_bytes_per_s == 7'000'000'000);
+  CHECK(profile.PeakFlopsPerS(DType::kBFloat16) == 312'000'000'000'000);  // 312 * 10^12
+  CHECK(profile.PeakFlopsPerS(DType::kFloat32) == 19'500'000'000'000);    // 19.5 * 10^12
+  // 2039GB/s = 2.039 * 10^12: the SXM module's HBM2e, faster than the PCIe card's 1935GB/s
+  CHECK(profile.compute.memory_bandwidth_bytes_per_s == 2'039'000'000'000);
+  CHECK(profile.compute.efficiency_ppm == 700'000);  // 0.7
+  CHECK(profile.weight_home_tier == profile.FindTier("ddr"));
+}
+
 TEST_CASE("configs/supernode.yaml", "[profile][configs]") {
   const HardwareProfile profile = LoadShipped("supernode.yaml");
   CHECK(profile.name == "ascend-910c-supernode");
