@@ -3,6 +3,7 @@
 //   hyperplan-bench compare [--quick]    contenders vs hyperplan, simulated, per profile
 //   hyperplan-bench scale [--quick]      planner time and RSS vs nodes; plans at real scale
 //   hyperplan-bench layout               arena and tier-buffer layouts at real scale, timed
+//   hyperplan-bench fidelity [--check]   predictions against published measurements
 //   hyperplan-bench parse FILE           (internal) the bare parse, run as a child process
 //   hyperplan-bench plan-once FILE ...   (internal) import and plan, run as a child process
 #include <CLI/CLI.hpp>
@@ -10,11 +11,26 @@
 #include <exception>
 
 #include "compare_bench.h"
+#include "fidelity_bench.h"
 #include "inspect_bench.h"
 #include "layout_bench.h"
 #include "parse_only.h"
 #include "plan_child.h"
 #include "scale_bench.h"
+
+// `fidelity`: the data file defaults to the source tree's tools/bench/fidelity.yaml.
+CLI::App* AddFidelityCommand(CLI::App& app, hyperplan::bench::FidelityOptions& options,
+                             const std::string& models_dir) {
+  options.models_dir = models_dir;
+  options.data_path = std::string(HYPERPLAN_SOURCE_DIR) + "/tools/bench/fidelity.yaml";
+  CLI::App* fidelity = app.add_subcommand(
+      "fidelity", "predictions against published measurements (Markdown, docs/fidelity.md)");
+  fidelity->add_option("--models-dir", options.models_dir, "generated model cache");
+  fidelity->add_option("--data", options.data_path, "the measurements (YAML)");
+  fidelity->add_option("--row", options.rows, "keep rows whose id contains this (repeatable)");
+  fidelity->add_flag("--check", options.check, "exit 1 when a row outside 0.8-1.25x names no gap");
+  return fidelity;
+}
 
 int main(int argc, char** argv) {
   CLI::App app{"hyperplan-bench: benchmark tables for README.md and docs/benchmarks.md"};
@@ -66,6 +82,9 @@ int main(int argc, char** argv) {
   layout->add_option("--profile", layout_options.profiles,
                      "keep profiles whose file name contains this (repeatable)");
 
+  hyperplan::bench::FidelityOptions fidelity_options;
+  CLI::App* fidelity = AddFidelityCommand(app, fidelity_options, default_models);
+
   hyperplan::bench::PlanOnceOptions plan_once_options;
   CLI::App* plan_once =
       app.add_subcommand("plan-once", "(internal) import and plan, one JSON line per budget");
@@ -82,6 +101,7 @@ int main(int argc, char** argv) {
     if (*plan_once) return hyperplan::bench::RunPlanOnce(plan_once_options);
     if (*compare) return hyperplan::bench::RunCompareBench(compare_options);
     if (*layout) return hyperplan::bench::RunLayoutBench(layout_options);
+    if (*fidelity) return hyperplan::bench::RunFidelityBench(fidelity_options);
     if (*scale) {
       scale_options.series = !table_only;
       scale_options.table = !series_only;
