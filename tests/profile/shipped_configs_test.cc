@@ -112,9 +112,9 @@ TEST_CASE("configs/a100-pcie4.yaml", "[profile][configs]") {
   CHECK(profile.weight_home_tier == profile.FindTier("ddr"));
 }
 
-TEST_CASE("configs/a100-sxm-80gb.yaml", "[profile][configs]") {
-  const HardwareProfile profile = LoadShipped("a100-sxm-80gb.yaml");
-  CHECK(profile.name == "a100-sxm-80gb");
+TEST_CASE("configs/a100-sxm.yaml", "[profile][configs]") {
+  const HardwareProfile profile = LoadShipped("a100-sxm.yaml");
+  CHECK(profile.name == "a100-sxm");
   REQUIRE(profile.tiers.size() == 3);
   CHECK(profile.tiers[profile.device_tier].capacity_bytes == 80'000'000'000);          // 80GB
   CHECK(profile.tiers[profile.FindTier("ddr")].capacity_bytes == 256'000'000'000);     // 2 TB / 8

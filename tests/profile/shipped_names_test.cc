@@ -38,7 +38,7 @@ TEST_CASE("Every configs/*.yaml is compiled in under its file's stem", "[profile
   CHECK(std::is_sorted(names.begin(), names.end()));
   // The eight profiles of the first two changes, and the fidelity table's A100 SXM.
   for (const char* expected : {"a100-pcie4", "gh200", "h100-sxm", "supernode", "rtx-4090", "l40s",
-                               "h200-sxm", "mi300x", "a100-sxm-80gb"}) {
+                               "h200-sxm", "mi300x", "a100-sxm"}) {
     CHECK(stems.count(expected) == 1);
   }
 }
@@ -93,7 +93,7 @@ TEST_CASE("An unknown profile name suggests one and lists them all", "[profile][
   CHECK(shortened.kind() == ErrorKind::kUsage);
   // "h100" is inside one name only; it is two edits from "gh200", which must not win.
   CHECK_THAT(shortened.what(), StartsWith("unknown profile 'h100' (did you mean 'h100-sxm'?); "
-                                          "shipped profiles: a100-pcie4, a100-sxm-80gb, gh200, "));
+                                          "shipped profiles: a100-pcie4, a100-sxm, gh200, "));
   CHECK_THAT(shortened.what(), Contains("rtx-4090, supernode"));
   CHECK_THAT(shortened.what(), Contains("./h100.yaml"));
   CHECK_THAT(NameError("rtx4090").what(), StartsWith("unknown profile 'rtx4090' (did you mean "
