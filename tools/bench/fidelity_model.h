@@ -2,9 +2,9 @@
 // config and cached in the models directory under a name that hashes the flags (so editing a
 // row's flags generates anew). The row's `generator` flags are tried first; when the generator
 // refuses them as usage (exit 2: a flag it does not have yet), `generator_today` is used and
-// the result says so. Cost: one generator run per missing model (under a second: weights are
-// never written). Limits: a cache made by an older generator is not detected; delete the
-// directory after changing the generator.
+// the result says so; the refusal's one line passes through on stderr, the table is stdout. Cost:
+// one generator run per missing model (under a second: weights are never written). Limits: a cache
+// made by an older generator is not detected; delete the directory after changing the generator.
 #pragma once
 
 #include <string>
