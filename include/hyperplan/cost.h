@@ -19,7 +19,10 @@ namespace hyperplan {
 struct NodeCost {
   int64_t flops = 0;
   int64_t bytes_accessed = 0;  // inputs read plus outputs written
-  int64_t time_ns = 0;
+  int64_t compute_ns = 0;      // flops at the attainable peak of its dtype
+  int64_t memory_ns = 0;       // bytes_accessed at the device's sustained bandwidth
+  int64_t launch_ns = 0;       // the kernel launch overhead
+  int64_t time_ns = 0;         // max(compute_ns, memory_ns) + launch_ns
 };
 
 // FLOPs of one node under the per-op rules (bodies of control flow included).

@@ -49,8 +49,20 @@ void SetTokens(const Graph& graph, const FitSettings& settings, fit::v1::FitPoin
   }
 }
 
+void RecordBottleneck(const HardwareProfile& profile, const Bottleneck& bottleneck,
+                      fit::v1::FitPoint& point) {
+  point.set_bottleneck(BottleneckName(profile, bottleneck));
+  point.set_bottleneck_busy_ns(bottleneck.busy_ns);
+  point.set_compute_busy_ns(bottleneck.compute_busy_ns);
+  point.set_flops_ns(bottleneck.flops_ns);
+  point.set_hbm_traffic_ns(bottleneck.hbm_traffic_ns);
+  point.set_launch_ns(bottleneck.launch_ns);
+  point.set_compute_wait_ns(bottleneck.compute_wait_ns);
+}
+
 // Nothing moves: the no-offload plan's numbers, which need no planning.
-void RecordUnplanned(const contenders::ContenderContext& context, fit::v1::FitPoint& point) {
+void RecordUnplanned(const Graph& graph, const FitSettings& settings,
+                     const contenders::ContenderContext& context, fit::v1::FitPoint& point) {
   const int64_t compute_ns =
       std::accumulate(context.node_time_ns.begin(), context.node_time_ns.end(), int64_t{0});
   point.set_result("ok");
@@ -60,9 +72,10 @@ void RecordUnplanned(const contenders::ContenderContext& context, fit::v1::FitPo
   point.set_live_lower_bound_bytes(context.baseline_peak_bytes);
   point.set_time_per_iteration_ns(compute_ns);
   point.set_baseline_time_ns(compute_ns);
-  point.set_bottleneck("compute");
-  point.set_bottleneck_busy_ns(compute_ns);
-  point.set_compute_busy_ns(compute_ns);
+  RecordBottleneck(
+      settings.profile,
+      NoOffloadBottleneck(graph, settings.profile, context.node_time_ns, !settings.single_run),
+      point);
 }
 
 void RecordPlan(const Graph& graph, const FitSettings& settings, const PlanResult& result,
@@ -83,10 +96,8 @@ void RecordPlan(const Graph& graph, const FitSettings& settings, const PlanResul
   point.set_overhead_ppm(OverheadPpm(summary.makespan_ns, summary.baseline_makespan_ns));
   point.set_stall_ns(summary.stall_ns);
   point.set_cold_start_ns(plan.periodic ? plan.cold_start.time_ns : 0);
-  const Bottleneck bottleneck = FindBottleneck(settings.profile, plan);
-  point.set_bottleneck(BottleneckName(settings.profile, bottleneck));
-  point.set_bottleneck_busy_ns(bottleneck.busy_ns);
-  point.set_compute_busy_ns(bottleneck.compute_busy_ns);
+  const Bottleneck bottleneck = FindBottleneck(graph, settings.profile, plan, plan.timeline);
+  RecordBottleneck(settings.profile, bottleneck, point);
   int64_t moved = 0;
   for (size_t l = 0; l < summary.bytes_moved_per_link.size(); ++l) {
     if (summary.bytes_moved_per_link[l] == 0) continue;
@@ -194,7 +205,7 @@ fit::v1::FitPoint FitEvaluator::Measure(int64_t value, bool need_plan) {
     const contenders::ContenderContext context =
         contenders::BuildContenderContext(graph, settings_.profile, {}, loop);
     if (context.baseline_arena_bytes <= settings_.budget_bytes) {
-      RecordUnplanned(context, point);
+      RecordUnplanned(graph, settings_, context, point);
     } else {
       planned = true;
     }

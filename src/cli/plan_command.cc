@@ -26,6 +26,7 @@
 #include "files/output_guard.h"
 #include "hyperplan/error.h"
 #include "hyperplan/loop.h"
+#include "hyperplan/plan/bottleneck.h"
 #include "hyperplan/plan/summary.h"
 #include "hyperplan/planner/planner.h"
 #include "hyperplan/units.h"
@@ -373,6 +374,9 @@ GateOutcome PlanAndWrite(const PlanFlags& flags, plan::v1::RunSummary& summary) 
       planio::PlanToProto(inputs.graph, inputs.profile, result, provenance);
   const std::string plan_sha256 = planio::PlanSha256(message);
   RecordPlan(message, plan_sha256, summary);
+  RecordBottleneck(inputs.profile,
+                   FindBottleneck(inputs.graph, inputs.profile, result.plan, result.plan.timeline),
+                   summary);
   EncodedOutputs outputs = EncodeOutputs(flags, message, plan_sha256);
   // The gate is judged before the views are made (the report's verdict shows it) and acted
   // on after every output is written.

@@ -10,6 +10,8 @@
 #include <string>
 
 #include "hyperplan/error.h"
+#include "hyperplan/hardware.h"
+#include "hyperplan/plan/bottleneck.h"
 #include "plan_gate.h"
 #include "schemas/plan.pb.h"
 
@@ -18,6 +20,10 @@ namespace hyperplan::cli {
 // The plan's numbers (planned = true); `plan_sha256` is planio::PlanSha256 of the plan.
 void RecordPlan(const plan::v1::Plan& plan, const std::string& plan_sha256,
                 plan::v1::RunSummary& summary);
+
+// What bounds the plan's iteration (bottleneck.h), for the fields it documents.
+void RecordBottleneck(const HardwareProfile& profile, const Bottleneck& bottleneck,
+                      plan::v1::RunSummary& summary);
 
 // The run ended at the gate: ok, over budget (6) or over the overhead target (7).
 void RecordGate(const GateOutcome& gate, plan::v1::RunSummary& summary);

@@ -184,11 +184,12 @@ NodeCost EstimateNodeCost(const Graph& graph, const Node& node, const HardwarePr
   const __int128 attainable =
       static_cast<__int128>(profile.PeakFlopsPerS(ComputeDType(graph, node))) *
       compute.efficiency_ppm;
-  const int64_t compute_ns =
+  cost.compute_ns =
       CeilDiv(static_cast<__int128>(cost.flops) * 1'000'000'000 * 1'000'000, attainable);
-  const int64_t memory_ns = CeilDiv(static_cast<__int128>(cost.bytes_accessed) * 1'000'000'000,
-                                    compute.memory_bandwidth_bytes_per_s);
-  cost.time_ns = std::max(compute_ns, memory_ns) + compute.kernel_launch_overhead_ns;
+  cost.memory_ns = CeilDiv(static_cast<__int128>(cost.bytes_accessed) * 1'000'000'000,
+                           compute.memory_bandwidth_bytes_per_s);
+  cost.launch_ns = compute.kernel_launch_overhead_ns;
+  cost.time_ns = std::max(cost.compute_ns, cost.memory_ns) + cost.launch_ns;
   return cost;
 }
 

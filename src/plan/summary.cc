@@ -196,8 +196,8 @@ std::string FormatPlanSummary(const Graph& graph, const HardwareProfile& profile
   FormatMemory(profile, plan, out);
   FormatTimeAndTraffic(profile, plan, out);
   out << "  residency: " << DescribeLayerResidency(graph, profile, plan) << "\n";
-  out << "  bottleneck: " << DescribeBottleneck(profile, plan, FindBottleneck(profile, plan))
-      << "\n";
+  out << "  bottleneck: "
+      << DescribeBottleneck(profile, FindBottleneck(graph, profile, plan, plan.timeline)) << "\n";
   FormatDecisions(graph, profile, plan, top_decisions, out);
   return out.str();
 }

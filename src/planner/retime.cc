@@ -87,9 +87,11 @@ bool RetimeRoundRuns(int round, bool last_round_gained) {
 // round twice, 79 s of planning for nothing, where the first plan (staging hops ahead) keeps
 // NVMe busy.
 bool LinkSaturated(const HardwareProfile& profile, const Plan& plan) {
-  const Bottleneck bottleneck = FindBottleneck(profile, plan);
-  return bottleneck.link >= 0 &&
-         static_cast<__int128>(bottleneck.busy_ns) * kSaturatedPercentDivisor >=
+  const std::vector<int64_t> busy_ns = LinkBusyNs(profile, plan, plan.timeline);
+  const int64_t busiest_ns =
+      busy_ns.empty() ? 0 : *std::max_element(busy_ns.begin(), busy_ns.end());
+  return busiest_ns > plan.timeline.compute_ns &&
+         static_cast<__int128>(busiest_ns) * kSaturatedPercentDivisor >=
              static_cast<__int128>(plan.timeline.makespan_ns) * (kSaturatedPercentDivisor - 1);
 }
 

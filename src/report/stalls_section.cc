@@ -29,7 +29,7 @@ std::string NsCell(const std::string& id, int64_t ns) {
 std::string ByLinkTable(const ReportInput& input) {
   const Plan& plan = input.plan;
   const StallAttribution& stalls = input.stalls;
-  const Bottleneck busy = FindBottleneck(input.profile, plan);
+  const std::vector<int64_t> link_busy_ns = LinkBusyNs(input.profile, plan, plan.timeline);
   std::string html =
       "<table class=\"compact\" id=\"stalls-by-link\"><thead><tr><th>waiting on</th>"
       "<th class=\"num\">stall</th><th class=\"num\">share of stalls</th>"
@@ -37,7 +37,7 @@ std::string ByLinkTable(const ReportInput& input) {
       "</tr></thead><tbody>\n";
   for (size_t l = 0; l < stalls.stall_ns_per_link.size(); ++l) {
     const int64_t stall_ns = stalls.stall_ns_per_link[l];
-    const int64_t busy_ns = l < busy.link_busy_ns.size() ? busy.link_busy_ns[l] : 0;
+    const int64_t busy_ns = l < link_busy_ns.size() ? link_busy_ns[l] : 0;
     if (stall_ns == 0 && busy_ns == 0) continue;
     html += fmt::format(
         "<tr><td>{}</td>{}<td class=\"num\">{}</td>{}<td class=\"num\">{}</td></tr>\n",

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "hyperplan/names.h"
+#include "hyperplan/plan/bottleneck.h"
 #include "hyperplan/units.h"
 #include "report/markup.h"
 #include "report/sections.h"
@@ -42,6 +43,25 @@ std::string AfterRow(const std::string& id, const std::string& metric, Unit unit
                      EscapeMarkup(metric), Empty(), Cell(id, unit, after), EscapeMarkup(note));
 }
 
+// The compute time split by what bounds each node, and the bottleneck (plan/bottleneck.h).
+std::string BoundRows(const ReportInput& input) {
+  const Bottleneck bound =
+      FindBottleneck(input.graph, input.profile, input.plan, input.plan.timeline);
+  const auto share = [&](int64_t ns) {
+    return PercentOf(ns, bound.makespan_ns) + " of the makespan";
+  };
+  std::string html = AfterRow("bound-flops", "compute bound by FLOPs", Unit::kNs, bound.flops_ns,
+                              share(bound.flops_ns));
+  html += AfterRow("bound-hbm", "compute bound by HBM traffic", Unit::kNs, bound.hbm_traffic_ns,
+                   share(bound.hbm_traffic_ns));
+  html += AfterRow("bound-launches", "kernel launches", Unit::kNs, bound.launch_ns,
+                   share(bound.launch_ns));
+  html += fmt::format(
+      "<tr><th scope=\"row\">bottleneck</th>{}<td id=\"bottleneck\" colspan=\"2\">{}</td></tr>\n",
+      Empty(), EscapeMarkup(DescribeBottleneck(input.profile, bound)));
+  return html;
+}
+
 }  // namespace
 
 std::string SummarySection(const ReportInput& input) {
@@ -64,6 +84,7 @@ std::string SummarySection(const ReportInput& input) {
   html += AfterRow("stall", "compute stalled", Unit::kNs, s.stall_ns,
                    PercentOf(s.stall_ns, s.makespan_ns) + " of the makespan");
   html += AfterRow("compute", "compute time", Unit::kNs, plan.timeline.compute_ns);
+  html += BoundRows(input);
   for (size_t l = 0; l < s.bytes_moved_per_link.size(); ++l) {
     if (s.bytes_moved_per_link[l] == 0) continue;
     const auto link = static_cast<int32_t>(l);

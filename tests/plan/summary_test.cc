@@ -35,9 +35,11 @@ TEST_CASE("summary: peak, arena, makespan, bytes per link, cache ops and top dec
   CHECK_THAT(text, Catch::Contains("hbm->ddr 100 B, ddr->hbm 100 B"));
   CHECK_THAT(text, Catch::Contains("cache ops: 1 prefetch, 1 store, 1 detach"));
   CHECK_THAT(text, Catch::Contains("residency: no weights\n"));
-  // Compute 270 ns against 100 ns on each link (100 B at 1 byte/ns, each way).
-  CHECK_THAT(text, Catch::Contains("bottleneck: compute, busy 270 ns of the 270 ns iteration "
-                                   "(100%)\n"));
+  // Every node's time is its FLOPs (one per output element at 1 FLOP/ns; its bytes take 1 ns
+  // at the unit profile's 2^62 bytes/s): 270 ns of FLOPs against 100 ns on each link (100 B at
+  // 1 byte/ns, each way), 100 / 270 = 37%.
+  CHECK_THAT(text, Catch::Contains("bottleneck: FLOPs 100% of the 270 ns iteration (hbm->ddr "
+                                   "37%, ddr->hbm 37%)\n"));
   CHECK_THAT(text, Catch::Contains("1. 's' (activation, 100 B) to ddr: frees steps 2..2"));
   const PlanSummary& summary = result.plan.summary;
   CHECK(summary.steps_per_kind[static_cast<size_t>(StepKind::kCompute)] == 5);

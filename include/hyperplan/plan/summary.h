@@ -3,7 +3,7 @@
 // SummarizePlan derives the totals from a plan's steps, layout and simulated timeline (peak
 // and makespan with and without offloading, bytes per link, cache ops per kind, stall).
 // FormatPlanSummary prints them, where each layer's weights spend the iteration
-// (layer_summary.h), the busiest resource (bottleneck.h), the top decisions (largest freed
+// (layer_summary.h), what bounds the iteration (bottleneck.h), the top decisions (largest freed
 // bytes x time first) and a count of rejections per reason. Cost: O(steps + decisions log
 // decisions).
 #pragma once
