@@ -23,6 +23,7 @@
 #include "fit_range.h"
 #include "fit_search.h"
 #include "fit_text.h"
+#include "fit_window.h"
 #include "hyperplan/adapters/dim_ties.h"
 #include "hyperplan/adapters/onnx_import.h"
 #include "hyperplan/adapters/profile_yaml.h"
@@ -50,6 +51,7 @@ struct FitFlags {
   std::string report_path;  // --report fit.html
   bool json = false;
   bool single_run = false;
+  bool beyond_window = false;  // --beyond-window
 };
 
 template <typename Parse>
@@ -69,8 +71,10 @@ void AddFitFlags(CLI::App& command, FitFlags& flags) {
   command
       .add_option("--grow", flags.grow,
                   "NAME[=MIN..MAX]: find the largest value of dim NAME whose plan fits and meets "
-                  "--max-overhead (doubling from MIN, then bisection; default 1..16M; values take "
-                  "k = 1024, M, G: 4k, 128k)")
+                  "--max-overhead (every doubling from MIN to MAX, then bisection of the last "
+                  "flip and a look around it, since passing need not be monotone; default "
+                  "1..16M, a context length capped at the model's window; values take k = 1024, "
+                  "M, G: 4k, 128k)")
       ->check(RangeValidator(ParseGrowRange, "NAME[=MIN..MAX]"));
   command
       .add_option("--sweep", flags.sweep,
@@ -110,6 +114,9 @@ void AddFitFlags(CLI::App& command, FitFlags& flags) {
                      "FILE.html: also write a self-contained HTML page, from the same report as "
                      "--json: tokens/s, time per iteration, arena and overhead against the dim's "
                      "values, and the table");
+  command.add_flag("--beyond-window", flags.beyond_window,
+                   "--grow of a context length (a dim the kv cache grows with): search past the "
+                   "model's context window (max_position_embeddings) instead of stopping at it");
   command.add_flag("--single-run", flags.single_run,
                    "plan one run from a free preload instead of one iteration of a loop");
   AddVerbosityFlags(command);
@@ -187,6 +194,51 @@ fit::v1::FitReport StartReport(const FitFlags& flags, const FitSettings& setting
   return report;
 }
 
+// A context length's range stops at the model's window unless --beyond-window: the dim is one
+// when it lengthens the kv cache (fit_window.h; two imports, no plans). Error(kUsage) when the
+// whole range lies past the window.
+GrowRange CapAtWindow(const FitFlags& flags, const ParsedOnnxModel& model, GrowRange range,
+                      FitEvaluator& evaluator, fit::v1::FitReport& report) {
+  const std::optional<ContextWindow> window = ModelContextWindow(model, flags.inputs.model_path);
+  if (!window) return range;
+  report.set_window_tokens(window->tokens);
+  report.set_window_source(window->source);
+  if (flags.beyond_window || range.max <= window->tokens) return range;
+  if (!LengthensContext(evaluator.KvCacheShapesAt(range.min),
+                        evaluator.KvCacheShapesAt(range.min + 1))) {
+    return range;
+  }
+  if (range.min > window->tokens) {
+    throw Error(ErrorKind::kUsage,
+                fmt::format("--grow {}={}..{}: the model's context window is {} tokens ({}); "
+                            "start at or below it, or add --beyond-window",
+                            range.dim, range.min, range.max, window->tokens, window->source));
+  }
+  range.max = window->tokens;
+  report.set_capped_at_window(true);
+  return range;
+}
+
+// Over budget at one value stays over budget at larger ones (the arena grows with the dim);
+// over the overhead target may pass again (the 70B decode of fit_search.h).
+Probe ProbeOf(const fit::v1::FitPoint& point) {
+  if (Passes(point)) return Probe::kPasses;
+  return FailureKind(point) == ErrorKind::kInfeasible ? Probe::kFailsForGood : Probe::kFails;
+}
+
+void RecordSearch(const SearchOutcome& outcome, FitEvaluator& evaluator,
+                  fit::v1::FitReport& report) {
+  report.set_probed(static_cast<int32_t>(outcome.probed.size()));
+  report.set_scan_top(outcome.scan_top);
+  report.set_neighbourhood_probes(outcome.neighbourhood_probes);
+  if (outcome.failing_below_answer) {
+    report.set_failing_below_answer(*outcome.failing_below_answer);
+  }
+  for (int64_t value : outcome.probed) {
+    if (!evaluator.Evaluate(value, false).planned()) report.set_unplanned(report.unplanned() + 1);
+  }
+}
+
 // The search; the answer is planned (if the search passed it unplanned) for its numbers.
 void Grow(const GrowRange& range, FitEvaluator& evaluator, Progress& progress,
           fit::v1::FitReport& report) {
@@ -195,12 +247,9 @@ void Grow(const GrowRange& range, FitEvaluator& evaluator, Progress& progress,
   report.set_max(range.max);
   const SearchOutcome outcome = LargestPassing(range.min, range.max, [&](int64_t value) {
     progress.Stage(fmt::format("{}={}", range.dim, value));
-    return Passes(evaluator.Evaluate(value, /*need_plan=*/false));
+    return ProbeOf(evaluator.Evaluate(value, /*need_plan=*/false));
   });
-  report.set_probed(static_cast<int32_t>(outcome.probed.size()));
-  for (int64_t value : outcome.probed) {
-    if (!evaluator.Evaluate(value, false).planned()) report.set_unplanned(report.unplanned() + 1);
-  }
+  RecordSearch(outcome, evaluator, report);
   report.set_found(outcome.found);
   if (outcome.found) {
     progress.Stage(fmt::format("{}={} (the answer)", range.dim, outcome.answer));
@@ -285,7 +334,7 @@ void RunFit(const FitFlags& flags) {
   Progress progress(stderr, Progress::WantedOnStderr(QuietRequested()), 0);
   fit::v1::FitReport report = StartReport(flags, settings);
   if (moved.grow) {
-    Grow(*moved.grow, evaluator, progress, report);
+    Grow(CapAtWindow(flags, model, *moved.grow, evaluator, report), evaluator, progress, report);
   } else {
     Sweep(*moved.sweep, evaluator, progress, report);
   }

@@ -474,6 +474,10 @@ std::string RowsSection(const FitReport& report, const std::vector<const FitPoin
         fmt::format("<p id=\"residency\">residency at {}={}: {}</p>\n", EscapeMarkup(report.dim()),
                     answer->value(), EscapeMarkup(answer->residency()));
   }
+  if (answer != nullptr && answer->time_per_iteration_ns() > 0) {
+    html += fmt::format("<p id=\"bounds\">bound at {}={}: {}</p>\n", EscapeMarkup(report.dim()),
+                        answer->value(), EscapeMarkup(FitBoundsText(*answer)));
+  }
   if (const FitPoint* failure = FitFirstFailure(report)) {
     html += fmt::format("<p id=\"why-not\">why not {}: {}</p>\n", failure->value(),
                         EscapeMarkup(failure->message()));

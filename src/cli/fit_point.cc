@@ -187,6 +187,11 @@ const fit::v1::FitPoint& FitEvaluator::Evaluate(int64_t value, bool need_plan) {
   }
 }
 
+KvCacheShapes FitEvaluator::KvCacheShapesAt(int64_t value) {
+  Dims dims;
+  return KvCacheShapesOf(ImportAt(value, dims));
+}
+
 fit::v1::FitPoint FitEvaluator::Measure(int64_t value, bool need_plan) {
   fit::v1::FitPoint point;
   point.set_value(value);

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "fit_window.h"
 #include "hyperplan/adapters/onnx_import.h"
 #include "hyperplan/error.h"
 #include "hyperplan/hardware.h"
@@ -49,6 +50,9 @@ class FitEvaluator {
   // The point at `value`; `need_plan` false lets a value whose no-offload arena fits pass
   // unplanned. Throws what import and planning throw (the message names the value).
   const fit::v1::FitPoint& Evaluate(int64_t value, bool need_plan);
+
+  // The kv cache's shapes at `value` (fit_window.h): one import, no planning.
+  KvCacheShapes KvCacheShapesAt(int64_t value);
 
   int plans() const { return plans_; }
 

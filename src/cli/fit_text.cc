@@ -22,13 +22,24 @@ std::string ResultText(const FitPoint& point) {
   return "over budget";
 }
 
-// "ddr->hbm 97%": the busiest resource and its share of the iteration.
+// Whole percent, rounded half up (bottleneck.h SharePercent, on the report's numbers).
+int64_t Percent(int64_t part_ns, int64_t whole_ns) {
+  if (whole_ns <= 0) return 0;
+  return static_cast<int64_t>((static_cast<__int128>(part_ns) * 200 + whole_ns) /
+                              (2 * static_cast<__int128>(whole_ns)));
+}
+
+// "HBM traffic 71%": the largest bound and its share of the iteration.
 std::string BottleneckText(const FitPoint& point) {
   if (point.time_per_iteration_ns() <= 0) return point.bottleneck();
-  const auto percent = static_cast<int64_t>(
-      (static_cast<__int128>(point.bottleneck_busy_ns()) * 200 + point.time_per_iteration_ns()) /
-      (2 * static_cast<__int128>(point.time_per_iteration_ns())));
-  return fmt::format("{} {}%", point.bottleneck(), percent);
+  return fmt::format("{} {}%", point.bottleneck(),
+                     Percent(point.bottleneck_busy_ns(), point.time_per_iteration_ns()));
+}
+
+// "  bound at past_sequence=4096: HBM traffic 71%, ...", or nothing without a time.
+std::string BoundsLine(const std::string& dim, const FitPoint* point) {
+  if (point == nullptr || point->time_per_iteration_ns() <= 0) return "";
+  return fmt::format("  bound at {}={}: {}\n", dim, point->value(), FitBoundsText(*point));
 }
 
 // Columns padded to their widest cell; text columns left-aligned, numbers right-aligned.
@@ -65,11 +76,32 @@ std::string Targets(const FitReport& report) {
 std::string SearchLine(const FitReport& report) {
   const bool bisected = report.found() && report.has_first_failing();
   return fmt::format(
-      "  search: {} {} probed (doubling from {}{}); {} passed with nothing to offload, so "
-      "unplanned; {} {} made\n",
-      report.probed(), report.probed() == 1 ? "value" : "values", report.min(),
-      bisected ? ", then bisection" : "", report.unplanned(), report.plans(),
-      report.plans() == 1 ? "plan" : "plans");
+      "  search: {} {} probed (every doubling from {} to {}{}{}); {} passed with nothing to "
+      "offload, so unplanned; {} {} made\n",
+      report.probed(), report.probed() == 1 ? "value" : "values", report.min(), report.scan_top(),
+      bisected ? ", then bisection" : "",
+      report.neighbourhood_probes() > 0
+          ? fmt::format(" and {} around the flip", report.neighbourhood_probes())
+          : std::string(),
+      report.unplanned(), report.plans(), report.plans() == 1 ? "plan" : "plans");
+}
+
+// Where the search stopped short of what was asked, and where the curve was not monotone.
+std::string WindowAndShapeLines(const FitReport& report) {
+  std::string text;
+  if (report.capped_at_window()) {
+    text += fmt::format(
+        "  capped at the model's context window, {} tokens ({}): --beyond-window looks past "
+        "it\n",
+        report.window_tokens(), report.window_source());
+  }
+  if (report.has_failing_below_answer()) {
+    text += fmt::format(
+        "  not monotone: {}={} fails but {} passes; the answer is the largest value found to "
+        "pass\n",
+        report.dim(), report.failing_below_answer(), report.answer());
+  }
+  return text;
 }
 
 std::string GrowHeader(const FitReport& report) {
@@ -78,6 +110,10 @@ std::string GrowHeader(const FitReport& report) {
                   FitFixedDimsText(report));
   if (!report.found()) {
     return fmt::format("{}: nothing fits, not even {}={}\n", subject, report.dim(), report.min());
+  }
+  if (!report.has_first_failing() && report.capped_at_window()) {
+    return fmt::format("{}: largest {} = {}, the model's context window\n", subject, report.dim(),
+                       report.answer());
   }
   if (!report.has_first_failing()) {
     return fmt::format(
@@ -102,7 +138,8 @@ std::string GrowText(const FitReport& report) {
     text += fmt::format("  why not {}: {}\n", report.first_failing().value(),
                         report.first_failing().message());
   }
-  return text + SearchLine(report);
+  return text + BoundsLine(report.dim(), FitAnswerPoint(report)) + WindowAndShapeLines(report) +
+         SearchLine(report);
 }
 
 std::string SweepText(const FitReport& report) {
@@ -118,6 +155,7 @@ std::string SweepText(const FitReport& report) {
     text += fmt::format("  residency at {}={}: {}\n", report.dim(), last_ok->value(),
                         last_ok->residency());
   }
+  text += BoundsLine(report.dim(), last_ok);
   if (first_failing != nullptr) {
     text += fmt::format("  first row that fails: {}\n", first_failing->message());
   }
@@ -173,6 +211,27 @@ const FitPoint* FitFirstFailure(const FitReport& report) {
     if (!Passes(point)) return &point;
   }
   return nullptr;
+}
+
+std::string FitBoundsText(const FitPoint& point) {
+  std::vector<std::pair<std::string, int64_t>> shares = {{"FLOPs", point.flops_ns()},
+                                                         {"HBM traffic", point.hbm_traffic_ns()},
+                                                         {"launches", point.launch_ns()}};
+  for (const fit::v1::LinkBusy& link : point.links())
+    shares.emplace_back(link.link(), link.busy_ns());
+  std::stable_sort(shares.begin(), shares.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::vector<std::string> parts;
+  for (const auto& [name, busy_ns] : shares) {
+    const int64_t percent = Percent(busy_ns, point.time_per_iteration_ns());
+    if (percent >= 1) parts.push_back(fmt::format("{} {}%", name, percent));
+  }
+  std::string text = fmt::format("{}", fmt::join(parts, ", "));
+  const int64_t wait_percent = Percent(point.compute_wait_ns(), point.time_per_iteration_ns());
+  if (wait_percent >= 1) {
+    text += fmt::format("{}compute waits {}%", text.empty() ? "" : "; ", wait_percent);
+  }
+  return text;
 }
 
 std::string FormatTokensPerSecond(double tokens_per_s) {

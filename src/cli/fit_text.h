@@ -29,6 +29,11 @@ const fit::v1::FitPoint* FitAnswerPoint(const fit::v1::FitReport& report);
 // fails. nullptr when none fails.
 const fit::v1::FitPoint* FitFirstFailure(const fit::v1::FitReport& report);
 
+// Every bound's share of the point's iteration (plan/bottleneck.h), largest first, the compute
+// stream's waits last, shares under 1% left out: "HBM traffic 71%, launches 9%, FLOPs 6%,
+// ddr->hbm 2%; compute waits 12%".
+std::string FitBoundsText(const fit::v1::FitPoint& point);
+
 // "1.23", "45.6", "789", "12345" tokens/s: three significant digits below 1000, whole above.
 std::string FormatTokensPerSecond(double tokens_per_s);
 

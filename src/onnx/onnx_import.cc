@@ -189,4 +189,11 @@ Graph ParsedOnnxModel::Import(const ImportOptions& options) const {
   });
 }
 
+std::optional<std::string> ParsedOnnxModel::MetadataProp(std::string_view key) const {
+  for (const onnx::StringStringEntryProto& entry : parsed_->model->metadata_props()) {
+    if (entry.key() == key) return entry.value();
+  }
+  return std::nullopt;
+}
+
 }  // namespace hyperplan

@@ -7,6 +7,7 @@
 #include <onnx/onnx_pb.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -161,8 +162,15 @@ TEST_CASE("fit: the largest past_sequence whose KV cache fits is the arithmetic'
   CHECK_FALSE(report.first_failing().fits());
   CHECK(report.budget_bytes() == 1'000'000);
   CHECK(report.budget_is_device());
-  // No links: compute is the only resource that works.
-  CHECK(report.at_answer().bottleneck() == "compute");
+  // No links: the compute stream is the only one that works, never waits, and its time splits
+  // into FLOPs and HBM traffic (the profile has no launch overhead).
+  const fitpb::FitPoint& answer = report.at_answer();
+  CHECK((answer.bottleneck() == "FLOPs" || answer.bottleneck() == "HBM traffic"));
+  CHECK(answer.launch_ns() == 0);
+  CHECK(answer.compute_wait_ns() == 0);
+  CHECK(answer.flops_ns() + answer.hbm_traffic_ns() == answer.time_per_iteration_ns());
+  CHECK(answer.compute_busy_ns() == answer.time_per_iteration_ns());
+  CHECK(answer.bottleneck_busy_ns() == std::max(answer.flops_ns(), answer.hbm_traffic_ns()));
   // input_ids [batch = 1, sequence = 1]: one token an iteration.
   CHECK(report.at_answer().tokens_per_iteration() == 1);
 
@@ -182,25 +190,34 @@ TEST_CASE("fit: the search plans few values") {
       FitContrib(DeviceOnlyProfile("1MB"), {"--grow", "past_sequence", "--json"});
   REQUIRE(result.exit_code == 0);
   const fitpb::FitReport report = ParseReport(result);
-  // Doubling from 1: 1, 2, ..., 512 pass (arena 313,888 + 1,024 x 512 = 838,176), 1,024 fails
-  // (1,362,464): 11 values. Bisection of (512, 1024): 768 no, 640 yes, 704 no, 672 no, 656 yes,
-  // 664 yes, 668 yes, 670 yes, 671 no: 9 values. 20 in all, against 670 for a scan.
-  const std::vector<int64_t> expected = {1,    2,   4,   8,   16,  32,  64,  128, 256, 512,
-                                         1024, 768, 640, 704, 672, 656, 664, 668, 670, 671};
+  // The scan doubles from 1: 1, 2, ..., 512 pass (arena 313,888 + 1,024 x 512 = 838,176);
+  // 1,024 (1,362,464) and 2,048 are over budget, two failures for good in a row, so it stops:
+  // 12 values. Bisection of (512, 1024): 768 no, 640 yes, 704 no, 672 no, 656 yes, 664 yes,
+  // 668 yes, 670 yes, 671 no: 9 values. Around the flip, 671 + 353 j / 5 for j = 4..1: 953,
+  // 882, 812, 741, all over budget: 4. 25 in all, against 670 for a scan.
+  const std::vector<int64_t> expected = {1,   2,    4,    8,   16,  32,  64,  128, 256,
+                                         512, 1024, 2048, 768, 640, 704, 672, 656, 664,
+                                         668, 670,  671,  953, 882, 812, 741};
   REQUIRE(report.points_size() == static_cast<int>(expected.size()));
   for (size_t i = 0; i < expected.size(); ++i) CHECK(report.points(i).value() == expected[i]);
-  CHECK(report.probed() == 20);
-  // The 15 that pass fit with nothing offloaded and need no plan; the 5 that fail are planned
-  // (the planner and its contenders try), and the answer is planned for its numbers: 6 plans.
+  CHECK(report.probed() == 25);
+  CHECK(report.scan_top() == 2048);
+  CHECK(report.neighbourhood_probes() == 4);
+  CHECK_FALSE(report.has_failing_below_answer());  // everything below 670 fits
+  // The 15 that pass fit with nothing offloaded and need no plan; the 10 that fail are planned
+  // (the planner and its contenders try), and the answer is planned for its numbers: 11 plans.
   CHECK(report.unplanned() == 15);
-  CHECK(report.plans() == 6);
+  CHECK(report.plans() == 11);
 
   SECTION("the text says so") {
     const CommandResult text = FitContrib(DeviceOnlyProfile("1MB"), {"--grow", "past_sequence"});
     REQUIRE(text.exit_code == 0);
     CHECK_THAT(text.stdout_text, Catch::Contains("largest past_sequence = 670"));
-    CHECK_THAT(text.stdout_text, Catch::Contains("20 values probed"));
-    CHECK_THAT(text.stdout_text, Catch::Contains("6 plans made"));
+    CHECK_THAT(text.stdout_text,
+               Catch::Contains("25 values probed (every doubling from 1 to 2048, then bisection "
+                               "and 4 around the flip)"));
+    CHECK_THAT(text.stdout_text, Catch::Contains("11 plans made"));
+    CHECK_THAT(text.stdout_text, Catch::Contains("  bound at past_sequence=670: "));
     CHECK_THAT(text.stdout_text, Catch::Contains("why not 671: past_sequence=671: no plan fits"));
     // Every weight is on the only tier there is.
     CHECK_THAT(text.stdout_text,
@@ -243,6 +260,69 @@ TEST_CASE("fit: an overhead target that even the smallest value misses exits 7")
   CHECK(report.max_overhead_ppm() == 10'000);
 }
 
+TEST_CASE("fit: a context search stops at the model's window unless --beyond-window") {
+  const std::string profile = DeviceOnlyProfile("1MB");
+  SECTION("hyperplan-gen records the window in metadata_props") {
+    // The tiny preset's window is 512 positions; at 512 the arena is 313,888 + 1,024 x 512 =
+    // 838,176 B, within 1 MB, so the capped search ends at the window itself.
+    const std::string model = Temp("gen-tiny-contrib.onnx");
+    REQUIRE(RunCommand({HYPERPLAN_GEN_PATH, "--preset", "tiny", "--form", "decode", "--ops",
+                        "contrib", "-o", model})
+                .exit_code == 0);
+    const CommandResult capped =
+        Hyperplan({"fit", model, "--hw", profile, "--dim", "batch=1", "--dim", "sequence=1",
+                   "--grow", "past_sequence", "--json"});
+    INFO(capped.stderr_text);
+    REQUIRE(capped.exit_code == 0);
+    const fitpb::FitReport report = ParseReport(capped);
+    CHECK(report.window_tokens() == 512);
+    CHECK(report.window_source() == "metadata_props hyperplan.max_position_embeddings");
+    CHECK(report.capped_at_window());
+    CHECK(report.max() == 512);
+    CHECK(report.answer() == 512);
+    CHECK_FALSE(report.has_first_failing());
+    const CommandResult text = Hyperplan({"fit", model, "--hw", profile, "--dim", "batch=1",
+                                          "--dim", "sequence=1", "--grow", "past_sequence"});
+    CHECK_THAT(text.stdout_text,
+               Catch::Contains("largest past_sequence = 512, the model's context window\n"));
+    CHECK_THAT(text.stdout_text,
+               Catch::Contains("capped at the model's context window, 512 tokens (metadata_props "
+                               "hyperplan.max_position_embeddings): --beyond-window looks past"));
+    // Past the window the arithmetic's 670 (first test) is the answer again.
+    const CommandResult beyond =
+        Hyperplan({"fit", model, "--hw", profile, "--dim", "batch=1", "--dim", "sequence=1",
+                   "--grow", "past_sequence", "--beyond-window", "--json"});
+    REQUIRE(beyond.exit_code == 0);
+    const fitpb::FitReport past = ParseReport(beyond);
+    CHECK_FALSE(past.capped_at_window());
+    CHECK(past.window_tokens() == 512);
+    CHECK(past.answer() == 670);
+  }
+  SECTION("config.json beside the model; a batch search is not capped") {
+    const std::string model = Temp("windowed/model.onnx");
+    fs::create_directories(fs::path(model).parent_path());
+    fs::copy_file(kContrib, model, fs::copy_options::overwrite_existing);
+    std::ofstream(Temp("windowed/config.json")) << R"({"max_position_embeddings": 300})";
+    const fitpb::FitReport report =
+        ParseReport(Hyperplan({"fit", model, "--hw", profile, "--dim", "batch=1", "--dim",
+                               "sequence=1", "--grow", "past_sequence", "--json"}));
+    CHECK(report.window_source() == "config.json max_position_embeddings");
+    CHECK(report.capped_at_window());
+    CHECK(report.answer() == 300);
+    // batch sizes the kv cache on its first axis only: a larger batch is not a longer context.
+    const fitpb::FitReport batch =
+        ParseReport(Hyperplan({"fit", model, "--hw", profile, "--dim", "past_sequence=8", "--dim",
+                               "sequence=1", "--grow", "batch", "--json"}));
+    CHECK(batch.window_tokens() == 300);
+    CHECK_FALSE(batch.capped_at_window());
+    CHECK(batch.found());
+    // A range wholly past the window is a usage error naming the window and the way past it.
+    CheckOneLineError(Hyperplan({"fit", model, "--hw", profile, "--dim", "batch=1", "--dim",
+                                 "sequence=1", "--grow", "past_sequence=400..800"}),
+                      2, "context window is 300 tokens (config.json max_position_embeddings)");
+  }
+}
+
 TEST_CASE("fit --sweep: one row per value") {
   const std::string profile = DeviceOnlyProfile("1MB");
   const CommandResult result =
@@ -276,8 +356,10 @@ TEST_CASE("fit --sweep: one row per value") {
     CHECK_THAT(text.stdout_text, Catch::Contains("  over budget  "));
     CHECK_THAT(text.stdout_text, Catch::Contains("first row that fails: past_sequence=768"));
     CHECK_THAT(text.stdout_text, Catch::Contains("5 rows, 5 plans"));
-    // A header, the targets, the table's header and 5 rows, residency, the failure, the count.
-    CHECK(LineCount(text.stdout_text) == 11);
+    CHECK_THAT(text.stdout_text, Catch::Contains("  bound at past_sequence=640: "));
+    // A header, the targets, the table's header and 5 rows, residency, the bounds at the last
+    // row that fits, the failure, the count.
+    CHECK(LineCount(text.stdout_text) == 12);
   }
 
   SECTION("without a step each row doubles the last; the end is always a row") {

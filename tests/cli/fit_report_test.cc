@@ -169,22 +169,25 @@ TEST_CASE("fit --grow --report: every probed value once, on a log axis") {
   REQUIRE(result.exit_code == 0);
   const fitpb::FitReport report = ParseJson(result);
   const HtmlDocument doc = CheckHtml(ReadFile(page));
-  // 20 distinct values probed (fit_cli_test.cc: 1, 2, ..., 1024, then bisection to 670/671).
-  REQUIRE(report.points_size() == 20);
-  for (const char* chart : kCharts) CHECK(PointCount(doc, chart) == 20);
+  // 25 distinct values probed (fit_cli_test.cc: 1, 2, ..., 2048, bisection to 670/671, then
+  // 953, 882, 812, 741 around the flip).
+  REQUIRE(report.points_size() == 25);
+  for (const char* chart : kCharts) CHECK(PointCount(doc, chart) == 25);
   CHECK(doc.by_id.at("answer").text == "largest past_sequence = 670");
   CHECK(doc.by_id.at("arena-answer").attributes.at("cx") ==
         doc.by_id.at("arena-point-670").attributes.at("cx"));
   CHECK(doc.by_id.at("arena-point-671").attributes.at("class") == "point fails");
   CHECK(doc.by_id.at("arena-point-670").attributes.at("class") == "point ok");
-  // 1..1024 spans 1024x: log2, so 1 at x 112 px, 1024 at 1184, and 32 = 2^5 half-way:
-  // 112 + 1,072 x 5 / 10 = 648.
+  // 1..2048 spans 2048x: log2, so 1 at x 112 px, 2048 at 1184, and 32 = 2^5 five elevenths of
+  // the way: 112 + 1,072 x 5 / 11 = 599.27 (the page writes tenths of a pixel).
   CHECK_THAT(doc.by_id.at("charts").text, Catch::Contains("log scale, base 2"));
   CHECK(doc.by_id.at("arena-point-1").attributes.at("cx") == "112");
-  CHECK(doc.by_id.at("arena-point-32").attributes.at("cx") == "648");
-  CHECK(doc.by_id.at("arena-point-1024").attributes.at("cx") == "1184");
-  // Power-of-two ticks: 2^0 .. 2^10, every other one (11 would be more than 10): 1, 4, 16,
+  CHECK(std::stod(doc.by_id.at("arena-point-32").attributes.at("cx")) ==
+        Approx(599.27).margin(0.1));
+  CHECK(doc.by_id.at("arena-point-2048").attributes.at("cx") == "1184");
+  // Power-of-two ticks: 2^0 .. 2^11, every other one (12 would be more than 10): 1, 4, 16,
   // 64, 256, 1k.
+  CHECK_THAT(doc.by_id.at("bounds").text, Catch::StartsWith("bound at past_sequence=670: "));
   const std::string time_text = doc.by_id.at("chart-time").text;
   CHECK_THAT(time_text, Catch::Contains("256"));
   CHECK_THAT(time_text, Catch::Contains("1k"));

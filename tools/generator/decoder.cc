@@ -234,6 +234,8 @@ void Describe(onnx::ModelProto* model, const ModelConfig& c, const BuildOptions&
   if (o.weights != ImpliedWeights(o)) meta("hyperplan.weights", WeightFormatName(o.weights));
   if (o.last_logits_only) meta("hyperplan.logits", "last");
   meta("hyperplan.seed", std::to_string(o.seed));
+  // The context window, for `hyperplan fit` to stop a context search at (cli/fit_window.h).
+  meta("hyperplan.max_position_embeddings", std::to_string(c.max_positions));
   if (!c.source.empty()) meta("hyperplan.source", c.source);
 }
 

@@ -11,7 +11,9 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "hyperplan/graph.h"
@@ -55,6 +57,10 @@ class ParsedOnnxModel {
   // ImportOnnxModel(path, options) without the file (options.read_through_cache_ops is ignored:
   // the constructor's applies).
   Graph Import(const ImportOptions& options) const;
+
+  // The model's metadata_props value of `key`, if it has one (e.g. a context window the
+  // exporter recorded; cli/fit_window.h reads it).
+  std::optional<std::string> MetadataProp(std::string_view key) const;
 
  private:
   struct Parsed;
