@@ -75,6 +75,13 @@ void CheckSummaryNumbers(const SamplePlan& sample, const HtmlDocument& doc) {
                               facts.baseline_makespan_ns));
   CheckNs(doc, "stall", facts.stall_ns);
   CheckNs(doc, "compute", facts.compute_ns);
+  // The compute time split by what bounds each node (plan/bottleneck.h): the parts add up to it.
+  int64_t bound_ns = 0;
+  for (const char* id : {"bound-flops", "bound-hbm", "bound-launches"}) {
+    bound_ns += std::stoll(doc.by_id.at(id).attributes.at("data-ns"));
+  }
+  CHECK(bound_ns == facts.compute_ns);
+  CHECK_THAT(doc.by_id.at("bottleneck").text, Catch::Contains("% of the "));
   for (size_t l = 0; l < facts.moved_per_link.size(); ++l) {
     const std::string id = "moved-" + std::to_string(l);
     if (facts.moved_per_link[l] == 0) {
