@@ -33,7 +33,12 @@ DType ComputeDType(const Graph& graph, const Node& node);
 
 NodeCost EstimateNodeCost(const Graph& graph, const Node& node, const HardwareProfile& profile);
 
-// One entry per node, indexed by NodeId.
+// The roofline cost of one kernel of `flops` in `dtype` touching `bytes_accessed`, one launch.
+NodeCost RooflineCost(const HardwareProfile& profile, DType dtype, int64_t flops,
+                      int64_t bytes_accessed);
+
+// One entry per node, indexed by NodeId. Where the profile fuses attention, spelled-out
+// attention blocks cost one kernel (attention_pattern.h).
 std::vector<NodeCost> EstimateCosts(const Graph& graph, const HardwareProfile& profile);
 
 // latency + ceil(bytes / bandwidth), in ns; exact for any int64 byte count.

@@ -41,6 +41,9 @@ struct ComputeSpec {
   int64_t memory_bandwidth_bytes_per_s = 0;   // device memory bandwidth
   int64_t efficiency_ppm = 1'000'000;         // fraction of peak reached, parts per million
   int64_t kernel_launch_overhead_ns = 0;      // added to every node
+  // The runtime runs spelled-out attention (MatMul, Softmax, MatMul and the repeated cache) as
+  // one fused kernel, as FlashAttention, PyTorch's SDPA and ONNX Runtime's fusion do.
+  bool fuse_attention = true;
 };
 
 // A user rule: values whose name matches `regex` (ECMAScript, whole name) get `value_class`.

@@ -9,6 +9,8 @@
 #include <limits>
 #include <string_view>
 
+#include "hyperplan/attention_pattern.h"
+
 namespace hyperplan {
 namespace {
 
@@ -173,17 +175,23 @@ DType ComputeDType(const Graph& graph, const Node& node) {
 }
 
 NodeCost EstimateNodeCost(const Graph& graph, const Node& node, const HardwareProfile& profile) {
-  NodeCost cost;
-  cost.flops = NodeFlops(graph, node);
+  int64_t bytes_accessed = 0;
   if (!IsViewOp(node.op_type)) {
-    for (ValueId id : node.inputs) cost.bytes_accessed += graph.values[id].bytes;
-    for (ValueId id : node.outputs) cost.bytes_accessed += graph.values[id].bytes;
-    cost.bytes_accessed += node.subgraph_bytes_accessed;
+    for (ValueId id : node.inputs) bytes_accessed += graph.values[id].bytes;
+    for (ValueId id : node.outputs) bytes_accessed += graph.values[id].bytes;
+    bytes_accessed += node.subgraph_bytes_accessed;
   }
+  return RooflineCost(profile, ComputeDType(graph, node), NodeFlops(graph, node), bytes_accessed);
+}
+
+NodeCost RooflineCost(const HardwareProfile& profile, DType dtype, int64_t flops,
+                      int64_t bytes_accessed) {
+  NodeCost cost;
+  cost.flops = flops;
+  cost.bytes_accessed = bytes_accessed;
   const ComputeSpec& compute = profile.compute;
   const __int128 attainable =
-      static_cast<__int128>(profile.PeakFlopsPerS(ComputeDType(graph, node))) *
-      compute.efficiency_ppm;
+      static_cast<__int128>(profile.PeakFlopsPerS(dtype)) * compute.efficiency_ppm;
   cost.compute_ns =
       CeilDiv(static_cast<__int128>(cost.flops) * 1'000'000'000 * 1'000'000, attainable);
   cost.memory_ns = CeilDiv(static_cast<__int128>(cost.bytes_accessed) * 1'000'000'000,
@@ -197,6 +205,9 @@ std::vector<NodeCost> EstimateCosts(const Graph& graph, const HardwareProfile& p
   std::vector<NodeCost> costs;
   costs.reserve(graph.nodes.size());
   for (const Node& node : graph.nodes) costs.push_back(EstimateNodeCost(graph, node, profile));
+  if (profile.compute.fuse_attention) {
+    CostAsFusedKernels(profile, FindAttentionBlocks(graph), costs);
+  }
   return costs;
 }
 

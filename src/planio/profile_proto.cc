@@ -61,6 +61,7 @@ void ProfileToProto(const HardwareProfile& profile, pb::Plan& plan) {
   compute->set_memory_bandwidth_bytes_per_s(profile.compute.memory_bandwidth_bytes_per_s);
   compute->set_efficiency_ppm(profile.compute.efficiency_ppm);
   compute->set_kernel_launch_overhead_ns(profile.compute.kernel_launch_overhead_ns);
+  compute->set_fuse_attention(profile.compute.fuse_attention);
   for (const ClassRule& rule : profile.class_rules) {
     pb::ClassRule* entry = out->add_class_rules();
     entry->set_value_class(ToProto(rule.value_class));
@@ -106,6 +107,7 @@ HardwareProfile ProfileFromProto(const pb::Plan& plan, const std::string& plan_p
   profile.compute.memory_bandwidth_bytes_per_s = in.compute().memory_bandwidth_bytes_per_s();
   profile.compute.efficiency_ppm = in.compute().efficiency_ppm();
   profile.compute.kernel_launch_overhead_ns = in.compute().kernel_launch_overhead_ns();
+  profile.compute.fuse_attention = in.compute().fuse_attention();
   for (const pb::ClassRule& rule : in.class_rules()) {
     const std::optional<ValueClass> value_class = FromProto(rule.value_class());
     if (!value_class) fail("provenance.profile.class_rules: unknown value class");

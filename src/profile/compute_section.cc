@@ -3,7 +3,8 @@
 // Checks: at least one peak, each keyed by an element type dtype.h knows (aliases such as
 // bf16 count as the type they name, so bf16 and bfloat16 together are a repeat) and a
 // positive FLOP/s rate; memory bandwidth positive; efficiency a fraction in (0, 1] stored
-// exactly in parts per million; launch overhead a duration. Cost: linear in the entries.
+// exactly in parts per million; launch overhead a duration; fuse_attention a boolean (default
+// true). Cost: linear in the entries.
 #include <fmt/format.h>
 
 #include <array>
@@ -14,11 +15,12 @@
 namespace hyperplan::profile {
 namespace {
 
-constexpr std::array<KeySpec, 4> kComputeKeys = {{
+constexpr std::array<KeySpec, 5> kComputeKeys = {{
     {"peak", true},
     {"memory_bandwidth", true},
     {"efficiency", false},
     {"kernel_launch_overhead", false},
+    {"fuse_attention", false},
 }};
 
 constexpr int kPpmDigits = 6;  // efficiency is kept in parts per million
@@ -82,6 +84,9 @@ void ReadCompute(const Field& field, ComputeSpec& compute, Diagnostics& diagnost
   if (const Field* overhead = mapping->Find("kernel_launch_overhead")) {
     compute.kernel_launch_overhead_ns =
         ReadQuantity(*overhead, Quantity::kDuration, Sign::kNonNegative, diagnostics).value_or(0);
+  }
+  if (const Field* fuse = mapping->Find("fuse_attention")) {
+    compute.fuse_attention = ReadBool(*fuse, diagnostics).value_or(compute.fuse_attention);
   }
 }
 

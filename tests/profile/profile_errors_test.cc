@@ -118,6 +118,12 @@ tiers:
   - {name: hbm, capacity: 1GB, device: "true"}
 compute: {peak: {float: 1TFLOPS}, memory_bandwidth: 1TB/s}
 )yaml") == "bad.yaml:3:40: tiers[0].device: expected true or false, found 'true' (quoted)");
+  // "compute: {peak: {float: 1TFLOPS}, memory_bandwidth: 1TB/s, fuse_attention: " is 75
+  // chars, so the value is column 76.
+  CHECK(Problems(R"yaml(name: t
+tiers: [{name: hbm, capacity: 1GB, device: true}]
+compute: {peak: {float: 1TFLOPS}, memory_bandwidth: 1TB/s, fuse_attention: 1}
+)yaml") == "bad.yaml:3:76: compute.fuse_attention: expected true or false, found '1'");
 }
 
 TEST_CASE("Sources: a mapping of tag to citation", "[profile][errors]") {

@@ -30,6 +30,7 @@ compute:
   CHECK(profile.compute.memory_bandwidth_bytes_per_s == 1'000'000'000'000);
   CHECK(profile.compute.efficiency_ppm == 1'000'000);  // default 1
   CHECK(profile.compute.kernel_launch_overhead_ns == 0);
+  CHECK(profile.compute.fuse_attention);       // default: the runtime fuses attention
   CHECK(profile.weight_home_tier == kNoTier);  // no other tier at all
   CHECK(profile.class_rules.empty());
   CHECK(profile.tiers[0].alignment_bytes == 256);  // the default for every tier in a file
@@ -150,6 +151,15 @@ compute:
   CHECK(profile.compute.memory_bandwidth_bytes_per_s == 2'500'000'000'000);
   CHECK(profile.compute.efficiency_ppm == 125'000);  // 0.125 * 10^6
   CHECK(profile.compute.kernel_launch_overhead_ns == 1'500);
+}
+
+TEST_CASE("fuse_attention: false describes an eager runtime", "[profile][yaml]") {
+  const HardwareProfile profile = ParseProfileYaml(R"yaml(name: t
+tiers: [{name: hbm, capacity: 1GB, device: true}]
+compute: {peak: {float: 1TFLOPS}, memory_bandwidth: 1TB/s, fuse_attention: false}
+)yaml",
+                                                   "t.yaml");
+  CHECK_FALSE(profile.compute.fuse_attention);
 }
 
 TEST_CASE("Class rules keep document order, one pattern or a list", "[profile][yaml]") {

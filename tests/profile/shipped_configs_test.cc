@@ -173,7 +173,7 @@ TEST_CASE("configs/rtx-4090.yaml", "[profile][configs]") {
   CHECK(profile.PeakFlopsPerS(DType::kFloat32) == 82'600'000'000'000);
   CHECK(profile.compute.memory_bandwidth_bytes_per_s == 1'008'000'000'000);  // 1008GB/s
   CHECK(profile.weight_home_tier == profile.FindTier("ddr"));
-  CHECK(profile.sources.size() == 3);
+  CHECK(profile.sources.size() == 4);  // ADA-WP, PCIe4, NVMe, SDPA
 }
 
 TEST_CASE("configs/l40s.yaml", "[profile][configs]") {
@@ -223,6 +223,7 @@ TEST_CASE("Every shipped profile has a description and cites its sources", "[pro
     const HardwareProfile profile = LoadShipped(name + ".yaml");
     CHECK_FALSE(profile.description.empty());
     CHECK_FALSE(profile.sources.empty());
+    CHECK(profile.compute.fuse_attention);  // every shipped runtime fuses attention
     for (const ProfileSource& source : profile.sources) {
       CHECK_FALSE(source.tag.empty());
       CHECK_FALSE(source.citation.empty());
