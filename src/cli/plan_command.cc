@@ -24,6 +24,7 @@
 #include "contenders/portfolio.h"
 #include "files/atomic_write.h"
 #include "files/output_guard.h"
+#include "hyperplan/attention_pattern.h"
 #include "hyperplan/error.h"
 #include "hyperplan/loop.h"
 #include "hyperplan/plan/bottleneck.h"
@@ -354,6 +355,11 @@ GateOutcome PlanAndWrite(const PlanFlags& flags, plan::v1::RunSummary& summary) 
   Progress progress(stderr, Progress::WantedOnStderr(QuietRequested()), 4);
   progress.Stage("importing model");
   const ModelInputs inputs = ImportModel(flags, guard, summary);
+  RecordAttention(inputs.graph, inputs.profile, summary);
+  if (const std::string attention = DescribeAttentionCosting(inputs.graph, inputs.profile);
+      !attention.empty()) {
+    spdlog::info("{}: attention: {}", flags.inputs.model_path, attention);
+  }
   planio::PlanProvenance provenance = MakeProvenance(flags);
   AddLoopOptions(flags, inputs.graph, provenance.options);
   const std::optional<NodeTimesInput> node_times =

@@ -1,6 +1,7 @@
 // The CI summary of a plan run (see run_summary.h).
 #include "run_summary.h"
 
+#include "hyperplan/attention_pattern.h"
 #include "planio/plan_file.h"
 
 namespace hyperplan::cli {
@@ -53,6 +54,11 @@ void RecordBottleneck(const HardwareProfile& profile, const Bottleneck& bottlene
     entry->set_link(profile.tiers[link.from].name + "->" + profile.tiers[link.to].name);
     entry->set_busy_ns(bottleneck.link_busy_ns[l]);
   }
+void RecordAttention(const Graph& graph, const HardwareProfile& profile,
+                     plan::v1::RunSummary& summary) {
+  const auto blocks = static_cast<int64_t>(FindAttentionBlocks(graph).size());
+  summary.set_attention_blocks(blocks);
+  summary.set_attention_fused(blocks > 0 && profile.compute.fuse_attention);
 }
 
 void RecordGate(const GateOutcome& gate, plan::v1::RunSummary& summary) {

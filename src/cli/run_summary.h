@@ -10,6 +10,7 @@
 #include <string>
 
 #include "hyperplan/error.h"
+#include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
 #include "hyperplan/plan/bottleneck.h"
 #include "plan_gate.h"
@@ -24,6 +25,9 @@ void RecordPlan(const plan::v1::Plan& plan, const std::string& plan_sha256,
 // What bounds the plan's iteration (bottleneck.h), for the fields it documents.
 void RecordBottleneck(const HardwareProfile& profile, const Bottleneck& bottleneck,
                       plan::v1::RunSummary& summary);
+// How many attention blocks the model spells out, and whether the profile costs them fused.
+void RecordAttention(const Graph& graph, const HardwareProfile& profile,
+                     plan::v1::RunSummary& summary);
 
 // The run ended at the gate: ok, over budget (6) or over the overhead target (7).
 void RecordGate(const GateOutcome& gate, plan::v1::RunSummary& summary);

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "hyperplan/attention_pattern.h"
 #include "hyperplan/names.h"
 #include "hyperplan/plan/bottleneck.h"
 #include "hyperplan/plan/layer_summary.h"
@@ -198,6 +199,10 @@ std::string FormatPlanSummary(const Graph& graph, const HardwareProfile& profile
   out << "  residency: " << DescribeLayerResidency(graph, profile, plan) << "\n";
   out << "  bottleneck: "
       << DescribeBottleneck(profile, FindBottleneck(graph, profile, plan, plan.timeline)) << "\n";
+  // Which cost the spelled-out attention blocks got (attention_pattern.h); none, no line.
+  if (std::string attention = DescribeAttentionCosting(graph, profile); !attention.empty()) {
+    out << "  attention: " << attention << "\n";
+  }
   FormatDecisions(graph, profile, plan, top_decisions, out);
   return out.str();
 }
