@@ -36,14 +36,27 @@ struct Link {
   int32_t channels = 1;               // copy streams that may run at once on this link
 };
 
+// How the runtime issues kernels: one host launch each (eager), or replayed from a captured
+// graph (CUDA graphs, HIP graphs), where each kernel costs only the device-side gap.
+enum class LaunchMode { kEager, kGraph };
+
 struct ComputeSpec {
   std::map<DType, int64_t> peak_flops_per_s;  // dense peak per element type
-  int64_t memory_bandwidth_bytes_per_s = 0;   // device memory bandwidth
-  int64_t efficiency_ppm = 1'000'000;         // fraction of peak reached, parts per million
-  int64_t kernel_launch_overhead_ns = 0;      // added to every node
   // The runtime runs spelled-out attention (MatMul, Softmax, MatMul and the repeated cache) as
   // one fused kernel, as FlashAttention, PyTorch's SDPA and ONNX Runtime's fusion do.
   bool fuse_attention = true;
+  int64_t memory_bandwidth_bytes_per_s = 0;   // device memory bandwidth, datasheet peak
+  int64_t efficiency_ppm = 1'000'000;         // fraction of peak FLOP/s reached, ppm
+  // Sustained over peak device memory bandwidth (a STREAM-like measurement), ppm.
+  int64_t memory_efficiency_ppm = 1'000'000;
+  int64_t kernel_launch_overhead_ns = 0;  // per kernel launched eagerly
+  LaunchMode launch_mode = LaunchMode::kEager;
+  int64_t graph_kernel_overhead_ns = 0;  // per kernel replayed from a captured graph
+
+  // What one kernel costs to start under the launch mode.
+  int64_t LaunchOverheadNs() const {
+    return launch_mode == LaunchMode::kGraph ? graph_kernel_overhead_ns : kernel_launch_overhead_ns;
+  }
 };
 
 // A user rule: values whose name matches `regex` (ECMAScript, whole name) get `value_class`.

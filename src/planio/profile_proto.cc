@@ -62,6 +62,9 @@ void ProfileToProto(const HardwareProfile& profile, pb::Plan& plan) {
   compute->set_efficiency_ppm(profile.compute.efficiency_ppm);
   compute->set_kernel_launch_overhead_ns(profile.compute.kernel_launch_overhead_ns);
   compute->set_fuse_attention(profile.compute.fuse_attention);
+  compute->set_memory_efficiency_ppm(profile.compute.memory_efficiency_ppm);
+  compute->set_graph_launch(profile.compute.launch_mode == LaunchMode::kGraph);
+  compute->set_graph_kernel_overhead_ns(profile.compute.graph_kernel_overhead_ns);
   for (const ClassRule& rule : profile.class_rules) {
     pb::ClassRule* entry = out->add_class_rules();
     entry->set_value_class(ToProto(rule.value_class));
@@ -108,6 +111,12 @@ HardwareProfile ProfileFromProto(const pb::Plan& plan, const std::string& plan_p
   profile.compute.efficiency_ppm = in.compute().efficiency_ppm();
   profile.compute.kernel_launch_overhead_ns = in.compute().kernel_launch_overhead_ns();
   profile.compute.fuse_attention = in.compute().fuse_attention();
+  if (in.compute().memory_efficiency_ppm() > 0) {
+    profile.compute.memory_efficiency_ppm = in.compute().memory_efficiency_ppm();
+  }
+  profile.compute.launch_mode =
+      in.compute().graph_launch() ? LaunchMode::kGraph : LaunchMode::kEager;
+  profile.compute.graph_kernel_overhead_ns = in.compute().graph_kernel_overhead_ns();
   for (const pb::ClassRule& rule : in.class_rules()) {
     const std::optional<ValueClass> value_class = FromProto(rule.value_class());
     if (!value_class) fail("provenance.profile.class_rules: unknown value class");

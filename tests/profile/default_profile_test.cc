@@ -32,6 +32,9 @@ TEST_CASE("DefaultProfile is configs/supernode.yaml, compiled in", "[profile][de
   CHECK(embedded.compute.peak_flops_per_s == file.compute.peak_flops_per_s);
   CHECK(embedded.compute.memory_bandwidth_bytes_per_s == file.compute.memory_bandwidth_bytes_per_s);
   CHECK(embedded.compute.efficiency_ppm == file.compute.efficiency_ppm);
+  CHECK(embedded.compute.memory_efficiency_ppm == file.compute.memory_efficiency_ppm);
+  CHECK(embedded.compute.launch_mode == file.compute.launch_mode);
+  CHECK(embedded.compute.LaunchOverheadNs() == file.compute.LaunchOverheadNs());
   CHECK(embedded.device_tier == file.device_tier);
   CHECK(embedded.weight_home_tier == file.weight_home_tier);
 

@@ -361,6 +361,29 @@ TEST_CASE("Efficiency must be a fraction above 0 and at most 1", "[profile][erro
         "decimal number such as 0.7, found '%'");
 }
 
+TEST_CASE("Memory efficiency and the launch mode are checked", "[profile][errors]") {
+  // Line 6 holds the key under test; "  memory_efficiency: " is 21 chars -> column 22,
+  // "  launch: " 10 -> column 11.
+  auto with = [](const std::string& line) {
+    return Problems(
+        "name: t\n"
+        "tiers: [{name: hbm, capacity: 1GB, device: true}]\n"
+        "compute:\n"
+        "  peak: {float: 1TFLOPS}\n"
+        "  memory_bandwidth: 1TB/s\n" +
+        line + "\n");
+  };
+  CHECK(with("  memory_efficiency: 1.2") ==
+        "bad.yaml:6:22: compute.memory_efficiency: 1.2 is out of range; expected a fraction "
+        "greater than 0 and at most 1");
+  CHECK(with("  launch: graph") ==
+        "bad.yaml:6:11: compute.launch: graph needs compute.graph_kernel_overhead, the cost of "
+        "one kernel replayed from a captured graph");
+  CHECK(with("  launch: lazy") ==
+        "bad.yaml:6:11: compute.launch: unknown launch mode 'lazy'; expected eager (one host "
+        "launch per kernel) or graph (replayed from a captured graph)");
+}
+
 TEST_CASE("Compute peaks: element types known, once each, at least one", "[profile][errors]") {
   // Keys at column 5 ("    bf16"); bf16 names bfloat16, already given on line 5.
   CHECK(Problems(R"yaml(name: t

@@ -31,6 +31,9 @@ compute:
   CHECK(profile.compute.efficiency_ppm == 1'000'000);  // default 1
   CHECK(profile.compute.kernel_launch_overhead_ns == 0);
   CHECK(profile.compute.fuse_attention);       // default: the runtime fuses attention
+  CHECK(profile.compute.memory_efficiency_ppm == 1'000'000);  // default 1: the datasheet
+  CHECK(profile.compute.launch_mode == LaunchMode::kEager);   // default eager
+  CHECK(profile.compute.graph_kernel_overhead_ns == 0);
   CHECK(profile.weight_home_tier == kNoTier);  // no other tier at all
   CHECK(profile.class_rules.empty());
   CHECK(profile.tiers[0].alignment_bytes == 256);  // the default for every tier in a file
@@ -160,6 +163,25 @@ compute: {peak: {float: 1TFLOPS}, memory_bandwidth: 1TB/s, fuse_attention: false
 )yaml",
                                                    "t.yaml");
   CHECK_FALSE(profile.compute.fuse_attention);
+}
+
+TEST_CASE("Sustained bandwidth and graph launches are read exactly", "[profile][yaml]") {
+  const HardwareProfile profile = ParseProfileYaml(R"yaml(name: t
+tiers: [{name: hbm, capacity: 1GB, device: true}]
+compute:
+  peak: {float: 1TFLOPS}
+  memory_bandwidth: 3.35TB/s
+  memory_efficiency: 0.866
+  kernel_launch_overhead: 5us
+  launch: graph
+  graph_kernel_overhead: 0.5us
+)yaml",
+                                                   "t.yaml");
+  CHECK(profile.compute.memory_efficiency_ppm == 866'000);  // 0.866 * 10^6
+  CHECK(profile.compute.launch_mode == LaunchMode::kGraph);
+  CHECK(profile.compute.graph_kernel_overhead_ns == 500);     // 0.5 us
+  CHECK(profile.compute.kernel_launch_overhead_ns == 5'000);  // kept, unused under graph
+  CHECK(profile.compute.LaunchOverheadNs() == 500);
 }
 
 TEST_CASE("Class rules keep document order, one pattern or a list", "[profile][yaml]") {

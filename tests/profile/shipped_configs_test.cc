@@ -68,6 +68,9 @@ TEST_CASE("configs/h100-sxm.yaml", "[profile][configs]") {
   CHECK(profile.compute.memory_bandwidth_bytes_per_s == 3'350'000'000'000);  // 3.35 * 10^12
   CHECK(profile.compute.efficiency_ppm == 700'000);                          // 0.7 * 10^6
   CHECK(profile.compute.kernel_launch_overhead_ns == 5'000);
+  CHECK(profile.compute.memory_efficiency_ppm == 866'000);   // 0.866: 2.9 of 3.35 TB/s
+  CHECK(profile.compute.launch_mode == LaunchMode::kGraph);  // decode servers capture graphs
+  CHECK(profile.compute.LaunchOverheadNs() == 500);          // 3.4 - 2.9 us per kernel
   // No placement section: ddr is the first non-device tier linked both ways to hbm.
   CHECK(profile.weight_home_tier == profile.FindTier("ddr"));
   CHECK(profile.class_rules.empty());
@@ -150,8 +153,10 @@ TEST_CASE("configs/supernode.yaml", "[profile][configs]") {
   CHECK(profile.compute.memory_bandwidth_bytes_per_s == 3'200'000'000'000);  // 3.2 * 10^12
   CHECK(profile.compute.efficiency_ppm == 700'000);
   CHECK(profile.compute.kernel_launch_overhead_ns == 5'000);
-  CHECK(profile.weight_home_tier == 1);  // placement.weight_home: pool
-  CHECK(profile.class_rules.empty());    // the classes example is commented out
+  CHECK(profile.compute.launch_mode == LaunchMode::kEager);   // no graph mode in the sources
+  CHECK(profile.compute.memory_efficiency_ppm == 1'000'000);  // no sustained figure: datasheet
+  CHECK(profile.weight_home_tier == 1);                       // placement.weight_home: pool
+  CHECK(profile.class_rules.empty());  // the classes example is commented out
 }
 
 TEST_CASE("configs/rtx-4090.yaml", "[profile][configs]") {
@@ -173,7 +178,7 @@ TEST_CASE("configs/rtx-4090.yaml", "[profile][configs]") {
   CHECK(profile.PeakFlopsPerS(DType::kFloat32) == 82'600'000'000'000);
   CHECK(profile.compute.memory_bandwidth_bytes_per_s == 1'008'000'000'000);  // 1008GB/s
   CHECK(profile.weight_home_tier == profile.FindTier("ddr"));
-  CHECK(profile.sources.size() == 4);  // ADA-WP, PCIe4, NVMe, SDPA
+  CHECK(profile.sources.size() == 5);  // ADA-WP, PCIe4, NVMe, SDPA and CUDA-GRAPHS
 }
 
 TEST_CASE("configs/l40s.yaml", "[profile][configs]") {
