@@ -2,7 +2,10 @@
 #include "hyperplan/cost.h"
 
 #include <catch2/catch.hpp>
+#include <string>
+#include <vector>
 
+#include "hyperplan/loop.h"
 #include "support/tiny_graph.h"
 
 using namespace hyperplan;
@@ -60,8 +63,13 @@ TEST_CASE("attention FLOPs use the full key length from present_key") {
   const ValueId pk = Tensor(graph, "pk", {1, 2, 24, 16}, DType::kFloat16);  // 24 keys
   const ValueId pv = Tensor(graph, "pv", {1, 2, 24, 16}, DType::kFloat16);
   Op(graph, "gqa", "GroupQueryAttention", {q, k, v}, {out, pk, pv});
-  CHECK(NodeFlops(graph, graph.nodes[0]) == 4 * 512 * 24);
+  // GQA is causal: 8 new queries after 24 - 8 = 16 earlier keys attend 8 * 16 + 8 * 9 / 2 =
+  // 164 (query, key) pairs; 4 FLOPs per query element (512 / 8 = 64 per query) per pair.
+  CHECK(NodeFlops(graph, graph.nodes[0]) == 4 * 64 * 164);
   CHECK(ComputeDType(graph, graph.nodes[0]) == DType::kFloat16);
+  Op(graph, "mha", "MultiHeadAttention", {q, k, v}, {out, pk, pv});
+  // MultiHeadAttention without `unidirectional` attends every key: 4 * 512 * 24.
+  CHECK(NodeFlops(graph, graph.nodes[1]) == 4 * 512 * 24);
 }
 
 TEST_CASE("views are free, elementwise ops cost one FLOP per output element") {
@@ -86,4 +94,208 @@ TEST_CASE("transfer time is latency plus bytes over bandwidth, rounded up, witho
   const Link fast{0, 1, 3'350'000'000'000, 0, 1};  // 3.35 TB/s
   // 1e12 B / 3.35e12 B/s = 0.29850746268... s = 298507462.68 ns -> 298507463
   CHECK(TransferTimeNs(fast, 1'000'000'000'000) == 298'507'463);
+}
+
+namespace {
+
+// A graph input / output pair for the loop rewrite (loop.h).
+ValueId LoopInput(Graph& graph, const std::string& name, std::vector<int64_t> shape) {
+  const ValueId id = Tensor(graph, name, std::move(shape), DType::kFloat16);
+  graph.values[id].is_graph_input = true;
+  graph.inputs.push_back(id);
+  return id;
+}
+
+ValueId LoopOutput(Graph& graph, const std::string& name, std::vector<int64_t> shape) {
+  const ValueId id = Tensor(graph, name, std::move(shape), DType::kFloat16);
+  graph.values[id].is_graph_output = true;
+  graph.outputs.push_back(id);
+  return id;
+}
+
+// One GroupQueryAttention decode step over a cache of `past_rows` rows growing to
+// `present_rows`: q [1, 1, 64], k and v [1, 1, 16], caches [1, 1, rows, 16], all float16.
+struct DecodeStep {
+  Graph graph;
+  std::vector<ValueAlias> aliases;
+};
+
+DecodeStep GqaDecode(int64_t past_rows, int64_t present_rows) {
+  DecodeStep step;
+  Graph& g = step.graph;
+  const ValueId q = Tensor(g, "q", {1, 1, 64}, DType::kFloat16);  // 128 B
+  const ValueId k = Tensor(g, "k", {1, 1, 16}, DType::kFloat16);  // 32 B
+  const ValueId v = Tensor(g, "v", {1, 1, 16}, DType::kFloat16);  // 32 B
+  const ValueId past_k = LoopInput(g, "past_k", {1, 1, past_rows, 16});
+  const ValueId past_v = LoopInput(g, "past_v", {1, 1, past_rows, 16});
+  const ValueId out = Tensor(g, "out", {1, 1, 64}, DType::kFloat16);  // 128 B
+  const ValueId present_k = LoopOutput(g, "present_k", {1, 1, present_rows, 16});
+  const ValueId present_v = LoopOutput(g, "present_v", {1, 1, present_rows, 16});
+  Op(g, "gqa", "GroupQueryAttention", {q, k, v, past_k, past_v}, {out, present_k, present_v});
+  step.aliases = {{present_k, past_k}, {present_v, past_v}};
+  return step;
+}
+
+}  // namespace
+
+TEST_CASE("fused attention reads its KV cache once and writes the appended rows") {
+  const DecodeStep step = GqaDecode(7, 8);  // past 7 rows = 224 B, present 8 rows = 256 B
+  // q 128 + k 32 + v 32 + out 128, plus per cache one read of the past (224) and the appended
+  // row (256 - 224 = 32): 320 + 2 * 256 = 832 B. (A full read of past and write of present
+  // would be 320 + 2 * (224 + 256) = 1280.)
+  CHECK(NodeBytes(step.graph, step.graph.nodes[0]) == 832);
+  // Decode: 1 query attends all 8 keys: 4 * 64 * 8.
+  CHECK(NodeFlops(step.graph, step.graph.nodes[0]) == 2048);
+
+  // The loop graph updates the cache in place (present leaves the node; past grows to 256 B
+  // with 32 B written): the same 832 B and the same 8 keys.
+  const Graph loop = LoopGraph(step.graph, step.aliases);
+  CHECK(loop.nodes[0].outputs.size() == 1);
+  CHECK(NodeBytes(loop, loop.nodes[0]) == 832);
+  CHECK(NodeFlops(loop, loop.nodes[0]) == 2048);
+  // Unit rates: 832 B at 1 B/ns against 2048 FLOP at 1 FLOP/ns: compute-bound, 2048 ns.
+  const NodeCost cost = EstimateCosts(loop, UnitProfile())[0];
+  CHECK(cost.memory_ns == 832);
+  CHECK(cost.compute_ns == 2048);
+  CHECK(cost.time_ns == 2048);
+}
+
+TEST_CASE("a shared past/present KV buffer is read whole and written one new row") {
+  const DecodeStep step = GqaDecode(8, 8);  // one 8-row buffer, 256 B, before and after
+  // 320 B of q, k, v, out; per cache the buffer read (256) and one row of 256 / 8 = 32 B.
+  CHECK(NodeBytes(step.graph, step.graph.nodes[0]) == 320 + 2 * (256 + 32));
+  const Graph loop = LoopGraph(step.graph, step.aliases);
+  CHECK(NodeBytes(loop, loop.nodes[0]) == 320 + 2 * (256 + 32));
+  CHECK(NodeFlops(loop, loop.nodes[0]) == 4 * 64 * 8);  // the whole buffer is attended
+}
+
+TEST_CASE("causal prefill without a past attends about half the pairs") {
+  Graph graph;
+  const ValueId q = Tensor(graph, "q", {1, 16, 8});  // 16 queries of 8 elements
+  const ValueId k = Tensor(graph, "k", {1, 16, 4});
+  const ValueId v = Tensor(graph, "v", {1, 16, 4});
+  const ValueId out = Tensor(graph, "out", {1, 16, 8});
+  const ValueId pk = Tensor(graph, "pk", {1, 1, 16, 4});
+  const ValueId pv = Tensor(graph, "pv", {1, 1, 16, 4});
+  Op(graph, "gqa", "GroupQueryAttention", {q, k, v}, {out, pk, pv});
+  // Query i of 16 sees keys 1..i: 16 * 17 / 2 = 136 pairs (of 256), 4 * 8 FLOPs each.
+  CHECK(NodeFlops(graph, graph.nodes[0]) == 4 * 8 * 136);
+  // No past: the present is written whole; q 512 + k 256 + v 256 + out 512 + 2 * 256.
+  CHECK(NodeBytes(graph, graph.nodes[0]) == 2048);
+
+  Graph onnx;
+  const ValueId oq = Tensor(onnx, "q", {1, 2, 16, 4});  // opset 23, [B, heads, S, head_dim]
+  const ValueId ok = Tensor(onnx, "k", {1, 2, 16, 4});
+  const ValueId ov = Tensor(onnx, "v", {1, 2, 16, 4});
+  const ValueId oy = Tensor(onnx, "y", {1, 2, 16, 4});
+  const NodeId attention = Op(onnx, "attn", "Attention", {oq, ok, ov}, {oy});
+  // Without is_causal: 16 * 16 pairs of 128 / 16 = 8 elements per query.
+  CHECK(NodeFlops(onnx, onnx.nodes[attention]) == 4 * 8 * 256);
+  onnx.nodes[attention].int_attributes["is_causal"] = 1;
+  CHECK(NodeFlops(onnx, onnx.nodes[attention]) == 4 * 8 * 136);
+}
+
+TEST_CASE("an in-place append charges only the appended bytes") {
+  Graph model;
+  const ValueId past = LoopInput(model, "past", {1, 1, 7, 16});              // 224 B
+  const ValueId row = Tensor(model, "row", {1, 1, 1, 16}, DType::kFloat16);  // 32 B
+  const ValueId present = LoopOutput(model, "present", {1, 1, 8, 16});       // 256 B
+  Op(model, "append", "Concat", {past, row}, {present});
+  CHECK(NodeBytes(model, model.nodes[0]) == 224 + 32 + 256);  // a copy into a new buffer
+  const Graph loop = LoopGraph(model, {{present, past}});
+  // In place: the new row is read (32) and written after the past (written_bytes 32); the
+  // past itself is not touched.
+  CHECK(NodeBytes(loop, loop.nodes[0]) == 64);
+
+  Graph optimizer;  // an overwrite in place: read the whole state and write it whole
+  const ValueId w = LoopInput(optimizer, "w", {4, 16});  // 128 B
+  const ValueId grad = Tensor(optimizer, "grad", {4, 16}, DType::kFloat16);
+  const ValueId updated = LoopOutput(optimizer, "w.updated", {4, 16});
+  Op(optimizer, "step", "Sub", {w, grad}, {updated});
+  const Graph step = LoopGraph(optimizer, {{updated, w}});
+  CHECK(NodeBytes(step, step.nodes[0]) == 128 + 128 + 128);  // w read, grad read, w written
+}
+
+TEST_CASE("views launch nothing; other nodes pay the launch mode's cost") {
+  Graph graph;
+  const ValueId x = Tensor(graph, "x", {10});
+  const ValueId y = Tensor(graph, "y", {10});
+  const ValueId z = Tensor(graph, "z", {10});
+  Op(graph, "reshape", "Reshape", {x}, {y});
+  Op(graph, "relu", "Relu", {y}, {z});
+  HardwareProfile profile = UnitProfile();
+  profile.compute.kernel_launch_overhead_ns = 5;
+  profile.compute.graph_kernel_overhead_ns = 2;
+  std::vector<NodeCost> costs = EstimateCosts(graph, profile);
+  CHECK(costs[0].time_ns == 0);  // a view: no kernel, no launch
+  CHECK(costs[0].launch_ns == 0);
+  CHECK(costs[1].launch_ns == 5);     // eager by default
+  CHECK(costs[1].time_ns == 80 + 5);  // 80 B at 1 B/ns, plus the launch
+  profile.compute.launch_mode = LaunchMode::kGraph;
+  costs = EstimateCosts(graph, profile);
+  CHECK(costs[0].time_ns == 0);
+  CHECK(costs[1].compute_ns == 10);  // 10 FLOP at 1 FLOP/ns
+  CHECK(costs[1].memory_ns == 80);
+  CHECK(costs[1].launch_ns == 2);  // the graph replay's per-kernel cost
+  CHECK(costs[1].time_ns == 82);
+}
+
+TEST_CASE("memory_efficiency scales the bandwidth bytes move at") {
+  Graph graph;
+  const ValueId x = Tensor(graph, "x", {10});
+  const ValueId z = Tensor(graph, "z", {10});
+  Op(graph, "relu", "Relu", {x}, {z});
+  HardwareProfile profile = UnitProfile();
+  profile.compute.memory_efficiency_ppm = 800'000;  // 0.8 B/ns sustained
+  // 80 B / 0.8 B/ns = 100 ns; compute stays 10 ns.
+  CHECK(EstimateCosts(graph, profile)[0].memory_ns == 100);
+  CHECK(EstimateCosts(graph, profile)[0].time_ns == 100);
+}
+
+TEST_CASE("gathers charge the rows they read, not the table") {
+  Graph graph;
+  const ValueId table = Tensor(graph, "table", {1000, 16});         // 64000 B
+  const ValueId ids = Tensor(graph, "ids", {1, 4}, DType::kInt64);  // 32 B
+  const ValueId rows = Tensor(graph, "rows", {1, 4, 16});           // 256 B
+  Op(graph, "embed", "Gather", {table, ids}, {rows});
+  // 256 B of rows read from the table + 32 B of indices + 256 B written.
+  CHECK(NodeBytes(graph, graph.nodes[0]) == 544);
+  CHECK(EstimateCosts(graph, UnitProfile())[0].time_ns == 544);
+}
+
+TEST_CASE("rotary embedding reads the cos/sin rows of the positions it rotates") {
+  Graph graph;
+  const ValueId x = Tensor(graph, "x", {1, 2, 32}, DType::kFloat16);            // 128 B
+  const ValueId positions = Tensor(graph, "positions", {1, 2}, DType::kInt64);  // 16 B
+  const ValueId cos = Tensor(graph, "cos", {100, 8}, DType::kFloat16);          // 16 B a row
+  const ValueId sin = Tensor(graph, "sin", {100, 8}, DType::kFloat16);
+  const ValueId y = Tensor(graph, "y", {1, 2, 32}, DType::kFloat16);  // 128 B
+  const NodeId rope = Op(graph, "rope", "RotaryEmbedding", {x, positions, cos, sin}, {y});
+  graph.nodes[rope].domain = "com.microsoft";
+  // x 128 + positions 16 + y 128 + 2 tokens' rows of cos and sin (2 * 2 * 16 = 64).
+  CHECK(NodeBytes(graph, graph.nodes[rope]) == 336);
+}
+
+TEST_CASE("scatters write their updates, in place on data nothing else reads") {
+  Graph graph;
+  const ValueId data = Tensor(graph, "data", {100, 16});                    // 6400 B
+  const ValueId indices = Tensor(graph, "indices", {2, 1}, DType::kInt64);  // 16 B
+  const ValueId updates = Tensor(graph, "updates", {2, 16});                // 128 B
+  const ValueId out = Tensor(graph, "out", {100, 16});
+  graph.values[data].is_graph_input = true;
+  graph.inputs.push_back(data);
+  Op(graph, "scatter", "ScatterND", {data, indices, updates}, {out});
+  // The caller's input cannot be overwritten: copied (6400 read + 6400 written), then the
+  // indices (16) and the updates read and written (2 * 128).
+  CHECK(NodeBytes(graph, graph.nodes[0]) == 16 + 256 + 12800);
+
+  Graph chained;  // data made by an earlier node and read by nobody else: updated in place
+  const ValueId seed = Tensor(chained, "seed", {100, 16});
+  const ValueId made = Tensor(chained, "made", {100, 16});
+  const ValueId cidx = Tensor(chained, "indices", {2, 1}, DType::kInt64);
+  const ValueId cupd = Tensor(chained, "updates", {2, 16});
+  const ValueId cout = Tensor(chained, "out", {100, 16});
+  Op(chained, "make", "Relu", {seed}, {made});
+  Op(chained, "scatter", "ScatterND", {made, cidx, cupd}, {cout});
+  CHECK(NodeBytes(chained, chained.nodes[1]) == 16 + 256);
 }
