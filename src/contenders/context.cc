@@ -28,11 +28,8 @@ ContenderContext BuildContenderContext(const Graph& model, const HardwareProfile
     throw Error(ErrorKind::kProfile, "profile '" + profile.name + "': no device tier");
   }
   const size_t node_count = model.nodes.size();  // the loop graph keeps the node ids
-  if (node_time_ns.empty()) {
-    for (const NodeCost& cost : EstimateCosts(model, profile)) {
-      node_time_ns.push_back(cost.time_ns);
-    }
-  } else if (node_time_ns.size() != node_count) {
+  // Empty node times are estimated by BuildProblem on the graph planned (the loop graph).
+  if (!node_time_ns.empty() && node_time_ns.size() != node_count) {
     throw Error(ErrorKind::kUsage, "node times: " + std::to_string(node_time_ns.size()) +
                                        " entries for " + std::to_string(node_count) + " nodes");
   }

@@ -43,7 +43,9 @@ Problem BuildProblem(const Graph& model, const HardwareProfile& profile,
   problem.model = &model;
   problem.profile = &profile;
   problem.order = ModelOrder(graph);
-  problem.node_time_ns = std::move(node_time_ns);
+  // Node times of the graph planned: on the loop graph an in-place update costs what it changes.
+  problem.node_time_ns =
+      node_time_ns.empty() ? planner::NodeTimes(graph, profile, {}) : std::move(node_time_ns);
   problem.lifetimes = AnalyzeLifetimes(graph, problem.order);
   problem.routes = FindDeviceRoutes(profile);
   problem.homes = DecideHomes(graph, profile, problem.routes, problem.persistent);
@@ -55,9 +57,12 @@ Problem BuildProblem(const Graph& model, const HardwareProfile& profile,
   CheckPlanInputs(profile, options);
   const LoopSpec loop{!options.single_run,
                       options.single_run ? std::vector<ValueAlias>{} : options.aliases};
-  // Node times of the model itself: the loop graph's in-place rewrite must not change them.
-  return BuildProblem(model, profile, planner::NodeTimes(model, profile, options.node_time_ns),
-                      loop);
+  // Given node times are checked here; estimated ones come from the graph planned (above).
+  std::vector<int64_t> node_time_ns;
+  if (!options.node_time_ns.empty()) {
+    node_time_ns = planner::NodeTimes(model, profile, options.node_time_ns);
+  }
+  return BuildProblem(model, profile, std::move(node_time_ns), loop);
 }
 
 }  // namespace hyperplan
