@@ -7,7 +7,9 @@
 
 #include "hyperplan/adapters/onnx_import.h"
 #include "hyperplan/adapters/profile_yaml.h"
+#include "hyperplan/cost.h"
 #include "hyperplan/error.h"
+#include "hyperplan/loop.h"
 #include "model_inputs.h"
 #include "onnx_rewrite/model_binding.h"
 #include "planio/plan_digest.h"
@@ -83,6 +85,13 @@ PlanInputs LoadPlanInputs(const PlanInputFlags& flags, bool fold_channels) {
   inputs.plan = planio::PlanFromProto(inputs.message, flags.plan_path, inputs.graph, inputs.profile,
                                       mapping, options);
   return inputs;
+}
+
+void EstimateNodeTimes(PlanInputs& inputs) {
+  const Plan& plan = inputs.plan;
+  const std::vector<NodeCost> costs = EstimateCosts(
+      plan.periodic ? LoopGraph(inputs.graph, plan.aliases) : inputs.graph, inputs.profile);
+  for (size_t n = 0; n < costs.size(); ++n) inputs.plan.node_time_ns[n] = costs[n].time_ns;
 }
 
 void SayRecordedProfile(const PlanInputs& inputs) {

@@ -45,6 +45,11 @@ struct PlanInputs {
 // `fold_channels`: see planio::FromProtoOptions.
 PlanInputs LoadPlanInputs(const PlanInputFlags& flags, bool fold_channels);
 
+// Re-estimates the plan's node times on its profile, on the graph the plan was made on (the
+// loop graph of a periodic plan, where in-place updates charge what they change), as
+// `simulate` replays them and `run --timed` holds steps for.
+void EstimateNodeTimes(PlanInputs& inputs);
+
 // Prints the recorded-profile note on stderr, unless -q or --hw was given.
 void SayRecordedProfile(const PlanInputs& inputs);
 

@@ -111,11 +111,7 @@ void RunPlan(const RunFlags& flags) {
   }
   if (!on_gpu && flags.gemm) throw Error(ErrorKind::kUsage, "--gemm needs --backend cuda");
   PlanInputs inputs = LoadPlanInputs(flags.inputs, /*fold_channels=*/true);
-  // Node times on this profile, as `simulate` replays them: what timing mode holds steps for.
-  const std::vector<NodeCost> costs = EstimateCosts(
-      inputs.plan.periodic ? LoopGraph(inputs.graph, inputs.plan.aliases) : inputs.graph,
-      inputs.profile);
-  for (size_t n = 0; n < costs.size(); ++n) inputs.plan.node_time_ns[n] = costs[n].time_ns;
+  EstimateNodeTimes(inputs);
   CheckMemory(flags, inputs.plan);
   const executor::CheckMode mode =
       flags.check == "sampled" ? executor::CheckMode::kSampled : executor::CheckMode::kFull;

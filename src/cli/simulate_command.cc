@@ -19,7 +19,6 @@
 
 #include "hyperplan/cost.h"
 #include "hyperplan/error.h"
-#include "hyperplan/loop.h"
 #include "hyperplan/plan/simulate.h"
 #include "hyperplan/units.h"
 #include "plan_gate.h"
@@ -170,10 +169,7 @@ void RunSimulate(const SimulateFlags& simulate_flags) {
   const PlanInputFlags& flags = simulate_flags.inputs;
   PlanInputs inputs = LoadPlanInputs(flags, /*fold_channels=*/true);
   const HardwareProfile& profile = inputs.profile;
-  // Costed on the graph the plan was made on (in-place updates charge what they change).
-  const std::vector<NodeCost> costs = EstimateCosts(
-      inputs.plan.periodic ? LoopGraph(inputs.graph, inputs.plan.aliases) : inputs.graph, profile);
-  for (size_t n = 0; n < costs.size(); ++n) inputs.plan.node_time_ns[n] = costs[n].time_ns;
+  EstimateNodeTimes(inputs);
   const SimulationResult replay = Simulate(inputs.graph, profile, inputs.plan);
 
   std::vector<std::string> over_capacity;
