@@ -122,9 +122,11 @@ std::string FormatInspectText(const std::string& model_path, const Graph& graph,
   }
   PeakSection(graph, profile, report, out);
   Line(out,
-       fmt::format("compute  {:.3e} FLOP, {} estimated (roofline, {} launch overhead per node)",
+       fmt::format("compute  {:.3e} FLOP, {} estimated (roofline, {} per kernel launched {})",
                    static_cast<double>(report.total_flops), FormatDuration(report.total_compute_ns),
-                   FormatDuration(profile.compute.kernel_launch_overhead_ns)));
+                   FormatDuration(profile.compute.LaunchOverheadNs()),
+                   profile.compute.launch_mode == LaunchMode::kGraph ? "from a captured graph"
+                                                                     : "eagerly"));
   OpsLine(report, out);
   if (!report.unknown_size_values.empty()) {
     Line(out, fmt::format("UNKNOWN SIZE: {} values are not counted (see warnings)",
