@@ -53,10 +53,16 @@ NodeCost EstimateNodeCost(const Graph& graph, const Node& node, const HardwarePr
 NodeCost RooflineCost(const HardwareProfile& profile, DType dtype, int64_t flops,
                       int64_t bytes_accessed);
 
-// One entry per node, indexed by NodeId. Give the graph the plan is made on (the loop graph
-// of a periodic plan) so that in-place updates charge only what they change. Where the profile
-// fuses attention, spelled-out attention blocks cost one kernel (attention_pattern.h).
+// One entry per node, indexed by NodeId. Where the profile fuses attention, spelled-out
+// attention blocks cost one kernel (attention_pattern.h).
 std::vector<NodeCost> EstimateCosts(const Graph& graph, const HardwareProfile& profile);
+
+// A periodic plan's node times: bytes on the loop graph (loop.h), where an in-place update
+// charges only what it changes; FLOPs on the model, since the loop rewrite detaches aliased
+// outputs, which the FLOP rules count. The two graphs share node ids. With the same graph
+// twice, EstimateCosts.
+std::vector<NodeCost> EstimateLoopCosts(const Graph& model, const Graph& loop_graph,
+                                        const HardwareProfile& profile);
 
 // latency + ceil(bytes / bandwidth), in ns; exact for any int64 byte count.
 int64_t TransferTimeNs(const Link& link, int64_t bytes);

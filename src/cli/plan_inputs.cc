@@ -89,8 +89,10 @@ PlanInputs LoadPlanInputs(const PlanInputFlags& flags, bool fold_channels) {
 
 void EstimateNodeTimes(PlanInputs& inputs) {
   const Plan& plan = inputs.plan;
-  const std::vector<NodeCost> costs = EstimateCosts(
-      plan.periodic ? LoopGraph(inputs.graph, plan.aliases) : inputs.graph, inputs.profile);
+  const std::vector<NodeCost> costs =
+      plan.periodic
+          ? EstimateLoopCosts(inputs.graph, LoopGraph(inputs.graph, plan.aliases), inputs.profile)
+          : EstimateCosts(inputs.graph, inputs.profile);
   for (size_t n = 0; n < costs.size(); ++n) inputs.plan.node_time_ns[n] = costs[n].time_ns;
 }
 

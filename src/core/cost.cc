@@ -54,13 +54,6 @@ DType ComputeDType(const Graph& graph, const Node& node) {
   return node.inputs.empty() ? DType::kFloat32 : graph.values[node.inputs[0]].dtype;
 }
 
-NodeCost EstimateNodeCost(const Graph& graph, const Node& node, const HardwareProfile& profile) {
-  // A view launches no kernel: nothing to count, not even a launch.
-  if (IsViewOp(node.op_type)) return NodeCost{};
-  return RooflineCost(profile, ComputeDType(graph, node), NodeFlops(graph, node),
-                      NodeBytes(graph, node));
-}
-
 NodeCost RooflineCost(const HardwareProfile& profile, DType dtype, int64_t flops,
                       int64_t bytes_accessed) {
   NodeCost cost;
@@ -73,12 +66,38 @@ NodeCost RooflineCost(const HardwareProfile& profile, DType dtype, int64_t flops
   return cost;
 }
 
+namespace {
+
+// The roofline over one node's FLOPs (counted on `flops_graph`) and bytes (on `graph`).
+NodeCost CostOf(const Graph& flops_graph, const Graph& graph, NodeId id,
+                const HardwareProfile& profile) {
+  const Node& node = graph.nodes[id];
+  // A view launches no kernel: nothing to count, not even a launch.
+  if (IsViewOp(node.op_type)) return NodeCost{};
+  const Node& flops_node = flops_graph.nodes[id];
+  return RooflineCost(profile, ComputeDType(flops_graph, flops_node),
+                      NodeFlops(flops_graph, flops_node), NodeBytes(graph, node));
+}
+
+}  // namespace
+
+NodeCost EstimateNodeCost(const Graph& graph, const Node& node, const HardwareProfile& profile) {
+  return CostOf(graph, graph, static_cast<NodeId>(&node - graph.nodes.data()), profile);
+}
+
 std::vector<NodeCost> EstimateCosts(const Graph& graph, const HardwareProfile& profile) {
+  return EstimateLoopCosts(graph, graph, profile);
+}
+
+std::vector<NodeCost> EstimateLoopCosts(const Graph& model, const Graph& loop_graph,
+                                        const HardwareProfile& profile) {
   std::vector<NodeCost> costs;
-  costs.reserve(graph.nodes.size());
-  for (const Node& node : graph.nodes) costs.push_back(EstimateNodeCost(graph, node, profile));
+  costs.reserve(loop_graph.nodes.size());
+  for (size_t n = 0; n < loop_graph.nodes.size(); ++n) {
+    costs.push_back(CostOf(model, loop_graph, static_cast<NodeId>(n), profile));
+  }
   if (profile.compute.fuse_attention) {
-    CostAsFusedKernels(profile, FindAttentionBlocks(graph), costs);
+    CostAsFusedKernels(profile, FindAttentionBlocks(loop_graph), costs);
   }
   return costs;
 }

@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "hyperplan/cost.h"
 #include "hyperplan/error.h"
 #include "planner/cost_analysis.h"
 
@@ -43,9 +44,13 @@ Problem BuildProblem(const Graph& model, const HardwareProfile& profile,
   problem.model = &model;
   problem.profile = &profile;
   problem.order = ModelOrder(graph);
-  // Node times of the graph planned: on the loop graph an in-place update costs what it changes.
-  problem.node_time_ns =
-      node_time_ns.empty() ? planner::NodeTimes(graph, profile, {}) : std::move(node_time_ns);
+  // Estimated node times: an in-place update on the loop graph costs what it changes.
+  if (node_time_ns.empty()) {
+    for (const NodeCost& cost : EstimateLoopCosts(model, graph, profile)) {
+      node_time_ns.push_back(cost.time_ns);
+    }
+  }
+  problem.node_time_ns = std::move(node_time_ns);
   problem.lifetimes = AnalyzeLifetimes(graph, problem.order);
   problem.routes = FindDeviceRoutes(profile);
   problem.homes = DecideHomes(graph, profile, problem.routes, problem.persistent);

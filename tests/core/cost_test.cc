@@ -214,6 +214,12 @@ TEST_CASE("an in-place append charges only the appended bytes") {
   Op(optimizer, "step", "Sub", {w, grad}, {updated});
   const Graph step = LoopGraph(optimizer, {{updated, w}});
   CHECK(NodeBytes(step, step.nodes[0]) == 128 + 128 + 128);  // w read, grad read, w written
+  // The loop graph detached w.updated from its writer, so its FLOPs are counted on the model:
+  // one per output element, 4 * 16 = 64; the bytes, 384, on the loop graph.
+  const NodeCost cost = EstimateLoopCosts(optimizer, step, UnitProfile())[0];
+  CHECK(cost.flops == 64);
+  CHECK(cost.bytes_accessed == 384);
+  CHECK(cost.time_ns == 384);  // memory-bound at 1 B/ns
 }
 
 TEST_CASE("views launch nothing; other nodes pay the launch mode's cost") {
