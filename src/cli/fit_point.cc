@@ -81,22 +81,23 @@ void RecordUnplanned(const Graph& graph, const FitSettings& settings,
 void RecordPlan(const Graph& graph, const FitSettings& settings, const PlanResult& result,
                 fit::v1::FitPoint& point) {
   const Plan& plan = result.plan;
-  const PlanSummary& summary = plan.summary;
+  const PlanEvaluation& evaluation = result.evaluation;
+  const PlanSummary& summary = evaluation.summary;
   const GateOutcome gate =
       EvaluateGate(fmt::format("{}={}", settings.dim, point.value()), result,
                    settings.max_overhead_ppm.value_or(0), settings.max_overhead_ppm.has_value());
   point.set_result(gate.result);
   point.set_message(gate.message);
   point.set_planned(true);
-  point.set_fits(result.status == PlanStatus::kPlanned && plan.fits);
+  point.set_fits(result.status == PlanStatus::kPlanned && evaluation.fits);
   point.set_arena_bytes(summary.arena_bytes);
   point.set_live_lower_bound_bytes(summary.live_lower_bound_bytes);
   point.set_time_per_iteration_ns(summary.makespan_ns);
   point.set_baseline_time_ns(summary.baseline_makespan_ns);
   point.set_overhead_ppm(OverheadPpm(summary.makespan_ns, summary.baseline_makespan_ns));
   point.set_stall_ns(summary.stall_ns);
-  point.set_cold_start_ns(plan.periodic ? plan.cold_start.time_ns : 0);
-  const Bottleneck bottleneck = FindBottleneck(graph, settings.profile, plan, plan.timeline);
+  point.set_cold_start_ns(plan.periodic ? evaluation.cold_start.time_ns : 0);
+  const Bottleneck bottleneck = FindBottleneck(graph, settings.profile, plan, evaluation.timeline);
   RecordBottleneck(settings.profile, bottleneck, point);
   int64_t moved = 0;
   for (size_t l = 0; l < summary.bytes_moved_per_link.size(); ++l) {

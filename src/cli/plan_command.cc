@@ -259,16 +259,18 @@ void EncodeViews(const PlanFlags& flags, const ModelInputs& inputs, const PlanRe
   const Plan& plan = result.plan;
   if (!flags.report_path.empty()) {
     const report::ReportProvenance provenance{flags.inputs.model_path, version, options, ""};
-    outputs.report_html =
-        report::HtmlReport(inputs.graph, inputs.profile, plan, provenance, outcome);
+    outputs.report_html = report::HtmlReport(inputs.graph, inputs.profile, plan, result.evaluation,
+                                             provenance, outcome);
   }
   if (!flags.trace_path.empty()) {
     std::ostringstream trace;
     const report::TraceProvenance trace_provenance{flags.inputs.model_path, version};
     if (report::WantsPerfettoTrace(flags.trace_path)) {
-      report::WritePerfettoTrace(trace, inputs.graph, inputs.profile, plan, trace_provenance);
+      report::WritePerfettoTrace(trace, inputs.graph, inputs.profile, plan, result.evaluation,
+                                 trace_provenance);
     } else {
-      report::WriteChromeTrace(trace, inputs.graph, inputs.profile, plan, trace_provenance);
+      report::WriteChromeTrace(trace, inputs.graph, inputs.profile, plan, result.evaluation,
+                               trace_provenance);
     }
     outputs.trace_bytes = trace.str();
   }
@@ -310,9 +312,10 @@ void WriteOutputs(const PlanFlags& flags, const EncodedOutputs& outputs,
   if (!flags.trace_path.empty()) files::WriteFileAtomically(flags.trace_path, outputs.trace_bytes);
 }
 
-std::string SummaryText(const PlanFlags& flags, const ModelInputs& inputs, const Plan& plan,
-                        const EncodedOutputs& outputs) {
-  std::string text = FormatPlanSummary(inputs.graph, inputs.profile, plan);
+std::string SummaryText(const PlanFlags& flags, const ModelInputs& inputs,
+                        const EvaluatedPlan& planned, const EncodedOutputs& outputs) {
+  std::string text =
+      FormatPlanSummary(inputs.graph, inputs.profile, planned.plan, planned.evaluation);
   text += "  plan sha256: " + outputs.plan_sha256 + "\n";
   if (!flags.output_path.empty()) text += "  wrote " + flags.output_path + "\n";
   if (!flags.onnx_path.empty()) {
@@ -399,7 +402,7 @@ GateOutcome PlanAndWrite(const PlanFlags& flags, plan::v1::RunSummary& summary) 
 
   RecordGate(gate, summary);
   Print(flags.summary_json ? SummaryLine(summary)
-                           : SummaryText(flags, inputs, result.plan, outputs) +
+                           : SummaryText(flags, inputs, result, outputs) +
                                  (node_times ? NodeTimesSummaryLine(*node_times) : std::string()));
   return gate;
 }

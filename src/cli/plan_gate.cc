@@ -59,7 +59,7 @@ GateOutcome EvaluateOverhead(const std::string& subject, int64_t makespan_ns,
 
 GateOutcome EvaluateGate(const std::string& model_path, const PlanResult& result,
                          int64_t max_overhead_ppm, bool overhead_is_target) {
-  const PlanSummary& summary = result.plan.summary;
+  const PlanSummary& summary = result.evaluation.summary;
   if (result.status == PlanStatus::kInfeasible) {
     GateOutcome gate;
     gate.overhead_ppm = OverheadPpm(summary.makespan_ns, summary.baseline_makespan_ns);

@@ -82,8 +82,10 @@ PlanInputs LoadPlanInputs(const PlanInputFlags& flags, bool fold_channels) {
       planio::MapProfile(inputs.message, flags.plan_path, inputs.profile);
   planio::FromProtoOptions options;
   options.fold_channels = fold_channels;
-  inputs.plan = planio::PlanFromProto(inputs.message, flags.plan_path, inputs.graph, inputs.profile,
-                                      mapping, options);
+  EvaluatedPlan read = planio::PlanFromProto(inputs.message, flags.plan_path, inputs.graph,
+                                             inputs.profile, mapping, options);
+  inputs.plan = std::move(read.plan);
+  inputs.recorded = std::move(read.evaluation);
   return inputs;
 }
 

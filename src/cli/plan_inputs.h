@@ -16,6 +16,7 @@
 
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
+#include "hyperplan/plan/evaluation.h"
 #include "hyperplan/plan/plan.h"
 #include "schemas/plan.pb.h"
 
@@ -37,6 +38,7 @@ struct PlanInputs {
   Graph graph;
   HardwareProfile profile;
   Plan plan;
+  PlanEvaluation recorded;  // the evaluation the file records for `plan` (not replayed)
   // Without --hw: "profile 'X' as recorded in PLAN (--hw picks another)", said by
   // SayRecordedProfile once the command has succeeded (an error stays one line).
   std::string recorded_profile_note;

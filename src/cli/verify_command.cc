@@ -16,7 +16,7 @@ namespace {
 void RunVerify(const PlanInputFlags& flags) {
   const PlanInputs inputs = LoadPlanInputs(flags, /*fold_channels=*/false);
   const planio::LoadedPlanCheck check =
-      planio::CheckLoadedPlan(inputs.graph, inputs.profile, inputs.plan);
+      planio::CheckLoadedPlan(inputs.graph, inputs.profile, inputs.plan, inputs.recorded);
   if (!check.ok) throw Error(ErrorKind::kPlanFile, flags.plan_path + ": " + check.message);
   int64_t cache_ops = 0;
   for (const PlanStep& step : inputs.plan.steps) cache_ops += step.kind != StepKind::kCompute;

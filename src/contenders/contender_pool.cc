@@ -19,10 +19,12 @@ void ContenderPool::Work() {
     if (!index) return;
     lock.unlock();
     try {
-      Plan plan = tasks_[*index].plan();
-      ContenderOutcome outcome{tasks_[*index].name, plan.fits, plan.timeline.makespan_ns,
-                               plan.layout.arena_bytes, plan.timeline.total_bytes_moved()};
-      Offer(std::move(plan), *index);
+      EvaluatedPlan planned = tasks_[*index].plan();
+      const PlanEvaluation& evaluation = planned.evaluation;
+      ContenderOutcome outcome{tasks_[*index].name, evaluation.fits,
+                               evaluation.timeline.makespan_ns, planned.plan.layout.arena_bytes,
+                               evaluation.timeline.total_bytes_moved()};
+      Offer(std::move(planned), *index);
       Finish(*index, std::move(outcome));
     } catch (...) {
       {
@@ -56,9 +58,9 @@ std::vector<ContenderOutcome> ContenderPool::Outcomes() const {
   return ran;
 }
 
-std::optional<Plan> ContenderPool::TakeBest() {
+std::optional<EvaluatedPlan> ContenderPool::TakeBest() {
   const std::lock_guard<std::mutex> lock(mutex_);
-  if (best_) best_->produced_by = tasks_[best_index_].name;
+  if (best_) best_->plan.produced_by = tasks_[best_index_].name;
   return std::exchange(best_, std::nullopt);
 }
 
@@ -87,13 +89,13 @@ std::optional<size_t> ContenderPool::Take(std::unique_lock<std::mutex>& lock) {
   }
 }
 
-bool ContenderPool::WouldWin(const Plan& plan, size_t index) const {
+bool ContenderPool::WouldWin(const EvaluatedPlan& plan, size_t index) const {
   if (!best_) return true;
   if (beats_(plan, *best_)) return true;
   return index < best_index_ && !beats_(*best_, plan);  // equal: the earlier task's
 }
 
-void ContenderPool::Offer(Plan plan, size_t index) {
+void ContenderPool::Offer(EvaluatedPlan plan, size_t index) {
   {
     const std::lock_guard<std::mutex> lock(mutex_);
     if (!WouldWin(plan, index)) return;

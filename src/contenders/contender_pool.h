@@ -34,20 +34,21 @@
 #include <vector>
 
 #include "contenders/portfolio.h"
+#include "hyperplan/plan/evaluation.h"
 #include "hyperplan/plan/plan.h"
 
 namespace hyperplan::contenders {
 
 struct ContenderTask {
   std::string name;
-  std::function<Plan()> plan;
+  std::function<EvaluatedPlan()> plan;
   std::optional<size_t> prerequisite;  // a task that must fit for this one to run
 };
 
 class ContenderPool {
  public:
-  using Beats = std::function<bool(const Plan&, const Plan&)>;
-  using Verifies = std::function<bool(const Plan&)>;
+  using Beats = std::function<bool(const EvaluatedPlan&, const EvaluatedPlan&)>;
+  using Verifies = std::function<bool(const EvaluatedPlan&)>;
 
   ContenderPool(std::vector<ContenderTask> tasks, Beats beats, Verifies verifies);
 
@@ -62,7 +63,7 @@ class ContenderPool {
   // After every Work call has returned: the tasks that ran, in task order, and the best
   // verified plan (produced_by set to its task's name).
   std::vector<ContenderOutcome> Outcomes() const;
-  std::optional<Plan> TakeBest();
+  std::optional<EvaluatedPlan> TakeBest();
 
  private:
   enum class State { kWaiting, kBuilding, kDone };
@@ -71,8 +72,8 @@ class ContenderPool {
   // done the tasks whose prerequisite did not fit. Waits while every task left waits.
   std::optional<size_t> Take(std::unique_lock<std::mutex>& lock);
   // Whether the plan of task `index` would be the best now.
-  bool WouldWin(const Plan& plan, size_t index) const;
-  void Offer(Plan plan, size_t index);
+  bool WouldWin(const EvaluatedPlan& plan, size_t index) const;
+  void Offer(EvaluatedPlan plan, size_t index);
   void Finish(size_t index, std::optional<ContenderOutcome> outcome);
 
   const std::vector<ContenderTask> tasks_;
@@ -84,7 +85,7 @@ class ContenderPool {
   bool cancelled_ = false;
   std::vector<State> state_;
   std::vector<std::optional<ContenderOutcome>> outcomes_;
-  std::optional<Plan> best_;
+  std::optional<EvaluatedPlan> best_;
   size_t best_index_ = 0;
   std::optional<size_t> failed_;  // the earliest task that threw: no task after it is taken
   std::exception_ptr error_;      // its error

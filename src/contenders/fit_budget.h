@@ -12,12 +12,14 @@
 #include <cstdint>
 #include <functional>
 
+#include "hyperplan/plan/evaluation.h"
 #include "hyperplan/plan/plan.h"
 
 namespace hyperplan::contenders {
 
 inline constexpr int kFitRounds = 5;
 
-Plan FitToBudget(int64_t budget_bytes, const std::function<Plan(int64_t target_bytes)>& build);
+EvaluatedPlan FitToBudget(int64_t budget_bytes,
+                          const std::function<EvaluatedPlan(int64_t target_bytes)>& build);
 
 }  // namespace hyperplan::contenders

@@ -362,9 +362,10 @@ class ResidentUnits {
 // every probe instead was half of `hyperplan plan`'s CPU time on the DeepSeek-V3-sized decode
 // (29 layouts of 250k steps, 0.2 s each, 11 of them over the budget by their live bytes).
 template <typename Draft>
-std::pair<int, Plan> MostUnitsThatFit(const ContenderContext& context, const ResidentUnits& units,
-                                      int64_t arena_limit_bytes, int64_t precision_bytes,
-                                      const Draft& draft) {
+std::pair<int, EvaluatedPlan> MostUnitsThatFit(const ContenderContext& context,
+                                               const ResidentUnits& units,
+                                               int64_t arena_limit_bytes, int64_t precision_bytes,
+                                               const Draft& draft) {
   // Fewest units whose kept bytes exceed the limit (none fits from there on).
   int over = units.count() + 1;
   for (int lo = 0, hi = units.count() + 1; lo < hi;) {
@@ -388,8 +389,8 @@ std::pair<int, Plan> MostUnitsThatFit(const ContenderContext& context, const Res
   auto live_fits = [&](const PlanDraft& candidate) {
     return DraftLivePeakBytes(candidate) <= arena_limit_bytes;
   };
-  auto arena_fits = [&](const Plan& candidate) {
-    return candidate.layout.arena_bytes <= arena_limit_bytes;
+  auto arena_fits = [&](const EvaluatedPlan& candidate) {
+    return candidate.plan.layout.arena_bytes <= arena_limit_bytes;
   };
   const int top = std::max(0, over - 1);  // the most units worth a draft
   std::optional<PlanDraft> live_draft = draft(top);
@@ -405,13 +406,13 @@ std::pair<int, Plan> MostUnitsThatFit(const ContenderContext& context, const Res
     });
     if (live_most == 0) live_draft = draft(0);
   }
-  Plan best = CompletePlan(context, std::move(*live_draft));
+  EvaluatedPlan best = CompletePlan(context, std::move(*live_draft));
   if (arena_fits(best) || live_most == 0) return {live_most, std::move(best)};
-  Plan none = CompletePlan(context, draft(0));
+  EvaluatedPlan none = CompletePlan(context, draft(0));
   if (!arena_fits(none)) return {0, std::move(none)};
   best = std::move(none);
   const int most = search(0, live_most, [&](int units_kept) {
-    Plan candidate = CompletePlan(context, draft(units_kept));
+    EvaluatedPlan candidate = CompletePlan(context, draft(units_kept));
     if (!arena_fits(candidate)) return false;
     best = std::move(candidate);
     return true;
@@ -439,7 +440,7 @@ LayerStreamingResult StreamLayers(const ContenderContext& context, const WeightL
   };
   auto build = [&](int unit_count) { return CompletePlan(context, draft(unit_count)); };
   int kept = 0;
-  Plan plan;
+  EvaluatedPlan plan;
   if (options.resident_layers || !budget) {
     kept = options.slow_homes_resident
                ? 0
@@ -460,7 +461,7 @@ LayerStreamingResult StreamLayers(const ContenderContext& context, const WeightL
     if (known_units != nullptr) *known_units = kept;
   }
   LayerStreamingResult result;
-  result.plan = std::move(plan);
+  static_cast<EvaluatedPlan&>(result) = std::move(plan);
   result.layer_count = layers.count();
   result.resident_layers = units.WholeLayers(kept);
   return result;
@@ -484,12 +485,12 @@ LayerStreamingResult LayerStreamingPlan(const ContenderContext& context,
       StreamLayers(context, layers, budget_bytes, options, weights_only_units);
   const bool arena_over =
       weights_only.plan.layout.arena_bytes > context.EffectiveBudget(budget_bytes);
-  if (weights_only.plan.fits || !arena_over) return weights_only;
+  if (weights_only.evaluation.fits || !arena_over) return weights_only;
   LayerStreamingResult with_state =
       StreamLayers(context, WithLayerState(context, std::move(layers)), budget_bytes, options,
                    search ? &search->with_state_units : nullptr);
   const bool nearer = with_state.plan.layout.arena_bytes < weights_only.plan.layout.arena_bytes;
-  return with_state.plan.fits || nearer ? with_state : weights_only;
+  return with_state.evaluation.fits || nearer ? with_state : weights_only;
 }
 
 }  // namespace hyperplan::contenders

@@ -56,6 +56,7 @@
 #include <optional>
 
 #include "contenders/context.h"
+#include "hyperplan/plan/evaluation.h"
 #include "hyperplan/plan/plan.h"
 
 namespace hyperplan::contenders {
@@ -75,8 +76,8 @@ struct LayerStreamingOptions {
   bool slow_homes_resident = false;
 };
 
-struct LayerStreamingResult {
-  Plan plan;
+// The plan and its evaluation (EvaluatedPlan), with the layers it found and kept.
+struct LayerStreamingResult : EvaluatedPlan {
   int layer_count = 0;      // layers found by name
   int resident_layers = 0;  // kept on the device
 };

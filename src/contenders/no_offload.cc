@@ -7,7 +7,7 @@
 
 namespace hyperplan::contenders {
 
-Plan NoOffloadPlan(const ContenderContext& context) {
+EvaluatedPlan NoOffloadPlan(const ContenderContext& context) {
   PlanBuilder builder(context);
   OpenOwnedAtStart(context, builder, [](ValueId) { return true; });
   for (Step k = 0; k < context.step_count(); ++k) {

@@ -6,10 +6,11 @@
 #pragma once
 
 #include "contenders/context.h"
+#include "hyperplan/plan/evaluation.h"
 #include "hyperplan/plan/plan.h"
 
 namespace hyperplan::contenders {
 
-Plan NoOffloadPlan(const ContenderContext& context);
+EvaluatedPlan NoOffloadPlan(const ContenderContext& context);
 
 }  // namespace hyperplan::contenders

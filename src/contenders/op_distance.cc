@@ -154,8 +154,8 @@ PlanDraft BuildOpDistance(const ContenderContext& context, const std::vector<Gap
 
 }  // namespace
 
-Plan OpDistancePlan(const ContenderContext& context, std::optional<int64_t> budget_bytes,
-                    const OpDistanceOptions& options) {
+EvaluatedPlan OpDistancePlan(const ContenderContext& context, std::optional<int64_t> budget_bytes,
+                             const OpDistanceOptions& options) {
   const int64_t budget = context.EffectiveBudget(budget_bytes);
   const std::vector<Gap> gaps = FindGaps(context, std::max(0, options.prefetch_distance_ops));
   return FitToBudget(budget, [&](int64_t target) {

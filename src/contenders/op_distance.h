@@ -18,6 +18,7 @@
 #include <optional>
 
 #include "contenders/context.h"
+#include "hyperplan/plan/evaluation.h"
 #include "hyperplan/plan/plan.h"
 
 namespace hyperplan::contenders {
@@ -26,7 +27,7 @@ struct OpDistanceOptions {
   int prefetch_distance_ops = 4;  // Prefetch issued this many steps before the next use
 };
 
-Plan OpDistancePlan(const ContenderContext& context, std::optional<int64_t> budget_bytes,
-                    const OpDistanceOptions& options);
+EvaluatedPlan OpDistancePlan(const ContenderContext& context, std::optional<int64_t> budget_bytes,
+                             const OpDistanceOptions& options);
 
 }  // namespace hyperplan::contenders

@@ -338,19 +338,21 @@ int64_t DraftLivePeakBytes(const PlanDraft& draft) {
   return live.empty() ? 0 : std::max<int64_t>(0, *std::max_element(live.begin(), live.end()));
 }
 
-Plan CompletePlan(const ContenderContext& context, PlanDraft draft) {
+EvaluatedPlan CompletePlan(const ContenderContext& context, PlanDraft draft) {
   const Graph& graph = *context.graph;
   const HardwareProfile& profile = *context.profile;
-  Plan plan = std::move(draft.plan);
-  FinishPlan(graph, profile, LayoutOptions{},
-             {context.baseline_peak_bytes, context.baseline_arena_bytes}, plan);
+  EvaluatedPlan planned = FinishPlan(graph, profile, LayoutOptions{},
+                                     {context.baseline_peak_bytes, context.baseline_arena_bytes},
+                                     std::move(draft.plan));
   // A contender plans by replaying as it goes: its planned times are the replay's.
+  Plan& plan = planned.plan;
+  const SimulationResult& timeline = planned.evaluation.timeline;
   for (size_t i = 0; i < plan.steps.size(); ++i) {
-    plan.steps[i].planned_start_ns = plan.timeline.steps[i].start_ns;
-    plan.steps[i].planned_end_ns = plan.timeline.steps[i].end_ns;
+    plan.steps[i].planned_start_ns = timeline.steps[i].start_ns;
+    plan.steps[i].planned_end_ns = timeline.steps[i].end_ns;
   }
-  plan.cold_start = ComputeColdStart(graph, profile, context.homes, plan);
-  return plan;
+  planned.evaluation.cold_start = ComputeColdStart(graph, profile, context.homes, plan);
+  return planned;
 }
 
 }  // namespace hyperplan::contenders

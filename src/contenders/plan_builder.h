@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "contenders/context.h"
+#include "hyperplan/plan/evaluation.h"
 #include "hyperplan/plan/plan.h"
 #include "hyperplan/plan/simulate.h"
 
@@ -47,8 +48,9 @@ struct PlanDraft {
 // least this. O(residency + steps).
 int64_t DraftLivePeakBytes(const PlanDraft& draft);
 
-// Lays out the draft's arena and tier buffers, replays it, and says whether it fits.
-Plan CompletePlan(const ContenderContext& context, PlanDraft draft);
+// Lays out the draft's arena and tier buffers, replays it, and says whether it fits: the plan
+// and its evaluation.
+EvaluatedPlan CompletePlan(const ContenderContext& context, PlanDraft draft);
 
 class PlanBuilder {
  public:
@@ -97,7 +99,9 @@ class PlanBuilder {
   // Closes what is still open at the run end: the plan's steps and residency, not laid out.
   PlanDraft Draft(const FinishOptions& options);
   // The draft laid out, replayed and summarised.
-  Plan Finish(const FinishOptions& options) { return CompletePlan(context_, Draft(options)); }
+  EvaluatedPlan Finish(const FinishOptions& options) {
+    return CompletePlan(context_, Draft(options));
+  }
 
  private:
   int32_t Append(PlanStep step, std::vector<int32_t> waits);

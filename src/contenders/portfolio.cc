@@ -113,18 +113,20 @@ const std::vector<Entry>& Entries() {
 // Whether `a` beats `b` (strictly): fits, then makespan, then bytes moved, then arena. When
 // neither fits, the one closer to fitting (the smaller arena) wins: a user who is told "no
 // fit" sees the plan that came nearest, not a fast one twice the device.
-bool Beats(const Plan& a, const Plan& b) {
-  if (a.fits != b.fits) return a.fits;
-  if (!a.fits && a.layout.arena_bytes != b.layout.arena_bytes) {
-    return a.layout.arena_bytes < b.layout.arena_bytes;
+bool Beats(const EvaluatedPlan& a, const EvaluatedPlan& b) {
+  const int64_t a_arena = a.plan.layout.arena_bytes;
+  const int64_t b_arena = b.plan.layout.arena_bytes;
+  const SimulationResult& a_timeline = a.evaluation.timeline;
+  const SimulationResult& b_timeline = b.evaluation.timeline;
+  if (a.evaluation.fits != b.evaluation.fits) return a.evaluation.fits;
+  if (!a.evaluation.fits && a_arena != b_arena) return a_arena < b_arena;
+  if (a_timeline.makespan_ns != b_timeline.makespan_ns) {
+    return a_timeline.makespan_ns < b_timeline.makespan_ns;
   }
-  if (a.timeline.makespan_ns != b.timeline.makespan_ns) {
-    return a.timeline.makespan_ns < b.timeline.makespan_ns;
-  }
-  const int64_t a_moved = a.timeline.total_bytes_moved();
-  const int64_t b_moved = b.timeline.total_bytes_moved();
+  const int64_t a_moved = a_timeline.total_bytes_moved();
+  const int64_t b_moved = b_timeline.total_bytes_moved();
   if (a_moved != b_moved) return a_moved < b_moved;
-  return a.layout.arena_bytes < b.layout.arena_bytes;
+  return a_arena < b_arena;
 }
 
 // The budget the planner planned to, when it did plan to one (see options.h).
@@ -201,7 +203,9 @@ std::unique_ptr<ContenderPool> MakePool(const Graph& graph, const HardwareProfil
                                         const ContenderContext& context, int64_t budget_bytes) {
   return std::make_unique<ContenderPool>(
       ContenderTasks(context, budget_bytes), Beats,
-      [&graph, &profile](const Plan& plan) { return VerifyPlan(graph, profile, plan).ok; });
+      [&graph, &profile](const EvaluatedPlan& planned) {
+        return VerifyPlan(graph, profile, planned.plan, planned.evaluation).ok;
+      });
 }
 
 // Contenders run beside the planner when the machine has a second core (the plans are the
@@ -240,8 +244,8 @@ PlanResult PlanBest(const Graph& graph, const HardwareProfile& profile, const Pl
     contenders = std::async(ContenderLaunch(), [&pool = *pool] { pool.Work(); });
   }
   PlanResult result = PlanOffload(problem, options);
-  result.own_makespan_ns = result.plan.timeline.makespan_ns;
-  result.own_fits = result.plan.fits;
+  result.own_makespan_ns = result.evaluation.timeline.makespan_ns;
+  result.own_fits = result.evaluation.fits;
   const std::optional<int64_t> budget = PlannedBudget(result.plan);
   const bool ran_at_budget = contenders.valid() && budget == expected_budget;
   if (contenders.valid()) {
@@ -269,10 +273,10 @@ PlanResult PlanBest(const Graph& graph, const HardwareProfile& profile, const Pl
     RecordLowerBounds(*context, profile, result.plan.order, *budget, *comparison);
     comparison->contenders = pool->Outcomes();
   }
-  std::optional<Plan> best = pool->TakeBest();
-  if (best && Beats(*best, result.plan)) {
-    result.plan = std::move(*best);
-    if (result.plan.fits) result.status = PlanStatus::kPlanned;
+  std::optional<EvaluatedPlan> best = pool->TakeBest();
+  if (best && Beats(*best, result)) {
+    static_cast<EvaluatedPlan&>(result) = std::move(*best);
+    if (result.evaluation.fits) result.status = PlanStatus::kPlanned;
   }
   return result;
 }

@@ -220,7 +220,8 @@ PlanDraft BuildLru(const ContenderContext& context, int64_t target_bytes, int64_
 
 }  // namespace
 
-Plan ReactiveLruPlan(const ContenderContext& context, std::optional<int64_t> budget_bytes) {
+EvaluatedPlan ReactiveLruPlan(const ContenderContext& context,
+                              std::optional<int64_t> budget_bytes) {
   const int64_t budget = context.EffectiveBudget(budget_bytes);
   return FitToBudget(budget, [&](int64_t target) {
     return SteadyState(context, [&](const std::vector<uint8_t>& start_off) {

@@ -20,11 +20,12 @@
 #include <optional>
 
 #include "contenders/context.h"
+#include "hyperplan/plan/evaluation.h"
 #include "hyperplan/plan/plan.h"
 
 namespace hyperplan::contenders {
 
 // `budget_bytes` (clamped to the device capacity; unset: the capacity) bounds the arena.
-Plan ReactiveLruPlan(const ContenderContext& context, std::optional<int64_t> budget_bytes);
+EvaluatedPlan ReactiveLruPlan(const ContenderContext& context, std::optional<int64_t> budget_bytes);
 
 }  // namespace hyperplan::contenders

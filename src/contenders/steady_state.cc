@@ -29,8 +29,9 @@ PlanDraft SteadyStateDraft(
   return build(start_off);
 }
 
-Plan SteadyState(const ContenderContext& context,
-                 const std::function<PlanDraft(const std::vector<uint8_t>& start_off)>& build) {
+EvaluatedPlan SteadyState(
+    const ContenderContext& context,
+    const std::function<PlanDraft(const std::vector<uint8_t>& start_off)>& build) {
   return CompletePlan(context, SteadyStateDraft(context, build));
 }
 

@@ -18,6 +18,7 @@
 
 #include "contenders/context.h"
 #include "contenders/plan_builder.h"
+#include "hyperplan/plan/evaluation.h"
 #include "hyperplan/plan/plan.h"
 
 namespace hyperplan::contenders {
@@ -27,8 +28,9 @@ inline constexpr int kSteadyStateRounds = 4;
 // `build(start_off)`: the policy's plan, drafted (plan_builder.h), when every value v with
 // start_off[v] set (by ValueId) starts the iteration off the device. Only the draft returned
 // is laid out and replayed: the rounds that run again cost no layout.
-Plan SteadyState(const ContenderContext& context,
-                 const std::function<PlanDraft(const std::vector<uint8_t>& start_off)>& build);
+EvaluatedPlan SteadyState(
+    const ContenderContext& context,
+    const std::function<PlanDraft(const std::vector<uint8_t>& start_off)>& build);
 // The same, left a draft: for searches that can rule a plan out by its live peak alone.
 PlanDraft SteadyStateDraft(
     const ContenderContext& context,

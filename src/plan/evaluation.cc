@@ -23,13 +23,12 @@ PlanEvaluation EvaluatePlan(const Graph& graph, const HardwareProfile& profile, 
   return evaluation;
 }
 
-void FinishPlan(const Graph& graph, const HardwareProfile& profile, const LayoutOptions& layout,
-                const NoOffloadReference& reference, Plan& plan) {
+EvaluatedPlan FinishPlan(const Graph& graph, const HardwareProfile& profile,
+                         const LayoutOptions& layout, const NoOffloadReference& reference,
+                         Plan plan) {
   LayOutPlan(profile, layout, plan);
   PlanEvaluation evaluation = EvaluatePlan(graph, profile, plan, reference);
-  plan.timeline = std::move(evaluation.timeline);
-  plan.fits = evaluation.fits;
-  plan.summary = std::move(evaluation.summary);
+  return EvaluatedPlan{std::move(plan), std::move(evaluation)};
 }
 
 }  // namespace hyperplan

@@ -165,14 +165,13 @@ SimulationResult Simulate(const Graph& graph, const HardwareProfile& profile, co
   return result;
 }
 
-std::vector<int64_t> ComputeStepStarts(const Plan& plan) {
+std::vector<int64_t> ComputeStepStarts(const Plan& plan, const SimulationResult& timeline) {
   std::vector<int64_t> start_ns(plan.order.size() + 1, 0);
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const PlanStep& step = plan.steps[i];
     if (step.kind != StepKind::kCompute) continue;
-    start_ns[step.boundary] = plan.timeline.steps[i].start_ns;
-    start_ns[step.boundary + 1] =
-        std::max(start_ns[step.boundary + 1], plan.timeline.steps[i].end_ns);
+    start_ns[step.boundary] = timeline.steps[i].start_ns;
+    start_ns[step.boundary + 1] = std::max(start_ns[step.boundary + 1], timeline.steps[i].end_ns);
   }
   return start_ns;
 }

@@ -59,7 +59,8 @@ PlanSummary SummarizePlan(const HardwareProfile& profile, const Plan& plan,
 namespace {
 
 // "  loop: ..., cold start ... on hbm + ... on ddr, ... before the first iteration"
-std::string FormatColdStart(const HardwareProfile& profile, const Plan& plan) {
+std::string FormatColdStart(const HardwareProfile& profile, const Plan& plan,
+                            const PlanEvaluation& evaluation) {
   std::ostringstream out;
   const size_t fed_back = plan.aliases.size();
   out << "  loop: one iteration, ends as it began ("
@@ -68,14 +69,14 @@ std::string FormatColdStart(const HardwareProfile& profile, const Plan& plan) {
                           : std::to_string(fed_back) + " outputs feed back in place")
       << "); cold start";
   bool any = false;
-  for (size_t tier = 0; tier < plan.cold_start.bytes_per_tier.size(); ++tier) {
-    if (plan.cold_start.bytes_per_tier[tier] == 0) continue;
-    out << (any ? " + " : " ") << FormatBytes(plan.cold_start.bytes_per_tier[tier]) << " on "
+  for (size_t tier = 0; tier < evaluation.cold_start.bytes_per_tier.size(); ++tier) {
+    if (evaluation.cold_start.bytes_per_tier[tier] == 0) continue;
+    out << (any ? " + " : " ") << FormatBytes(evaluation.cold_start.bytes_per_tier[tier]) << " on "
         << TierName(profile, static_cast<TierId>(tier));
     any = true;
   }
   if (!any) out << " nothing";
-  out << ", " << FormatDuration(plan.cold_start.time_ns) << " before the first iteration\n";
+  out << ", " << FormatDuration(evaluation.cold_start.time_ns) << " before the first iteration\n";
   return out.str();
 }
 
@@ -85,13 +86,13 @@ namespace {
 
 // "plan for ...", the budget (or why none), who produced the plan and its order.
 void FormatHeading(const Graph& graph, const HardwareProfile& profile, const Plan& plan,
-                   std::ostringstream& out) {
+                   const PlanEvaluation& evaluation, std::ostringstream& out) {
   out << "plan for '" << graph.name << "' on '" << profile.name << "'\n";
   if (!plan.offload_enabled) {
     out << "  offloading: off (baseline plan)\n";
   } else if (plan.budget_bytes) {
     out << "  budget: " << FormatBytes(*plan.budget_bytes)
-        << (plan.fits ? " (fits)" : " (does not fit)") << "\n";
+        << (evaluation.fits ? " (fits)" : " (does not fit)") << "\n";
   } else {
     out << "  budget: none (largest peak cut within the overhead limit)\n";
   }
@@ -104,8 +105,9 @@ void FormatHeading(const Graph& graph, const HardwareProfile& profile, const Pla
 }
 
 // Device peak and arena before and after, then each tier buffer.
-void FormatMemory(const HardwareProfile& profile, const Plan& plan, std::ostringstream& out) {
-  const PlanSummary& s = plan.summary;
+void FormatMemory(const HardwareProfile& profile, const Plan& plan,
+                  const PlanEvaluation& evaluation, std::ostringstream& out) {
+  const PlanSummary& s = evaluation.summary;
   out << "  device peak: " << FormatBytes(s.baseline_peak_bytes) << " -> "
       << FormatBytes(s.peak_bytes) << " ("
       << Percent(s.peak_bytes - s.baseline_peak_bytes, s.baseline_peak_bytes) << ")\n";
@@ -127,13 +129,13 @@ void FormatMemory(const HardwareProfile& profile, const Plan& plan, std::ostring
 // Time before and after (per iteration for a loop, with its cold start), bytes per link and
 // cache ops per kind.
 void FormatTimeAndTraffic(const HardwareProfile& profile, const Plan& plan,
-                          std::ostringstream& out) {
-  const PlanSummary& s = plan.summary;
+                          const PlanEvaluation& evaluation, std::ostringstream& out) {
+  const PlanSummary& s = evaluation.summary;
   out << (plan.periodic ? "  time per iteration: " : "  makespan: ")
       << FormatDuration(s.baseline_makespan_ns) << " -> " << FormatDuration(s.makespan_ns) << " ("
       << Percent(s.makespan_ns - s.baseline_makespan_ns, s.baseline_makespan_ns) << "), stall "
       << FormatDuration(s.stall_ns) << "\n";
-  if (plan.periodic) out << FormatColdStart(profile, plan);
+  if (plan.periodic) out << FormatColdStart(profile, plan, evaluation);
   out << "  bytes moved:";
   bool any_moved = false;
   for (size_t l = 0; l < s.bytes_moved_per_link.size(); ++l) {
@@ -152,7 +154,7 @@ void FormatTimeAndTraffic(const HardwareProfile& profile, const Plan& plan,
 // The `top_decisions` largest offloads (bytes x freed steps first; then value id and gap for
 // a stable listing), then a count of the rejections per reason.
 void FormatDecisions(const Graph& graph, const HardwareProfile& profile, const Plan& plan,
-                     int top_decisions, std::ostringstream& out) {
+                     const PlanEvaluation& evaluation, int top_decisions, std::ostringstream& out) {
   std::vector<const Decision*> taken;
   std::map<DecisionReason, int64_t> not_taken;
   for (const Decision& decision : plan.decisions) {
@@ -169,7 +171,7 @@ void FormatDecisions(const Graph& graph, const HardwareProfile& profile, const P
     if (weight(a) != weight(b)) return weight(a) > weight(b);
     return std::tie(a->value, a->gap_after_step) < std::tie(b->value, b->gap_after_step);
   });
-  out << "  offloaded: " << taken.size() << " gaps of " << plan.summary.offloaded_values
+  out << "  offloaded: " << taken.size() << " gaps of " << evaluation.summary.offloaded_values
       << " values\n";
   const size_t shown = std::min(taken.size(), static_cast<size_t>(std::max(0, top_decisions)));
   for (size_t i = 0; i < shown; ++i) {
@@ -191,19 +193,19 @@ void FormatDecisions(const Graph& graph, const HardwareProfile& profile, const P
 }  // namespace
 
 std::string FormatPlanSummary(const Graph& graph, const HardwareProfile& profile, const Plan& plan,
-                              int top_decisions) {
+                              const PlanEvaluation& evaluation, int top_decisions) {
   std::ostringstream out;
-  FormatHeading(graph, profile, plan, out);
-  FormatMemory(profile, plan, out);
-  FormatTimeAndTraffic(profile, plan, out);
+  FormatHeading(graph, profile, plan, evaluation, out);
+  FormatMemory(profile, plan, evaluation, out);
+  FormatTimeAndTraffic(profile, plan, evaluation, out);
   out << "  residency: " << DescribeLayerResidency(graph, profile, plan) << "\n";
   out << "  bottleneck: "
-      << DescribeBottleneck(profile, FindBottleneck(graph, profile, plan, plan.timeline)) << "\n";
+      << DescribeBottleneck(profile, FindBottleneck(graph, profile, plan, evaluation.timeline)) << "\n";
   // Which cost the spelled-out attention blocks got (attention_pattern.h); none, no line.
   if (std::string attention = DescribeAttentionCosting(graph, profile); !attention.empty()) {
     out << "  attention: " << attention << "\n";
   }
-  FormatDecisions(graph, profile, plan, top_decisions, out);
+  FormatDecisions(graph, profile, plan, evaluation, top_decisions, out);
   return out.str();
 }
 

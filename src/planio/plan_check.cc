@@ -13,8 +13,7 @@ std::string Mismatch(const std::string& what, int64_t predicted, int64_t replaye
 }
 
 // The first prediction in the file that the replay does not reproduce, or "".
-std::string ComparePredictions(const Plan& file, const SimulationResult& replay) {
-  const SimulationResult& stored = file.timeline;
+std::string ComparePredictions(const SimulationResult& stored, const SimulationResult& replay) {
   if (stored.steps.size() != replay.steps.size() ||
       stored.peak_bytes_per_tier.size() != replay.peak_bytes_per_tier.size() ||
       stored.bytes_moved_per_link.size() != replay.bytes_moved_per_link.size() ||
@@ -64,7 +63,7 @@ std::string ComparePredictions(const Plan& file, const SimulationResult& replay)
 }  // namespace
 
 LoadedPlanCheck CheckLoadedPlan(const Graph& graph, const HardwareProfile& profile,
-                                const Plan& from_file) {
+                                const Plan& from_file, const PlanEvaluation& recorded) {
   LoadedPlanCheck check;
   // The replay below needs every wait to point back; VerifyPlan reports the same rule.
   for (size_t i = 0; i < from_file.steps.size(); ++i) {
@@ -77,22 +76,20 @@ LoadedPlanCheck CheckLoadedPlan(const Graph& graph, const HardwareProfile& profi
       }
     }
   }
-  Plan replayed = from_file;
-  check.replay = Simulate(graph, profile, replayed);
-  replayed.timeline = check.replay;
-  const VerifyResult verdict = VerifyPlan(graph, profile, replayed);
+  check.replay = Simulate(graph, profile, from_file);
+  const VerifyResult verdict = VerifyPlan(graph, profile, from_file, recorded);
   if (!verdict.ok) {
     check.ok = false;
     check.message = verdict.message;
     return check;
   }
-  const std::string waits = CheckExplicitWaits(graph, profile, replayed);
+  const std::string waits = CheckExplicitWaits(graph, profile, from_file);
   if (!waits.empty()) {
     check.ok = false;
     check.message = waits;
     return check;
   }
-  const std::string predictions = ComparePredictions(from_file, check.replay);
+  const std::string predictions = ComparePredictions(recorded.timeline, check.replay);
   if (!predictions.empty()) {
     check.ok = false;
     check.message =

@@ -237,9 +237,11 @@ void ConvertDecisions(const pb::Plan& in, const Resolver& resolve, Plan& plan) {
   }
 }
 
+// The node times into the plan; the recorded timeline into its evaluation.
 void ConvertTimeline(const pb::Plan& in, const Resolver& resolve, const Graph& graph,
-                     const HardwareProfile& profile, const ProfileMapping& mapping, Plan& plan) {
-  SimulationResult& timeline = plan.timeline;
+                     const HardwareProfile& profile, const ProfileMapping& mapping, Plan& plan,
+                     PlanEvaluation& evaluation) {
+  SimulationResult& timeline = evaluation.timeline;
   for (const pb::Step& step : in.steps())
     timeline.steps.push_back({step.start_ns(), step.end_ns()});
   timeline.stall_ns_per_node.assign(graph.nodes.size(), 0);
@@ -271,23 +273,27 @@ void ConvertTimeline(const pb::Plan& in, const Resolver& resolve, const Graph& g
   timeline.stall_ns = summary.stall_ns();
 }
 
-void ConvertSummary(const pb::Plan& in, Plan& plan) {
+// The recorded summary into the evaluation (after ConvertTimeline: the bytes per link are the
+// timeline's, mapped onto this profile's links).
+void ConvertSummary(const pb::Plan& in, PlanEvaluation& evaluation) {
   const pb::Summary& summary = in.summary();
-  PlanSummary& out = plan.summary;
-  out.baseline_peak_bytes = summary.baseline_peak_bytes();
-  out.baseline_arena_bytes = summary.baseline_arena_bytes();
-  out.peak_bytes = summary.peak_bytes();
-  out.arena_bytes = summary.arena_bytes();
-  out.live_lower_bound_bytes = summary.live_lower_bound_bytes();
-  out.baseline_makespan_ns = summary.baseline_makespan_ns();
-  out.makespan_ns = summary.makespan_ns();
-  out.stall_ns = summary.stall_ns();
-  out.bytes_moved_per_link = plan.timeline.bytes_moved_per_link;
-  out.steps_per_kind[static_cast<size_t>(StepKind::kCompute)] = summary.compute_steps();
-  out.steps_per_kind[static_cast<size_t>(StepKind::kPrefetch)] = summary.prefetch_steps();
-  out.steps_per_kind[static_cast<size_t>(StepKind::kStore)] = summary.store_steps();
-  out.steps_per_kind[static_cast<size_t>(StepKind::kDetach)] = summary.detach_steps();
-  out.offloaded_values = summary.offloaded_values();
+  static_assert(
+      static_cast<int>(StepKind::kCompute) == 0 && static_cast<int>(StepKind::kPrefetch) == 1 &&
+      static_cast<int>(StepKind::kStore) == 2 && static_cast<int>(StepKind::kDetach) == 3);
+  evaluation.summary = PlanSummary{
+      .baseline_peak_bytes = summary.baseline_peak_bytes(),
+      .baseline_arena_bytes = summary.baseline_arena_bytes(),
+      .peak_bytes = summary.peak_bytes(),
+      .arena_bytes = summary.arena_bytes(),
+      .live_lower_bound_bytes = summary.live_lower_bound_bytes(),
+      .baseline_makespan_ns = summary.baseline_makespan_ns(),
+      .makespan_ns = summary.makespan_ns(),
+      .stall_ns = summary.stall_ns(),
+      .bytes_moved_per_link = evaluation.timeline.bytes_moved_per_link,
+      .steps_per_kind = {summary.compute_steps(), summary.prefetch_steps(), summary.store_steps(),
+                         summary.detach_steps()},
+      .offloaded_values = summary.offloaded_values(),
+  };
 }
 
 }  // namespace
@@ -324,8 +330,9 @@ ImportOptions ImportOptionsFromProto(const pb::Plan& plan, const std::string& pl
   return options;
 }
 
+// The aliases into the plan; the recorded cold start into its evaluation.
 void ConvertLoop(const pb::Plan& in, const Resolver& resolve, const HardwareProfile& profile,
-                 Plan& plan) {
+                 Plan& plan, PlanEvaluation& evaluation) {
   plan.produced_by = in.produced_by();
   plan.periodic = in.periodic();
   for (int i = 0; i < in.aliases_size(); ++i) {
@@ -333,21 +340,23 @@ void ConvertLoop(const pb::Plan& in, const Resolver& resolve, const HardwareProf
     plan.aliases.push_back({resolve.Value(in.aliases(i).out_value(), field + ".out_value"),
                             resolve.Value(in.aliases(i).in_value(), field + ".in_value")});
   }
-  plan.cold_start.bytes_per_tier.assign(profile.tiers.size(), 0);
+  evaluation.cold_start.bytes_per_tier.assign(profile.tiers.size(), 0);
   for (int i = 0; i < in.cold_start().tiers_size(); ++i) {
     const pb::TierBytes& entry = in.cold_start().tiers(i);
     const TierId tier = resolve.NamedTier(entry.tier());  // a replay profile may lack it
-    if (tier != kNoTier) plan.cold_start.bytes_per_tier[tier] = entry.bytes();
+    if (tier != kNoTier) evaluation.cold_start.bytes_per_tier[tier] = entry.bytes();
   }
-  plan.cold_start.time_ns = in.cold_start().time_ns();
+  evaluation.cold_start.time_ns = in.cold_start().time_ns();
 }
 
-Plan PlanFromProto(const pb::Plan& in, const std::string& plan_path, const Graph& graph,
-                   const HardwareProfile& profile, const ProfileMapping& mapping,
-                   const FromProtoOptions& options) {
+EvaluatedPlan PlanFromProto(const pb::Plan& in, const std::string& plan_path, const Graph& graph,
+                            const HardwareProfile& profile, const ProfileMapping& mapping,
+                            const FromProtoOptions& options) {
   Resolver resolve(in, plan_path, graph, profile, mapping);
   resolve.ResolveNames();
-  Plan plan;
+  EvaluatedPlan recorded;
+  Plan& plan = recorded.plan;
+  PlanEvaluation& evaluation = recorded.evaluation;
   for (int k = 0; k < in.order_size(); ++k) {
     plan.order.push_back(resolve.Node(in.order(k), "order[" + std::to_string(k) + "]"));
   }
@@ -356,17 +365,17 @@ Plan PlanFromProto(const pb::Plan& in, const std::string& plan_path, const Graph
   plan.order_name = in.order_name().empty() && plan.reordered ? kMemoryAwareOrder : in.order_name();
   plan.offload_enabled = in.offload_enabled();
   if (in.has_budget_bytes()) plan.budget_bytes = in.budget_bytes();
-  plan.fits = in.fits();
+  evaluation.fits = in.fits();
   for (int i = 0; i < in.steps_size(); ++i) {
     plan.steps.push_back(
         ConvertStep(in.steps(i), "steps[" + std::to_string(i) + "]", resolve, profile, options));
   }
   ConvertMemory(in, resolve, plan);
   ConvertDecisions(in, resolve, plan);
-  ConvertTimeline(in, resolve, graph, profile, mapping, plan);
-  ConvertSummary(in, plan);
-  ConvertLoop(in, resolve, profile, plan);
-  return plan;
+  ConvertTimeline(in, resolve, graph, profile, mapping, plan, evaluation);
+  ConvertSummary(in, evaluation);
+  ConvertLoop(in, resolve, profile, plan, evaluation);
+  return recorded;
 }
 
 }  // namespace hyperplan::planio

@@ -1,4 +1,5 @@
-// A plan file back to a core Plan, for the model and profile it is checked or replayed on.
+// A plan file back to a core Plan and its recorded evaluation (EvaluatedPlan), for the model and
+// profile it is checked or replayed on.
 //
 // Nodes and values are resolved by name against the imported graph, tiers and links by name
 // through a ProfileMapping, so the plan can be re-checked (verify) or replayed on another
@@ -14,6 +15,7 @@
 #include "hyperplan/adapters/onnx_import.h"
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
+#include "hyperplan/plan/evaluation.h"
 #include "hyperplan/plan/plan.h"
 #include "planio/profile_proto.h"
 #include "schemas/plan.pb.h"
@@ -35,8 +37,10 @@ struct FromProtoOptions {
   bool fold_channels = false;
 };
 
-Plan PlanFromProto(const plan::v1::Plan& plan, const std::string& plan_path, const Graph& graph,
-                   const HardwareProfile& profile, const ProfileMapping& mapping,
-                   const FromProtoOptions& options = {});
+// The plan's decisions, and beside them its recorded evaluation (timeline, fit, summary, cold
+// start) as the file states it: a replay (plan_check.h) tells whether it is the plan's.
+EvaluatedPlan PlanFromProto(const plan::v1::Plan& plan, const std::string& plan_path,
+                            const Graph& graph, const HardwareProfile& profile,
+                            const ProfileMapping& mapping, const FromProtoOptions& options = {});
 
 }  // namespace hyperplan::planio

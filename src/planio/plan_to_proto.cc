@@ -73,7 +73,8 @@ void AddValues(const Graph& graph, const HardwareProfile& profile, const Plan& p
   }
 }
 
-void AddNodes(const Graph& graph, const Plan& plan, pb::Plan& out) {
+void AddNodes(const Graph& graph, const Plan& plan, const PlanEvaluation& evaluation,
+              pb::Plan& out) {
   for (size_t id = 0; id < graph.nodes.size(); ++id) {
     const Node& node = graph.nodes[id];
     pb::Node* entry = out.add_nodes();
@@ -83,13 +84,14 @@ void AddNodes(const Graph& graph, const Plan& plan, pb::Plan& out) {
     for (ValueId input : node.inputs) entry->add_inputs(input);
     for (ValueId output : node.outputs) entry->add_outputs(output);
     entry->set_time_ns(id < plan.node_time_ns.size() ? plan.node_time_ns[id] : 0);
-    const auto& stalls = plan.timeline.stall_ns_per_node;
+    const auto& stalls = evaluation.timeline.stall_ns_per_node;
     entry->set_stall_ns(id < stalls.size() ? stalls[id] : 0);
   }
   for (NodeId node : plan.order) out.add_order(node);
 }
 
-void AddSteps(const HardwareProfile& profile, const Plan& plan, pb::Plan& out) {
+void AddSteps(const HardwareProfile& profile, const Plan& plan, const PlanEvaluation& evaluation,
+              pb::Plan& out) {
   const StreamNumbering streams(profile);
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const PlanStep& step = plan.steps[i];
@@ -105,9 +107,9 @@ void AddSteps(const HardwareProfile& profile, const Plan& plan, pb::Plan& out) {
     entry->set_bytes(step.bytes);
     entry->set_boundary(step.boundary);
     for (int32_t wait : step.waits_for) entry->add_waits_for(wait);
-    if (i < plan.timeline.steps.size()) {
-      entry->set_start_ns(plan.timeline.steps[i].start_ns);
-      entry->set_end_ns(plan.timeline.steps[i].end_ns);
+    if (i < evaluation.timeline.steps.size()) {
+      entry->set_start_ns(evaluation.timeline.steps[i].start_ns);
+      entry->set_end_ns(evaluation.timeline.steps[i].end_ns);
     }
     entry->set_planned_start_ns(step.planned_start_ns);
     entry->set_planned_end_ns(step.planned_end_ns);
@@ -153,8 +155,8 @@ void AddMemory(const Plan& plan, pb::Plan& out) {
   arena->set_alignment_bytes(plan.layout.alignment_bytes);
 }
 
-void AddSummary(const HardwareProfile& profile, const Plan& plan, pb::Plan& out) {
-  const PlanSummary& in = plan.summary;
+void AddSummary(const HardwareProfile& profile, const PlanEvaluation& evaluation, pb::Plan& out) {
+  const PlanSummary& in = evaluation.summary;
   pb::Summary* summary = out.mutable_summary();
   summary->set_baseline_peak_bytes(in.baseline_peak_bytes);
   summary->set_baseline_arena_bytes(in.baseline_arena_bytes);
@@ -164,7 +166,7 @@ void AddSummary(const HardwareProfile& profile, const Plan& plan, pb::Plan& out)
   summary->set_baseline_makespan_ns(in.baseline_makespan_ns);
   summary->set_makespan_ns(in.makespan_ns);
   summary->set_stall_ns(in.stall_ns);
-  summary->set_compute_ns(plan.timeline.compute_ns);
+  summary->set_compute_ns(evaluation.timeline.compute_ns);
   summary->set_compute_steps(in.steps_per_kind[static_cast<size_t>(StepKind::kCompute)]);
   summary->set_prefetch_steps(in.steps_per_kind[static_cast<size_t>(StepKind::kPrefetch)]);
   summary->set_store_steps(in.steps_per_kind[static_cast<size_t>(StepKind::kStore)]);
@@ -178,7 +180,7 @@ void AddSummary(const HardwareProfile& profile, const Plan& plan, pb::Plan& out)
   for (size_t t = 0; t < profile.tiers.size(); ++t) {
     pb::TierPeak* peak = summary->add_tiers();
     peak->set_tier(static_cast<int32_t>(t));
-    const auto& peaks = plan.timeline.peak_bytes_per_tier;
+    const auto& peaks = evaluation.timeline.peak_bytes_per_tier;
     peak->set_peak_bytes(t < peaks.size() ? peaks[t] : 0);
   }
 }
@@ -213,7 +215,8 @@ void MarkUsed(const HardwareProfile& profile, const Plan& plan, pb::Plan& out) {
   }
 }
 
-void AddLoop(const HardwareProfile& profile, const Plan& plan, pb::Plan& out) {
+void AddLoop(const HardwareProfile& profile, const Plan& plan, const PlanEvaluation& evaluation,
+             pb::Plan& out) {
   out.set_produced_by(plan.produced_by);
   out.set_periodic(plan.periodic);
   if (!plan.periodic) return;
@@ -226,10 +229,11 @@ void AddLoop(const HardwareProfile& profile, const Plan& plan, pb::Plan& out) {
   for (size_t tier = 0; tier < profile.tiers.size(); ++tier) {
     pb::TierBytes* entry = cold->add_tiers();
     entry->set_tier(static_cast<int32_t>(tier));
-    entry->set_bytes(
-        tier < plan.cold_start.bytes_per_tier.size() ? plan.cold_start.bytes_per_tier[tier] : 0);
+    entry->set_bytes(tier < evaluation.cold_start.bytes_per_tier.size()
+                         ? evaluation.cold_start.bytes_per_tier[tier]
+                         : 0);
   }
-  cold->set_time_ns(plan.cold_start.time_ns);
+  cold->set_time_ns(evaluation.cold_start.time_ns);
 }
 
 }  // namespace
@@ -237,6 +241,7 @@ void AddLoop(const HardwareProfile& profile, const Plan& plan, pb::Plan& out) {
 pb::Plan PlanToProto(const Graph& graph, const HardwareProfile& profile, const PlanResult& result,
                      const PlanProvenance& provenance) {
   const Plan& plan = result.plan;
+  const PlanEvaluation& evaluation = result.evaluation;
   pb::Plan out;
   pb::FormatVersion* format = out.mutable_format();
   format->set_schema(kPlanSchemaName);
@@ -249,15 +254,15 @@ pb::Plan PlanToProto(const Graph& graph, const HardwareProfile& profile, const P
   out.set_reordered(plan.reordered);
   out.set_order_name(plan.order_name);
   if (plan.budget_bytes) out.set_budget_bytes(*plan.budget_bytes);
-  out.set_fits(plan.fits);
+  out.set_fits(evaluation.fits);
   ProfileToProto(profile, out);
   AddValues(graph, profile, plan, out);
-  AddNodes(graph, plan, out);
-  AddSteps(profile, plan, out);
+  AddNodes(graph, plan, evaluation, out);
+  AddSteps(profile, plan, evaluation, out);
   AddMemory(plan, out);
-  AddSummary(profile, plan, out);
+  AddSummary(profile, evaluation, out);
   AddDecisions(plan, out);
-  AddLoop(profile, plan, out);
+  AddLoop(profile, plan, evaluation, out);
   MarkUsed(profile, plan, out);
   for (const std::string& warning : graph.warnings) out.add_warnings(warning);
   if (result.status == PlanStatus::kInfeasible) out.add_warnings(result.infeasibility.message);

@@ -76,9 +76,10 @@ Decision GapDecision(const Candidate& candidate) {
 }
 
 // Section 6: the arena layout, the replay and the summary of the assembled plan.
-void FinishAssembledPlan(const PlanContext& context, const AssembleOptions& options, Plan& plan) {
-  FinishPlan(*context.graph, *context.profile, context.layout,
-             {options.baseline_peak_bytes, options.baseline_arena_bytes}, plan);
+EvaluatedPlan FinishAssembledPlan(const PlanContext& context, const AssembleOptions& options,
+                                  Plan plan) {
+  return FinishPlan(*context.graph, *context.profile, context.layout,
+                    {options.baseline_peak_bytes, options.baseline_arena_bytes}, std::move(plan));
 }
 
 // Builds one plan from a selection, section by section (assemble.h); each section reads what
@@ -94,15 +95,14 @@ class Assembler {
         step_count_(context.step_count()),
         placement_count_(std::min(options.placement_count, selection.placements.size())) {}
 
-  Plan Run() {
+  EvaluatedPlan Run() {
     StartPlan();
     Sequence();
     GroupByValue();
     AddResidency();
     AddWaits();
     AddDecisions();
-    FinishAssembledPlan(context_, options_, plan_);
-    return std::move(plan_);
+    return FinishAssembledPlan(context_, options_, std::move(plan_));
   }
 
  private:
@@ -451,8 +451,8 @@ class Assembler {
 
 }  // namespace
 
-Plan AssemblePlan(const PlanContext& context, const Selection& selection,
-                  const AssembleOptions& options) {
+EvaluatedPlan AssemblePlan(const PlanContext& context, const Selection& selection,
+                           const AssembleOptions& options) {
   return Assembler(context, selection, options).Run();
 }
 

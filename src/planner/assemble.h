@@ -30,8 +30,9 @@ struct AssembleOptions {
   int64_t baseline_arena_bytes = 0;
 };
 
-// Steps, residency, tier copies and decisions, then layout, simulation and summary.
-Plan AssemblePlan(const PlanContext& context, const Selection& selection,
-                  const AssembleOptions& options);
+// Steps, residency, tier copies and decisions, then layout, simulation and summary: the plan
+// and its evaluation (FinishPlan).
+EvaluatedPlan AssemblePlan(const PlanContext& context, const Selection& selection,
+                           const AssembleOptions& options);
 
 }  // namespace hyperplan::planner

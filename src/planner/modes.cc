@@ -26,6 +26,9 @@ AssembleOptions Assembly(size_t placement_count, std::optional<int64_t> budget_b
 
 namespace {
 
+// The plan and evaluation part of a round, to assign a freshly assembled one.
+EvaluatedPlan& Planned(Outcome& outcome) { return outcome; }
+
 // Per step: resident bytes, and the arena's top (the highest block end) in `plan`'s layout.
 void LiveAndTop(const Plan& plan, Step step_count, std::vector<int64_t>& live,
                 std::vector<int64_t>& top) {
@@ -59,7 +62,7 @@ TargetTry Measured(const Outcome& outcome) {
 // Whether `a` is the better of two rounds: fits, then faster; neither fits: the smaller arena.
 bool BetterRound(const Outcome& a, const Outcome& b) {
   if (a.feasible != b.feasible) return a.feasible;
-  if (a.feasible) return a.plan.timeline.makespan_ns < b.plan.timeline.makespan_ns;
+  if (a.feasible) return a.evaluation.timeline.makespan_ns < b.evaluation.timeline.makespan_ns;
   if (a.selection.reached_target != b.selection.reached_target) return a.selection.reached_target;
   return a.plan.layout.arena_bytes < b.plan.layout.arena_bytes;
 }
@@ -68,7 +71,7 @@ bool BetterRound(const Outcome& a, const Outcome& b) {
 // reached its live target and missed the budget by its arena's overshoot alone.
 bool FreeCutsSlowed(const Outcome& live_target, const Outcome& free_cuts) {
   return free_cuts.feasible && !live_target.feasible && live_target.selection.reached_target &&
-         free_cuts.plan.timeline.makespan_ns > live_target.plan.timeline.makespan_ns;
+         free_cuts.evaluation.timeline.makespan_ns > live_target.evaluation.timeline.makespan_ns;
 }
 
 Outcome PlanRound(const PlanContext& context, int64_t budget_bytes, const Baseline& baseline,
@@ -81,10 +84,10 @@ Outcome PlanRound(const PlanContext& context, int64_t budget_bytes, const Baseli
   request.allowed = allowed;
   Outcome outcome;
   outcome.selection = Refine(context, request);
-  outcome.plan =
+  Planned(outcome) =
       AssemblePlan(context, outcome.selection,
                    Assembly(outcome.selection.placements.size(), budget_bytes, baseline));
-  outcome.feasible = outcome.selection.reached_target && outcome.plan.fits;
+  outcome.feasible = outcome.selection.reached_target && outcome.evaluation.fits;
   return outcome;
 }
 
@@ -149,7 +152,7 @@ Outcome PlanToBudget(const PlanContext& context, int64_t budget_bytes, const Bas
                      const std::vector<uint8_t>* allowed) {
   Outcome least_stall = BudgetRounds(context, budget_bytes, baseline, allowed, Choice::kLeastStall);
   if (least_stall.feasible &&
-      (least_stall.plan.timeline.makespan_ns == least_stall.plan.timeline.compute_ns ||
+      (least_stall.evaluation.timeline.makespan_ns == least_stall.evaluation.timeline.compute_ns ||
        context.step_count() > kSecondChoiceLimit)) {
     return least_stall;  // fits with no slowdown (or too large to plan twice)
   }
@@ -161,7 +164,7 @@ Outcome PlanToBudget(const PlanContext& context, int64_t budget_bytes, const Bas
   }
   const bool take_most_bytes =
       least_stall.feasible
-          ? most_bytes.plan.timeline.makespan_ns < least_stall.plan.timeline.makespan_ns
+          ? most_bytes.evaluation.timeline.makespan_ns < least_stall.evaluation.timeline.makespan_ns
           : most_bytes.selection.live_peak_bytes < least_stall.selection.live_peak_bytes;
   return take_most_bytes ? std::move(most_bytes) : std::move(least_stall);
 }
@@ -176,14 +179,15 @@ Outcome PlanWithinOverhead(const PlanContext& context, int64_t allowance_ns,
   auto assemble = [&](size_t prefix) {
     return AssemblePlan(context, outcome.selection, Assembly(prefix, std::nullopt, baseline));
   };
-  auto within = [&](const Plan& plan) {
-    return plan.timeline.makespan_ns - plan.timeline.baseline_makespan_ns <= allowance_ns;
+  auto within = [&](const EvaluatedPlan& planned) {
+    const SimulationResult& timeline = planned.evaluation.timeline;
+    return timeline.makespan_ns - timeline.baseline_makespan_ns <= allowance_ns;
   };
-  auto over_device = [&](const Plan& plan) {
-    return device_capacity_bytes && plan.layout.live_peak_bytes > *device_capacity_bytes;
+  auto over_device = [&](const EvaluatedPlan& planned) {
+    return device_capacity_bytes && planned.plan.layout.live_peak_bytes > *device_capacity_bytes;
   };
-  outcome.plan = assemble(count);
-  if (!within(outcome.plan) && !over_device(outcome.plan)) {
+  Planned(outcome) = assemble(count);
+  if (!within(outcome) && !over_device(outcome)) {
     // Predicted stalls assume the stall-free timeline; the replay decides. Only prefixes that
     // keep every bundled decision whole are plans (a wrap-around half alone is not periodic).
     std::vector<size_t> prefixes = {0};
@@ -191,10 +195,10 @@ Outcome PlanWithinOverhead(const PlanContext& context, int64_t allowance_ns,
                     outcome.selection.decision_ends.end());
     size_t good = 0;
     size_t bad = prefixes.size() - 1;
-    Plan good_plan = assemble(0);
+    EvaluatedPlan good_plan = assemble(0);
     while (bad - good > 1) {
       const size_t mid = good + (bad - good) / 2;
-      Plan plan = assemble(prefixes[mid]);
+      EvaluatedPlan plan = assemble(prefixes[mid]);
       if (within(plan)) {
         good = mid;
         good_plan = std::move(plan);
@@ -205,7 +209,7 @@ Outcome PlanWithinOverhead(const PlanContext& context, int64_t allowance_ns,
         bad = mid;
       }
     }
-    outcome.plan = std::move(good_plan);
+    Planned(outcome) = std::move(good_plan);
   }
   outcome.feasible = true;
   return outcome;
@@ -220,8 +224,8 @@ Outcome PlanNothing(const PlanContext& context, std::optional<int64_t> budget_by
   selection.live_peak_bytes = context.lifetimes.timeline.peak_bytes;
   selection.peak_step = context.lifetimes.timeline.peak_step;
   selection.reached_target = !budget_bytes || selection.live_peak_bytes <= *budget_bytes;
-  outcome.plan = AssemblePlan(context, selection, Assembly(0, budget_bytes, baseline));
-  outcome.feasible = outcome.plan.fits;
+  Planned(outcome) = AssemblePlan(context, selection, Assembly(0, budget_bytes, baseline));
+  outcome.feasible = outcome.evaluation.fits;
   return outcome;
 }
 

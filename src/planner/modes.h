@@ -22,6 +22,7 @@
 #include <optional>
 #include <vector>
 
+#include "hyperplan/plan/evaluation.h"
 #include "hyperplan/plan/plan.h"
 #include "planner/context.h"
 #include "planner/refine.h"
@@ -48,8 +49,8 @@ enum class BudgetRound : uint8_t {
   kUniformTarget,  // retries: one lowered target for every step
 };
 
-struct Outcome {
-  Plan plan;
+// A round's plan and its evaluation (EvaluatedPlan), with how the round went.
+struct Outcome : EvaluatedPlan {
   Selection selection;
   bool feasible = true;
   BudgetRound round = BudgetRound::kLiveTarget;

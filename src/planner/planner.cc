@@ -83,18 +83,20 @@ bool OverheadModeCannotFit(const PlanContext& context, int64_t capacity_bytes,
 
 // Whether a Store of a value flagged in `values` (by ValueId) ends after the plan's last
 // compute step: the iteration ends waiting for it.
-bool EndsOnWriteBackOf(const Plan& plan, const std::vector<uint8_t>& values) {
+bool EndsOnWriteBackOf(const EvaluatedPlan& planned, const std::vector<uint8_t>& values) {
+  const Plan& plan = planned.plan;
+  const SimulationResult& timeline = planned.evaluation.timeline;
   if (values.empty()) return false;
   int64_t compute_end_ns = 0;
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     if (plan.steps[i].kind == StepKind::kCompute) {
-      compute_end_ns = std::max(compute_end_ns, plan.timeline.steps[i].end_ns);
+      compute_end_ns = std::max(compute_end_ns, timeline.steps[i].end_ns);
     }
   }
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const PlanStep& step = plan.steps[i];
     if (step.kind == StepKind::kStore && values[step.value] &&
-        plan.timeline.steps[i].end_ns > compute_end_ns) {
+        timeline.steps[i].end_ns > compute_end_ns) {
       return true;
     }
   }
@@ -163,9 +165,9 @@ class OffloadSearch {
     chosen.plan.produced_by = "hyperplan";
     chosen.plan.periodic = problem_.periodic;
     chosen.plan.aliases = problem_.aliases;
-    chosen.plan.cold_start =
+    chosen.evaluation.cold_start =
         ComputeColdStart(planned(), profile(), model_context().homes, chosen.plan);
-    const VerifyResult verdict = VerifyPlan(model(), profile(), chosen.plan);
+    const VerifyResult verdict = VerifyPlan(model(), profile(), chosen.plan, chosen.evaluation);
     if (!verdict.ok) {
       throw Error(ErrorKind::kInternal, "plan failed verification: " + verdict.message);
     }
@@ -176,6 +178,7 @@ class OffloadSearch {
                                                         chosen, budget_.value_or(capacity_));
     }
     result.plan = std::move(chosen.plan);
+    result.evaluation = std::move(chosen.evaluation);
     return result;
   }
 
@@ -264,7 +267,7 @@ class OffloadSearch {
   void PlanLateWriteBacksAtStart() {
     const PlanContext* winner = ContextWithOrder(contexts_, chosen_.plan.order);
     if (chosen_.feasible && winner != nullptr &&
-        EndsOnWriteBackOf(chosen_.plan, planner::LateWriteBackValues(*winner))) {
+        EndsOnWriteBackOf(chosen_, planner::LateWriteBackValues(*winner))) {
       Keep(planner::ReplanOnRunTimeline(planner::WithLateWriteBacksAtStart(*winner), chosen_,
                                         budget_mode_, PlanOnAxis(), planner::Seed::kOtherContext));
     }

@@ -31,9 +31,10 @@ Outcome RetimeRounds(const PlanContext& context, Outcome best, bool budget_mode,
   bool gained = true;  // the last round cut the best makespan by 1% or more
   for (int round = 0; RetimeRoundRuns(round, gained); ++round) {
     const Plan& ran = last_round.plan;
-    if (ran.timeline.makespan_ns <= ran.timeline.compute_ns || ran.steps.empty()) break;
-    if (LinkSaturated(*context.profile, ran)) break;
-    std::vector<int64_t> ran_axis_ns = ComputeStepStarts(ran);
+    const SimulationResult& ran_timeline = last_round.evaluation.timeline;
+    if (ran_timeline.makespan_ns <= ran_timeline.compute_ns || ran.steps.empty()) break;
+    if (LinkSaturated(*context.profile, last_round)) break;
+    std::vector<int64_t> ran_axis_ns = ComputeStepStarts(ran, ran_timeline);
     // Planning is a function of the axis: the same axis again gives the same plan.
     if (ran_axis_ns == axis_ns) break;
     axis_ns = ran_axis_ns;
@@ -42,7 +43,8 @@ Outcome RetimeRounds(const PlanContext& context, Outcome best, bool budget_mode,
     last_round = plan_in(retimed);
     gained = false;
     if (OutcomeBeats(last_round, best, budget_mode)) {
-      gained = RetimeGained(best.plan.timeline.makespan_ns, last_round.plan.timeline.makespan_ns);
+      gained = RetimeGained(best.evaluation.timeline.makespan_ns,
+                            last_round.evaluation.timeline.makespan_ns);
       best = last_round;
     }
   }
@@ -60,18 +62,18 @@ bool OutcomeBeats(const Outcome& a, const Outcome& b, bool budget_mode) {
       }
       return a.plan.layout.arena_bytes < b.plan.layout.arena_bytes;
     }
-    if (a.plan.timeline.makespan_ns != b.plan.timeline.makespan_ns) {
-      return a.plan.timeline.makespan_ns < b.plan.timeline.makespan_ns;
+    if (a.evaluation.timeline.makespan_ns != b.evaluation.timeline.makespan_ns) {
+      return a.evaluation.timeline.makespan_ns < b.evaluation.timeline.makespan_ns;
     }
-    const int64_t a_moved = a.plan.timeline.total_bytes_moved();
-    const int64_t b_moved = b.plan.timeline.total_bytes_moved();
+    const int64_t a_moved = a.evaluation.timeline.total_bytes_moved();
+    const int64_t b_moved = b.evaluation.timeline.total_bytes_moved();
     if (a_moved != b_moved) return a_moved < b_moved;
     return a.plan.layout.arena_bytes < b.plan.layout.arena_bytes;
   }
   if (a.plan.layout.arena_bytes != b.plan.layout.arena_bytes) {
     return a.plan.layout.arena_bytes < b.plan.layout.arena_bytes;
   }
-  return a.plan.timeline.makespan_ns < b.plan.timeline.makespan_ns;
+  return a.evaluation.timeline.makespan_ns < b.evaluation.timeline.makespan_ns;
 }
 
 bool RetimeGained(int64_t before_ns, int64_t after_ns) {
@@ -86,13 +88,14 @@ bool RetimeRoundRuns(int round, bool last_round_gained) {
 // streaming at 50% of the peak) the retimed rounds' plans overflowed and ran every budget
 // round twice, 79 s of planning for nothing, where the first plan (staging hops ahead) keeps
 // NVMe busy.
-bool LinkSaturated(const HardwareProfile& profile, const Plan& plan) {
-  const std::vector<int64_t> busy_ns = LinkBusyNs(profile, plan, plan.timeline);
+bool LinkSaturated(const HardwareProfile& profile, const EvaluatedPlan& planned) {
+  const SimulationResult& timeline = planned.evaluation.timeline;
+  const std::vector<int64_t> busy_ns = LinkBusyNs(profile, planned.plan, timeline);
   const int64_t busiest_ns =
       busy_ns.empty() ? 0 : *std::max_element(busy_ns.begin(), busy_ns.end());
-  return busiest_ns > plan.timeline.compute_ns &&
+  return busiest_ns > timeline.compute_ns &&
          static_cast<__int128>(busiest_ns) * kSaturatedPercentDivisor >=
-             static_cast<__int128>(plan.timeline.makespan_ns) * (kSaturatedPercentDivisor - 1);
+             static_cast<__int128>(timeline.makespan_ns) * (kSaturatedPercentDivisor - 1);
 }
 
 // Why the hoisted chain: placed latest-first, a Prefetch leaves the link idle through steps

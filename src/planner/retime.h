@@ -22,6 +22,7 @@
 #include <functional>
 
 #include "hyperplan/hardware.h"
+#include "hyperplan/plan/evaluation.h"
 #include "hyperplan/plan/plan.h"
 #include "planner/context.h"
 #include "planner/modes.h"
@@ -46,7 +47,7 @@ bool RetimeGained(int64_t before_ns, int64_t after_ns);
 bool RetimeRoundRuns(int round, bool last_round_gained);
 
 // Whether some link is busy at least (d - 1)/d of `plan`'s iteration.
-bool LinkSaturated(const HardwareProfile& profile, const Plan& plan);
+bool LinkSaturated(const HardwareProfile& profile, const EvaluatedPlan& planned);
 
 // A plan in `retimed` (the context on a new axis) by the mode that made the first one.
 using PlanOnAxis = std::function<Outcome(const PlanContext& retimed)>;

@@ -42,7 +42,7 @@ void Metadata(JsonWriter& json, const char* name, int tid, const char* arg_key,
 }
 
 void StepArgs(JsonWriter& json, const Graph& graph, const HardwareProfile& profile,
-              const Plan& plan, size_t index) {
+              const Plan& plan, const PlanEvaluation& evaluation, size_t index) {
   const PlanStep& step = plan.steps[index];
   json.Key("args");
   json.BeginObject();
@@ -55,7 +55,7 @@ void StepArgs(JsonWriter& json, const Graph& graph, const HardwareProfile& profi
     json.String(NodeName(graph, step.node));
     json.Key("op_type");
     json.String(NodeOpType(graph, step.node));
-    const auto& stalls = plan.timeline.stall_ns_per_node;
+    const auto& stalls = evaluation.timeline.stall_ns_per_node;
     if (step.node >= 0 && static_cast<size_t>(step.node) < stalls.size() && stalls[step.node] > 0) {
       json.Key("stall_ns");
       json.Int(stalls[step.node]);
@@ -105,16 +105,16 @@ void BeginComplete(JsonWriter& json, const std::string& name, std::string_view c
 // One stall slice on the compute thread before each compute step that waited, naming the
 // step and the transfer it waited for last (report/stall_attribution.h).
 void WriteStallSlices(JsonWriter& json, const Graph& graph, const Plan& plan,
-                      const StallAttribution& stalls) {
-  for (size_t i = 0; i < plan.steps.size() && i < plan.timeline.steps.size(); ++i) {
+                      const PlanEvaluation& evaluation, const StallAttribution& stalls) {
+  for (size_t i = 0; i < plan.steps.size() && i < evaluation.timeline.steps.size(); ++i) {
     const PlanStep& step = plan.steps[i];
     if (step.kind != StepKind::kCompute || step.node < 0 ||
-        static_cast<size_t>(step.node) >= plan.timeline.stall_ns_per_node.size()) {
+        static_cast<size_t>(step.node) >= evaluation.timeline.stall_ns_per_node.size()) {
       continue;
     }
-    const int64_t stall_ns = plan.timeline.stall_ns_per_node[step.node];
+    const int64_t stall_ns = evaluation.timeline.stall_ns_per_node[step.node];
     if (stall_ns <= 0) continue;
-    const int64_t start_ns = plan.timeline.steps[i].start_ns;
+    const int64_t start_ns = evaluation.timeline.steps[i].start_ns;
     BeginComplete(json, "stall", "stall", start_ns - stall_ns, stall_ns, kComputeThreadId);
     json.Key("args");
     json.BeginObject();
@@ -165,20 +165,20 @@ void FlowEvent(JsonWriter& json, const char* phase, int64_t id, int64_t time_ns,
 // thread the order already says it): "s" inside the wait's slice, 1 ns before its end (an
 // instant slice: at its start), so viewers bind it there; "f" at the waiter's start, bound to
 // the waiter's slice. Ids count from 1 in step order.
-void WriteWaitFlows(JsonWriter& json, const Plan& plan, const std::vector<int>& thread_of_step,
-                    const std::vector<bool>& written) {
+void WriteWaitFlows(JsonWriter& json, const Plan& plan, const PlanEvaluation& evaluation,
+                    const std::vector<int>& thread_of_step, const std::vector<bool>& written) {
   int64_t id = 0;
-  for (size_t i = 0; i < plan.steps.size() && i < plan.timeline.steps.size(); ++i) {
+  for (size_t i = 0; i < plan.steps.size() && i < evaluation.timeline.steps.size(); ++i) {
     if (!written[i]) continue;
     for (int32_t wait : plan.steps[i].waits_for) {
       if (wait < 0 || static_cast<size_t>(wait) >= i || !written[wait] ||
           thread_of_step[wait] == thread_of_step[i]) {
         continue;
       }
-      const StepTiming& from = plan.timeline.steps[wait];
+      const StepTiming& from = evaluation.timeline.steps[wait];
       ++id;
       FlowEvent(json, "s", id, std::max(from.start_ns, from.end_ns - 1), thread_of_step[wait]);
-      FlowEvent(json, "f", id, plan.timeline.steps[i].start_ns, thread_of_step[i]);
+      FlowEvent(json, "f", id, evaluation.timeline.steps[i].start_ns, thread_of_step[i]);
     }
   }
 }
@@ -205,8 +205,9 @@ void WriteCounter(JsonWriter& json, const std::string& name, int64_t time_ns, co
 }
 
 // Per link that carries a transfer, a counter of its busy share (LinkBusyPercent).
-void WriteLinkCounters(JsonWriter& json, const HardwareProfile& profile, const Plan& plan) {
-  const std::vector<std::vector<BusyPoint>> busy = LinkBusyPercent(profile, plan);
+void WriteLinkCounters(JsonWriter& json, const HardwareProfile& profile, const Plan& plan,
+                       const PlanEvaluation& evaluation) {
+  const std::vector<std::vector<BusyPoint>> busy = LinkBusyPercent(profile, plan, evaluation);
   for (size_t l = 0; l < busy.size(); ++l) {
     // Viewers name the track "<event name> <arg name>": "link ddr->hbm busy_percent".
     const std::string counter = "link " + LinkName(profile, static_cast<int32_t>(l));
@@ -231,13 +232,14 @@ std::vector<int> TraceThreadOfStep(const PlanStreams& streams, size_t step_count
 }
 
 std::vector<std::vector<BusyPoint>> LinkBusyPercent(const HardwareProfile& profile,
-                                                    const Plan& plan) {
+                                                    const Plan& plan,
+                                                    const PlanEvaluation& evaluation) {
   std::vector<std::map<int64_t, int32_t>> changes(profile.links.size());  // time -> delta
-  for (size_t i = 0; i < plan.steps.size() && i < plan.timeline.steps.size(); ++i) {
+  for (size_t i = 0; i < plan.steps.size() && i < evaluation.timeline.steps.size(); ++i) {
     const PlanStep& step = plan.steps[i];
     const bool transfer = step.kind == StepKind::kPrefetch || step.kind == StepKind::kStore;
     if (!transfer || step.link < 0 || static_cast<size_t>(step.link) >= changes.size()) continue;
-    const StepTiming& timing = plan.timeline.steps[i];
+    const StepTiming& timing = evaluation.timeline.steps[i];
     if (timing.end_ns <= timing.start_ns) continue;
     ++changes[step.link][timing.start_ns];
     --changes[step.link][timing.end_ns];
@@ -273,29 +275,31 @@ void WriteThreadNames(JsonWriter& json, const Graph& graph, const HardwareProfil
 // One complete event per step, in step order; returns which steps were written.
 std::vector<bool> WriteStepEvents(JsonWriter& json, const Graph& graph,
                                   const HardwareProfile& profile, const Plan& plan,
+                                  const PlanEvaluation& evaluation,
                                   const std::vector<int>& thread_of_step) {
   std::vector<bool> written(plan.steps.size(), false);
-  for (size_t i = 0; i < plan.steps.size() && i < plan.timeline.steps.size(); ++i) {
+  for (size_t i = 0; i < plan.steps.size() && i < evaluation.timeline.steps.size(); ++i) {
     const PlanStep& step = plan.steps[i];
-    const StepTiming& timing = plan.timeline.steps[i];
+    const StepTiming& timing = evaluation.timeline.steps[i];
     // A transfer on no valid channel has no thread; the verifier reports such a plan.
     const bool transfer = step.kind == StepKind::kPrefetch || step.kind == StepKind::kStore;
     if (transfer && thread_of_step[i] == kComputeThreadId) continue;
     written[i] = true;
     BeginComplete(json, TraceStepName(graph, step), StepKindName(step.kind), timing.start_ns,
                   timing.end_ns - timing.start_ns, thread_of_step[i]);
-    StepArgs(json, graph, profile, plan, i);
+    StepArgs(json, graph, profile, plan, evaluation, i);
     json.EndObject();
   }
   return written;
 }
 
 // Per tier, a counter of its bytes along the simulated curve.
-void WriteTierCounters(JsonWriter& json, const HardwareProfile& profile, const Plan& plan) {
-  for (size_t t = 0; t < plan.timeline.bytes_per_tier.size(); ++t) {
+void WriteTierCounters(JsonWriter& json, const HardwareProfile& profile, const Plan& plan,
+                       const PlanEvaluation& evaluation) {
+  for (size_t t = 0; t < evaluation.timeline.bytes_per_tier.size(); ++t) {
     // Viewers name the track "<event name> <arg name>": "hbm bytes".
     const std::string counter = TierName(profile, static_cast<TierId>(t));
-    for (const TierUsagePoint& point : plan.timeline.bytes_per_tier[t]) {
+    for (const TierUsagePoint& point : evaluation.timeline.bytes_per_tier[t]) {
       WriteCounter(json, counter, point.time_ns, "bytes", point.bytes);
     }
   }
@@ -303,7 +307,8 @@ void WriteTierCounters(JsonWriter& json, const HardwareProfile& profile, const P
 
 // "otherData": what made the trace and the makespan it shows.
 void WriteOtherData(JsonWriter& json, const Graph& graph, const HardwareProfile& profile,
-                    const Plan& plan, const TraceProvenance& provenance) {
+                    const Plan& plan, const PlanEvaluation& evaluation,
+                    const TraceProvenance& provenance) {
   json.Key("otherData");
   json.BeginObject();
   json.Key("generator");
@@ -317,7 +322,7 @@ void WriteOtherData(JsonWriter& json, const Graph& graph, const HardwareProfile&
   json.Key("profile_source");
   json.String(profile.source);
   json.Key("makespan_ns");
-  json.Int(plan.timeline.makespan_ns);
+  json.Int(evaluation.timeline.makespan_ns);
   json.EndObject();
 }
 
@@ -329,7 +334,8 @@ std::string TraceStepName(const Graph& graph, const PlanStep& step) {
 }
 
 void WriteChromeTrace(std::ostream& out, const Graph& graph, const HardwareProfile& profile,
-                      const Plan& plan, const TraceProvenance& provenance) {
+                      const Plan& plan, const PlanEvaluation& evaluation,
+                      const TraceProvenance& provenance) {
   const PlanStreams streams = CollectStreams(profile, plan);
   const std::vector<int> thread_of_step = TraceThreadOfStep(streams, plan.steps.size());
   JsonWriter json(out);
@@ -337,16 +343,17 @@ void WriteChromeTrace(std::ostream& out, const Graph& graph, const HardwareProfi
   json.Key("traceEvents");
   json.BeginArray();
   WriteThreadNames(json, graph, profile, streams);
-  const std::vector<bool> written = WriteStepEvents(json, graph, profile, plan, thread_of_step);
-  WriteStallSlices(json, graph, plan, AttributeStalls(profile, plan));
-  WriteWaitFlows(json, plan, thread_of_step, written);
-  WriteLinkCounters(json, profile, plan);
-  WriteTierCounters(json, profile, plan);
+  const std::vector<bool> written =
+      WriteStepEvents(json, graph, profile, plan, evaluation, thread_of_step);
+  WriteStallSlices(json, graph, plan, evaluation, AttributeStalls(profile, plan, evaluation));
+  WriteWaitFlows(json, plan, evaluation, thread_of_step, written);
+  WriteLinkCounters(json, profile, plan, evaluation);
+  WriteTierCounters(json, profile, plan, evaluation);
   json.Newline();
   json.EndArray();
   json.Key("displayTimeUnit");
   json.String("ns");
-  WriteOtherData(json, graph, profile, plan, provenance);
+  WriteOtherData(json, graph, profile, plan, evaluation, provenance);
   json.EndObject();
   out << "\n";
 }

@@ -28,6 +28,7 @@
 
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
+#include "hyperplan/plan/evaluation.h"
 #include "hyperplan/plan/plan.h"
 #include "report/streams.h"
 
@@ -41,7 +42,8 @@ struct TraceProvenance {
 };
 
 void WriteChromeTrace(std::ostream& out, const Graph& graph, const HardwareProfile& profile,
-                      const Plan& plan, const TraceProvenance& provenance);
+                      const Plan& plan, const PlanEvaluation& evaluation,
+                      const TraceProvenance& provenance);
 
 // Shared with the Perfetto trace (perfetto_trace.h):
 // A step's event name: the node's for a compute step, else "<kind> <value>" ("prefetch w0").
@@ -58,6 +60,7 @@ struct BusyPoint {
 };
 // By link index: one point per time the share changes (empty for a link with no transfer).
 std::vector<std::vector<BusyPoint>> LinkBusyPercent(const HardwareProfile& profile,
-                                                    const Plan& plan);
+                                                    const Plan& plan,
+                                                    const PlanEvaluation& evaluation);
 
 }  // namespace hyperplan::report

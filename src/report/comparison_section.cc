@@ -47,9 +47,9 @@ std::string Row(const std::string& id, const std::string& name, const std::strin
       bytes(arena_bytes), bytes(moved_bytes));
 }
 
-int64_t MovedBytes(const Plan& plan) {
+int64_t MovedBytes(const PlanEvaluation& evaluation) {
   int64_t total = 0;
-  for (int64_t bytes : plan.summary.bytes_moved_per_link) total += bytes;
+  for (int64_t bytes : evaluation.summary.bytes_moved_per_link) total += bytes;
   return total;
 }
 
@@ -67,12 +67,13 @@ std::string ComparisonLine(const ReportInput& input, int64_t bound_ns,
                            const ReportContender* best) {
   const ReportOutcome& outcome = input.outcome;
   const Plan& plan = input.plan;
-  std::string line = fmt::format("This plan runs an iteration in <b>{}</b>",
-                                 EscapeMarkup(FormatDuration(plan.timeline.makespan_ns)));
+  std::string line =
+      fmt::format("This plan runs an iteration in <b>{}</b>",
+                  EscapeMarkup(FormatDuration(input.evaluation.timeline.makespan_ns)));
   if (bound_ns > 0) {
-    line +=
-        fmt::format(", {} the lower bound of {}", TimesBound(plan.timeline.makespan_ns, bound_ns),
-                    EscapeMarkup(FormatDuration(bound_ns)));
+    line += fmt::format(", {} the lower bound of {}",
+                        TimesBound(input.evaluation.timeline.makespan_ns, bound_ns),
+                        EscapeMarkup(FormatDuration(bound_ns)));
   }
   if (best != nullptr && best->name == plan.produced_by) {
     line += fmt::format("; it is the best contender's, {}", EscapeMarkup(best->name));
@@ -86,7 +87,7 @@ std::string ComparisonLine(const ReportInput& input, int64_t bound_ns,
                         EscapeMarkup(FormatDuration(best->makespan_ns)),
                         best->fits ? "" : " and does not fit");
   }
-  if (!plan.fits && outcome.makespan_lower_bound_ns > 0) {
+  if (!input.evaluation.fits && outcome.makespan_lower_bound_ns > 0) {
     line += ". The lower bound holds only for plans within the budget, so it is not shown";
   }
   return "<p id=\"comparison-line\">" + line + ".</p>\n";
@@ -108,8 +109,9 @@ std::string ComparisonTable(const ReportInput& input, int64_t bound_ns,
                                              : std::nullopt,
                 std::nullopt);
   }
-  html += Row("comparison-plan", "this plan", plan.produced_by, plan.fits,
-              plan.timeline.makespan_ns, bound_ns, plan.layout.arena_bytes, MovedBytes(plan));
+  html += Row("comparison-plan", "this plan", plan.produced_by, input.evaluation.fits,
+              input.evaluation.timeline.makespan_ns, bound_ns, plan.layout.arena_bytes,
+              MovedBytes(input.evaluation));
   if (outcome.own_makespan_ns && plan.produced_by != "hyperplan") {
     html += Row("comparison-own", "hyperplan alone", "the planner's own plan, not chosen",
                 outcome.own_fits, *outcome.own_makespan_ns, bound_ns, std::nullopt, std::nullopt);
@@ -130,7 +132,7 @@ std::string ComparisonSection(const ReportInput& input) {
   const ReportOutcome& outcome = input.outcome;
   if (outcome.makespan_lower_bound_ns <= 0 && outcome.contenders.empty()) return "";
   // The bound holds for plans whose live bytes stay within the budget: not for one over it.
-  const int64_t bound_ns = input.plan.fits ? outcome.makespan_lower_bound_ns : 0;
+  const int64_t bound_ns = input.evaluation.fits ? outcome.makespan_lower_bound_ns : 0;
   const ReportContender* best = BestContender(outcome);
   std::string html = "<section id=\"comparison\">\n<h2>Against the bound and the contenders</h2>\n";
   html += ComparisonLine(input, bound_ns, best);

@@ -68,11 +68,12 @@ BaselineMemory DescribeBaseline(const Graph& graph, const Plan& plan) {
   return DescribeBaselineOn(graph, plan);
 }
 
-PeakComposition DescribePlanPeak(const HardwareProfile& profile, const Plan& plan) {
+PeakComposition DescribePlanPeak(const HardwareProfile& profile, const Plan& plan,
+                                 const PlanEvaluation& evaluation) {
   PeakComposition peak;
   const auto device = static_cast<size_t>(profile.device_tier);
-  if (device >= plan.timeline.bytes_per_tier.size()) return peak;
-  const std::vector<TierUsagePoint>& curve = plan.timeline.bytes_per_tier[device];
+  if (device >= evaluation.timeline.bytes_per_tier.size()) return peak;
+  const std::vector<TierUsagePoint>& curve = evaluation.timeline.bytes_per_tier[device];
   if (curve.empty()) return peak;
   const auto first_max = std::max_element(
       curve.begin(), curve.end(),
@@ -80,12 +81,12 @@ PeakComposition DescribePlanPeak(const HardwareProfile& profile, const Plan& pla
   peak.time_ns = first_max->time_ns;
   peak.bytes = first_max->bytes;
 
-  const auto& timing = plan.timeline.steps;
+  const auto& timing = evaluation.timeline.steps;
   auto open_ns = [&](int32_t step) {
     return step < 0 || static_cast<size_t>(step) >= timing.size() ? 0 : timing[step].start_ns;
   };
   auto close_ns = [&](int32_t step) {
-    return step < 0 || static_cast<size_t>(step) >= timing.size() ? plan.timeline.makespan_ns
+    return step < 0 || static_cast<size_t>(step) >= timing.size() ? evaluation.timeline.makespan_ns
                                                                   : timing[step].end_ns;
   };
   for (const ResidentInterval& interval : plan.residency) {

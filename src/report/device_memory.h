@@ -20,6 +20,7 @@
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
 #include "hyperplan/lifetimes.h"
+#include "hyperplan/plan/evaluation.h"
 #include "hyperplan/plan/plan.h"
 
 namespace hyperplan::report {
@@ -47,11 +48,12 @@ struct BaselineMemory {
 };
 
 // `graph` is the model's own; a periodic plan's aliases are applied here (LoopGraph). Its peak
-// bytes are the plan's summary.baseline_peak_bytes.
+// bytes are the evaluation's summary.baseline_peak_bytes.
 BaselineMemory DescribeBaseline(const Graph& graph, const Plan& plan);
 
 // The plan's device peak and what is resident then; bytes 0 and no shares when the plan's
-// timeline has no device curve.
-PeakComposition DescribePlanPeak(const HardwareProfile& profile, const Plan& plan);
+// evaluated timeline has no device curve.
+PeakComposition DescribePlanPeak(const HardwareProfile& profile, const Plan& plan,
+                                 const PlanEvaluation& evaluation);
 
 }  // namespace hyperplan::report

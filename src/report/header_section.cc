@@ -26,7 +26,7 @@ std::string BudgetWords(const Plan& plan) {
 Verdict Judge(const ReportInput& input) {
   const Plan& plan = input.plan;
   const ReportOutcome& outcome = input.outcome;
-  if (outcome.gate == GateVerdict::kInfeasible || !plan.fits) {
+  if (outcome.gate == GateVerdict::kInfeasible || !input.evaluation.fits) {
     std::string reason = outcome.reason;
     if (reason.empty()) {
       reason = plan.budget_bytes ? fmt::format("the arena needs {}, above the {} budget",
@@ -64,7 +64,7 @@ std::string Card(const std::string& title, const std::string& value, const std::
 }  // namespace
 
 std::string HeaderSection(const ReportInput& input) {
-  const PlanSummary& s = input.plan.summary;
+  const PlanSummary& s = input.evaluation.summary;
   int64_t moved_bytes = 0;
   for (int64_t bytes : s.bytes_moved_per_link) moved_bytes += bytes;
   auto ops = [&](StepKind kind) { return s.steps_per_kind[static_cast<size_t>(kind)]; };

@@ -14,19 +14,20 @@
 namespace hyperplan::report {
 
 void WriteHtmlReport(std::ostream& out, const Graph& graph, const HardwareProfile& profile,
-                     const Plan& plan, const ReportProvenance& provenance,
-                     const ReportOutcome& outcome) {
+                     const Plan& plan, const PlanEvaluation& evaluation,
+                     const ReportProvenance& provenance, const ReportOutcome& outcome) {
   BaselineMemory baseline = DescribeBaseline(graph, plan);
-  const int64_t end_ns = std::max(plan.timeline.makespan_ns, baseline.makespan_ns);
+  const int64_t end_ns = std::max(evaluation.timeline.makespan_ns, baseline.makespan_ns);
   const ReportInput input{graph,
                           profile,
                           plan,
+                          evaluation,
                           provenance,
                           outcome,
                           std::move(baseline),
-                          DescribePlanPeak(profile, plan),
+                          DescribePlanPeak(profile, plan, evaluation),
                           ChartColumns(end_ns),
-                          AttributeStalls(profile, plan)};
+                          AttributeStalls(profile, plan, evaluation)};
 
   out << "<!DOCTYPE html>\n"
       << "<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n"
@@ -49,9 +50,10 @@ void WriteHtmlReport(std::ostream& out, const Graph& graph, const HardwareProfil
 }
 
 std::string HtmlReport(const Graph& graph, const HardwareProfile& profile, const Plan& plan,
-                       const ReportProvenance& provenance, const ReportOutcome& outcome) {
+                       const PlanEvaluation& evaluation, const ReportProvenance& provenance,
+                       const ReportOutcome& outcome) {
   std::ostringstream out;
-  WriteHtmlReport(out, graph, profile, plan, provenance, outcome);
+  WriteHtmlReport(out, graph, profile, plan, evaluation, provenance, outcome);
   return out.str();
 }
 

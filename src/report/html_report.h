@@ -28,6 +28,7 @@
 
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
+#include "hyperplan/plan/evaluation.h"
 #include "hyperplan/plan/plan.h"
 #include "hyperplan/planner/options.h"
 
@@ -43,7 +44,7 @@ struct ReportProvenance {
 
 // What the run concluded about the plan, beyond the plan itself: the CLI's gate
 // (cli/plan_gate.h) and what the plan is measured against. Default: no gate was evaluated
-// (the verdict then follows Plan::fits alone) and nothing to compare with.
+// (the verdict then follows PlanEvaluation::fits alone) and nothing to compare with.
 enum class GateVerdict : uint8_t {
   kNotEvaluated,
   kPassed,        // exit 0
@@ -75,10 +76,11 @@ struct ReportOutcome {
 };
 
 void WriteHtmlReport(std::ostream& out, const Graph& graph, const HardwareProfile& profile,
-                     const Plan& plan, const ReportProvenance& provenance,
-                     const ReportOutcome& outcome = {});
+                     const Plan& plan, const PlanEvaluation& evaluation,
+                     const ReportProvenance& provenance, const ReportOutcome& outcome = {});
 
 std::string HtmlReport(const Graph& graph, const HardwareProfile& profile, const Plan& plan,
-                       const ReportProvenance& provenance, const ReportOutcome& outcome = {});
+                       const PlanEvaluation& evaluation, const ReportProvenance& provenance,
+                       const ReportOutcome& outcome = {});
 
 }  // namespace hyperplan::report

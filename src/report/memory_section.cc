@@ -179,10 +179,12 @@ DeviceChart CurvesAndRules(const ReportInput& input, const DeviceTier& device) {
   before.end_ns = input.baseline.makespan_ns;
   before.css_class = "baseline";
   chart.series.push_back(std::move(before));
-  if (device.present && static_cast<size_t>(device.tier) < plan.timeline.bytes_per_tier.size()) {
+  if (device.present &&
+      static_cast<size_t>(device.tier) < input.evaluation.timeline.bytes_per_tier.size()) {
     MemorySeries after;
-    after.columns = BucketStepCurve(plan.timeline.bytes_per_tier[device.tier], input.columns);
-    after.end_ns = plan.timeline.makespan_ns;
+    after.columns =
+        BucketStepCurve(input.evaluation.timeline.bytes_per_tier[device.tier], input.columns);
+    after.end_ns = input.evaluation.timeline.makespan_ns;
     after.css_class = "plan";
     chart.series.push_back(std::move(after));
   }

@@ -162,12 +162,13 @@ StepFlows CollectFlows(const Plan& plan, const std::vector<int>& thread_of_step,
 // Each drawn step's slice (or instant), with its flows, and the stall slice before a compute
 // step that waited.
 void AddStepEvents(EventList& events, const Graph& graph, const Plan& plan,
-                   const std::vector<int>& thread_of_step, const StepFlows& flows) {
+                   const PlanEvaluation& evaluation, const std::vector<int>& thread_of_step,
+                   const StepFlows& flows) {
   for (size_t i = 0; i < flows.drawn.size(); ++i) {
     if (!flows.drawn[i]) continue;
     const uint64_t track = kThreadUuidBase + static_cast<uint64_t>(thread_of_step[i]);
     const PlanStep& step = plan.steps[i];
-    const StepTiming& timing = plan.timeline.steps[i];
+    const StepTiming& timing = evaluation.timeline.steps[i];
     const bool slice = timing.end_ns > timing.start_ns;
     pp::TrackEvent begin =
         NamedBegin(slice ? pp::TrackEvent::TYPE_SLICE_BEGIN : pp::TrackEvent::TYPE_INSTANT, track,
@@ -176,7 +177,7 @@ void AddStepEvents(EventList& events, const Graph& graph, const Plan& plan,
     for (uint64_t id : flows.in[i]) begin.add_terminating_flow_ids(id);
     events.Add(timing.start_ns, kBeginRank, std::move(begin));
     if (slice) events.Add(timing.end_ns, kEndRank, Event(pp::TrackEvent::TYPE_SLICE_END, track));
-    const auto& stalls = plan.timeline.stall_ns_per_node;
+    const auto& stalls = evaluation.timeline.stall_ns_per_node;
     if (step.kind == StepKind::kCompute && step.node >= 0 &&
         static_cast<size_t>(step.node) < stalls.size() && stalls[step.node] > 0) {
       events.Add(timing.start_ns - stalls[step.node], kBeginRank,
@@ -188,15 +189,15 @@ void AddStepEvents(EventList& events, const Graph& graph, const Plan& plan,
 
 // A counter track per tier (bytes) and per link that carries a transfer (busy percent).
 void AddCounters(std::ostream& out, EventList& events, const HardwareProfile& profile,
-                 const Plan& plan) {
-  for (size_t t = 0; t < plan.timeline.bytes_per_tier.size(); ++t) {
+                 const Plan& plan, const PlanEvaluation& evaluation) {
+  for (size_t t = 0; t < evaluation.timeline.bytes_per_tier.size(); ++t) {
     const uint64_t uuid = kTierUuidBase + t;
     WriteCounterTrack(out, uuid, TierName(profile, static_cast<TierId>(t)) + " bytes");
-    for (const TierUsagePoint& point : plan.timeline.bytes_per_tier[t]) {
+    for (const TierUsagePoint& point : evaluation.timeline.bytes_per_tier[t]) {
       events.Add(point.time_ns, kCounterRank, Counter(uuid, point.bytes));
     }
   }
-  const std::vector<std::vector<BusyPoint>> busy = LinkBusyPercent(profile, plan);
+  const std::vector<std::vector<BusyPoint>> busy = LinkBusyPercent(profile, plan, evaluation);
   for (size_t l = 0; l < busy.size(); ++l) {
     if (busy[l].empty()) continue;
     const uint64_t uuid = kLinkUuidBase + l;
@@ -219,14 +220,16 @@ bool WantsPerfettoTrace(const std::string& path) {
 }
 
 void WritePerfettoTrace(std::ostream& out, const Graph& graph, const HardwareProfile& profile,
-                        const Plan& plan, const TraceProvenance& /*provenance*/) {
+                        const Plan& plan, const PlanEvaluation& evaluation,
+                        const TraceProvenance& /*provenance*/) {
   const PlanStreams streams = CollectStreams(profile, plan);
   const std::vector<int> thread_of_step = TraceThreadOfStep(streams, plan.steps.size());
   WriteTracks(out, graph, profile, streams);
-  const size_t count = std::min(plan.steps.size(), plan.timeline.steps.size());
+  const size_t count = std::min(plan.steps.size(), evaluation.timeline.steps.size());
   EventList events;
-  AddStepEvents(events, graph, plan, thread_of_step, CollectFlows(plan, thread_of_step, count));
-  AddCounters(out, events, profile, plan);
+  AddStepEvents(events, graph, plan, evaluation, thread_of_step,
+                CollectFlows(plan, thread_of_step, count));
+  AddCounters(out, events, profile, plan, evaluation);
   events.Write(out);
 }
 

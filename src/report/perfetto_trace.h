@@ -26,13 +26,15 @@
 
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
+#include "hyperplan/plan/evaluation.h"
 #include "hyperplan/plan/plan.h"
 #include "report/chrome_trace.h"
 
 namespace hyperplan::report {
 
 void WritePerfettoTrace(std::ostream& out, const Graph& graph, const HardwareProfile& profile,
-                        const Plan& plan, const TraceProvenance& provenance);
+                        const Plan& plan, const PlanEvaluation& evaluation,
+                        const TraceProvenance& provenance);
 
 // Whether `path` asks for the protobuf format: it ends in ".pftrace" or ".perfetto-trace".
 bool WantsPerfettoTrace(const std::string& path);

@@ -6,6 +6,7 @@
 
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
+#include "hyperplan/plan/evaluation.h"
 #include "hyperplan/plan/plan.h"
 #include "report/device_memory.h"
 #include "report/html_report.h"
@@ -18,6 +19,7 @@ struct ReportInput {
   const Graph& graph;
   const HardwareProfile& profile;
   const Plan& plan;
+  const PlanEvaluation& evaluation;  // the plan's replay, fit and summary
   const ReportProvenance& provenance;
   const ReportOutcome& outcome;
   BaselineMemory baseline;    // the model's order with nothing offloaded

@@ -13,8 +13,8 @@ bool IsTransfer(const PlanStep& step) {
   return step.kind == StepKind::kPrefetch || step.kind == StepKind::kStore;
 }
 
-int64_t StallOf(const Plan& plan, const PlanStep& step) {
-  const auto& stalls = plan.timeline.stall_ns_per_node;
+int64_t StallOf(const Plan& plan, const PlanEvaluation& evaluation, const PlanStep& step) {
+  const auto& stalls = evaluation.timeline.stall_ns_per_node;
   if (step.kind != StepKind::kCompute || step.node < 0 ||
       static_cast<size_t>(step.node) >= stalls.size()) {
     return 0;
@@ -23,12 +23,12 @@ int64_t StallOf(const Plan& plan, const PlanStep& step) {
 }
 
 // The wait that ended last (ties: the lowest index), or -1.
-int32_t BindingWait(const Plan& plan, const PlanStep& step) {
+int32_t BindingWait(const Plan& plan, const PlanEvaluation& evaluation, const PlanStep& step) {
   int32_t binding = -1;
   int64_t binding_end_ns = 0;
   for (int32_t wait : step.waits_for) {
-    if (wait < 0 || static_cast<size_t>(wait) >= plan.timeline.steps.size()) continue;
-    const int64_t end_ns = plan.timeline.steps[wait].end_ns;
+    if (wait < 0 || static_cast<size_t>(wait) >= evaluation.timeline.steps.size()) continue;
+    const int64_t end_ns = evaluation.timeline.steps[wait].end_ns;
     if (binding < 0 || end_ns > binding_end_ns) {
       binding = wait;
       binding_end_ns = end_ns;
@@ -76,7 +76,8 @@ std::vector<int32_t> DecisionOfSteps(const Plan& plan) {
 
 }  // namespace
 
-StallAttribution AttributeStalls(const HardwareProfile& profile, const Plan& plan) {
+StallAttribution AttributeStalls(const HardwareProfile& profile, const Plan& plan,
+                                 const PlanEvaluation& evaluation) {
   StallAttribution result;
   result.binding_wait.assign(plan.steps.size(), -1);
   result.stall_ns_per_step.assign(plan.steps.size(), 0);
@@ -84,17 +85,18 @@ StallAttribution AttributeStalls(const HardwareProfile& profile, const Plan& pla
   result.stall_ns_per_decision.assign(plan.decisions.size(), 0);
   result.stall_ns_per_link.assign(profile.links.size(), 0);
   result.queued_ns_per_step.assign(plan.steps.size(), 0);
-  for (size_t s = 0; s < plan.steps.size() && s < plan.timeline.steps.size(); ++s) {
+  for (size_t s = 0; s < plan.steps.size() && s < evaluation.timeline.steps.size(); ++s) {
     if (!IsTransfer(plan.steps[s])) continue;
-    const int32_t wait = BindingWait(plan, plan.steps[s]);
-    const int64_t ready_ns = wait >= 0 ? plan.timeline.steps[wait].end_ns : 0;
-    result.queued_ns_per_step[s] = std::max<int64_t>(0, plan.timeline.steps[s].start_ns - ready_ns);
+    const int32_t wait = BindingWait(plan, evaluation, plan.steps[s]);
+    const int64_t ready_ns = wait >= 0 ? evaluation.timeline.steps[wait].end_ns : 0;
+    result.queued_ns_per_step[s] =
+        std::max<int64_t>(0, evaluation.timeline.steps[s].start_ns - ready_ns);
   }
   for (size_t s = 0; s < plan.steps.size(); ++s) {
-    const int64_t stall_ns = StallOf(plan, plan.steps[s]);
+    const int64_t stall_ns = StallOf(plan, evaluation, plan.steps[s]);
     if (stall_ns <= 0) continue;
     result.total_ns += stall_ns;
-    const int32_t wait = BindingWait(plan, plan.steps[s]);
+    const int32_t wait = BindingWait(plan, evaluation, plan.steps[s]);
     result.binding_wait[s] = wait;
     if (wait < 0 || !IsTransfer(plan.steps[wait])) {
       result.unattributed_ns += stall_ns;
@@ -124,7 +126,7 @@ std::vector<LayerStall> StallsByLayer(const Graph& graph, const Plan& plan,
   };
   std::map<int, LayerStall> by_layer;
   for (size_t s = 0; s < plan.steps.size(); ++s) {
-    const int64_t stall_ns = StallOf(plan, plan.steps[s]);
+    const int64_t stall_ns = StallOf(plan, evaluation, plan.steps[s]);
     if (stall_ns <= 0) continue;
     int layer = visit_layer(plan.steps[s].boundary);
     const int32_t wait = attribution.binding_wait[s];

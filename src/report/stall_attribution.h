@@ -22,6 +22,7 @@
 
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
+#include "hyperplan/plan/evaluation.h"
 #include "hyperplan/plan/plan.h"
 
 namespace hyperplan::report {
@@ -40,7 +41,8 @@ struct StallAttribution {
   int64_t total_ns = 0;         // every compute stall
 };
 
-StallAttribution AttributeStalls(const HardwareProfile& profile, const Plan& plan);
+StallAttribution AttributeStalls(const HardwareProfile& profile, const Plan& plan,
+                                 const PlanEvaluation& evaluation);
 
 struct LayerStall {
   int layer = -1;  // the N of "layers.N."; -1: outside every layer

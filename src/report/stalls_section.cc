@@ -29,7 +29,7 @@ std::string NsCell(const std::string& id, int64_t ns) {
 std::string ByLinkTable(const ReportInput& input) {
   const Plan& plan = input.plan;
   const StallAttribution& stalls = input.stalls;
-  const std::vector<int64_t> link_busy_ns = LinkBusyNs(input.profile, plan, plan.timeline);
+  const std::vector<int64_t> link_busy_ns = LinkBusyNs(input.profile, plan, input.evaluation.timeline);
   std::string html =
       "<table class=\"compact\" id=\"stalls-by-link\"><thead><tr><th>waiting on</th>"
       "<th class=\"num\">stall</th><th class=\"num\">share of stalls</th>"
@@ -43,7 +43,7 @@ std::string ByLinkTable(const ReportInput& input) {
         "<tr><td>{}</td>{}<td class=\"num\">{}</td>{}<td class=\"num\">{}</td></tr>\n",
         EscapeMarkup(LinkName(input.profile, static_cast<int32_t>(l))),
         NsCell(fmt::format("stall-link-{}", l), stall_ns), PercentOf(stall_ns, stalls.total_ns),
-        NsCell("", busy_ns), PercentOf(busy_ns, plan.timeline.makespan_ns));
+        NsCell("", busy_ns), PercentOf(busy_ns, input.evaluation.timeline.makespan_ns));
   }
   if (stalls.unattributed_ns > 0) {
     html += fmt::format(
@@ -140,8 +140,8 @@ std::string StallsSection(const ReportInput& input) {
       "<p>Compute waits <b>{}</b> in all, {} of the {} iteration. Each stall is charged to the "
       "transfer that ended last among those the stalled step waited for.</p>\n",
       EscapeMarkup(FormatDuration(stalls.total_ns)),
-      PercentOf(stalls.total_ns, plan.timeline.makespan_ns),
-      EscapeMarkup(FormatDuration(plan.timeline.makespan_ns)));
+      PercentOf(stalls.total_ns, input.evaluation.timeline.makespan_ns),
+      EscapeMarkup(FormatDuration(input.evaluation.timeline.makespan_ns)));
   html += "<div class=\"peaks\">\n<div>\n<h3>By link</h3>\n" + ByLinkTable(input) +
           "</div>\n<div>\n<h3>By layer</h3>\n" + ByLayerTable(input) + "</div>\n</div>\n";
   html +=

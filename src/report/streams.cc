@@ -57,28 +57,30 @@ PlanStreams CollectStreams(const HardwareProfile& profile, const Plan& plan) {
   return streams;
 }
 
-std::vector<TimeInterval> StepIntervals(const Plan& plan, const std::vector<int32_t>& steps) {
+std::vector<TimeInterval> StepIntervals(const Plan& plan, const PlanEvaluation& evaluation,
+                                        const std::vector<int32_t>& steps) {
   std::vector<TimeInterval> intervals;
   intervals.reserve(steps.size());
   for (int32_t step : steps) {
-    if (static_cast<size_t>(step) >= plan.timeline.steps.size()) continue;
-    const StepTiming& timing = plan.timeline.steps[step];
+    if (static_cast<size_t>(step) >= evaluation.timeline.steps.size()) continue;
+    const StepTiming& timing = evaluation.timeline.steps[step];
     intervals.push_back({timing.start_ns, timing.end_ns});
   }
   return intervals;
 }
 
-Stalls CollectStalls(const Plan& plan, const std::vector<int32_t>& compute_steps) {
+Stalls CollectStalls(const Plan& plan, const PlanEvaluation& evaluation,
+                     const std::vector<int32_t>& compute_steps) {
   Stalls stalls;
   for (int32_t step : compute_steps) {
     const NodeId node = plan.steps[step].node;
-    if (static_cast<size_t>(step) >= plan.timeline.steps.size() || node < 0 ||
-        static_cast<size_t>(node) >= plan.timeline.stall_ns_per_node.size()) {
+    if (static_cast<size_t>(step) >= evaluation.timeline.steps.size() || node < 0 ||
+        static_cast<size_t>(node) >= evaluation.timeline.stall_ns_per_node.size()) {
       continue;
     }
-    const int64_t stall_ns = plan.timeline.stall_ns_per_node[node];
+    const int64_t stall_ns = evaluation.timeline.stall_ns_per_node[node];
     if (stall_ns <= 0) continue;
-    const int64_t start_ns = plan.timeline.steps[step].start_ns;
+    const int64_t start_ns = evaluation.timeline.steps[step].start_ns;
     stalls.steps.push_back(step);
     stalls.intervals.push_back({start_ns - stall_ns, start_ns});
   }

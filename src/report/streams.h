@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "hyperplan/hardware.h"
+#include "hyperplan/plan/evaluation.h"
 #include "hyperplan/plan/plan.h"
 #include "report/time_columns.h"
 
@@ -34,14 +35,16 @@ PlanStreams CollectStreams(const HardwareProfile& profile, const Plan& plan);
 // "ddr→hbm" (tier names, or "?" for an index outside the profile).
 std::string LinkName(const HardwareProfile& profile, int32_t link);
 
-// The simulated interval of each of `steps` (Plan::timeline.steps).
-std::vector<TimeInterval> StepIntervals(const Plan& plan, const std::vector<int32_t>& steps);
+// The simulated interval of each of `steps` (PlanEvaluation::timeline.steps).
+std::vector<TimeInterval> StepIntervals(const Plan& plan, const PlanEvaluation& evaluation,
+                                        const std::vector<int32_t>& steps);
 
 // The wait before each compute step that stalled: [start - stall, start), in step order.
 struct Stalls {
   std::vector<int32_t> steps;           // the compute steps that waited
   std::vector<TimeInterval> intervals;  // parallel to steps
 };
-Stalls CollectStalls(const Plan& plan, const std::vector<int32_t>& compute_steps);
+Stalls CollectStalls(const Plan& plan, const PlanEvaluation& evaluation,
+                     const std::vector<int32_t>& compute_steps);
 
 }  // namespace hyperplan::report

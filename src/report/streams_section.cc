@@ -25,12 +25,12 @@ std::string Span(const StepTiming& timing) {
 // The tooltip of a step's bar; stall lane bars describe the compute step that waited.
 std::string DescribeStep(const ReportInput& input, int32_t index) {
   const PlanStep& step = input.plan.steps[index];
-  const StepTiming timing = static_cast<size_t>(index) < input.plan.timeline.steps.size()
-                                ? input.plan.timeline.steps[index]
+  const StepTiming timing = static_cast<size_t>(index) < input.evaluation.timeline.steps.size()
+                                ? input.evaluation.timeline.steps[index]
                                 : StepTiming{};
   switch (step.kind) {
     case StepKind::kCompute: {
-      const auto& stalls = input.plan.timeline.stall_ns_per_node;
+      const auto& stalls = input.evaluation.timeline.stall_ns_per_node;
       const int64_t stall_ns =
           step.node >= 0 && static_cast<size_t>(step.node) < stalls.size() ? stalls[step.node] : 0;
       return fmt::format("step {}: {} ({}), {}{}", step.boundary, NodeName(input.graph, step.node),
@@ -50,13 +50,13 @@ std::string DescribeStep(const ReportInput& input, int32_t index) {
   return "";
 }
 
-Lane MakeLane(const Plan& plan, std::string label, std::string css_class, int height_px,
-              const std::vector<int32_t>& steps) {
+Lane MakeLane(const Plan& plan, const PlanEvaluation& evaluation, std::string label,
+              std::string css_class, int height_px, const std::vector<int32_t>& steps) {
   Lane lane;
   lane.label = std::move(label);
   lane.css_class = std::move(css_class);
   lane.height_px = height_px;
-  lane.items = StepIntervals(plan, steps);
+  lane.items = StepIntervals(plan, evaluation, steps);
   lane.ids = steps;
   return lane;
 }
@@ -65,11 +65,13 @@ Lane MakeLane(const Plan& plan, std::string label, std::string css_class, int he
 
 std::string StreamsSection(const ReportInput& input) {
   const Plan& plan = input.plan;
+  const PlanEvaluation& evaluation = input.evaluation;
   const PlanStreams streams = CollectStreams(input.profile, plan);
   std::vector<Lane> lanes;
-  lanes.push_back(MakeLane(plan, "compute", "compute", kComputeLanePx, streams.compute_steps));
+  lanes.push_back(
+      MakeLane(plan, evaluation, "compute", "compute", kComputeLanePx, streams.compute_steps));
 
-  Stalls stalls = CollectStalls(plan, streams.compute_steps);
+  Stalls stalls = CollectStalls(plan, evaluation, streams.compute_steps);
   if (!stalls.steps.empty()) {
     Lane lane;
     lane.label = "stalled";
@@ -80,10 +82,11 @@ std::string StreamsSection(const ReportInput& input) {
     lanes.push_back(std::move(lane));
   }
   if (!streams.detach_steps.empty()) {
-    lanes.push_back(MakeLane(plan, "detach", "detach", kThinLanePx, streams.detach_steps));
+    lanes.push_back(
+        MakeLane(plan, evaluation, "detach", "detach", kThinLanePx, streams.detach_steps));
   }
   for (const CopyStream& stream : streams.copy_streams) {
-    Lane lane = MakeLane(plan, stream.name, "copy", kCopyLanePx, stream.steps);
+    Lane lane = MakeLane(plan, evaluation, stream.name, "copy", kCopyLanePx, stream.steps);
     // A link is usually one kind (towards the device: prefetch), but a staging hop can carry
     // both; each bar takes its own kind's colour, a density band its first step's.
     for (int32_t step : stream.steps) {

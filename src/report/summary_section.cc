@@ -46,7 +46,7 @@ std::string AfterRow(const std::string& id, const std::string& metric, Unit unit
 // The compute time split by what bounds each node, and the bottleneck (plan/bottleneck.h).
 std::string BoundRows(const ReportInput& input) {
   const Bottleneck bound =
-      FindBottleneck(input.graph, input.profile, input.plan, input.plan.timeline);
+      FindBottleneck(input.graph, input.profile, input.plan, input.evaluation.timeline);
   const auto share = [&](int64_t ns) {
     return PercentOf(ns, bound.makespan_ns) + " of the makespan";
   };
@@ -66,7 +66,7 @@ std::string BoundRows(const ReportInput& input) {
 
 std::string SummarySection(const ReportInput& input) {
   const Plan& plan = input.plan;
-  const PlanSummary& s = plan.summary;
+  const PlanSummary& s = input.evaluation.summary;
   auto ops = [&](StepKind kind) { return s.steps_per_kind[static_cast<size_t>(kind)]; };
   std::string html = "<section id=\"summary\">\n<h2>Summary</h2>\n";
   html +=
@@ -83,7 +83,7 @@ std::string SummarySection(const ReportInput& input) {
                          s.makespan_ns);
   html += AfterRow("stall", "compute stalled", Unit::kNs, s.stall_ns,
                    PercentOf(s.stall_ns, s.makespan_ns) + " of the makespan");
-  html += AfterRow("compute", "compute time", Unit::kNs, plan.timeline.compute_ns);
+  html += AfterRow("compute", "compute time", Unit::kNs, input.evaluation.timeline.compute_ns);
   html += BoundRows(input);
   for (size_t l = 0; l < s.bytes_moved_per_link.size(); ++l) {
     if (s.bytes_moved_per_link[l] == 0) continue;
@@ -103,11 +103,11 @@ std::string SummarySection(const ReportInput& input) {
   html += AfterRow("ops-store", "store steps", Unit::kCount, ops(StepKind::kStore));
   html += AfterRow("ops-detach", "detach steps", Unit::kCount, ops(StepKind::kDetach));
   html += AfterRow("offloaded-values", "values offloaded", Unit::kCount, s.offloaded_values);
-  for (size_t t = 0; t < plan.timeline.peak_bytes_per_tier.size(); ++t) {
+  for (size_t t = 0; t < input.evaluation.timeline.peak_bytes_per_tier.size(); ++t) {
     if (static_cast<TierId>(t) == input.profile.device_tier) continue;
     html += AfterRow(fmt::format("tier-peak-{}", t),
                      "peak on " + TierName(input.profile, static_cast<TierId>(t)), Unit::kBytes,
-                     plan.timeline.peak_bytes_per_tier[t]);
+                     input.evaluation.timeline.peak_bytes_per_tier[t]);
   }
   html += "</tbody>\n</table>\n</section>";
   return html;

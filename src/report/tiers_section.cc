@@ -24,9 +24,10 @@ std::string TiersSection(const ReportInput& input) {
   for (size_t t = 0; t < profile.tiers.size(); ++t) {
     if (static_cast<TierId>(t) == profile.device_tier) continue;
     const Tier& tier = profile.tiers[t];
-    const int64_t peak_bytes =
-        t < plan.timeline.peak_bytes_per_tier.size() ? plan.timeline.peak_bytes_per_tier[t] : 0;
-    if (peak_bytes == 0 || t >= plan.timeline.bytes_per_tier.size()) {
+    const int64_t peak_bytes = t < input.evaluation.timeline.peak_bytes_per_tier.size()
+                                   ? input.evaluation.timeline.peak_bytes_per_tier[t]
+                                   : 0;
+    if (peak_bytes == 0 || t >= input.evaluation.timeline.bytes_per_tier.size()) {
       unused.push_back(tier.name);
       continue;
     }
@@ -34,8 +35,8 @@ std::string TiersSection(const ReportInput& input) {
     chart.height_px = kTierChartHeightPx;
     chart.label = "bytes on " + tier.name + " over simulated time";
     MemorySeries series;
-    series.columns = BucketStepCurve(plan.timeline.bytes_per_tier[t], input.columns);
-    series.end_ns = plan.timeline.makespan_ns;
+    series.columns = BucketStepCurve(input.evaluation.timeline.bytes_per_tier[t], input.columns);
+    series.end_ns = input.evaluation.timeline.makespan_ns;
     series.css_class = "tier";
     chart.series.push_back(std::move(series));
     if (tier.capacity_bytes > 0 && tier.capacity_bytes <= peak_bytes + peak_bytes / 2) {

@@ -17,17 +17,17 @@ using contenders::ContenderPool;
 using contenders::ContenderTask;
 
 // A stand-in plan: only what the pool and the order below read.
-Plan Made(bool fits, int64_t makespan_ns) {
-  Plan plan;
-  plan.fits = fits;
-  plan.timeline.makespan_ns = makespan_ns;
-  return plan;
+EvaluatedPlan Made(bool fits, int64_t makespan_ns) {
+  EvaluatedPlan planned;
+  planned.evaluation.fits = fits;
+  planned.evaluation.timeline.makespan_ns = makespan_ns;
+  return planned;
 }
 
 // Fits first, then the shorter makespan: a strict weak order, as the portfolio's.
-bool Faster(const Plan& a, const Plan& b) {
-  if (a.fits != b.fits) return a.fits;
-  return a.timeline.makespan_ns < b.timeline.makespan_ns;
+bool Faster(const EvaluatedPlan& a, const EvaluatedPlan& b) {
+  if (a.evaluation.fits != b.evaluation.fits) return a.evaluation.fits;
+  return a.evaluation.timeline.makespan_ns < b.evaluation.timeline.makespan_ns;
 }
 
 ContenderTask Task(std::string name, bool fits, int64_t makespan_ns,
@@ -57,21 +57,22 @@ TEST_CASE("contender pool: the least verified plan wins, ties to the earlier tas
         Faster, [](const Plan&) { return true; });
     WorkOnTwoThreads(pool);
     CHECK(Names(pool.Outcomes()) == std::vector<std::string>{"a", "b", "c", "d"});
-    const std::optional<Plan> best = pool.TakeBest();
+    const std::optional<EvaluatedPlan> best = pool.TakeBest();
     REQUIRE(best.has_value());
-    CHECK(best->produced_by == "b");
-    CHECK(best->timeline.makespan_ns == 50);
+    CHECK(best->plan.produced_by == "b");
+    CHECK(best->evaluation.timeline.makespan_ns == 50);
   }
 }
 
 TEST_CASE("contender pool: a plan that fails verification is never kept") {
   // b (40 ns) would win but fails verification: a (60 ns) is kept.
-  ContenderPool pool({Task("a", true, 60), Task("b", true, 40)}, Faster,
-                     [](const Plan& plan) { return plan.timeline.makespan_ns != 40; });
+  ContenderPool pool(
+      {Task("a", true, 60), Task("b", true, 40)}, Faster,
+      [](const EvaluatedPlan& planned) { return planned.evaluation.timeline.makespan_ns != 40; });
   WorkOnTwoThreads(pool);
-  const std::optional<Plan> best = pool.TakeBest();
+  const std::optional<EvaluatedPlan> best = pool.TakeBest();
   REQUIRE(best.has_value());
-  CHECK(best->produced_by == "a");
+  CHECK(best->plan.produced_by == "a");
 }
 
 TEST_CASE("contender pool: a task runs only where its prerequisite fits") {
@@ -87,14 +88,15 @@ TEST_CASE("contender pool: a task runs only where its prerequisite fits") {
       pool.Work();
     }
     CHECK(Names(pool.Outcomes()) == std::vector<std::string>{"a", "c", "b staged"});
-    CHECK(pool.TakeBest()->produced_by == "b staged");
+    CHECK(pool.TakeBest()->plan.produced_by == "b staged");
   }
 }
 
 TEST_CASE("contender pool: a task that throws stops the rest and ThrowFirstError reports it") {
   std::atomic<int> built{0};
   std::vector<ContenderTask> tasks;
-  tasks.push_back({"throws", []() -> Plan { throw std::runtime_error("broken policy"); }, {}});
+  tasks.push_back(
+      {"throws", []() -> EvaluatedPlan { throw std::runtime_error("broken policy"); }, {}});
   for (int k = 0; k < 3; ++k) {
     tasks.push_back({"after " + std::to_string(k),
                      [&built] {
@@ -125,13 +127,13 @@ TEST_CASE("contender pool: the error reported is the earliest task's, whichever 
     std::vector<ContenderTask> tasks;
     tasks.push_back({"a", [] { return Made(true, 5); }, {}});
     tasks.push_back({"early",
-                     [late]() -> Plan {
+                     [late]() -> EvaluatedPlan {
                        late.wait_for(std::chrono::milliseconds(20));
                        throw std::runtime_error("early");
                      },
                      {}});
     tasks.push_back({"late",
-                     [&late_thrown]() -> Plan {
+                     [&late_thrown]() -> EvaluatedPlan {
                        late_thrown.set_value();
                        throw std::runtime_error("late");
                      },

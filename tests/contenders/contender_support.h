@@ -81,8 +81,9 @@ inline HardwareProfile NvmeBehindDdr(int64_t ddr_capacity_bytes = int64_t{1} << 
   return profile;
 }
 
-inline void RequireVerified(const Graph& graph, const HardwareProfile& profile, const Plan& plan) {
-  const VerifyResult verdict = VerifyPlan(graph, profile, plan);
+inline void RequireVerified(const Graph& graph, const HardwareProfile& profile, const Plan& plan,
+                            const PlanEvaluation& evaluation) {
+  const VerifyResult verdict = VerifyPlan(graph, profile, plan, evaluation);
   INFO(verdict.message);
   REQUIRE(verdict.ok);
 }

@@ -35,13 +35,13 @@ TEST_CASE("streaming, lookahead 0: each layer is fetched when it starts") {
   options.lookahead_layers = 0;
   options.resident_layers = 0;
   const auto result = LayerStreamingPlan(context, std::nullopt, options);
-  RequireVerified(t.graph, profile, result.plan);
+  RequireVerified(t.graph, profile, result.plan, result.evaluation);
   CHECK(result.layer_count == 2);
   // Fetch w0 0..100; n0 100..250; Detach w0; fetch w1 250..350; n1 350..500.
   CHECK(Kinds(result.plan) == std::vector<StepKind>{StepKind::kPrefetch, StepKind::kCompute,
                                                     StepKind::kDetach, StepKind::kPrefetch,
                                                     StepKind::kCompute});
-  CHECK(result.plan.timeline.makespan_ns == 500);
+  CHECK(result.evaluation.timeline.makespan_ns == 500);
   // Step 0: x + w0 + a = 120; step 1: x + a + w1 + b = 130.
   CHECK(result.plan.layout.live_peak_bytes == 130);
 }
@@ -54,13 +54,13 @@ TEST_CASE("streaming, lookahead 1: the next layer's fetch hides behind compute")
   options.lookahead_layers = 1;
   options.resident_layers = 0;
   const auto result = LayerStreamingPlan(context, std::nullopt, options);
-  RequireVerified(t.graph, profile, result.plan);
+  RequireVerified(t.graph, profile, result.plan, result.evaluation);
   // Both fetched at boundary 0 on the one ddr->hbm channel: w0 0..100, w1 100..200; n0
   // 100..250; n1 250..400 (w1 arrived at 200).
   CHECK(Kinds(result.plan) == std::vector<StepKind>{StepKind::kPrefetch, StepKind::kPrefetch,
                                                     StepKind::kCompute, StepKind::kDetach,
                                                     StepKind::kCompute});
-  CHECK(result.plan.timeline.makespan_ns == 400);
+  CHECK(result.evaluation.timeline.makespan_ns == 400);
   // Step 0 holds both layers: x + w0 + w1 + a = 220.
   CHECK(result.plan.layout.live_peak_bytes == 220);
 }
@@ -73,23 +73,23 @@ TEST_CASE("streaming with a budget keeps as many leading layers as fit") {
   options.lookahead_layers = 0;
   SECTION("room for everything: nothing streams") {
     const auto result = LayerStreamingPlan(context, 1000, options);
-    RequireVerified(t.graph, profile, result.plan);
+    RequireVerified(t.graph, profile, result.plan, result.evaluation);
     CHECK(result.resident_layers == 2);
-    CHECK(result.plan.timeline.makespan_ns == 300);
+    CHECK(result.evaluation.timeline.makespan_ns == 300);
   }
   SECTION("room for layer 0 kept plus layer 1 streamed") {
     // Layer 0 resident all run: step 0 x + w0 + a = 120, step 1 x + w0 + a + w1 + b = 230;
     // too much for 200. Streaming both: 130 fits. So one resident layer does not fit: 0.
     const auto result = LayerStreamingPlan(context, 200, options);
-    RequireVerified(t.graph, profile, result.plan);
+    RequireVerified(t.graph, profile, result.plan, result.evaluation);
     CHECK(result.resident_layers == 0);
-    CHECK(result.plan.fits);
+    CHECK(result.evaluation.fits);
     CHECK(result.plan.layout.live_peak_bytes == 130);
   }
   SECTION("below the floor nothing fits") {
     const auto result = LayerStreamingPlan(context, 100, options);
-    RequireVerified(t.graph, profile, result.plan);
-    CHECK_FALSE(result.plan.fits);
+    RequireVerified(t.graph, profile, result.plan, result.evaluation);
+    CHECK_FALSE(result.evaluation.fits);
   }
 }
 
@@ -114,14 +114,14 @@ TEST_CASE("streaming: a layer visited twice (forward and backward) is fetched tw
   options.lookahead_layers = 0;
   options.resident_layers = 0;
   const auto result = LayerStreamingPlan(context, std::nullopt, options);
-  RequireVerified(graph, profile, result.plan);
+  RequireVerified(graph, profile, result.plan, result.evaluation);
   // w0 fetched at 0 and 3, w1 once at 1 (its visit spans steps 1..2).
   int fetches = 0;
   for (const PlanStep& step : result.plan.steps) fetches += step.kind == StepKind::kPrefetch;
   CHECK(fetches == 3);
   // Fetch w0 0..100, n0 100..110, fetch w1 110..210, n1 210..220, n2 220..230, fetch w0
   // 230..330, n3 330..340.
-  CHECK(result.plan.timeline.makespan_ns == 340);
+  CHECK(result.evaluation.timeline.makespan_ns == 340);
 }
 
 // `layers` layers in a chain: n_i(a_{i-1}, layers.i.w `weight_bytes`) -> a_i (10 B); x (10 B)
@@ -158,24 +158,24 @@ TEST_CASE("interleaved streaming spreads the resident layers, so the link works 
   options.resident_layers = 4;
   SECTION("leading layers resident: the streamed tail binds") {
     const auto result = LayerStreamingPlan(context, std::nullopt, options);
-    RequireVerified(graph, profile, result.plan);
+    RequireVerified(graph, profile, result.plan, result.evaluation);
     CHECK(Fetched(graph, result.plan) == std::vector<std::string>{"layers.4.w", "layers.5.w"});
     // Each fetch takes 250 ns and may start when the compute step before its boundary (two
     // layers earlier) has ended. w4 at boundary 2 after n1 (200): 200..450; w5 at boundary 3
     // after n2 (300), behind w4 on the one channel: 450..700. n0-n3 0..400, n4 waits for w4:
     // 450..550, n5 waits for w5: 700..800.
-    CHECK(result.plan.timeline.makespan_ns == 800);
+    CHECK(result.evaluation.timeline.makespan_ns == 800);
   }
   SECTION("interleaved: the streamed layers are spread out") {
     options.interleave = true;
     const auto result = LayerStreamingPlan(context, std::nullopt, options);
-    RequireVerified(graph, profile, result.plan);
+    RequireVerified(graph, profile, result.plan, result.evaluation);
     // S = 2 of L = 6 stream: rank r streams when floor((r + 1) 2 / 6) > floor(2 r / 6): r = 2
     // (1 > 0) and r = 5 (2 > 1).
     CHECK(Fetched(graph, result.plan) == std::vector<std::string>{"layers.2.w", "layers.5.w"});
     // w2 at boundary 0: 0..250; n0 0..100, n1 100..200, n2 waits for w2: 250..350; w5 at
     // boundary 3 after n2: 350..600; n3 350..450, n4 450..550, n5 waits for w5: 600..700.
-    CHECK(result.plan.timeline.makespan_ns == 700);
+    CHECK(result.evaluation.timeline.makespan_ns == 700);
   }
 }
 
@@ -218,22 +218,22 @@ TEST_CASE("streaming with state: a layer's KV cache moves with its weights") {
   options.resident_layers = 0;
   SECTION("without: the KV cache stays on the device all run") {
     const auto result = LayerStreamingPlan(context, std::nullopt, options);
-    RequireVerified(graph, profile, result.plan);
+    RequireVerified(graph, profile, result.plan, result.evaluation);
     CHECK(Fetched(graph, result.plan) ==
           std::vector<std::string>{"layers.0.w", "layers.1.w", "layers.2.w"});
     // Fetch w0 0..100, n0 100..250, w1 250..350, n1 350..500, w2 500..600, n2 600..750.
-    CHECK(result.plan.timeline.makespan_ns == 750);
+    CHECK(result.evaluation.timeline.makespan_ns == 750);
   }
   SECTION("with: fetched with layer 1, dropped after it") {
     options.stream_state = true;
     const auto result = LayerStreamingPlan(context, std::nullopt, options);
-    RequireVerified(graph, profile, result.plan);
+    RequireVerified(graph, profile, result.plan, result.evaluation);
     CHECK(Fetched(graph, result.plan) == std::vector<std::string>{"layers.0.w", "layers.1.w",
                                                                   "layers.2.w",
                                                                   "past_key_values.1.key"});
     // Fetch w0 0..100, n0 100..250; at boundary 1 w1 250..350 then kv 350..400 on the one
     // channel, n1 400..550; w2 550..650, n2 650..800.
-    CHECK(result.plan.timeline.makespan_ns == 800);
+    CHECK(result.evaluation.timeline.makespan_ns == 800);
     // kv is resident for step 1 alone (its home copy in ddr makes the drop a Detach).
     int kv_intervals = 0;
     for (const ResidentInterval& interval : result.plan.residency) {
@@ -265,15 +265,15 @@ TEST_CASE("streaming with state and a budget: the KV cache moves only when it mu
     // Every layer streamed and kv resident: step 0 x + w0 + a0 + kv = 170, step 1 x + a0 + w1
     // + kv + a1 = 100, step 2 x + a1 + w2 + y + kv = 180. 200 holds that (and no more layers).
     const auto result = LayerStreamingPlan(context, 200, options);
-    RequireVerified(graph, profile, result.plan);
-    CHECK(result.plan.fits);
+    RequireVerified(graph, profile, result.plan, result.evaluation);
+    CHECK(result.evaluation.fits);
     CHECK_FALSE(kv_fetched(result.plan));
   }
   SECTION("they do not: the cache streams with layer 1") {
     // Weights alone peak at 180 > 150. With kv streamed: 120, 100, 130: fits.
     const auto result = LayerStreamingPlan(context, 150, options);
-    RequireVerified(graph, profile, result.plan);
-    CHECK(result.plan.fits);
+    RequireVerified(graph, profile, result.plan, result.evaluation);
+    CHECK(result.evaluation.fits);
     CHECK(kv_fetched(result.plan));
     CHECK(result.plan.layout.live_peak_bytes == 130);
   }
@@ -301,9 +301,9 @@ TEST_CASE("streaming: staging hops run ahead of the device hop by the stage lead
     // Each later fetch is issued as the compute stream reaches it: w2 at 300 (nvme 300..400,
     // ddr 400..500), w3 at 400 (..600); n1 300..400, n2 500..600, n3 600..700.
     const auto result = LayerStreamingPlan(context, std::nullopt, options);
-    RequireVerified(graph, profile, result.plan);
+    RequireVerified(graph, profile, result.plan, result.evaluation);
     CHECK(nvme_hops_before_compute(result.plan) == 2);
-    CHECK(result.plan.timeline.makespan_ns == 700);
+    CHECK(result.evaluation.timeline.makespan_ns == 700);
   }
   SECTION("staged two layers ahead: nvme reads run back to back from the start") {
     // Layer j's nvme hop goes at the start of visit j - 1 - 2: all four at boundary 0, nvme
@@ -312,17 +312,17 @@ TEST_CASE("streaming: staging hops run ahead of the device hop by the stage lead
     // 300..400, n2 400..500, n3 500..600.
     options.stage_lead_layers = 2;
     const auto result = LayerStreamingPlan(context, std::nullopt, options);
-    RequireVerified(graph, profile, result.plan);
+    RequireVerified(graph, profile, result.plan, result.evaluation);
     CHECK(nvme_hops_before_compute(result.plan) == 4);
-    CHECK(result.plan.timeline.makespan_ns == 600);
+    CHECK(result.evaluation.timeline.makespan_ns == 600);
   }
   SECTION("staged by room: as far ahead as ddr has room") {
     // Unbounded ddr: every staging hop fits at boundary 0, as with the lead of two (600 ns).
     options.stage_by_room = true;
     const auto result = LayerStreamingPlan(context, std::nullopt, options);
-    RequireVerified(graph, profile, result.plan);
+    RequireVerified(graph, profile, result.plan, result.evaluation);
     CHECK(nvme_hops_before_compute(result.plan) == 4);
-    CHECK(result.plan.timeline.makespan_ns == 600);
+    CHECK(result.evaluation.timeline.makespan_ns == 600);
   }
 }
 
@@ -341,7 +341,7 @@ TEST_CASE("streaming staged by room keeps the staged copies within the staging t
   SECTION("a lead of two stages all four at boundary 0: 400 B of copies overflow ddr") {
     options.stage_lead_layers = 2;
     const auto result = LayerStreamingPlan(context, std::nullopt, options);
-    CHECK_FALSE(result.plan.fits);
+    CHECK_FALSE(result.evaluation.fits);
   }
   SECTION("by room: each staging hop waits until the copies before it are read") {
     // w0 at 0 (100 B waiting). w1 would make 200 > 100; the room frees after step 0 reads
@@ -353,8 +353,8 @@ TEST_CASE("streaming staged by room keeps the staged copies within the staging t
     // 600..700.
     options.stage_by_room = true;
     const auto result = LayerStreamingPlan(context, std::nullopt, options);
-    RequireVerified(graph, profile, result.plan);
-    CHECK(result.plan.fits);
+    RequireVerified(graph, profile, result.plan, result.evaluation);
+    CHECK(result.evaluation.fits);
     std::vector<Step> nvme_hop_boundaries;
     for (const PlanStep& step : result.plan.steps) {
       if (step.kind == StepKind::kPrefetch && step.src_tier == 2) {
@@ -362,7 +362,7 @@ TEST_CASE("streaming staged by room keeps the staged copies within the staging t
       }
     }
     CHECK(nvme_hop_boundaries == std::vector<Step>{0, 0, 1, 2});
-    CHECK(result.plan.timeline.makespan_ns == 700);
+    CHECK(result.evaluation.timeline.makespan_ns == 700);
   }
 }
 
@@ -392,8 +392,8 @@ TEST_CASE("streaming with a budget: the resident layers are searched on the aren
   LayerStreamingOptions options;
   options.lookahead_layers = 1;
   const auto result = LayerStreamingPlan(context, 450, options);
-  RequireVerified(graph, profile, result.plan);
-  CHECK(result.plan.fits);
+  RequireVerified(graph, profile, result.plan, result.evaluation);
+  CHECK(result.evaluation.fits);
   CHECK(result.resident_layers == 2);
   // w2 alone streams: its two hops, nvme -> ddr and ddr -> hbm.
   CHECK(Fetched(graph, result.plan) == std::vector<std::string>{"layers.2.w", "layers.2.w"});
@@ -428,17 +428,19 @@ TEST_CASE("home-aware streaming keeps the values homed behind the staging tier f
   // each step (the two not read there): 530 <= 550; with kv0 too, step 1 holds 730. Laid out,
   // x and the weights sit under the KV blocks (200, one step each, at offset 0) and the
   // activations (a0 at 200 over steps 0-1, a1 at 210 over 1-2, a2 at 200): 310 + 220 = 530.
-  auto nvme_bytes = [&](const Plan& plan) { return plan.timeline.bytes_moved_per_link[2]; };
+  auto nvme_bytes = [&](const EvaluatedPlan& planned) {
+    return planned.evaluation.timeline.bytes_moved_per_link[2];
+  };
   const auto leading = LayerStreamingPlan(context, 550, options);
-  RequireVerified(graph, profile, leading.plan);
-  REQUIRE(leading.plan.fits);
+  RequireVerified(graph, profile, leading.plan, leading.evaluation);
+  REQUIRE(leading.evaluation.fits);
   CHECK(leading.resident_layers == 0);
-  CHECK(nvme_bytes(leading.plan) == 300);
+  CHECK(nvme_bytes(leading) == 300);
   options.slow_homes_resident = true;
   const auto home_aware = LayerStreamingPlan(context, 550, options);
-  RequireVerified(graph, profile, home_aware.plan);
-  REQUIRE(home_aware.plan.fits);
-  CHECK(nvme_bytes(home_aware.plan) == 0);
+  RequireVerified(graph, profile, home_aware.plan, home_aware.evaluation);
+  REQUIRE(home_aware.evaluation.fits);
+  CHECK(nvme_bytes(home_aware) == 0);
   CHECK(Fetched(graph, home_aware.plan) == std::vector<std::string>{"past_key_values.0.key",
                                                                     "past_key_values.1.key",
                                                                     "past_key_values.2.key"});

@@ -25,27 +25,29 @@ void EveryPolicyPlansTheLoop(const Graph& graph, const HardwareProfile& profile,
   // A contender keeps what starts on the device there all iteration (steady_state.h); the
   // planner may let it leave between uses and come back (candidates.h), which invariant 8
   // checks.
-  auto check = [&](const Plan& plan, bool contender = true) {
+  auto check = [&](const EvaluatedPlan& planned, bool contender = true) {
+    const auto& [plan, evaluation] = planned;
     CHECK(plan.periodic);
     CHECK(plan.aliases.size() == loop.aliases.size());
-    RequireVerified(graph, profile, plan);  // the model: VerifyPlan builds the loop graph
+    RequireVerified(graph, profile, plan,
+                    evaluation);  // the model: VerifyPlan builds the loop graph
     if (contender) CHECK(contenders::StartsNotKept(context, plan).empty());
     // The bound holds per order: the planner may run a memory-aware order of its own.
     const auto bound = contenders::ComputeLowerBounds(
         *context.graph, profile, plan.order, context.node_time_ns, budget, context.persistent);
-    if (plan.fits) CHECK(plan.timeline.makespan_ns >= bound.makespan_ns);
+    if (evaluation.fits) CHECK(evaluation.timeline.makespan_ns >= bound.makespan_ns);
   };
   check(contenders::ReactiveLruPlan(context, budget));
   for (int lookahead : {0, 1}) {
     contenders::LayerStreamingOptions streaming;
     streaming.lookahead_layers = lookahead;
-    check(contenders::LayerStreamingPlan(context, budget, streaming).plan);
+    check(contenders::LayerStreamingPlan(context, budget, streaming));
   }
   check(contenders::OpDistancePlan(context, budget, {}));
   PlanOptions options;
   options.budget_bytes = budget;
   options.aliases = loop.aliases;
-  check(PlanOffload(graph, profile, options).plan, /*contender=*/false);
+  check(PlanOffload(graph, profile, options), /*contender=*/false);
 }
 
 std::string Generate(const std::string& preset, const std::string& form) {

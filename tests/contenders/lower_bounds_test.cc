@@ -166,12 +166,14 @@ TEST_CASE("lower bounds: state updated in place goes home before the next pass t
   options.budget_bytes = 160;
   options.node_time_ns = {10, 40, 10, 20};
   options.aliases = {{m_new, m}};
-  const Plan plan = PlanOffload(graph, profile, options).plan;
-  REQUIRE(plan.fits);
-  CHECK(plan.timeline.makespan_ns >= 170);
-  const Plan reactive = contenders::ReactiveLruPlan(context, 160);
-  REQUIRE(reactive.fits);
-  CHECK(reactive.timeline.makespan_ns >= 170);
+  const PlanResult plan_result = PlanOffload(graph, profile, options);
+  const Plan& plan = plan_result.plan;
+  const PlanEvaluation& evaluation = plan_result.evaluation;
+  REQUIRE(evaluation.fits);
+  CHECK(evaluation.timeline.makespan_ns >= 170);
+  const auto [reactive, reactive_evaluation] = contenders::ReactiveLruPlan(context, 160);
+  REQUIRE(reactive_evaluation.fits);
+  CHECK(reactive_evaluation.timeline.makespan_ns >= 170);
 }
 
 TEST_CASE("lower bounds: values stored before an update made earlier are not its write-back's") {
@@ -209,13 +211,15 @@ TEST_CASE("lower bounds: values stored before an update made earlier are not its
   CHECK(bounds.makespan_ns == 100);
 }
 
-void CheckAgainstBound(const Graph& graph, const HardwareProfile& profile, const Plan& plan,
-                       const char* who, const std::vector<uint8_t>& persistent = {}) {
+void CheckAgainstBound(const Graph& graph, const HardwareProfile& profile,
+                       const EvaluatedPlan& planned, const char* who,
+                       const std::vector<uint8_t>& persistent = {}) {
+  const auto& [plan, evaluation] = planned;
   INFO(who);
-  RequireVerified(graph, profile, plan);
+  RequireVerified(graph, profile, plan, evaluation);
   const auto at_own_peak = ComputeLowerBounds(graph, profile, plan.order, plan.node_time_ns,
                                               plan.layout.live_peak_bytes, persistent);
-  CHECK(at_own_peak.makespan_ns <= plan.timeline.makespan_ns);
+  CHECK(at_own_peak.makespan_ns <= evaluation.timeline.makespan_ns);
   CHECK(at_own_peak.peak_floor_bytes <= plan.layout.live_peak_bytes);
   CHECK_FALSE(at_own_peak.budget_below_floor);
 }
@@ -239,8 +243,7 @@ TEST_CASE("lower bounds never exceed any plan's makespan (random graphs)") {
           contenders::LayerStreamingOptions options;
           options.lookahead_layers = lookahead;
           CheckAgainstBound(c.graph, profile,
-                            contenders::LayerStreamingPlan(context, budget, options).plan,
-                            "streaming");
+                            contenders::LayerStreamingPlan(context, budget, options), "streaming");
         }
         for (int distance : {0, 1, 3}) {
           contenders::OpDistanceOptions options;
@@ -251,8 +254,7 @@ TEST_CASE("lower bounds never exceed any plan's makespan (random graphs)") {
         PlanOptions options;
         options.budget_bytes = budget;
         options.node_time_ns = c.times;
-        CheckAgainstBound(c.graph, profile, PlanOffload(c.graph, profile, options).plan,
-                          "hyperplan");
+        CheckAgainstBound(c.graph, profile, PlanOffload(c.graph, profile, options), "hyperplan");
       }
     }
   }
@@ -281,16 +283,16 @@ TEST_CASE("lower bounds never exceed any steady-state plan's makespan (random gr
                           "reactive", context.persistent);
         contenders::LayerStreamingOptions streaming;
         CheckAgainstBound(c.graph, profile,
-                          contenders::LayerStreamingPlan(context, budget, streaming).plan,
-                          "streaming", context.persistent);
+                          contenders::LayerStreamingPlan(context, budget, streaming), "streaming",
+                          context.persistent);
         contenders::OpDistanceOptions distance;
         CheckAgainstBound(c.graph, profile, contenders::OpDistancePlan(context, budget, distance),
                           "op distance", context.persistent);
         PlanOptions options;
         options.budget_bytes = budget;
         options.node_time_ns = c.times;
-        CheckAgainstBound(c.graph, profile, PlanOffload(c.graph, profile, options).plan,
-                          "hyperplan", context.persistent);
+        CheckAgainstBound(c.graph, profile, PlanOffload(c.graph, profile, options), "hyperplan",
+                          context.persistent);
       }
     }
   }

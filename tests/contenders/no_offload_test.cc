@@ -15,13 +15,13 @@ TEST_CASE("no offload: every value stays from producer to last use, nothing move
   const TwoLayers t = MakeTwoLayers(150);
   const HardwareProfile profile = UnitProfile();
   const auto context = BuildContenderContext(t.graph, profile, t.times);
-  const Plan plan = NoOffloadPlan(context);
-  RequireVerified(t.graph, profile, plan);
+  const auto [plan, evaluation] = NoOffloadPlan(context);
+  RequireVerified(t.graph, profile, plan, evaluation);
   // Step 0: x 10 + w0 100 + w1 100 + a 10 = 220; step 1 adds the output b: 230.
   CHECK(plan.layout.live_peak_bytes == 230);
-  CHECK(plan.summary.peak_bytes == 230);
+  CHECK(evaluation.summary.peak_bytes == 230);
   // Compute alone: 150 + 150 ns.
-  CHECK(plan.timeline.makespan_ns == 300);
+  CHECK(evaluation.timeline.makespan_ns == 300);
   CHECK(Kinds(plan) == std::vector<StepKind>{StepKind::kCompute, StepKind::kCompute});
   CHECK_FALSE(plan.offload_enabled);
 }
@@ -30,18 +30,20 @@ TEST_CASE("no offload equals the planner with offloading off") {
   const Stash s = MakeStash();
   const HardwareProfile profile = UnitProfile();
   const auto context = BuildContenderContext(s.graph, profile, s.times);
-  const Plan ours = NoOffloadPlan(context);
+  const auto [ours, ours_evaluation] = NoOffloadPlan(context);
   PlanOptions options;
   options.offload = false;
   options.node_time_ns = s.times;
-  const Plan theirs = PlanOffload(s.graph, profile, options).plan;
-  RequireVerified(s.graph, profile, ours);
+  const PlanResult theirs_result = PlanOffload(s.graph, profile, options);
+  const Plan& theirs = theirs_result.plan;
+  const PlanEvaluation& theirs_evaluation = theirs_result.evaluation;
+  RequireVerified(s.graph, profile, ours, ours_evaluation);
   // Live bytes: x+a 110, x+a+b 120, x+a+b+c 130, x+a+c+d 130.
   CHECK(ours.layout.live_peak_bytes == 130);
   CHECK(ours.layout.live_peak_bytes == theirs.layout.live_peak_bytes);
   CHECK(ours.layout.arena_bytes == theirs.layout.arena_bytes);
-  CHECK(ours.timeline.makespan_ns == theirs.timeline.makespan_ns);
-  CHECK(ours.timeline.makespan_ns == 220);  // 10 + 100 + 100 + 10
+  CHECK(ours_evaluation.timeline.makespan_ns == theirs_evaluation.timeline.makespan_ns);
+  CHECK(ours_evaluation.timeline.makespan_ns == 220);  // 10 + 100 + 100 + 10
   CHECK(ours.residency.size() == theirs.residency.size());
   CHECK(context.baseline_peak_bytes == 130);
   CHECK(context.baseline_arena_bytes == theirs.layout.arena_bytes);
@@ -60,8 +62,10 @@ TEST_CASE("no offload: one arena for the planner's summary and the contenders'")
   PlanOptions options;
   options.budget_bytes = 120;
   options.node_time_ns = s.times;
-  const Plan planned = PlanOffload(s.graph, profile, options).plan;
-  CHECK(planned.summary.baseline_arena_bytes == 130);
+  const PlanResult planned_result = PlanOffload(s.graph, profile, options);
+  const Plan& planned = planned_result.plan;
+  const PlanEvaluation& planned_evaluation = planned_result.evaluation;
+  CHECK(planned_evaluation.summary.baseline_arena_bytes == 130);
   CHECK(planned.layout.arena_bytes <= 120);
 }
 

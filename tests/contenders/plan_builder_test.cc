@@ -35,16 +35,16 @@ TEST_CASE("plan builder: each transfer takes the channel of its link that frees 
   const int32_t fetch_w1 = builder.Fetch(w1, 0);
   const int32_t fetch_w2 = builder.Fetch(w2, 0);
   const int32_t compute = builder.Compute(0);
-  const Plan plan = builder.Finish({});
-  RequireVerified(graph, profile, plan);
+  const auto [plan, evaluation] = builder.Finish({});
+  RequireVerified(graph, profile, plan, evaluation);
   // w0 on channel 0 (0..300), w1 on channel 1 (0..100); w2 takes channel 1 again, free at 100
   // (100..200), not channel 0 (round robin: 300..400). n0 waits for all three: 300..310.
   CHECK(plan.steps[fetch_w0].channel == 0);
   CHECK(plan.steps[fetch_w1].channel == 1);
   CHECK(plan.steps[fetch_w2].channel == 1);
-  CHECK(plan.timeline.steps[fetch_w2].end_ns == 200);
-  CHECK(plan.timeline.steps[compute].start_ns == 300);
-  CHECK(plan.timeline.steps[compute].end_ns == 310);
+  CHECK(evaluation.timeline.steps[fetch_w2].end_ns == 200);
+  CHECK(evaluation.timeline.steps[compute].start_ns == 300);
+  CHECK(evaluation.timeline.steps[compute].end_ns == 310);
 }
 
 TEST_CASE("plan builder: a run of no steps opens nothing at its start, and drafts") {
@@ -63,13 +63,13 @@ TEST_CASE("plan builder: a run of no steps opens nothing at its start, and draft
   builder.OpenAtStart(w);
   CHECK_FALSE(builder.Resident(pixels));
   CHECK_FALSE(builder.Resident(w));
-  const Plan plan = builder.Finish({});
-  RequireVerified(graph, profile, plan);
+  const auto [plan, evaluation] = builder.Finish({});
+  RequireVerified(graph, profile, plan, evaluation);
   CHECK(plan.steps.empty());
   CHECK(plan.residency.empty());
   CHECK(plan.layout.arena_bytes == 0);
-  CHECK(plan.timeline.makespan_ns == 0);
-  CHECK(plan.fits);
+  CHECK(evaluation.timeline.makespan_ns == 0);
+  CHECK(evaluation.fits);
 }
 
 TEST_CASE("plan builder: an input no node reads stays resident through the last step") {
@@ -87,8 +87,8 @@ TEST_CASE("plan builder: an input no node reads stays resident through the last 
   builder.OpenAtStart(pixels);
   builder.OpenAtStart(x);
   builder.Compute(0);
-  const Plan plan = builder.Finish({});
-  RequireVerified(graph, profile, plan);
+  const auto [plan, evaluation] = builder.Finish({});
+  RequireVerified(graph, profile, plan, evaluation);
   const auto interval = std::find_if(plan.residency.begin(), plan.residency.end(),
                                      [&](const ResidentInterval& r) { return r.value == pixels; });
   REQUIRE(interval != plan.residency.end());

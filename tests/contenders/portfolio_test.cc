@@ -34,13 +34,13 @@ PlanOptions AtPercentOfPeak(const Graph& graph, const HardwareProfile& profile, 
 
 // Some contenders' plans at the planner's budget, made as the portfolio makes them (a layer's
 // KV cache streams with it) but independently of PlanBest's own loop.
-std::vector<std::pair<std::string, Plan>> ContenderPlans(const Graph& graph,
-                                                         const HardwareProfile& profile,
-                                                         const PlanOptions& options,
-                                                         int64_t budget) {
+std::vector<std::pair<std::string, EvaluatedPlan>> ContenderPlans(const Graph& graph,
+                                                                  const HardwareProfile& profile,
+                                                                  const PlanOptions& options,
+                                                                  int64_t budget) {
   const auto context =
       contenders::BuildContenderContext(graph, profile, {}, LoopSpec{true, options.aliases});
-  std::vector<std::pair<std::string, Plan>> plans;
+  std::vector<std::pair<std::string, EvaluatedPlan>> plans;
   for (int lookahead : {1, 2}) {
     for (bool interleave : {false, true}) {
       contenders::LayerStreamingOptions streaming;
@@ -49,7 +49,7 @@ std::vector<std::pair<std::string, Plan>> ContenderPlans(const Graph& graph,
       streaming.stream_state = true;
       plans.push_back({std::string(interleave ? "interleaved " : "") +
                            "layer streaming k=" + std::to_string(lookahead),
-                       contenders::LayerStreamingPlan(context, budget, streaming).plan});
+                       contenders::LayerStreamingPlan(context, budget, streaming)});
     }
   }
   contenders::OpDistanceOptions op;
@@ -76,28 +76,29 @@ TEST_CASE("portfolio: the plan returned is the best verified one, and says whose
     const PlanOptions options = AtPercentOfPeak(graph, profile, percent);
     const PlanResult own = PlanOffload(graph, profile, options);
     const PlanResult best = contenders::PlanBest(graph, profile, options);
-    RequireVerified(graph, profile, best.plan);
+    RequireVerified(graph, profile, best.plan, best.evaluation);
     CHECK(best.plan.periodic);
     // Never worse than the planner's own plan...
-    if (own.plan.fits) {
-      REQUIRE(best.plan.fits);
-      CHECK(best.plan.timeline.makespan_ns <= own.plan.timeline.makespan_ns);
+    if (own.evaluation.fits) {
+      REQUIRE(best.evaluation.fits);
+      CHECK(best.evaluation.timeline.makespan_ns <= own.evaluation.timeline.makespan_ns);
     }
     // ...nor than any contender whose plan fits.
     for (const auto& [name, plan] :
          ContenderPlans(graph, profile, options, *own.plan.budget_bytes)) {
       INFO(name);
-      if (!plan.fits) continue;
-      REQUIRE(best.plan.fits);
-      CHECK(best.plan.timeline.makespan_ns <= plan.timeline.makespan_ns);
+      if (!plan.evaluation.fits) continue;
+      REQUIRE(best.evaluation.fits);
+      CHECK(best.evaluation.timeline.makespan_ns <= plan.evaluation.timeline.makespan_ns);
     }
     // The winner is named: the planner keeps ties, a contender replaces it only when better.
     if (best.plan.produced_by == "hyperplan") {
-      CHECK(best.plan.timeline.makespan_ns == own.plan.timeline.makespan_ns);
+      CHECK(best.evaluation.timeline.makespan_ns == own.evaluation.timeline.makespan_ns);
     } else {
       const auto& policies = contenders::PortfolioPolicies();
       CHECK(std::find(policies.begin(), policies.end(), best.plan.produced_by) != policies.end());
-      CHECK((!own.plan.fits || best.plan.timeline.makespan_ns < own.plan.timeline.makespan_ns));
+      CHECK((!own.evaluation.fits ||
+             best.evaluation.timeline.makespan_ns < own.evaluation.timeline.makespan_ns));
     }
   }
 }
@@ -110,8 +111,12 @@ TEST_CASE("portfolio: one problem bundle serves the planner and the contenders")
   REQUIRE(problem.periodic);
   REQUIRE(problem.graph == problem.loop_graph.get());  // the loop graph, shared by copies
   // The planner on the shared bundle plans what it plans from the model alone.
-  const Plan shared = PlanOffload(problem, options).plan;
-  const Plan alone = PlanOffload(graph, profile, options).plan;
+  const PlanResult shared_result = PlanOffload(problem, options);
+  const Plan& shared = shared_result.plan;
+  const PlanEvaluation& shared_evaluation = shared_result.evaluation;
+  const PlanResult alone_result = PlanOffload(graph, profile, options);
+  const Plan& alone = alone_result.plan;
+  const PlanEvaluation& alone_evaluation = alone_result.evaluation;
   REQUIRE(shared.steps.size() == alone.steps.size());
   for (size_t i = 0; i < shared.steps.size(); ++i) {
     CHECK(shared.steps[i].kind == alone.steps[i].kind);
@@ -121,7 +126,7 @@ TEST_CASE("portfolio: one problem bundle serves the planner and the contenders")
   }
   CHECK(shared.order == alone.order);
   CHECK(shared.layout.arena_bytes == alone.layout.arena_bytes);
-  CHECK(shared.timeline.makespan_ns == alone.timeline.makespan_ns);
+  CHECK(shared_evaluation.timeline.makespan_ns == alone_evaluation.timeline.makespan_ns);
   // The contenders' context from the bundle is the one they build for themselves.
   const auto from_problem = contenders::BuildContenderContext(problem);
   const auto own =
@@ -141,8 +146,8 @@ TEST_CASE("portfolio: the comparison lists every contender and a bound no fittin
   contenders::PortfolioComparison comparison;
   const PlanResult best = contenders::PlanBest(graph, profile, options, &comparison);
   // Asking for the comparison changes nothing in the plan.
-  CHECK(best.plan.timeline.makespan_ns ==
-        contenders::PlanBest(graph, profile, options).plan.timeline.makespan_ns);
+  CHECK(best.evaluation.timeline.makespan_ns ==
+        contenders::PlanBest(graph, profile, options).evaluation.timeline.makespan_ns);
   // Every contender, in portfolio order, and the winner is the best of them or the planner's.
   // No home sits behind a staging tier on the unit profile (hbm and ddr only), so the staged
   // and home-aware entries, which would rebuild other entries' plans, are not run.
@@ -153,7 +158,7 @@ TEST_CASE("portfolio: the comparison lists every contender and a bound no fittin
                                  "op distance 32"});
   for (const auto& contender : comparison.contenders) {
     INFO(contender.name);
-    if (contender.fits) CHECK(best.plan.timeline.makespan_ns <= contender.makespan_ns);
+    if (contender.fits) CHECK(best.evaluation.timeline.makespan_ns <= contender.makespan_ns);
   }
   // The contenders ran beside the planner (on a second core): each one's numbers are those of
   // its plan made alone, after the planner, at the budget the planner planned to.
@@ -164,14 +169,14 @@ TEST_CASE("portfolio: the comparison lists every contender and a bound no fittin
         std::find_if(comparison.contenders.begin(), comparison.contenders.end(),
                      [&name = name](const auto& contender) { return contender.name == name; });
     REQUIRE(found != comparison.contenders.end());
-    CHECK(found->fits == plan.fits);
-    CHECK(found->makespan_ns == plan.timeline.makespan_ns);
-    CHECK(found->arena_bytes == plan.layout.arena_bytes);
+    CHECK(found->fits == plan.evaluation.fits);
+    CHECK(found->makespan_ns == plan.evaluation.timeline.makespan_ns);
+    CHECK(found->arena_bytes == plan.plan.layout.arena_bytes);
   }
   // The bound holds for every plan that fits the budget, the winner's and the contenders'.
-  REQUIRE(best.plan.fits);
+  REQUIRE(best.evaluation.fits);
   CHECK(comparison.makespan_lower_bound_ns > 0);
-  CHECK(comparison.makespan_lower_bound_ns <= best.plan.timeline.makespan_ns);
+  CHECK(comparison.makespan_lower_bound_ns <= best.evaluation.timeline.makespan_ns);
   for (const auto& contender : comparison.contenders) {
     if (contender.fits) CHECK(comparison.makespan_lower_bound_ns <= contender.makespan_ns);
   }
@@ -195,7 +200,7 @@ bool HomeAwareK1Fits(const Graph& graph, const HardwareProfile& profile,
   streaming.lookahead_layers = 1;
   streaming.slow_homes_resident = true;
   streaming.stream_state = true;
-  return contenders::LayerStreamingPlan(context, *options.budget_bytes, streaming).plan.fits;
+  return contenders::LayerStreamingPlan(context, *options.budget_bytes, streaming).evaluation.fits;
 }
 
 TEST_CASE("portfolio: with weights homed behind a staging tier the staged entries run too") {
@@ -206,11 +211,11 @@ TEST_CASE("portfolio: with weights homed behind a staging tier the staged entrie
   REQUIRE(HomeAwareK1Fits(graph, profile, options));
   contenders::PortfolioComparison comparison;
   const PlanResult best = contenders::PlanBest(graph, profile, options, &comparison);
-  RequireVerified(graph, profile, best.plan);
+  RequireVerified(graph, profile, best.plan, best.evaluation);
   CHECK(ContenderNames(comparison) == contenders::PortfolioPolicies());
   for (const auto& contender : comparison.contenders) {
     INFO(contender.name);
-    if (contender.fits) CHECK(best.plan.timeline.makespan_ns <= contender.makespan_ns);
+    if (contender.fits) CHECK(best.evaluation.timeline.makespan_ns <= contender.makespan_ns);
   }
 }
 
@@ -242,8 +247,8 @@ TEST_CASE("portfolio: without a budget on a device the model fits, the planner's
   CHECK(best.plan.produced_by == "hyperplan");
   CHECK_FALSE(best.plan.budget_bytes.has_value());
   CHECK(comparison.contenders.empty());
-  CHECK(best.plan.timeline.makespan_ns ==
-        PlanOffload(graph, profile, options).plan.timeline.makespan_ns);
+  CHECK(best.evaluation.timeline.makespan_ns ==
+        PlanOffload(graph, profile, options).evaluation.timeline.makespan_ns);
 }
 
 TEST_CASE("portfolio: a graph of no nodes, or with an input no node reads, plans every time") {
@@ -272,16 +277,16 @@ TEST_CASE("portfolio: a graph of no nodes, or with an input no node reads, plans
       for (int run = 0; run < 50; ++run) {
         PlanResult result;
         REQUIRE_NOTHROW(result = contenders::PlanBest(*graph, profile, options));
-        RequireVerified(*graph, profile, result.plan);
+        RequireVerified(*graph, profile, result.plan, result.evaluation);
         if (!first) {
           first = result.plan;
           continue;
         }
         CHECK(result.plan.produced_by == first->produced_by);
-        CHECK(result.plan.fits == first->fits);
+        CHECK(result.evaluation.fits == first->fits);
         CHECK(result.plan.steps.size() == first->steps.size());
         CHECK(result.plan.layout.arena_bytes == first->layout.arena_bytes);
-        CHECK(result.plan.timeline.makespan_ns == first->timeline.makespan_ns);
+        CHECK(result.evaluation.timeline.makespan_ns == first->timeline.makespan_ns);
       }
       // No nodes: nothing resident, nothing to move. One node: the 32 B it reads, writes and
       // leaves unread are all on the device at step 0, so 1 B does not fit and 4 KiB does.

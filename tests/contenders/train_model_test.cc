@@ -46,19 +46,20 @@ TEST_CASE("training step: the tiny model is valid and every policy plans it") {
   const int64_t budget = context.baseline_peak_bytes / 2;
   const auto bound =
       contenders::ComputeLowerBounds(graph, profile, context.order, context.node_time_ns, budget);
-  auto check = [&](const Plan& plan) {
-    RequireVerified(graph, profile, plan);
-    if (plan.fits) CHECK(plan.timeline.makespan_ns >= bound.makespan_ns);
+  auto check = [&](const EvaluatedPlan& planned) {
+    const auto& [plan, evaluation] = planned;
+    RequireVerified(graph, profile, plan, evaluation);
+    if (evaluation.fits) CHECK(evaluation.timeline.makespan_ns >= bound.makespan_ns);
   };
   check(contenders::ReactiveLruPlan(context, budget));
   contenders::LayerStreamingOptions streaming;
   streaming.lookahead_layers = 1;
-  check(contenders::LayerStreamingPlan(context, budget, streaming).plan);
+  check(contenders::LayerStreamingPlan(context, budget, streaming));
   check(contenders::OpDistancePlan(context, budget, {}));
   PlanOptions options;
   options.budget_bytes = budget;
   const PlanResult planned = PlanOffload(graph, profile, options);
-  check(planned.plan);
+  check(planned);
   CHECK(planned.status == PlanStatus::kPlanned);
 }
 

@@ -280,8 +280,10 @@ TEST_CASE("clean: sampled checks run the same plan clean") {
 
 TEST_CASE("timed: no iteration is faster than the simulated makespan") {
   const TwiceRead g;
-  const Plan plan = PlanAndVerify(g.graph, UnitProfile(), Budget(210)).plan;
-  REQUIRE(plan.summary.makespan_ns == 280);  // loop_test.cc: a 50 ns stall, then 230 ns
+  const PlanResult plan_result = PlanAndVerify(g.graph, UnitProfile(), Budget(210));
+  const Plan& plan = plan_result.plan;
+  const PlanEvaluation& evaluation = plan_result.evaluation;
+  REQUIRE(evaluation.summary.makespan_ns == 280);  // loop_test.cc: a 50 ns stall, then 230 ns
   HostBackend backend(CheckMode::kFull);
   ExecuteOptions options;
   options.iterations = 2;
@@ -368,14 +370,14 @@ TEST_CASE("clean: an update kept across the boundary runs when written back; wit
   // by running real bytes: the executor never calls verify.
   const UpdatedWeight g;
   for (const WriteBack write_back : {WriteBack::kAfterTheWrite, WriteBack::kNextIteration}) {
-    const ExecutionReport report = Run(g.graph, KeptAcrossTheBoundary(g, write_back));
+    const ExecutionReport report = Run(g.graph, KeptAcrossTheBoundary(g, write_back).plan);
     INFO(report.violation);
     CHECK(report.ok);
     CHECK(report.iterations_run == 3);
   }
   // Iteration 1 starts from the cold start, where ddr and the device agree; its update never
   // reaches ddr, so iteration 2's n2 reads back the bytes from before it.
-  const ExecutionReport report = Run(g.graph, KeptAcrossTheBoundary(g, WriteBack::kNever));
+  const ExecutionReport report = Run(g.graph, KeptAcrossTheBoundary(g, WriteBack::kNever).plan);
   REQUIRE_FALSE(report.ok);
   INFO(report.violation);
   CHECK(report.iterations_run == 1);
@@ -406,7 +408,7 @@ TEST_CASE("broken plan: a two-hop write-back split around the update loses it at
   ExecuteOptions options;
   options.iterations = 3;
   const ExecutionReport report =
-      Execute(g.graph, NvmeProfile(), WriteBackSplitAroundTheWrite(g), backend, options);
+      Execute(g.graph, NvmeProfile(), WriteBackSplitAroundTheWrite(g).plan, backend, options);
   REQUIRE_FALSE(report.ok);
   INFO(report.violation);
   CHECK(report.iterations_run == 1);

@@ -20,7 +20,8 @@ int FuzzOne(const uint8_t* data, size_t size) {
     const planio::ProfileMapping mapping = planio::MapProfile(message, path, profile);
     planio::FromProtoOptions options;
     options.fold_channels = size % 2 == 1;  // both replay modes, chosen by the input
-    const Plan plan = planio::PlanFromProto(message, path, graph, profile, mapping, options);
-    planio::CheckLoadedPlan(graph, profile, plan);
+    const auto [plan, evaluation] =
+        planio::PlanFromProto(message, path, graph, profile, mapping, options);
+    planio::CheckLoadedPlan(graph, profile, plan, evaluation);
   });
 }

@@ -174,5 +174,5 @@ TEST_CASE("tier layout: a planned plan with staging copies gets verified tier bu
                                  [](const TierBuffer& buffer) { return buffer.tier == 2; });
   REQUIRE(nvme != plan.tier_buffers.end());
   CHECK(nvme->size_bytes == on_nvme * 4096);
-  CHECK(VerifyPlan(graph, profile, plan).ok);
+  CHECK(VerifyPlan(graph, profile, plan, result.evaluation).ok);
 }

@@ -13,21 +13,22 @@ namespace t = hyperplan::testing;
 
 namespace {
 
-void Transfer(Plan& plan, int32_t link, int32_t channel, int64_t start_ns, int64_t end_ns) {
+void Transfer(Plan& plan, PlanEvaluation& evaluation, int32_t link, int32_t channel,
+              int64_t start_ns, int64_t end_ns) {
   PlanStep step;
   step.kind = StepKind::kPrefetch;
   step.link = link;
   step.channel = channel;
   plan.steps.push_back(step);
-  plan.timeline.steps.push_back({start_ns, end_ns});
+  evaluation.timeline.steps.push_back({start_ns, end_ns});
 }
 
-void Compute(Plan& plan, NodeId node, int64_t start_ns, int64_t end_ns) {
+void Compute(Plan& plan, PlanEvaluation& evaluation, NodeId node, int64_t start_ns, int64_t end_ns) {
   PlanStep step;
   step.kind = StepKind::kCompute;
   step.node = node;
   plan.steps.push_back(step);
-  plan.timeline.steps.push_back({start_ns, end_ns});
+  evaluation.timeline.steps.push_back({start_ns, end_ns});
 }
 
 // The unit machine (1 FLOP/ns; links 0 hbm->ddr and 1 ddr->hbm at 1 byte/ns) with HBM at
@@ -62,12 +63,13 @@ TEST_CASE("bottleneck: node times split by their bound, waits apart, the largest
   const Graph graph = TwoNodes();
   const HardwareProfile profile = Machine();
   Plan plan;
+  PlanEvaluation evaluation;
   plan.periodic = true;
-  Compute(plan, 0, 0, 1029);
-  Transfer(plan, 1, 0, 0, 1100);  // ddr->hbm busy 1,100 ns
-  Compute(plan, 1, 1100, 2641);   // waits 71 ns for the transfer, then 1,541 ns
-  plan.timeline.makespan_ns = 2641;
-  const Bottleneck bound = FindBottleneck(graph, profile, plan, plan.timeline);
+  Compute(plan, evaluation, 0, 0, 1029);
+  Transfer(plan, evaluation, 1, 0, 0, 1100);  // ddr->hbm busy 1,100 ns
+  Compute(plan, evaluation, 1, 1100, 2641);   // waits 71 ns for the transfer, then 1,541 ns
+  evaluation.timeline.makespan_ns = 2641;
+  const Bottleneck bound = FindBottleneck(graph, profile, plan, evaluation.timeline);
   CHECK(bound.flops_ns == 1024);        // the MatMul less its launch
   CHECK(bound.hbm_traffic_ns == 1536);  // the Add less its launch
   CHECK(bound.launch_ns == 10);         // 2 x 5
@@ -89,14 +91,15 @@ TEST_CASE("bottleneck: a two-channel link busy on both channels counts once") {
   profile.links[1].channels = 2;
   const Graph graph = TwoNodes();
   Plan plan;
+  PlanEvaluation evaluation;
   plan.periodic = true;
-  plan.timeline.makespan_ns = 500;
-  Transfer(plan, 0, 0, 0, 100);  // link 0: 100 + 200 = 300 ns on its one channel
-  Transfer(plan, 0, 0, 100, 300);
-  Transfer(plan, 1, 0, 0, 400);  // link 1: 400 + 400 = 800 channel-ns over 2 channels = 400
-  Transfer(plan, 1, 1, 100, 500);
-  CHECK(LinkBusyNs(profile, plan, plan.timeline) == std::vector<int64_t>{300, 400});
-  const Bottleneck bound = FindBottleneck(graph, profile, plan, plan.timeline);
+  evaluation.timeline.makespan_ns = 500;
+  Transfer(plan, evaluation, 0, 0, 0, 100);  // link 0: 100 + 200 = 300 ns on its one channel
+  Transfer(plan, evaluation, 0, 0, 100, 300);
+  Transfer(plan, evaluation, 1, 0, 0, 400);  // link 1: 400 + 400 = 800 channel-ns over 2 channels = 400
+  Transfer(plan, evaluation, 1, 1, 100, 500);
+  CHECK(LinkBusyNs(profile, plan, evaluation.timeline) == std::vector<int64_t>{300, 400});
+  const Bottleneck bound = FindBottleneck(graph, profile, plan, evaluation.timeline);
   CHECK(bound.kind == BoundKind::kLink);
   CHECK(bound.link == 1);
   CHECK(bound.busy_ns == 400);
@@ -109,13 +112,14 @@ TEST_CASE("bottleneck: a measured node time keeps its bound; ties go to the comp
   const Graph graph = TwoNodes();
   const HardwareProfile profile = Machine();
   Plan plan;
+  PlanEvaluation evaluation;
   // The MatMul measured at 3 ns, less than a launch: all 3 ns are launch. The Add measured at
   // 1,105 ns: 5 launch, 1,100 HBM traffic (its estimated bound), as busy as ddr->hbm.
-  Compute(plan, 0, 0, 3);
-  Compute(plan, 1, 3, 1108);
-  Transfer(plan, 1, 0, 0, 1100);
-  plan.timeline.makespan_ns = 1108;
-  const Bottleneck bound = FindBottleneck(graph, profile, plan, plan.timeline);
+  Compute(plan, evaluation, 0, 0, 3);
+  Compute(plan, evaluation, 1, 3, 1108);
+  Transfer(plan, evaluation, 1, 0, 0, 1100);
+  evaluation.timeline.makespan_ns = 1108;
+  const Bottleneck bound = FindBottleneck(graph, profile, plan, evaluation.timeline);
   CHECK(bound.launch_ns == 8);  // 3 + 5
   CHECK(bound.flops_ns == 0);
   CHECK(bound.hbm_traffic_ns == 1100);

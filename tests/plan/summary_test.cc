@@ -19,7 +19,7 @@ TEST_CASE("summary: peak, arena, makespan, bytes per link, cache ops and top dec
   MarkOutput(graph, Work(graph, "n4", {c, s}, "y", 1, 10));
   const HardwareProfile profile = UnitProfile();
   const PlanResult result = PlanAndVerify(graph, profile, Budget(250));
-  const std::string text = FormatPlanSummary(graph, profile, result.plan);
+  const std::string text = FormatPlanSummary(graph, profile, result.plan, result.evaluation);
   INFO(text);
   CHECK_THAT(text, Catch::Contains("plan for 'skip' on 'unit'"));
   CHECK_THAT(text, Catch::Contains("budget: 250 B (fits)"));
@@ -41,7 +41,7 @@ TEST_CASE("summary: peak, arena, makespan, bytes per link, cache ops and top dec
   CHECK_THAT(text, Catch::Contains("bottleneck: FLOPs 100% of the 270 ns iteration (hbm->ddr "
                                    "37%, ddr->hbm 37%)\n"));
   CHECK_THAT(text, Catch::Contains("1. 's' (activation, 100 B) to ddr: frees steps 2..2"));
-  const PlanSummary& summary = result.plan.summary;
+  const PlanSummary& summary = result.evaluation.summary;
   CHECK(summary.steps_per_kind[static_cast<size_t>(StepKind::kCompute)] == 5);
   CHECK(summary.offloaded_values == 1);
 }

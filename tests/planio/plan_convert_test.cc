@@ -13,7 +13,8 @@ namespace pb = hyperplan::plan::v1;
 
 namespace {
 
-Plan BackToCore(const pb::Plan& message, const Graph& graph, const HardwareProfile& profile) {
+EvaluatedPlan BackToCore(const pb::Plan& message, const Graph& graph,
+                         const HardwareProfile& profile) {
   const planio::ProfileMapping mapping = planio::MapProfile(message, "plan.pb", profile);
   return planio::PlanFromProto(message, "plan.pb", graph, profile, mapping);
 }
@@ -30,7 +31,9 @@ Error Thrown(Call call) {
   return Error(ErrorKind::kInternal, "");
 }
 
-void CheckSameSteps(const Plan& a, const Plan& b) {
+void CheckSameSteps(const EvaluatedPlan& planned_a, const EvaluatedPlan& planned_b) {
+  const Plan& a = planned_a.plan;
+  const Plan& b = planned_b.plan;
   REQUIRE(a.steps.size() == b.steps.size());
   for (size_t i = 0; i < a.steps.size(); ++i) {
     INFO("step " << i);
@@ -48,8 +51,10 @@ void CheckSameSteps(const Plan& a, const Plan& b) {
     CHECK(x.waits_for == y.waits_for);
     CHECK(x.planned_start_ns == y.planned_start_ns);
     CHECK(x.planned_end_ns == y.planned_end_ns);
-    CHECK(a.timeline.steps[i].start_ns == b.timeline.steps[i].start_ns);
-    CHECK(a.timeline.steps[i].end_ns == b.timeline.steps[i].end_ns);
+    CHECK(planned_a.evaluation.timeline.steps[i].start_ns ==
+          planned_b.evaluation.timeline.steps[i].start_ns);
+    CHECK(planned_a.evaluation.timeline.steps[i].end_ns ==
+          planned_b.evaluation.timeline.steps[i].end_ns);
   }
 }
 
@@ -110,23 +115,27 @@ void CheckSameDecisions(const Plan& a, const Plan& b) {
   }
 }
 
-void CheckSameTotals(const Plan& a, const Plan& b) {
+void CheckSameTotals(const EvaluatedPlan& planned_a, const EvaluatedPlan& planned_b) {
+  const Plan& a = planned_a.plan;
+  const Plan& b = planned_b.plan;
+  const PlanEvaluation& ea = planned_a.evaluation;
+  const PlanEvaluation& eb = planned_b.evaluation;
   CHECK(a.order == b.order);
   CHECK(a.reordered == b.reordered);
   CHECK(a.order_name == b.order_name);
   CHECK(a.offload_enabled == b.offload_enabled);
   CHECK(a.budget_bytes == b.budget_bytes);
-  CHECK(a.fits == b.fits);
+  CHECK(ea.fits == eb.fits);
   CHECK(a.node_time_ns == b.node_time_ns);
-  CHECK(a.timeline.stall_ns_per_node == b.timeline.stall_ns_per_node);
-  CHECK(a.timeline.bytes_moved_per_link == b.timeline.bytes_moved_per_link);
-  CHECK(a.timeline.peak_bytes_per_tier == b.timeline.peak_bytes_per_tier);
-  CHECK(a.timeline.makespan_ns == b.timeline.makespan_ns);
-  CHECK(a.timeline.compute_ns == b.timeline.compute_ns);
-  CHECK(a.timeline.baseline_makespan_ns == b.timeline.baseline_makespan_ns);
-  CHECK(a.timeline.stall_ns == b.timeline.stall_ns);
-  const PlanSummary& x = a.summary;
-  const PlanSummary& y = b.summary;
+  CHECK(ea.timeline.stall_ns_per_node == eb.timeline.stall_ns_per_node);
+  CHECK(ea.timeline.bytes_moved_per_link == eb.timeline.bytes_moved_per_link);
+  CHECK(ea.timeline.peak_bytes_per_tier == eb.timeline.peak_bytes_per_tier);
+  CHECK(ea.timeline.makespan_ns == eb.timeline.makespan_ns);
+  CHECK(ea.timeline.compute_ns == eb.timeline.compute_ns);
+  CHECK(ea.timeline.baseline_makespan_ns == eb.timeline.baseline_makespan_ns);
+  CHECK(ea.timeline.stall_ns == eb.timeline.stall_ns);
+  const PlanSummary& x = ea.summary;
+  const PlanSummary& y = eb.summary;
   CHECK(x.baseline_peak_bytes == y.baseline_peak_bytes);
   CHECK(x.baseline_arena_bytes == y.baseline_arena_bytes);
   CHECK(x.peak_bytes == y.peak_bytes);
@@ -147,12 +156,12 @@ TEST_CASE("plan convert: core -> proto -> core keeps every field but the memory 
   const PlanResult result = chain.Plan();
   const pb::Plan message =
       planio::PlanToProto(chain.graph, chain.profile, result, chain.Provenance());
-  const Plan back = BackToCore(message, chain.graph, chain.profile);
-  CheckSameSteps(result.plan, back);
-  CheckSameMemory(result.plan, back);
-  CheckSameDecisions(result.plan, back);
-  CheckSameTotals(result.plan, back);
-  CHECK(back.timeline.bytes_per_tier.empty());  // documented: a replay recomputes them
+  const EvaluatedPlan back = BackToCore(message, chain.graph, chain.profile);
+  CheckSameSteps(result, back);
+  CheckSameMemory(result.plan, back.plan);
+  CheckSameDecisions(result.plan, back.plan);
+  CheckSameTotals(result, back);
+  CHECK(back.evaluation.timeline.bytes_per_tier.empty());  // documented: a replay recomputes them
 }
 
 TEST_CASE("plan convert: the recorded profile is the one planned with") {
@@ -198,7 +207,7 @@ TEST_CASE("plan convert: tiers and links match by name, in any order") {
   const planio::ProfileMapping mapping = planio::MapProfile(message, "plan.pb", swapped);
   CHECK(mapping.tier == std::vector<TierId>{1, 0});
   CHECK(mapping.link == std::vector<int32_t>{-1, 0});  // hbm->ddr unused; ddr->hbm is link 0
-  const Plan back = planio::PlanFromProto(message, "plan.pb", chain.graph, swapped, mapping);
+  const Plan back = planio::PlanFromProto(message, "plan.pb", chain.graph, swapped, mapping).plan;
   const int prefetch = StepIndex(message, pb::STEP_KIND_PREFETCH, chain.w);
   REQUIRE(prefetch >= 0);
   CHECK(back.steps[prefetch].src_tier == 0);  // ddr here
@@ -252,7 +261,7 @@ TEST_CASE("plan convert: a link with fewer channels is refused, or folded for re
   planio::FromProtoOptions fold;
   fold.fold_channels = true;
   const Plan folded =
-      planio::PlanFromProto(second_channel, "plan.pb", chain.graph, single, mapping, fold);
+      planio::PlanFromProto(second_channel, "plan.pb", chain.graph, single, mapping, fold).plan;
   CHECK(folded.steps[prefetch].channel == 0);  // 1 mod 1
 }
 

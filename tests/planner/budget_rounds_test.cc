@@ -75,7 +75,7 @@ TEST_CASE("the uniform retry fits where per-step targets chase the arena's top")
   CHECK(w->last_step == 3);
   // 4 ns of compute, and w's 100 B over the 1 byte/ns link after n2: w cannot be on the device
   // during step 2 (z t y w = 600 > 500), so n3 waits the whole 100 ns transfer.
-  CHECK(outcome.plan.timeline.makespan_ns == 4 + 100);
+  CHECK(outcome.evaluation.timeline.makespan_ns == 4 + 100);
 }
 
 TEST_CASE("end to end, the uniform retry's plan is the start the run's timeline improves on") {
@@ -91,7 +91,7 @@ TEST_CASE("end to end, the uniform retry's plan is the start the run's timeline 
   const PlanResult result = PlanAndVerify(chain.graph, UnitProfile(), options);
   CHECK(result.status == PlanStatus::kPlanned);
   CHECK(result.plan.layout.arena_bytes == 700);
-  CHECK(result.plan.timeline.makespan_ns == 103);
+  CHECK(result.evaluation.timeline.makespan_ns == 103);
   const ResidentInterval* w = ResidencyOf(result.plan, chain.w);
   REQUIRE(w != nullptr);
   CHECK(w->first_step == 2);

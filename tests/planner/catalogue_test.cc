@@ -40,10 +40,10 @@ TEST_CASE("catalogue: everything fits, so the plan has no cache ops") {
   const PlanResult result = PlanAndVerify(g.graph, UnitProfile(), Budget(302));
   CHECK(result.status == PlanStatus::kPlanned);
   CHECK(CacheOpCount(result.plan) == 0);
-  CHECK(result.plan.summary.peak_bytes == 302);   // the baseline peak at step 2
-  CHECK(result.plan.summary.makespan_ns == 270);  // 10 + 100 + 50 + 100 + 10
-  CHECK(result.plan.summary.baseline_makespan_ns == 270);
-  CHECK(result.plan.summary.stall_ns == 0);
+  CHECK(result.evaluation.summary.peak_bytes == 302);   // the baseline peak at step 2
+  CHECK(result.evaluation.summary.makespan_ns == 270);  // 10 + 100 + 50 + 100 + 10
+  CHECK(result.evaluation.summary.baseline_makespan_ns == 270);
+  CHECK(result.evaluation.summary.stall_ns == 0);
   CHECK(result.plan.layout.arena_bytes <= 302);
 }
 
@@ -52,6 +52,7 @@ TEST_CASE("catalogue: one skip value hidden exactly") {
   const PlanResult result = PlanAndVerify(g.graph, UnitProfile(), Budget(250));
   REQUIRE(result.status == PlanStatus::kPlanned);
   const Plan& plan = result.plan;
+  const PlanEvaluation& evaluation = result.evaluation;
   const auto stores = StepsOf(plan, StepKind::kStore, g.s);
   const auto detaches = StepsOf(plan, StepKind::kDetach, g.s);
   const auto prefetches = StepsOf(plan, StepKind::kPrefetch, g.s);
@@ -60,20 +61,20 @@ TEST_CASE("catalogue: one skip value hidden exactly") {
   REQUIRE(prefetches.size() == 1);
   CHECK(CacheOpCount(plan) == 3);
   // Store right after n0 ends: [10, 110), 100 B at 1 B/ns.
-  CHECK(plan.timeline.steps[stores[0]].start_ns == 10);
-  CHECK(plan.timeline.steps[stores[0]].end_ns == 110);
+  CHECK(evaluation.timeline.steps[stores[0]].start_ns == 10);
+  CHECK(evaluation.timeline.steps[stores[0]].end_ns == 110);
   // The Store ends exactly when step 2 starts (T2 = 110): Detach before step 2.
   CHECK(plan.steps[detaches[0]].boundary == 2);
   // Latest start that still hides: T4 - 100 = 260 - 100 = 160 = T3, issued before step 3.
   CHECK(plan.steps[prefetches[0]].boundary == 3);
-  CHECK(plan.timeline.steps[prefetches[0]].start_ns == 160);
-  CHECK(plan.timeline.steps[prefetches[0]].end_ns == 260);
-  CHECK(plan.summary.stall_ns == 0);
-  CHECK(plan.summary.makespan_ns == 270);  // no slowdown
+  CHECK(evaluation.timeline.steps[prefetches[0]].start_ns == 160);
+  CHECK(evaluation.timeline.steps[prefetches[0]].end_ns == 260);
+  CHECK(evaluation.summary.stall_ns == 0);
+  CHECK(evaluation.summary.makespan_ns == 270);  // no slowdown
   // Step 2 without s: a 1 + b 1 + scratch 200 = 202; s is back at steps 3-4 (102).
   CHECK(plan.layout.live_peak_bytes == 202);
   CHECK(plan.layout.arena_bytes == 202);
-  CHECK(plan.summary.bytes_moved_per_link == std::vector<int64_t>{100, 100});
+  CHECK(evaluation.summary.bytes_moved_per_link == std::vector<int64_t>{100, 100});
   const Decision* decision = FindDecision(plan, g.s, 1);
   REQUIRE(decision != nullptr);
   CHECK(decision->reason == DecisionReason::kOffloaded);
@@ -87,15 +88,16 @@ TEST_CASE("catalogue: a slack short by k ns stalls exactly k ns") {
   const PlanResult result = PlanAndVerify(g.graph, UnitProfile(), Budget(250));
   REQUIRE(result.status == PlanStatus::kPlanned);
   const Plan& plan = result.plan;
+  const PlanEvaluation& evaluation = result.evaluation;
   const auto prefetches = StepsOf(plan, StepKind::kPrefetch, g.s);
   REQUIRE(prefetches.size() == 1);
   // To free step 2 the Prefetch starts no earlier than T3 = 160 and needs 100 ns, but n4
   // starts at T4 = 253: it ends at 260, 7 ns late.
-  CHECK(plan.timeline.steps[prefetches[0]].start_ns == 160);
-  CHECK(plan.timeline.steps[prefetches[0]].end_ns == 260);
-  CHECK(plan.timeline.stall_ns_per_node[4] == k);
-  CHECK(plan.summary.stall_ns == k);
-  CHECK(plan.summary.makespan_ns == 263 + k);
+  CHECK(evaluation.timeline.steps[prefetches[0]].start_ns == 160);
+  CHECK(evaluation.timeline.steps[prefetches[0]].end_ns == 260);
+  CHECK(evaluation.timeline.stall_ns_per_node[4] == k);
+  CHECK(evaluation.summary.stall_ns == k);
+  CHECK(evaluation.summary.makespan_ns == 263 + k);
   const Decision* decision = FindDecision(plan, g.s, 1);
   REQUIRE(decision != nullptr);
   CHECK(decision->predicted_stall_ns == k);
@@ -119,6 +121,7 @@ TEST_CASE("catalogue: two transfers share one link") {
   const PlanResult result = PlanAndVerify(graph, UnitProfile(), Budget(310));
   REQUIRE(result.status == PlanStatus::kPlanned);
   const Plan& plan = result.plan;
+  const PlanEvaluation& evaluation = result.evaluation;
   const auto store1 = StepsOf(plan, StepKind::kStore, s1);
   const auto store2 = StepsOf(plan, StepKind::kStore, s2);
   const auto fetch1 = StepsOf(plan, StepKind::kPrefetch, s1);
@@ -128,16 +131,16 @@ TEST_CASE("catalogue: two transfers share one link") {
   REQUIRE(fetch1.size() == 1);
   REQUIRE(fetch2.size() == 1);
   // Stores queue on hbm->ddr: s1 [10, 110), then s2 (ready at 20) waits: [110, 210).
-  CHECK(plan.timeline.steps[store1[0]].start_ns == 10);
-  CHECK(plan.timeline.steps[store2[0]].start_ns == 110);
-  CHECK(plan.timeline.steps[store2[0]].end_ns == 210);
+  CHECK(evaluation.timeline.steps[store1[0]].start_ns == 10);
+  CHECK(evaluation.timeline.steps[store2[0]].start_ns == 110);
+  CHECK(evaluation.timeline.steps[store2[0]].end_ns == 210);
   // s1 ranks first (100 B x 450 ns gap vs 100 B x 250 ns), so it takes the latest slot on
   // ddr->hbm, [370, 470); s2 goes right before it, [270, 370), starting exactly at T4.
-  CHECK(plan.timeline.steps[fetch1[0]].start_ns == 370);
-  CHECK(plan.timeline.steps[fetch2[0]].start_ns == 270);
-  CHECK(plan.timeline.steps[fetch2[0]].end_ns == 370);
-  CHECK(plan.summary.stall_ns == 0);
-  CHECK(plan.summary.makespan_ns == 480);
+  CHECK(evaluation.timeline.steps[fetch1[0]].start_ns == 370);
+  CHECK(evaluation.timeline.steps[fetch2[0]].start_ns == 270);
+  CHECK(evaluation.timeline.steps[fetch2[0]].end_ns == 370);
+  CHECK(evaluation.summary.stall_ns == 0);
+  CHECK(evaluation.summary.makespan_ns == 480);
   CHECK(plan.layout.live_peak_bytes == 302);
 }
 
@@ -155,6 +158,7 @@ TEST_CASE("catalogue: two channels halve each transfer's bandwidth") {
   const PlanResult result = PlanAndVerify(graph, UnitProfile(int64_t{1} << 40, 2), Budget(310));
   REQUIRE(result.status == PlanStatus::kPlanned);
   const Plan& plan = result.plan;
+  const PlanEvaluation& evaluation = result.evaluation;
   const auto store1 = StepsOf(plan, StepKind::kStore, s1);
   const auto store2 = StepsOf(plan, StepKind::kStore, s2);
   const auto fetch1 = StepsOf(plan, StepKind::kPrefetch, s1);
@@ -162,15 +166,15 @@ TEST_CASE("catalogue: two channels halve each transfer's bandwidth") {
   REQUIRE(store1.size() == 1);
   REQUIRE(store2.size() == 1);
   // The Stores run side by side on the two channels: [10, 210) and [20, 220).
-  CHECK(plan.timeline.steps[store1[0]].end_ns == 210);
-  CHECK(plan.timeline.steps[store2[0]].start_ns == 20);
-  CHECK(plan.timeline.steps[store2[0]].end_ns == 220);
+  CHECK(evaluation.timeline.steps[store1[0]].end_ns == 210);
+  CHECK(evaluation.timeline.steps[store2[0]].start_ns == 20);
+  CHECK(evaluation.timeline.steps[store2[0]].end_ns == 220);
   CHECK(plan.steps[store1[0]].channel != plan.steps[store2[0]].channel);
   // Both Prefetches end exactly when n5 starts (T5 = 570): [370, 570) on each channel.
-  CHECK(plan.timeline.steps[fetch1[0]].end_ns == 570);
-  CHECK(plan.timeline.steps[fetch2[0]].end_ns == 570);
-  CHECK(plan.summary.stall_ns == 0);
-  CHECK(plan.summary.makespan_ns == 580);
+  CHECK(evaluation.timeline.steps[fetch1[0]].end_ns == 570);
+  CHECK(evaluation.timeline.steps[fetch2[0]].end_ns == 570);
+  CHECK(evaluation.summary.stall_ns == 0);
+  CHECK(evaluation.summary.makespan_ns == 580);
 }
 
 TEST_CASE("catalogue: a weight homed in ddr comes in before its use and leaves after it") {
@@ -190,6 +194,7 @@ TEST_CASE("catalogue: a weight homed in ddr comes in before its use and leaves a
   const PlanResult result = PlanAndVerify(graph, UnitProfile(), Budget(200));
   REQUIRE(result.status == PlanStatus::kPlanned);
   const Plan& plan = result.plan;
+  const PlanEvaluation& evaluation = result.evaluation;
   CHECK(StepsOf(plan, StepKind::kStore).empty());  // its home copy already exists
   const auto fetches = StepsOf(plan, StepKind::kPrefetch, w);
   const auto detaches = StepsOf(plan, StepKind::kDetach, w);
@@ -198,14 +203,14 @@ TEST_CASE("catalogue: a weight homed in ddr comes in before its use and leaves a
   // In as late as hides: [T3 - 100, T3) = [200, 300), issued before step 2.
   CHECK(plan.steps[fetches[0]].src_tier == 1);
   CHECK(plan.steps[fetches[0]].boundary == 2);
-  CHECK(plan.timeline.steps[fetches[0]].start_ns == 200);
-  CHECK(plan.timeline.steps[fetches[0]].end_ns == 300);
+  CHECK(evaluation.timeline.steps[fetches[0]].start_ns == 200);
+  CHECK(evaluation.timeline.steps[fetches[0]].end_ns == 300);
   // Out right after its only use (step 3): Detach before step 4.
   CHECK(plan.steps[detaches[0]].boundary == 4);
   // Peaks: step 1 = 1 + 1 + 150, step 4 = 1 + 1 + 150.
   CHECK(plan.layout.live_peak_bytes == 152);
-  CHECK(plan.summary.stall_ns == 0);
-  CHECK(plan.summary.makespan_ns == 320);
+  CHECK(evaluation.summary.stall_ns == 0);
+  CHECK(evaluation.summary.makespan_ns == 320);
   REQUIRE(plan.tier_copies.size() == 1);  // the home copy, for the whole run
   CHECK(plan.tier_copies[0].tier == 1);
   CHECK(plan.tier_copies[0].opened_by == -1);
@@ -231,6 +236,7 @@ TEST_CASE("catalogue: weights used twice far apart come and go twice") {
   const PlanResult result = PlanAndVerify(graph, UnitProfile(), options);
   REQUIRE(result.status == PlanStatus::kPlanned);
   const Plan& plan = result.plan;
+  const PlanEvaluation& evaluation = result.evaluation;
   const auto fetches = StepsOf(plan, StepKind::kPrefetch, w);
   const auto detaches = StepsOf(plan, StepKind::kDetach, w);
   // Resident for step 0 (loaded with the model), out, in for step 3, out again: one
@@ -243,10 +249,10 @@ TEST_CASE("catalogue: weights used twice far apart come and go twice") {
   // runtime triggers transfers on step boundaries; its memory counts from step 2 either way).
   CHECK(plan.steps[fetches[0]].boundary == 2);
   CHECK(plan.steps[fetches[0]].planned_start_ns == 160);
-  CHECK(plan.timeline.steps[fetches[0]].start_ns == 110);
+  CHECK(evaluation.timeline.steps[fetches[0]].start_ns == 110);
   CHECK(plan.steps[detaches[1]].boundary == 4);  // right after its second use
   CHECK(plan.layout.live_peak_bytes == 202);     // step 1 and step 4: 1 + 1 + 200
-  CHECK(plan.summary.stall_ns == 0);
+  CHECK(evaluation.summary.stall_ns == 0);
 }
 
 TEST_CASE("catalogue: an infeasible budget names the node that blocks it") {
@@ -264,7 +270,7 @@ TEST_CASE("catalogue: an infeasible budget names the node that blocks it") {
   CHECK(result.infeasibility.lowest_peak_bytes == 200);
   CHECK(result.infeasibility.pinned_bytes == 0);
   CHECK_THAT(result.infeasibility.message, Catch::Contains("n1"));
-  CHECK(VerifyPlan(graph, UnitProfile(), result.plan).ok);
+  CHECK(VerifyPlan(graph, UnitProfile(), result.plan, result.evaluation).ok);
 }
 
 TEST_CASE("catalogue: an infeasible budget names the full tier behind it") {
@@ -285,7 +291,7 @@ TEST_CASE("catalogue: an infeasible budget names the full tier behind it") {
         "no plan fits the budget of 140 B: tier 'ddr' is full: its 50 B cannot hold the 200 B "
         "of home copies (weight 200 B), and the 150 B over must stay on the device; give 'ddr' "
         "more capacity or add a tier for them to spill into");
-  CHECK(VerifyPlan(graph, profile, result.plan).ok);
+  CHECK(VerifyPlan(graph, profile, result.plan, result.evaluation).ok);
 }
 
 TEST_CASE("catalogue: a Prefetch never starts before its own Store completes") {
@@ -302,18 +308,20 @@ TEST_CASE("catalogue: a Prefetch never starts before its own Store completes") {
   const PlanResult result = PlanAndVerify(graph, UnitProfile(), Budget(350));
   REQUIRE(result.status == PlanStatus::kPlanned);
   const Plan& plan = result.plan;
+  const PlanEvaluation& evaluation = result.evaluation;
   const auto stores = StepsOf(plan, StepKind::kStore, s);
   const auto fetches = StepsOf(plan, StepKind::kPrefetch, s);
   REQUIRE(stores.size() == 1);
   REQUIRE(fetches.size() == 1);
   CHECK(plan.steps[fetches[0]].planned_start_ns >= plan.steps[stores[0]].planned_end_ns);
-  CHECK(plan.timeline.steps[fetches[0]].start_ns >= plan.timeline.steps[stores[0]].end_ns);
+  CHECK(evaluation.timeline.steps[fetches[0]].start_ns >=
+        evaluation.timeline.steps[stores[0]].end_ns);
   const auto& waits = plan.steps[fetches[0]].waits_for;
   CHECK(std::find(waits.begin(), waits.end(), stores[0]) != waits.end());
   // Replay: the Detach holds n2 until 110 (90 ns stall); n2 [110, 120), n3 [120, 270); the
   // Prefetch, issued before step 3, runs [120, 220) and n4 starts at 270 without waiting.
-  CHECK(plan.timeline.stall_ns_per_node[2] == 90);
-  CHECK(plan.summary.makespan_ns == 280);
+  CHECK(evaluation.timeline.stall_ns_per_node[2] == 90);
+  CHECK(evaluation.summary.makespan_ns == 280);
 }
 
 TEST_CASE("catalogue: equal candidates are broken by value id") {
@@ -334,7 +342,7 @@ TEST_CASE("catalogue: equal candidates are broken by value id") {
   CHECK(StepsOf(result.plan, StepKind::kPrefetch, s[0]).size() == 1);
   CHECK(StepsOf(result.plan, StepKind::kPrefetch, s[1]).empty());
   CHECK(FindDecision(result.plan, s[1], 1)->reason == DecisionReason::kNotNeeded);
-  CHECK(result.plan.summary.stall_ns == 0);
+  CHECK(result.evaluation.summary.stall_ns == 0);
 }
 
 TEST_CASE("catalogue: a weight homed on nvme reaches the device through ddr") {
@@ -351,6 +359,7 @@ TEST_CASE("catalogue: a weight homed on nvme reaches the device through ddr") {
   const PlanResult result = PlanAndVerify(graph, profile, Budget(200));
   REQUIRE(result.status == PlanStatus::kPlanned);
   const Plan& plan = result.plan;
+  const PlanEvaluation& evaluation = result.evaluation;
   const auto fetches = StepsOf(plan, StepKind::kPrefetch, w);
   REQUIRE(fetches.size() == 2);
   const PlanStep& hop1 = plan.steps[fetches[0]];
@@ -362,14 +371,14 @@ TEST_CASE("catalogue: a weight homed on nvme reaches the device through ddr") {
   CHECK(std::find(hop2.waits_for.begin(), hop2.waits_for.end(), fetches[0]) !=
         hop2.waits_for.end());
   // Chained backwards from T3 = 300: ddr->hbm [200, 300), nvme->ddr [100, 200).
-  CHECK(plan.timeline.steps[fetches[1]].start_ns == 200);
-  CHECK(plan.timeline.steps[fetches[1]].end_ns == 300);
-  CHECK(plan.timeline.steps[fetches[0]].start_ns == 100);
-  CHECK(plan.timeline.steps[fetches[0]].end_ns == 200);
-  CHECK(plan.summary.stall_ns == 0);
+  CHECK(evaluation.timeline.steps[fetches[1]].start_ns == 200);
+  CHECK(evaluation.timeline.steps[fetches[1]].end_ns == 300);
+  CHECK(evaluation.timeline.steps[fetches[0]].start_ns == 100);
+  CHECK(evaluation.timeline.steps[fetches[0]].end_ns == 200);
+  CHECK(evaluation.summary.stall_ns == 0);
   // ddr holds the staging copy from 100 to 300 ns; nvme the home copy throughout.
-  CHECK(plan.timeline.peak_bytes_per_tier[1] == 100);
-  CHECK(plan.timeline.peak_bytes_per_tier[2] == 100);
+  CHECK(evaluation.timeline.peak_bytes_per_tier[1] == 100);
+  CHECK(evaluation.timeline.peak_bytes_per_tier[2] == 100);
 }
 
 TEST_CASE("catalogue: without a budget, hidden transfers cut the peak at no cost") {
@@ -378,7 +387,7 @@ TEST_CASE("catalogue: without a budget, hidden transfers cut the peak at no cost
   options.allow_reorder = false;
   const PlanResult result = PlanAndVerify(g.graph, UnitProfile(), options);
   CHECK(result.status == PlanStatus::kPlanned);
-  CHECK(result.plan.summary.makespan_ns == 270);
+  CHECK(result.evaluation.summary.makespan_ns == 270);
   CHECK(result.plan.layout.live_peak_bytes == 202);  // s out at step 2
   CHECK(StepsOf(result.plan, StepKind::kPrefetch, g.s).size() == 1);
 }
@@ -389,12 +398,12 @@ TEST_CASE("catalogue: without a budget, a stall over the overhead limit is refus
   options.allow_reorder = false;
   const PlanResult result = PlanAndVerify(g.graph, UnitProfile(), options);
   CHECK(CacheOpCount(result.plan) == 0);
-  CHECK(result.plan.summary.makespan_ns == 263);
+  CHECK(result.evaluation.summary.makespan_ns == 263);
   CHECK(FindDecision(result.plan, g.s, 1)->reason == DecisionReason::kStallOverLimit);
   // At 3% the same stall is allowed.
   options.max_overhead_ppm = 30'000;
   const PlanResult relaxed = PlanAndVerify(g.graph, UnitProfile(), options);
-  CHECK(relaxed.plan.summary.makespan_ns == 270);
+  CHECK(relaxed.evaluation.summary.makespan_ns == 270);
   CHECK(relaxed.plan.layout.live_peak_bytes == 202);
 }
 
@@ -405,7 +414,7 @@ TEST_CASE("catalogue: offloading off gives the baseline plan") {
   const PlanResult result = PlanAndVerify(g.graph, UnitProfile(), options);
   CHECK(!result.plan.offload_enabled);
   CHECK(CacheOpCount(result.plan) == 0);
-  CHECK(result.plan.summary.makespan_ns == 270);
+  CHECK(result.evaluation.summary.makespan_ns == 270);
   CHECK(result.plan.layout.live_peak_bytes == 302);
 }
 
@@ -441,7 +450,7 @@ TEST_CASE("catalogue: without a budget, a device too small makes its capacity th
   REQUIRE(result.plan.budget_bytes.has_value());
   CHECK(*result.plan.budget_bytes == 250);
   CHECK(result.plan.layout.arena_bytes == 202);
-  CHECK(result.plan.summary.stall_ns == 7);
+  CHECK(result.evaluation.summary.stall_ns == 7);
   // A 150 B device cannot hold step 2's own 202 B: a 1 + b 1 + 200 scratch.
   const PlanResult too_small = PlanOffload(g.graph, UnitProfile(150), options);
   CHECK(too_small.status == PlanStatus::kInfeasible);

@@ -179,7 +179,7 @@ TEST_CASE("simulate: the compute stream alone is the baseline makespan") {
   PlanOptions options;
   options.offload = false;
   const PlanResult result = PlanAndVerify(graph, UnitProfile(), options);
-  const SimulationResult& sim = result.plan.timeline;
+  const SimulationResult& sim = result.evaluation.timeline;
   CHECK(sim.makespan_ns == 42);  // 30 + 12
   CHECK(sim.baseline_makespan_ns == 42);
   CHECK(sim.steps[1].start_ns == 30);

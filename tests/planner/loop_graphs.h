@@ -140,11 +140,12 @@ inline void AddWait(PlanStep& step, int32_t on) {
   if (at == step.waits_for.end() || *at != on) step.waits_for.insert(at, on);
 }
 
-// The timeline and the summary's peak and makespan replayed after a plan was edited.
-inline void Resimulate(const Graph& graph, const HardwareProfile& profile, Plan& plan) {
-  plan.timeline = Simulate(graph, profile, plan);
-  plan.summary.peak_bytes = plan.timeline.peak_bytes_per_tier[0];
-  plan.summary.makespan_ns = plan.timeline.makespan_ns;
+// The evaluation's timeline and summary peak and makespan replayed after its plan was edited.
+inline void Resimulate(const Graph& graph, const HardwareProfile& profile, EvaluatedPlan& planned) {
+  PlanEvaluation& evaluation = planned.evaluation;
+  evaluation.timeline = Simulate(graph, profile, planned.plan);
+  evaluation.summary.peak_bytes = evaluation.timeline.peak_bytes_per_tier[0];
+  evaluation.summary.makespan_ns = evaluation.timeline.makespan_ns;
 }
 
 // Removes step `index` from a plan (and every wait on it); later steps move down one.
@@ -176,8 +177,9 @@ enum class WriteBack {
 // UpdatedWeight's plan at a 210 B budget: w stays on the device from n2 to the next
 // iteration's n0, one arena block, and leaves over step 1 (loop_test.cc works it out). Its
 // Store is taken out and put back where `write_back` says. Re-simulated.
-inline Plan KeptAcrossTheBoundary(const UpdatedWeight& g, WriteBack write_back) {
-  Plan plan = PlanAndVerify(g.graph, UnitProfile(), g.Options(210)).plan;
+inline EvaluatedPlan KeptAcrossTheBoundary(const UpdatedWeight& g, WriteBack write_back) {
+  EvaluatedPlan planned = PlanAndVerify(g.graph, UnitProfile(), g.Options(210));
+  Plan& plan = planned.plan;
   const auto stores = StepsOf(plan, StepKind::kStore, g.w);
   REQUIRE(stores.size() == 1);
   REQUIRE(StepsOf(plan, StepKind::kDetach, g.w).size() == 1);
@@ -203,8 +205,8 @@ inline Plan KeptAcrossTheBoundary(const UpdatedWeight& g, WriteBack write_back) 
     store.waits_for = {n2};
     InsertStep(plan, n2 + 1, store);
   }
-  Resimulate(g.graph, UnitProfile(), plan);
-  return plan;
+  Resimulate(g.graph, UnitProfile(), planned);
+  return planned;
 }
 
 // UpdatedWeight's plan at a 210 B budget with w homed on NVMe behind DDR: its write-back
@@ -212,9 +214,10 @@ inline Plan KeptAcrossTheBoundary(const UpdatedWeight& g, WriteBack write_back) 
 // iteration's start, before n2 (reading the last iteration's update), while the second still
 // waits for n2: NVMe then never receives n2's update, and the next iteration's Prefetch
 // before n2 reads the one before it. Laid out again and re-simulated.
-inline Plan WriteBackSplitAroundTheWrite(const UpdatedWeight& g) {
+inline EvaluatedPlan WriteBackSplitAroundTheWrite(const UpdatedWeight& g) {
   const HardwareProfile profile = NvmeProfile();
-  Plan plan = PlanAndVerify(g.graph, profile, g.Options(210)).plan;
+  EvaluatedPlan planned = PlanAndVerify(g.graph, profile, g.Options(210));
+  Plan& plan = planned.plan;
   const auto stores = StepsOf(plan, StepKind::kStore, g.w);
   REQUIRE(stores.size() == 2);
   REQUIRE(plan.steps[stores[0]].dst_tier == 1);  // hbm -> ddr
@@ -240,8 +243,8 @@ inline Plan WriteBackSplitAroundTheWrite(const UpdatedWeight& g) {
   REQUIRE(detach.size() == 1);
   AddWait(plan.steps[detach[0]], 0);
   LayOutPlan(profile, LayoutOptions{}, plan);  // the staging copy now lives longer
-  Resimulate(g.graph, profile, plan);
-  return plan;
+  Resimulate(g.graph, profile, planned);
+  return planned;
 }
 
 }  // namespace hyperplan::planner_test

@@ -22,6 +22,7 @@ TEST_CASE("loop: a weight read twice is fetched for step 0 too, and leaves befor
   const PlanResult result = PlanAndVerify(g.graph, UnitProfile(), Budget(210));
   REQUIRE(result.status == PlanStatus::kPlanned);
   const Plan& plan = result.plan;
+  const PlanEvaluation& evaluation = result.evaluation;
   CHECK(plan.periodic);
   const auto fetches = StepsOf(plan, StepKind::kPrefetch, g.w);
   const auto detaches = StepsOf(plan, StepKind::kDetach, g.w);
@@ -29,18 +30,18 @@ TEST_CASE("loop: a weight read twice is fetched for step 0 too, and leaves befor
   REQUIRE(detaches.size() == 2);
   // The first fetch cannot hide: n0 needs w at T = 0, so [0, 50) at 1 B/ns, a 50 ns stall.
   CHECK(plan.steps[fetches[0]].boundary == 0);
-  CHECK(plan.timeline.steps[fetches[0]].end_ns == 50);
+  CHECK(evaluation.timeline.steps[fetches[0]].end_ns == 50);
   CHECK(plan.steps[detaches[0]].boundary == 1);  // after its first use
   CHECK(plan.steps[fetches[1]].boundary == 2);   // hidden during n2, as the one-shot plan
   CHECK(plan.steps[detaches[1]].boundary == 4);  // after its second use
   // n0 [50, 60), n1 [60, 160), n2 [160, 260), n3 [260, 270), n4 [270, 280).
-  CHECK(plan.summary.stall_ns == 50);
-  CHECK(plan.summary.makespan_ns == 280);
+  CHECK(evaluation.summary.stall_ns == 50);
+  CHECK(evaluation.summary.makespan_ns == 280);
   // Nothing of w is on the device when the iteration starts: the cold start places only its
   // home copy (50 B in ddr, tier 1), which takes no link time.
-  CHECK(plan.cold_start.bytes_per_tier[0] == 0);
-  CHECK(plan.cold_start.bytes_per_tier[1] == 50);
-  CHECK(plan.cold_start.time_ns == 0);
+  CHECK(evaluation.cold_start.bytes_per_tier[0] == 0);
+  CHECK(evaluation.cold_start.bytes_per_tier[1] == 50);
+  CHECK(evaluation.cold_start.time_ns == 0);
 }
 
 TEST_CASE("loop: a weight that stays is in the cold start, timed over its route") {
@@ -49,10 +50,11 @@ TEST_CASE("loop: a weight that stays is in the cold start, timed over its route"
   // iteration its 50 B come from ddr over the 1 B/ns link: 50 ns, outside the 230 ns makespan.
   const PlanResult result = PlanAndVerify(g.graph, UnitProfile(), Budget(300));
   const Plan& plan = result.plan;
+  const PlanEvaluation& evaluation = result.evaluation;
   CHECK(StepsOf(plan, StepKind::kPrefetch).empty());
-  CHECK(plan.summary.makespan_ns == 230);
-  CHECK(plan.cold_start.bytes_per_tier[0] == 50);
-  CHECK(plan.cold_start.time_ns == 50);
+  CHECK(evaluation.summary.makespan_ns == 230);
+  CHECK(evaluation.cold_start.bytes_per_tier[0] == 50);
+  CHECK(evaluation.cold_start.time_ns == 50);
 }
 
 TEST_CASE("loop: the verifier rejects a one-shot plan presented as an iteration") {
@@ -62,7 +64,7 @@ TEST_CASE("loop: the verifier rejects a one-shot plan presented as an iteration"
   PlanResult result = PlanAndVerify(g.graph, UnitProfile(), options);
   // The one-shot plan keeps w from the free preload for step 0 and drops it after step 3.
   result.plan.periodic = true;
-  const VerifyResult verdict = VerifyPlan(g.graph, UnitProfile(), result.plan);
+  const VerifyResult verdict = VerifyPlan(g.graph, UnitProfile(), result.plan, result.evaluation);
   CHECK_FALSE(verdict.ok);
   CHECK(verdict.invariant == 8);
   CHECK(verdict.message ==
@@ -93,7 +95,7 @@ TEST_CASE("loop: an in-place KV append is one buffer: the baseline counts it onc
   // Budget 500 >= the loop graph's 412 B peak: no offloading. Without the alias the one-shot
   // baseline would hold past (100, all run) and present (110, from step 1): 100 + 110 + 302.
   const PlanResult result = PlanAndVerify(g.graph, UnitProfile(), g.Options(500));
-  CHECK(result.plan.summary.baseline_peak_bytes == 412);
+  CHECK(result.evaluation.summary.baseline_peak_bytes == 412);
   CHECK(result.plan.layout.live_peak_bytes == 412);
   PlanOptions one_shot = Budget(600);
   one_shot.single_run = true;
@@ -110,6 +112,7 @@ TEST_CASE("loop: an offloaded KV pair stores only the appended bytes") {
   const PlanResult result = PlanAndVerify(g.graph, UnitProfile(), g.Options(350));
   REQUIRE(result.status == PlanStatus::kPlanned);
   const Plan& plan = result.plan;
+  const PlanEvaluation& evaluation = result.evaluation;
   REQUIRE(plan.aliases.size() == 1);
   const auto fetches = StepsOf(plan, StepKind::kPrefetch, g.past);
   const auto stores = StepsOf(plan, StepKind::kStore, g.past);
@@ -119,33 +122,34 @@ TEST_CASE("loop: an offloaded KV pair stores only the appended bytes") {
   REQUIRE(detaches.size() == 1);
   CHECK(plan.steps[fetches[0]].bytes == 110);
   CHECK(plan.steps[stores[0]].bytes == 10);  // 110 - 100: only the append moves back
-  CHECK(plan.timeline.steps[fetches[0]].end_ns == 110);
-  CHECK(plan.timeline.steps[stores[0]].start_ns == 120);
-  CHECK(plan.timeline.steps[stores[0]].end_ns == 130);
+  CHECK(evaluation.timeline.steps[fetches[0]].end_ns == 110);
+  CHECK(evaluation.timeline.steps[stores[0]].start_ns == 120);
+  CHECK(evaluation.timeline.steps[stores[0]].end_ns == 130);
   CHECK(plan.steps[detaches[0]].boundary == 3);
-  CHECK(plan.summary.stall_ns == 10);
-  CHECK(plan.summary.makespan_ns == 230);
+  CHECK(evaluation.summary.stall_ns == 10);
+  CHECK(evaluation.summary.makespan_ns == 230);
   CHECK(plan.layout.live_peak_bytes == 302);  // step 3: y + z + 300
   // The store writes into the home copy: one copy in ddr, there before and after.
   REQUIRE(plan.tier_copies.size() == 1);
   CHECK(plan.tier_copies[0].opened_by == -1);
   CHECK(plan.tier_copies[0].closed_by == -1);
-  CHECK(plan.cold_start.bytes_per_tier[0] == 0);
-  CHECK(plan.cold_start.bytes_per_tier[1] == 110);
+  CHECK(evaluation.cold_start.bytes_per_tier[0] == 0);
+  CHECK(evaluation.cold_start.bytes_per_tier[1] == 110);
 }
 
 TEST_CASE("loop: a Detach of an appended buffer with no write-back is rejected") {
   const KvAppend g;
   PlanResult result = PlanAndVerify(g.graph, UnitProfile(), g.Options(350));
   Plan& plan = result.plan;
+  PlanEvaluation& evaluation = result.evaluation;
   const auto stores = StepsOf(plan, StepKind::kStore, g.past);
   REQUIRE(stores.size() == 1);
   // Without the Store, ddr still holds the 100 bytes from before the append when the Detach
   // drops the device's 110: the appended token would be lost, and the next iteration's
   // Prefetch (at 0 ns, the first rule broken in the verifier's order) would read the old bytes.
   EraseStep(plan, stores[0]);
-  plan.timeline = Simulate(g.graph, UnitProfile(), plan);
-  const VerifyResult verdict = VerifyPlan(g.graph, UnitProfile(), plan);
+  evaluation.timeline = Simulate(g.graph, UnitProfile(), plan);
+  const VerifyResult verdict = VerifyPlan(g.graph, UnitProfile(), plan, evaluation);
   CHECK_FALSE(verdict.ok);
   CHECK(verdict.invariant == 4);
   CHECK_THAT(verdict.message,
@@ -173,6 +177,7 @@ TEST_CASE("loop: a weight updated in place stays across the boundary and leaves 
     const PlanResult result = PlanAndVerify(g.graph, UnitProfile(), g.Options(210));
     REQUIRE(result.status == PlanStatus::kPlanned);
     const Plan& plan = result.plan;
+    const PlanEvaluation& evaluation = result.evaluation;
     const auto fetches = StepsOf(plan, StepKind::kPrefetch, g.w);
     const auto detaches = StepsOf(plan, StepKind::kDetach, g.w);
     const auto stores = StepsOf(plan, StepKind::kStore, g.w);
@@ -182,15 +187,15 @@ TEST_CASE("loop: a weight updated in place stays across the boundary and leaves 
     CHECK(plan.steps[stores[0]].boundary == 0);
     CHECK(plan.steps[stores[0]].bytes == 50);
     CHECK(plan.steps[stores[0]].waits_for == std::vector<int32_t>{});  // not for n2
-    CHECK(plan.timeline.steps[stores[0]].start_ns == 0);
-    CHECK(plan.timeline.steps[stores[0]].end_ns == 50);
+    CHECK(evaluation.timeline.steps[stores[0]].start_ns == 0);
+    CHECK(evaluation.timeline.steps[stores[0]].end_ns == 50);
     CHECK(plan.steps[detaches[0]].boundary == 1);
     CHECK(plan.steps[detaches[0]].waits_for == std::vector<int32_t>{stores[0]});
     CHECK(plan.steps[fetches[0]].boundary == 2);
-    CHECK(plan.timeline.steps[fetches[0]].start_ns == 150);
-    CHECK(plan.timeline.steps[fetches[0]].end_ns == 200);
-    CHECK(plan.summary.stall_ns == 90);
-    CHECK(plan.summary.makespan_ns == 210);
+    CHECK(evaluation.timeline.steps[fetches[0]].start_ns == 150);
+    CHECK(evaluation.timeline.steps[fetches[0]].end_ns == 200);
+    CHECK(evaluation.summary.stall_ns == 90);
+    CHECK(evaluation.summary.makespan_ns == 210);
     // Resident 51, 202 (a + b + 200), 51: within the budget.
     CHECK(plan.layout.live_peak_bytes == 202);
     // w's two blocks (step 0, from the run's start; step 2, to its end) are one arena block.
@@ -199,9 +204,9 @@ TEST_CASE("loop: a weight updated in place stays across the boundary and leaves 
     CHECK(offsets[0] == offsets[1]);
     // The cold start places w on the device and its home copy in ddr: 50 B each, the device's
     // share over ddr->hbm at 1 B/ns.
-    CHECK(plan.cold_start.bytes_per_tier[0] == 50);
-    CHECK(plan.cold_start.bytes_per_tier[1] == 50);
-    CHECK(plan.cold_start.time_ns == 50);
+    CHECK(evaluation.cold_start.bytes_per_tier[0] == 50);
+    CHECK(evaluation.cold_start.bytes_per_tier[1] == 50);
+    CHECK(evaluation.cold_start.time_ns == 50);
   }
 }
 
@@ -217,11 +222,12 @@ TEST_CASE("loop: an iteration that ends on a write-back is planned again even wi
   const PlanResult result = PlanAndVerify(g.graph, UnitProfile(), g.Options(210));
   REQUIRE(result.status == PlanStatus::kPlanned);
   const Plan& plan = result.plan;
+  const PlanEvaluation& evaluation = result.evaluation;
   const auto stores = StepsOf(plan, StepKind::kStore, g.w);
   REQUIRE(stores.size() == 1);
   CHECK(plan.steps[stores[0]].boundary == 0);
-  CHECK(plan.timeline.steps[stores[0]].end_ns == 50);
-  CHECK(plan.summary.makespan_ns == 260);
+  CHECK(evaluation.timeline.steps[stores[0]].end_ns == 50);
+  CHECK(evaluation.summary.makespan_ns == 260);
 }
 
 TEST_CASE("loop: a write-back that hides after the update stays after it") {
@@ -232,18 +238,19 @@ TEST_CASE("loop: a write-back that hides after the update stays after it") {
   const PlanResult result = PlanAndVerify(g.graph, UnitProfile(), g.Options(210));
   REQUIRE(result.status == PlanStatus::kPlanned);
   const Plan& plan = result.plan;
+  const PlanEvaluation& evaluation = result.evaluation;
   const auto stores = StepsOf(plan, StepKind::kStore, g.w);
   const auto detaches = StepsOf(plan, StepKind::kDetach, g.w);
   REQUIRE(stores.size() == 1);
   REQUIRE(detaches.size() == 1);
   CHECK(plan.steps[stores[0]].boundary == 3);
   CHECK(plan.steps[stores[0]].waits_for == std::vector<int32_t>{ComputeStepOf(plan, 2)});
-  CHECK(plan.timeline.steps[stores[0]].start_ns == 170);
-  CHECK(plan.timeline.steps[stores[0]].end_ns == 220);
+  CHECK(evaluation.timeline.steps[stores[0]].start_ns == 170);
+  CHECK(evaluation.timeline.steps[stores[0]].end_ns == 220);
   CHECK(plan.steps[detaches[0]].boundary == 1);
   CHECK(plan.steps[detaches[0]].waits_for == std::vector<int32_t>{});
-  CHECK(plan.summary.stall_ns == 50);
-  CHECK(plan.summary.makespan_ns == 230);
+  CHECK(evaluation.summary.stall_ns == 50);
+  CHECK(evaluation.summary.makespan_ns == 230);
 }
 
 TEST_CASE("loop: which write-backs the next iteration's start may take") {
@@ -280,16 +287,16 @@ TEST_CASE("loop: an update kept on the device across the boundary is written bac
   // copy holds the previous iteration's update only if a Store wrote it back: right after n2,
   // or at the next iteration's start before the Detach.
   for (const WriteBack write_back : {WriteBack::kAfterTheWrite, WriteBack::kNextIteration}) {
-    const Plan plan = KeptAcrossTheBoundary(g, write_back);
-    const VerifyResult verdict = VerifyPlan(g.graph, UnitProfile(), plan);
+    const auto [plan, evaluation] = KeptAcrossTheBoundary(g, write_back);
+    const VerifyResult verdict = VerifyPlan(g.graph, UnitProfile(), plan, evaluation);
     INFO(verdict.message);
     CHECK(verdict.ok);
   }
   // Without either, the Detach after n0 drops the update n2 made last iteration: ddr still
   // holds the bytes from before it, and n2 would read those back.
-  const Plan broken = KeptAcrossTheBoundary(g, WriteBack::kNever);
+  const EvaluatedPlan broken = KeptAcrossTheBoundary(g, WriteBack::kNever);
   // The first rule it breaks, in the verifier's order, is the Prefetch's read of ddr.
-  const VerifyResult verdict = VerifyPlan(g.graph, UnitProfile(), broken);
+  const VerifyResult verdict = VerifyPlan(g.graph, UnitProfile(), broken.plan, broken.evaluation);
   CHECK_FALSE(verdict.ok);
   CHECK(verdict.invariant == 4);
   CHECK_THAT(verdict.message,
@@ -317,7 +324,8 @@ TEST_CASE("loop: when wrapped blocks cannot fit, the value leaves at the boundar
   const PlanResult result = PlanAndVerify(graph, UnitProfile(), Budget(5200));
   REQUIRE(result.status == PlanStatus::kPlanned);
   const Plan& plan = result.plan;
-  CHECK(plan.fits);
+  const PlanEvaluation& evaluation = result.evaluation;
+  CHECK(evaluation.fits);
   CHECK(plan.layout.arena_bytes == 5124);
   const auto fetches = StepsOf(plan, StepKind::kPrefetch, w);
   const auto detaches = StepsOf(plan, StepKind::kDetach, w);
@@ -325,7 +333,7 @@ TEST_CASE("loop: when wrapped blocks cannot fit, the value leaves at the boundar
   REQUIRE(detaches.size() == 2);
   CHECK(plan.steps[fetches[0]].boundary == 0);   // off the device when the iteration starts
   CHECK(plan.steps[detaches[1]].boundary == 4);  // and again when it ends
-  CHECK(plan.cold_start.bytes_per_tier[0] == 0);
+  CHECK(evaluation.cold_start.bytes_per_tier[0] == 0);
 }
 
 TEST_CASE("loop: a write-back whose first hop reads the device before the update is rejected") {
@@ -333,8 +341,8 @@ TEST_CASE("loop: a write-back whose first hop reads the device before the update
   // the first hop read before n2: the last iteration's update, not this one's. Before the write
   // a Store may only go straight into the home copy.
   const UpdatedWeight g;
-  const Plan plan = WriteBackSplitAroundTheWrite(g);
-  const VerifyResult verdict = VerifyPlan(g.graph, NvmeProfile(), plan);
+  const auto [plan, evaluation] = WriteBackSplitAroundTheWrite(g);
+  const VerifyResult verdict = VerifyPlan(g.graph, NvmeProfile(), plan, evaluation);
   CHECK_FALSE(verdict.ok);
   CHECK(verdict.invariant == 4);
   CHECK(verdict.step == 0);

@@ -54,10 +54,10 @@ Oracle BruteForce(const Graph& graph, const HardwareProfile& profile, int64_t bu
     const Outcome outcome = PlanToBudget(context, budget_bytes, baseline, &allowed);
     if (outcome.feasible) {
       // Only a valid plan may set the optimum the planner is held to.
-      const VerifyResult verdict = VerifyPlan(graph, profile, outcome.plan);
+      const VerifyResult verdict = VerifyPlan(graph, profile, outcome.plan, outcome.evaluation);
       INFO("subset " << mask << ": " << verdict.message);
       REQUIRE(verdict.ok);
-      oracle.makespan_ns = std::min(oracle.makespan_ns, outcome.plan.timeline.makespan_ns);
+      oracle.makespan_ns = std::min(oracle.makespan_ns, outcome.evaluation.timeline.makespan_ns);
     }
   }
   return oracle;
@@ -70,7 +70,7 @@ int64_t PlannerMakespan(const Graph& graph, const HardwareProfile& profile, int6
   const PlanResult result = PlanAndVerify(graph, profile, options);
   if (result.status != PlanStatus::kPlanned) return kInfeasible;
   CHECK(result.plan.layout.arena_bytes <= budget);
-  return result.plan.timeline.makespan_ns;
+  return result.evaluation.timeline.makespan_ns;
 }
 
 void ExpectOptimal(const Graph& graph, int64_t budget) {

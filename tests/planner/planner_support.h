@@ -181,7 +181,7 @@ inline PlanOptions Budget(int64_t bytes) {
 inline PlanResult PlanAndVerify(const Graph& graph, const HardwareProfile& profile,
                                 const PlanOptions& options) {
   PlanResult result = PlanOffload(graph, profile, options);
-  const VerifyResult verdict = VerifyPlan(graph, profile, result.plan);
+  const VerifyResult verdict = VerifyPlan(graph, profile, result.plan, result.evaluation);
   INFO(verdict.message);
   REQUIRE(verdict.ok);
   return result;

@@ -15,10 +15,11 @@ namespace {
 // Everything a plan says, as text: two plans are identical iff their dumps are.
 std::string Dump(const PlanResult& result) {
   const Plan& plan = result.plan;
+  const PlanEvaluation& evaluation = result.evaluation;
   std::ostringstream out;
   out << static_cast<int>(result.status) << " " << result.infeasibility.message << "\n";
   for (NodeId node : plan.order) out << node << ",";
-  out << "\n" << plan.reordered << plan.offload_enabled << plan.fits << "\n";
+  out << "\n" << plan.reordered << plan.offload_enabled << evaluation.fits << "\n";
   for (const PlanStep& s : plan.steps) {
     out << static_cast<int>(s.kind) << " " << s.node << " " << s.value << " " << s.src_tier << " "
         << s.dst_tier << " " << s.link << " " << s.channel << " " << s.bytes << " " << s.boundary
@@ -40,10 +41,10 @@ std::string Dump(const PlanResult& result) {
         << static_cast<int>(d.reason) << " " << d.detail << " " << d.freed_first_step << " "
         << d.freed_last_step << " " << d.predicted_stall_ns << "\n";
   }
-  for (const StepTiming& t : plan.timeline.steps) out << t.start_ns << "-" << t.end_ns << ",";
+  for (const StepTiming& t : evaluation.timeline.steps) out << t.start_ns << "-" << t.end_ns << ",";
   out << "\n"
-      << plan.layout.arena_bytes << " " << plan.summary.peak_bytes << " "
-      << plan.summary.makespan_ns << "\n";
+      << plan.layout.arena_bytes << " " << evaluation.summary.peak_bytes << " "
+      << evaluation.summary.makespan_ns << "\n";
   return out.str();
 }
 
@@ -67,7 +68,7 @@ TEST_CASE("property: random DAGs plan, verify and fit, in both modes") {
       if (result.status == PlanStatus::kPlanned) {
         ++planned;
         CHECK(result.plan.layout.arena_bytes <= *options.budget_bytes);
-        CHECK(result.plan.summary.peak_bytes <= *options.budget_bytes);
+        CHECK(result.evaluation.summary.peak_bytes <= *options.budget_bytes);
       } else {
         ++infeasible;
         CHECK(result.infeasibility.lowest_peak_bytes > 0);
@@ -77,8 +78,8 @@ TEST_CASE("property: random DAGs plan, verify and fit, in both modes") {
     PlanOptions no_budget;
     no_budget.allow_reorder = seed % 2 == 0;
     const PlanResult cut = PlanAndVerify(graph, profile, no_budget);
-    CHECK(cut.plan.timeline.makespan_ns - cut.plan.timeline.baseline_makespan_ns <=
-          cut.plan.timeline.baseline_makespan_ns / 100);
+    CHECK(cut.evaluation.timeline.makespan_ns - cut.evaluation.timeline.baseline_makespan_ns <=
+          cut.evaluation.timeline.baseline_makespan_ns / 100);
     CHECK(cut.plan.layout.live_peak_bytes <= peak);
   }
   CHECK(planned > 0);

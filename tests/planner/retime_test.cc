@@ -16,7 +16,7 @@ namespace {
 Outcome Made(bool feasible, int64_t makespan_ns, int64_t arena_bytes, int64_t live_peak_bytes) {
   Outcome outcome;
   outcome.feasible = feasible;
-  outcome.plan.timeline.makespan_ns = makespan_ns;
+  outcome.evaluation.timeline.makespan_ns = makespan_ns;
   outcome.plan.layout.arena_bytes = arena_bytes;
   outcome.selection.live_peak_bytes = live_peak_bytes;
   return outcome;
@@ -27,14 +27,15 @@ Outcome Made(bool feasible, int64_t makespan_ns, int64_t arena_bytes, int64_t li
 Outcome Stalled(int64_t makespan_ns) {
   Outcome outcome = Made(true, makespan_ns, 64, 20);
   Plan& plan = outcome.plan;
+  SimulationResult& timeline = outcome.evaluation.timeline;
   plan.order = {0, 1};
   plan.steps = {ComputeStep(0), ComputeStep(1)};
-  plan.timeline.compute_ns = 2;
-  plan.timeline.steps.resize(2);
-  plan.timeline.steps[0].start_ns = 0;
-  plan.timeline.steps[0].end_ns = 1;
-  plan.timeline.steps[1].start_ns = makespan_ns - 1;
-  plan.timeline.steps[1].end_ns = makespan_ns;
+  timeline.compute_ns = 2;
+  timeline.steps.resize(2);
+  timeline.steps[0].start_ns = 0;
+  timeline.steps[0].end_ns = 1;
+  timeline.steps[1].start_ns = makespan_ns - 1;
+  timeline.steps[1].end_ns = makespan_ns;
   return outcome;
 }
 
@@ -50,7 +51,7 @@ std::pair<int64_t, size_t> Replan(const Outcome& first, const std::vector<int64_
   const Outcome kept = ReplanOnRunTimeline(context, first, false, [&](const PlanContext&) {
     return Stalled(makespans_ns.at(rounds++));
   });
-  return {kept.plan.timeline.makespan_ns, rounds};
+  return {kept.evaluation.timeline.makespan_ns, rounds};
 }
 
 }  // namespace
@@ -113,8 +114,8 @@ TEST_CASE("retime: in budget mode a fitting plan beats any that does not, then t
   // neither fitting with equal live peaks, the smaller arena.
   Outcome moved_less = Made(true, 150, 120, 90);
   Outcome moved_more = Made(true, 150, 100, 90);
-  moved_less.plan.timeline.bytes_moved_per_link = {10, 20};
-  moved_more.plan.timeline.bytes_moved_per_link = {10, 21};
+  moved_less.evaluation.timeline.bytes_moved_per_link = {10, 20};
+  moved_more.evaluation.timeline.bytes_moved_per_link = {10, 21};
   CHECK(OutcomeBeats(moved_less, moved_more, true));              // 30 < 31 B, whatever the arena
   CHECK(OutcomeBeats(Made(true, 150, 99, 90), fits_fast, true));  // 99 < 100 B
   CHECK(OutcomeBeats(Made(false, 500, 119, 110), over, true));    // 119 < 120 B
@@ -128,17 +129,19 @@ TEST_CASE("retime: a link busy 99% of the iteration binds it, 98% does not") {
   // Prefetch of 99 B or 98 B at 1 byte/ns: busy 99 or 98 of the 100 ns, more than compute.
   // 99 x 100 >= 100 x 99 holds; 98 x 100 >= 100 x 99 does not.
   for (const int64_t bytes : {99, 98}) {
-    Plan plan;
+    EvaluatedPlan planned;
+    Plan& plan = planned.plan;
+    SimulationResult& timeline = planned.evaluation.timeline;
     plan.order = {0};
     plan.steps = {TransferStep(StepKind::kPrefetch, 1, 0, {}, bytes), ComputeStep(0, {0})};
-    plan.timeline.makespan_ns = 100;
-    plan.timeline.compute_ns = 10;
-    plan.timeline.steps.resize(2);
-    plan.timeline.steps[0].start_ns = 0;
-    plan.timeline.steps[0].end_ns = bytes;
-    plan.timeline.steps[1].start_ns = 90;
-    plan.timeline.steps[1].end_ns = 100;
+    timeline.makespan_ns = 100;
+    timeline.compute_ns = 10;
+    timeline.steps.resize(2);
+    timeline.steps[0].start_ns = 0;
+    timeline.steps[0].end_ns = bytes;
+    timeline.steps[1].start_ns = 90;
+    timeline.steps[1].end_ns = 100;
     INFO(bytes << " B");
-    CHECK(LinkSaturated(profile, plan) == (bytes == 99));
+    CHECK(LinkSaturated(profile, planned) == (bytes == 99));
   }
 }

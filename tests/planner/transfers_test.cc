@@ -41,17 +41,18 @@ TEST_CASE("transfers: a staging hop runs ahead of compute within the room of ddr
   const PlanResult result = PlanAndVerify(graph, profile, Budget(250));
   REQUIRE(result.status == PlanStatus::kPlanned);
   const Plan& plan = result.plan;
+  const PlanEvaluation& evaluation = result.evaluation;
   const auto fetches = StepsOf(plan, StepKind::kPrefetch, w);
   REQUIRE(fetches.size() == 2);  // nvme->ddr, then ddr->hbm
   CHECK(plan.steps[fetches[0]].boundary == 1);
-  CHECK(plan.timeline.steps[fetches[0]].start_ns == 10);
-  CHECK(plan.timeline.steps[fetches[0]].end_ns == 110);
-  CHECK(plan.timeline.steps[fetches[1]].start_ns == 160);
-  CHECK(plan.timeline.steps[fetches[1]].end_ns == 260);
+  CHECK(evaluation.timeline.steps[fetches[0]].start_ns == 10);
+  CHECK(evaluation.timeline.steps[fetches[0]].end_ns == 110);
+  CHECK(evaluation.timeline.steps[fetches[1]].start_ns == 160);
+  CHECK(evaluation.timeline.steps[fetches[1]].end_ns == 260);
   // n0 [0, 10), n1 [10, 160), stall 100, n2 [260, 270).
-  CHECK(plan.summary.stall_ns == 100);
-  CHECK(plan.summary.makespan_ns == 270);
-  CHECK(plan.timeline.peak_bytes_per_tier[1] <= 100);  // the staged copy fits ddr
+  CHECK(evaluation.summary.stall_ns == 100);
+  CHECK(evaluation.summary.makespan_ns == 270);
+  CHECK(evaluation.timeline.peak_bytes_per_tier[1] <= 100);  // the staged copy fits ddr
 }
 
 TEST_CASE("transfers: staging hops that cannot hide are issued ahead, in read order") {
@@ -84,17 +85,18 @@ TEST_CASE("transfers: staging hops that cannot hide are issued ahead, in read or
   const PlanResult result = PlanAndVerify(graph, profile, Budget(150));
   REQUIRE(result.status == PlanStatus::kPlanned);
   const Plan& plan = result.plan;
+  const PlanEvaluation& evaluation = result.evaluation;
   std::vector<int64_t> staged_ns;
   for (const ValueId weight : {w1, w2, w3}) {
     const auto hops = StepsOf(plan, StepKind::kPrefetch, weight);
     REQUIRE(hops.size() == 2);  // nvme->ddr, then ddr->hbm
     CHECK(plan.steps[hops[0]].link == 3);
     CHECK(plan.steps[hops[0]].boundary == 0);
-    staged_ns.push_back(plan.timeline.steps[hops[0]].start_ns);
+    staged_ns.push_back(evaluation.timeline.steps[hops[0]].start_ns);
   }
   std::sort(staged_ns.begin(), staged_ns.end());
   CHECK(staged_ns == std::vector<int64_t>{0, 100, 200});
-  CHECK(plan.summary.makespan_ns == 320);
+  CHECK(evaluation.summary.makespan_ns == 320);
 }
 
 TEST_CASE("transfers: a Store that cannot finish before the step it frees stalls that step") {
@@ -118,14 +120,15 @@ TEST_CASE("transfers: a Store that cannot finish before the step it frees stalls
   const PlanResult result = PlanAndVerify(graph, UnitProfile(), Budget(301));
   REQUIRE(result.status == PlanStatus::kPlanned);
   const Plan& plan = result.plan;
-  CHECK(plan.fits);
+  const PlanEvaluation& evaluation = result.evaluation;
+  CHECK(evaluation.fits);
   const auto stores = StepsOf(plan, StepKind::kStore, b);
   REQUIRE(stores.size() == 1);
-  CHECK(plan.timeline.steps[stores[0]].start_ns == 110);
-  CHECK(plan.timeline.steps[stores[0]].end_ns == 210);
+  CHECK(evaluation.timeline.steps[stores[0]].start_ns == 110);
+  CHECK(evaluation.timeline.steps[stores[0]].end_ns == 210);
   // n2 was ready at T = 20 and ran at 210: the 190 ns of the late Store.
-  CHECK(plan.timeline.stall_ns_per_node[2] == 190);
-  CHECK(plan.summary.makespan_ns == 430);
+  CHECK(evaluation.timeline.stall_ns_per_node[2] == 190);
+  CHECK(evaluation.summary.makespan_ns == 430);
 }
 
 namespace {
@@ -260,7 +263,8 @@ TEST_CASE("transfers: hoisted, a homed value's Prefetch goes as early as the dev
     const planner::Outcome outcome = planner::PlanToBudget(context, 250, baseline);
     REQUIRE(outcome.feasible);
     const Plan& plan = outcome.plan;
-    const VerifyResult verdict = VerifyPlan(graph, profile, plan);
+    const PlanEvaluation& evaluation = outcome.evaluation;
+    const VerifyResult verdict = VerifyPlan(graph, profile, plan, evaluation);
     INFO(verdict.message);
     REQUIRE(verdict.ok);
     const auto fetches = StepsOf(plan, StepKind::kPrefetch, w);
@@ -269,8 +273,8 @@ TEST_CASE("transfers: hoisted, a homed value's Prefetch goes as early as the dev
     CHECK(plan.steps[fetches[0]].planned_start_ns == (hoist ? 10 : 120));
     // Issued at its boundary, the transfer runs as soon as compute reaches it: hoisted at
     // T = 10, [10, 110); else at T = 20, [20, 120).
-    CHECK(plan.timeline.steps[fetches[0]].start_ns == (hoist ? 10 : 20));
-    CHECK(plan.timeline.stall_ns == 0);
-    CHECK(plan.timeline.makespan_ns == 230);
+    CHECK(evaluation.timeline.steps[fetches[0]].start_ns == (hoist ? 10 : 20));
+    CHECK(evaluation.timeline.stall_ns == 0);
+    CHECK(evaluation.timeline.makespan_ns == 230);
   }
 }

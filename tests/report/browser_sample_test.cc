@@ -22,10 +22,11 @@ void WriteSample(const hyperplan::testing::SamplePlan& sample, const std::string
   provenance.tool_version = "hyperplan (report tests)";
   provenance.options = sample.options;
   std::ofstream html(std::filesystem::path(dir) / (stem + ".html"), std::ios::binary);
-  hyperplan::report::WriteHtmlReport(html, sample.graph, sample.profile, sample.plan, provenance,
-                                     outcome);
+  hyperplan::report::WriteHtmlReport(html, sample.graph, sample.profile, sample.plan,
+                                     sample.evaluation, provenance, outcome);
   std::ofstream trace(std::filesystem::path(dir) / (stem + ".json"), std::ios::binary);
   hyperplan::report::WriteChromeTrace(trace, sample.graph, sample.profile, sample.plan,
+                                      sample.evaluation,
                                       {sample.model_path, provenance.tool_version});
   REQUIRE(html.good());
   REQUIRE(trace.good());

@@ -27,7 +27,7 @@ namespace {
 
 std::string Trace(const SamplePlan& sample) {
   std::ostringstream out;
-  report::WriteChromeTrace(out, sample.graph, sample.profile, sample.plan,
+  report::WriteChromeTrace(out, sample.graph, sample.profile, sample.plan, sample.evaluation,
                            {sample.model_path, "hyperplan test"});
   return out.str();
 }
@@ -35,6 +35,7 @@ std::string Trace(const SamplePlan& sample) {
 // Checks every event of the trace against the plan.
 void CheckTraceMatchesPlan(const SamplePlan& sample, const std::string& text) {
   const Plan& plan = sample.plan;
+  const PlanEvaluation& evaluation = sample.evaluation;
   const HardwareProfile& profile = sample.profile;
   const json root = ParseJson(text);
   REQUIRE(root.is_object());
@@ -61,7 +62,7 @@ void CheckTraceMatchesPlan(const SamplePlan& sample, const std::string& text) {
       previous_step = index;
       ++seen[index];
       const PlanStep& step = plan.steps[index];
-      const StepTiming& timing = plan.timeline.steps[index];
+      const StepTiming& timing = evaluation.timeline.steps[index];
       ++x_per_kind[event.at("cat").get<std::string>()];
       CHECK(event.at("cat") == std::string(StepKindName(step.kind)));
       CHECK(MicrosecondsToNs(event.at("ts")) == timing.start_ns);
@@ -95,7 +96,7 @@ void CheckTraceMatchesPlan(const SamplePlan& sample, const std::string& text) {
   // One counter track per tier, carrying the simulated curve point by point.
   for (size_t t = 0; t < profile.tiers.size(); ++t) {
     std::vector<int64_t> expected;
-    for (const TierUsagePoint& point : plan.timeline.bytes_per_tier.at(t)) {
+    for (const TierUsagePoint& point : evaluation.timeline.bytes_per_tier.at(t)) {
       expected.push_back(point.bytes);
     }
     CHECK(counters[profile.tiers[t].name] == expected);
@@ -121,7 +122,7 @@ void CheckNodeParses(const std::string& text) {
 
 TEST_CASE("the tiny plan's trace has one event per step at its simulated time") {
   const SamplePlan sample = testing::TinyOffloadSample();
-  REQUIRE(sample.plan.summary.steps_per_kind[static_cast<size_t>(StepKind::kPrefetch)] >= 1);
+  REQUIRE(sample.evaluation.summary.steps_per_kind[static_cast<size_t>(StepKind::kPrefetch)] >= 1);
   const std::string text = Trace(sample);
   CheckTraceMatchesPlan(sample, text);
   CheckNodeParses(text);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "hyperplan/graph.h"
+#include "hyperplan/plan/evaluation.h"
 #include "hyperplan/plan/plan.h"
 #include "support/tiny_graph.h"
 
@@ -50,6 +51,7 @@ inline Decision Offloaded(ValueId value, Step after, Step before, int64_t bytes,
 struct HandPlan {
   Graph graph;
   Plan plan;
+  PlanEvaluation evaluation;  // written by hand, as the replay would give it
 };
 
 // Two layers' weights streamed in from ddr at 1 byte/ns, and a head:
@@ -78,9 +80,10 @@ inline HandPlan StreamingPlan() {
   plan.order = {0, 1, 2};
   plan.steps = {Prefetch(w0, 0, 1000), Compute(0, 0, {0}), Prefetch(w1, 1, 1000),
                 Compute(1, 1, {2}), Compute(2, 2, {})};
-  plan.timeline.steps = {{0, 1000}, {1000, 1100}, {1000, 2000}, {2000, 2100}, {2150, 2250}};
-  plan.timeline.stall_ns_per_node = {1000, 900, 50};
-  plan.timeline.makespan_ns = 2250;
+  SimulationResult& timeline = hand.evaluation.timeline;
+  timeline.steps = {{0, 1000}, {1000, 1100}, {1000, 2000}, {2000, 2100}, {2150, 2250}};
+  timeline.stall_ns_per_node = {1000, 900, 50};
+  timeline.makespan_ns = 2250;
   plan.decisions = {Offloaded(w0, -1, 0, 1000, -1, -1), Offloaded(w1, -1, 1, 1000, 0, 0),
                     Offloaded(a0, 0, 3, 100'000, 1, 2)};
   return hand;

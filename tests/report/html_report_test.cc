@@ -32,7 +32,8 @@ ReportProvenance Provenance(const SamplePlan& sample) {
 }
 
 std::string Render(const SamplePlan& sample) {
-  return report::HtmlReport(sample.graph, sample.profile, sample.plan, Provenance(sample));
+  return report::HtmlReport(sample.graph, sample.profile, sample.plan, sample.evaluation,
+                            Provenance(sample));
 }
 
 // The cell `id` shows `text` and carries `value` exactly in `attribute`.
@@ -60,7 +61,8 @@ void CheckCount(const HtmlDocument& doc, const std::string& id, int64_t count) {
 
 // Every summary number the report prints, against the facts computed from the plan.
 void CheckSummaryNumbers(const SamplePlan& sample, const HtmlDocument& doc) {
-  const PlanFacts facts = ComputeFacts(sample.graph, sample.profile, sample.plan);
+  const PlanFacts facts =
+      ComputeFacts(sample.graph, sample.profile, sample.plan, sample.evaluation);
   CheckBytes(doc, "peak-before", facts.baseline_peak_bytes);
   CheckBytes(doc, "peak-after", facts.peak_bytes);
   CHECK(doc.by_id.at("peak-change").text ==
@@ -121,10 +123,11 @@ void CheckProvenance(const SamplePlan& sample, const HtmlDocument& doc) {
 TEST_CASE("the tiny plan's report is well-formed and shows its numbers") {
   const SamplePlan sample = testing::TinyOffloadSample();
   const Plan& plan = sample.plan;
+  const PlanEvaluation& evaluation = sample.evaluation;
   // The sample does what it was built for: "big" leaves the device and the budget is met.
-  REQUIRE(plan.fits);
-  REQUIRE(plan.summary.steps_per_kind[static_cast<size_t>(StepKind::kStore)] >= 1);
-  REQUIRE(plan.summary.steps_per_kind[static_cast<size_t>(StepKind::kPrefetch)] >= 1);
+  REQUIRE(evaluation.fits);
+  REQUIRE(evaluation.summary.steps_per_kind[static_cast<size_t>(StepKind::kStore)] >= 1);
+  REQUIRE(evaluation.summary.steps_per_kind[static_cast<size_t>(StepKind::kPrefetch)] >= 1);
 
   const std::string html = Render(sample);
   const HtmlDocument doc = CheckHtml(html);
@@ -157,8 +160,10 @@ TEST_CASE("the report is self-contained and byte-identical run to run") {
 
 TEST_CASE("the plan's peak breakdown adds up to the simulated peak") {
   const SamplePlan sample = testing::TinyOffloadSample();
-  const report::PeakComposition peak = report::DescribePlanPeak(sample.profile, sample.plan);
-  const PlanFacts facts = ComputeFacts(sample.graph, sample.profile, sample.plan);
+  const report::PeakComposition peak =
+      report::DescribePlanPeak(sample.profile, sample.plan, sample.evaluation);
+  const PlanFacts facts =
+      ComputeFacts(sample.graph, sample.profile, sample.plan, sample.evaluation);
   CHECK(peak.bytes == facts.peak_bytes);
   CHECK(peak.shares_bytes == facts.peak_bytes);
   // Before: the peak is step 2 (work1) with big, small0, small1 and in, largest first.
@@ -199,7 +204,7 @@ TEST_CASE("the report's no-offload peak is the summary's when the KV append is i
   sample.plan = PlanOffload(sample.graph, sample.profile, sample.options).plan;
   REQUIRE(sample.plan.periodic);
 
-  const int64_t summary_peak_bytes = sample.plan.summary.baseline_peak_bytes;
+  const int64_t summary_peak_bytes = sample.evaluation.summary.baseline_peak_bytes;
   const report::BaselineMemory before = report::DescribeBaseline(sample.graph, sample.plan);
   CHECK(before.peak.bytes == summary_peak_bytes);
   CHECK(before.peak.shares_bytes == summary_peak_bytes);
@@ -220,7 +225,8 @@ TEST_CASE("a bundled model's report is well-formed and shows its numbers") {
   const HtmlDocument doc = CheckHtml(Render(sample));
   CheckSummaryNumbers(sample, doc);
   CheckProvenance(sample, doc);
-  const report::PeakComposition peak = report::DescribePlanPeak(sample.profile, sample.plan);
+  const report::PeakComposition peak =
+      report::DescribePlanPeak(sample.profile, sample.plan, sample.evaluation);
   CHECK(peak.shares_bytes == peak.bytes);
 }
 
@@ -228,7 +234,9 @@ TEST_CASE("a baseline plan's report says offloading is off and has no copy lanes
   SamplePlan sample = testing::TinyOffloadSample();
   sample.options.offload = false;
   sample.options.budget_bytes.reset();
-  sample.plan = PlanOffload(sample.graph, sample.profile, sample.options).plan;
+  PlanResult result = PlanOffload(sample.graph, sample.profile, sample.options);
+  sample.plan = std::move(result.plan);
+  sample.evaluation = std::move(result.evaluation);
   const HtmlDocument doc = CheckHtml(Render(sample));
   CheckSummaryNumbers(sample, doc);
   CHECK_THAT(doc.text, Catch::Contains("offloading off"));
@@ -240,7 +248,7 @@ TEST_CASE("a big plan's report stays small: aggregated, not one element per step
   // 6000 layers, each activation read again 50 layers later, planned to 40% of its peak.
   const SamplePlan sample = testing::ChainSample(6'000, 50, 40);
   const Plan& plan = sample.plan;
-  const PlanFacts facts = ComputeFacts(sample.graph, sample.profile, plan);
+  const PlanFacts facts = ComputeFacts(sample.graph, sample.profile, plan, sample.evaluation);
   REQUIRE(facts.prefetches > 1000);  // enough transfers that lanes must turn into density
   const std::string html = Render(sample);
   const HtmlDocument doc = CheckHtml(html);
@@ -265,15 +273,17 @@ double PlanMarkerY(const std::string& html, size_t from) {
 TEST_CASE("the after curve gets its own scale when the before curve dwarfs it") {
   // 40% of the no-offload peak: the after curve sits in the lower part of the shared chart.
   const SamplePlan chain = testing::ChainSample(200, 10, 40);
-  REQUIRE(chain.plan.summary.peak_bytes * 100 < chain.plan.summary.baseline_peak_bytes * 60);
+  REQUIRE(chain.evaluation.summary.peak_bytes * 100 <
+          chain.evaluation.summary.baseline_peak_bytes * 60);
   const std::string html = Render(chain);
   const HtmlDocument doc = CheckHtml(html);
   REQUIRE(doc.by_id.count("memory-after-zoom") == 1);
   const std::string& zoom_text = doc.by_id.at("memory-after-zoom").text;
-  CHECK_THAT(
-      zoom_text,
-      Catch::Contains("after: peak " +
-                      FormatBytes(report::DescribePlanPeak(chain.profile, chain.plan).bytes)));
+  CHECK_THAT(zoom_text,
+             Catch::Contains(
+                 "after: peak " +
+                 FormatBytes(
+                     report::DescribePlanPeak(chain.profile, chain.plan, chain.evaluation).bytes)));
   CHECK(zoom_text.find("before") == std::string::npos);
   // The shared chart is 320 px tall with the plot's floor near 290 px; a peak at 40% of the
   // top sits below its middle (y > 160). In the 220 px zoom the same peak is near the top of
@@ -291,7 +301,7 @@ TEST_CASE("the plan's makespan sits beside its lower bound and the best contende
   const SamplePlan sample = testing::TinyOffloadSample();
   // Bound and contenders are set relative to the plan's makespan M: the bound is M / 2, so
   // the plan is 2.00x it; contenders at 0.75 M and 1.5 M are 1.50x and 3.00x.
-  const int64_t makespan_ns = sample.plan.timeline.makespan_ns;
+  const int64_t makespan_ns = sample.evaluation.timeline.makespan_ns;
   REQUIRE(makespan_ns % 4 == 0);
   const int64_t bound_ns = makespan_ns / 2;
   report::ReportOutcome outcome;
@@ -301,8 +311,8 @@ TEST_CASE("the plan's makespan sits beside its lower bound and the best contende
                         {"layer streaming k=0", true, makespan_ns * 3 / 2, 4000, 8192}};
   outcome.own_makespan_ns = makespan_ns;
   outcome.own_fits = true;
-  const HtmlDocument doc = CheckHtml(
-      report::HtmlReport(sample.graph, sample.profile, sample.plan, Provenance(sample), outcome));
+  const HtmlDocument doc = CheckHtml(report::HtmlReport(
+      sample.graph, sample.profile, sample.plan, sample.evaluation, Provenance(sample), outcome));
   REQUIRE(doc.by_id.count("comparison-line") == 1);
   const std::string& line = doc.by_id.at("comparison-line").text;
   CHECK_THAT(line, Catch::Contains("2.00\u00d7 the lower bound of " + FormatDuration(bound_ns)));
@@ -323,35 +333,36 @@ TEST_CASE("the plan's makespan sits beside its lower bound and the best contende
 TEST_CASE("the report says where compute waits and ranks offloads by the stall they cause") {
   const SamplePlan sample = testing::TinyOffloadSample();
   const Plan& plan = sample.plan;
+  const PlanEvaluation& evaluation = sample.evaluation;
   // The tiny plan stalls: "consume" waits for big's Prefetch back from ddr.
-  REQUIRE(plan.timeline.stall_ns > 0);
+  REQUIRE(evaluation.timeline.stall_ns > 0);
   const HtmlDocument doc = CheckHtml(Render(sample));
   REQUIRE(doc.by_id.count("stalls") == 1);
   // Every stall waits on big's Prefetch over ddr->hbm (UnitProfile's link 1), so that link
   // carries all of it; hbm->ddr (link 0) carried big's Store and is listed, busy, with none.
   // No layer names exist in this graph.
-  CheckNs(doc, "stall-link-1", plan.timeline.stall_ns);
+  CheckNs(doc, "stall-link-1", evaluation.timeline.stall_ns);
   CheckNs(doc, "stall-link-0", 0);
   CHECK(doc.by_id.count("stall-link-none") == 0);
-  CheckNs(doc, "stall-layer-none", plan.timeline.stall_ns);
+  CheckNs(doc, "stall-layer-none", evaluation.timeline.stall_ns);
   CHECK_THAT(doc.by_id.at("stalls-by-transfer").text, Catch::Contains("big"));
   // The offloads table puts the decision that stalls first, with its simulated stall.
   const std::string& offloads = doc.by_id.at("offloads").text;
   CHECK_THAT(offloads, Catch::Contains("stall (simulated)"));
-  CHECK_THAT(offloads, Catch::Contains(FormatDuration(plan.timeline.stall_ns)));
+  CHECK_THAT(offloads, Catch::Contains(FormatDuration(evaluation.timeline.stall_ns)));
 }
 
 TEST_CASE("when a contender's plan won, the comparison names it and what hyperplan alone ran") {
   SamplePlan sample = testing::TinyOffloadSample();
   sample.plan.produced_by = "layer streaming k=1";
-  const int64_t makespan_ns = sample.plan.timeline.makespan_ns;
+  const int64_t makespan_ns = sample.evaluation.timeline.makespan_ns;
   report::ReportOutcome outcome;
   outcome.makespan_lower_bound_ns = makespan_ns;
   outcome.contenders = {{"layer streaming k=1", true, makespan_ns, 4000, 8192}};
   outcome.own_makespan_ns = makespan_ns * 2;
   outcome.own_fits = false;
-  const HtmlDocument doc = CheckHtml(
-      report::HtmlReport(sample.graph, sample.profile, sample.plan, Provenance(sample), outcome));
+  const HtmlDocument doc = CheckHtml(report::HtmlReport(
+      sample.graph, sample.profile, sample.plan, sample.evaluation, Provenance(sample), outcome));
   const std::string& line = doc.by_id.at("comparison-line").text;
   // The plan is the bound itself: 1.00x.
   CHECK_THAT(line, Catch::Contains("1.00\u00d7 the lower bound"));
@@ -366,12 +377,12 @@ TEST_CASE("a plan over its budget is not set against the lower bound") {
   SamplePlan sample = testing::TinyOffloadSample();
   sample.options.budget_bytes = 4000;  // below "consume"'s own 4672 bytes: nothing fits
   sample.plan = PlanOffload(sample.graph, sample.profile, sample.options).plan;
-  REQUIRE(!sample.plan.fits);
+  REQUIRE(!sample.evaluation.fits);
   report::ReportOutcome outcome;
-  outcome.makespan_lower_bound_ns = sample.plan.timeline.makespan_ns * 4;
+  outcome.makespan_lower_bound_ns = sample.evaluation.timeline.makespan_ns * 4;
   outcome.contenders = {{"layer streaming k=0", false, 30'000, 4000, 8192}};
-  const HtmlDocument doc = CheckHtml(
-      report::HtmlReport(sample.graph, sample.profile, sample.plan, Provenance(sample), outcome));
+  const HtmlDocument doc = CheckHtml(report::HtmlReport(
+      sample.graph, sample.profile, sample.plan, sample.evaluation, Provenance(sample), outcome));
   CHECK(doc.by_id.count("comparison-bound") == 0);
   const std::string& line = doc.by_id.at("comparison-line").text;
   CHECK(line.find("the lower bound of") == std::string::npos);

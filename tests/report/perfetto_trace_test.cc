@@ -21,9 +21,11 @@ using namespace hyperplan;
 
 namespace {
 
-std::string PerfettoBytes(const Graph& graph, const HardwareProfile& profile, const Plan& plan) {
+std::string PerfettoBytes(const Graph& graph, const HardwareProfile& profile, const Plan& plan,
+                          const PlanEvaluation& evaluation) {
   std::ostringstream out;
-  report::WritePerfettoTrace(out, graph, profile, plan, {"model.onnx", "hyperplan test"});
+  report::WritePerfettoTrace(out, graph, profile, plan, evaluation,
+                             {"model.onnx", "hyperplan test"});
   return out.str();
 }
 
@@ -57,7 +59,8 @@ TEST_CASE("the Perfetto trace decodes against upstream's field numbers") {
   // hand_plans.h: five steps, each lasting; l0, l1 and head stall; l0 waits for step 0 and l1
   // for step 2 across threads; ddr->hbm is busy from 0 to 2000 ns (three counter points).
   testing::HandPlan hand = testing::StreamingPlan();
-  const std::string text = Decode(PerfettoBytes(hand.graph, testing::UnitProfile(), hand.plan));
+  const std::string text =
+      Decode(PerfettoBytes(hand.graph, testing::UnitProfile(), hand.plan, hand.evaluation));
   // protoc prints a field the .proto does not know as its bare number ("47: 0x...").
   CHECK_FALSE(std::regex_search(text, std::regex("\n *[0-9]+: ")));
   CHECK(Count(text, "type: TYPE_SLICE_BEGIN") == 5 + 3);
@@ -98,7 +101,8 @@ TEST_CASE("the Perfetto trace's first packet has upstream's field numbers, byte 
   // a varint, 0xE2 0x03; TrackDescriptor.uuid 1 -> 0x08 (= 1), process 3 -> 0x1A;
   // ProcessDescriptor.pid 1 -> 0x08 (= 1), process_name 6 -> 0x32.
   testing::HandPlan hand = testing::StreamingPlan();
-  const std::string bytes = PerfettoBytes(hand.graph, testing::UnitProfile(), hand.plan);
+  const std::string bytes =
+      PerfettoBytes(hand.graph, testing::UnitProfile(), hand.plan, hand.evaluation);
   REQUIRE(bytes.size() > 16);
   CHECK(bytes[0] == '\x0A');
   size_t at = SkipVarint(bytes, 1);  // the packet's length
@@ -111,12 +115,14 @@ TEST_CASE("the Perfetto trace's first packet has upstream's field numbers, byte 
 
 TEST_CASE("the Perfetto trace is smaller than the JSON trace and byte-identical run to run") {
   const testing::SamplePlan sample = testing::ChainSample(2'000, 20, 40);
-  const std::string proto = PerfettoBytes(sample.graph, sample.profile, sample.plan);
+  const std::string proto =
+      PerfettoBytes(sample.graph, sample.profile, sample.plan, sample.evaluation);
   std::ostringstream json;
-  report::WriteChromeTrace(json, sample.graph, sample.profile, sample.plan, {"m", "t"});
+  report::WriteChromeTrace(json, sample.graph, sample.profile, sample.plan, sample.evaluation,
+                           {"m", "t"});
   INFO("perfetto " << proto.size() << " bytes, JSON " << json.str().size());
   CHECK(proto.size() * 3 < json.str().size());
-  CHECK(proto == PerfettoBytes(sample.graph, sample.profile, sample.plan));
+  CHECK(proto == PerfettoBytes(sample.graph, sample.profile, sample.plan, sample.evaluation));
   CHECK(report::WantsPerfettoTrace("plan.pftrace"));
   CHECK_FALSE(report::WantsPerfettoTrace("plan.json"));
 }

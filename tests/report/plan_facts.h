@@ -13,6 +13,7 @@
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
 #include "hyperplan/lifetimes.h"
+#include "hyperplan/plan/evaluation.h"
 #include "hyperplan/plan/plan.h"
 
 namespace hyperplan::testing {
@@ -32,8 +33,8 @@ struct PlanFacts {
   int64_t offloaded_values = 0;
 };
 
-inline PlanFacts ComputeFacts(const Graph& graph, const HardwareProfile& profile,
-                              const Plan& plan) {
+inline PlanFacts ComputeFacts(const Graph& graph, const HardwareProfile& profile, const Plan& plan,
+                              const PlanEvaluation& evaluation) {
   PlanFacts facts;
   // Before: every node in model order, nothing offloaded; the compute stream alone.
   std::vector<NodeId> model_order(graph.nodes.size());
@@ -41,14 +42,14 @@ inline PlanFacts ComputeFacts(const Graph& graph, const HardwareProfile& profile
   facts.baseline_peak_bytes = AnalyzeLifetimes(graph, model_order).timeline.peak_bytes;
   for (int64_t t : plan.node_time_ns) facts.baseline_makespan_ns += t;
   // After: the simulated timeline.
-  for (const TierUsagePoint& point : plan.timeline.bytes_per_tier.at(profile.device_tier)) {
+  for (const TierUsagePoint& point : evaluation.timeline.bytes_per_tier.at(profile.device_tier)) {
     facts.peak_bytes = std::max(facts.peak_bytes, point.bytes);
   }
   facts.moved_per_link.assign(profile.links.size(), 0);
   int64_t last_compute_end_ns = 0;
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const PlanStep& step = plan.steps[i];
-    const StepTiming& timing = plan.timeline.steps.at(i);
+    const StepTiming& timing = evaluation.timeline.steps.at(i);
     facts.makespan_ns = std::max(facts.makespan_ns, timing.end_ns);
     switch (step.kind) {
       case StepKind::kCompute:
@@ -69,7 +70,7 @@ inline PlanFacts ComputeFacts(const Graph& graph, const HardwareProfile& profile
         break;
     }
   }
-  for (const auto& curve : plan.timeline.bytes_per_tier) {
+  for (const auto& curve : evaluation.timeline.bytes_per_tier) {
     int64_t peak = 0;
     for (const TierUsagePoint& point : curve) peak = std::max(peak, point.bytes);
     facts.tier_peaks.push_back(peak);

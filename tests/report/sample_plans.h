@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hyperplan/adapters/onnx_import.h"
@@ -19,6 +20,7 @@ struct SamplePlan {
   HardwareProfile profile;
   PlanOptions options;
   Plan plan;
+  PlanEvaluation evaluation;
   std::string model_path;
 };
 
@@ -28,11 +30,13 @@ inline int64_t BaselinePeakBytes(const Graph& graph, const HardwareProfile& prof
   PlanOptions options;
   options.offload = false;
   options.node_time_ns = node_time_ns;
-  return PlanOffload(graph, profile, options).plan.summary.baseline_peak_bytes;
+  return PlanOffload(graph, profile, options).evaluation.summary.baseline_peak_bytes;
 }
 
 inline SamplePlan Finish(SamplePlan sample) {
-  sample.plan = PlanOffload(sample.graph, sample.profile, sample.options).plan;
+  PlanResult result = PlanOffload(sample.graph, sample.profile, sample.options);
+  sample.plan = std::move(result.plan);
+  sample.evaluation = std::move(result.evaluation);
   return sample;
 }
 

@@ -40,15 +40,16 @@ TEST_CASE("each step lands on its stream, copy streams by link then channel") {
 TEST_CASE("stalls are the waits before compute steps, from the simulated timeline") {
   const testing::SamplePlan sample = testing::TinyOffloadSample();
   const Plan& plan = sample.plan;
+  const PlanEvaluation& evaluation = sample.evaluation;
   const report::PlanStreams streams = report::CollectStreams(sample.profile, plan);
-  const report::Stalls stalls = report::CollectStalls(plan, streams.compute_steps);
+  const report::Stalls stalls = report::CollectStalls(plan, evaluation, streams.compute_steps);
   int64_t total_ns = 0;
   for (const report::TimeInterval& interval : stalls.intervals) {
     CHECK(interval.end_ns > interval.start_ns);
     total_ns += interval.end_ns - interval.start_ns;
   }
-  CHECK(total_ns == plan.timeline.stall_ns);
+  CHECK(total_ns == evaluation.timeline.stall_ns);
   for (size_t i = 0; i < stalls.steps.size(); ++i) {
-    CHECK(stalls.intervals[i].end_ns == plan.timeline.steps[stalls.steps[i]].start_ns);
+    CHECK(stalls.intervals[i].end_ns == evaluation.timeline.steps[stalls.steps[i]].start_ns);
   }
 }

@@ -21,8 +21,8 @@ HtmlDocument Render(const SamplePlan& sample, const ReportOutcome& outcome) {
   provenance.model_path = "in-memory/tiny.onnx";
   provenance.tool_version = "hyperplan test";
   provenance.options = sample.options;
-  return CheckHtml(
-      report::HtmlReport(sample.graph, sample.profile, sample.plan, provenance, outcome));
+  return CheckHtml(report::HtmlReport(sample.graph, sample.profile, sample.plan, sample.evaluation,
+                                      provenance, outcome));
 }
 
 ReportOutcome Gate(GateVerdict verdict, std::string reason,
@@ -43,7 +43,7 @@ std::string BadgeClass(const HtmlDocument& doc) {
 
 TEST_CASE("a plan that fits and passes its gate gets a green badge and no reason") {
   const SamplePlan sample = testing::TinyOffloadSample();
-  REQUIRE(sample.plan.fits);
+  REQUIRE(sample.evaluation.fits);
   const HtmlDocument doc = Render(sample, Gate(GateVerdict::kPassed, "", std::nullopt));
   CHECK(BadgeClass(doc) == "badge good");
   CHECK(doc.by_id.count("verdict-reason") == 0);
@@ -76,7 +76,7 @@ TEST_CASE("a plan without a gate that does not fit is red with the arena as the 
   SamplePlan sample = testing::TinyOffloadSample();
   sample.options.budget_bytes = 4000;
   sample.plan = PlanOffload(sample.graph, sample.profile, sample.options).plan;
-  REQUIRE(!sample.plan.fits);
+  REQUIRE(!sample.evaluation.fits);
   const HtmlDocument doc = Render(sample, {});
   CHECK(BadgeClass(doc) == "badge bad");
   CHECK_THAT(doc.by_id.at("verdict-reason").text, Catch::Contains("above the 3.91 KiB budget"));
@@ -84,7 +84,7 @@ TEST_CASE("a plan without a gate that does not fit is red with the arena as the 
 
 TEST_CASE("a missed overhead target is amber with the gate's reason, never green") {
   const SamplePlan sample = testing::TinyOffloadSample();
-  REQUIRE(sample.plan.fits);
+  REQUIRE(sample.evaluation.fits);
   const std::string reason =
       "the plan runs in 21 us, 4.0% over the no-offload 20.2 us, above the overhead target of 1%";
   const HtmlDocument doc = Render(sample, Gate(GateVerdict::kOverOverhead, reason, 10'000));

@@ -44,9 +44,9 @@ ImportOptions DimsOf(const Workload& workload, const HardwareProfile& profile) {
   return options;
 }
 
-std::string LinkBytes(const HardwareProfile& profile, const Plan& plan) {
+std::string LinkBytes(const HardwareProfile& profile, const PlanEvaluation& evaluation) {
   std::string text;
-  const auto& moved = plan.timeline.bytes_moved_per_link;
+  const auto& moved = evaluation.timeline.bytes_moved_per_link;
   for (size_t l = 0; l < moved.size() && l < profile.links.size(); ++l) {
     if (moved[l] == 0) continue;
     const Link& link = profile.links[l];
@@ -98,7 +98,7 @@ std::string Row(const std::string& budget, const std::string& name, const Outcom
     return fmt::format("| {} | {} | {} | | | | | | |\n", budget, name, outcome.note);
   }
   const Plan& plan = outcome.plan;
-  const int64_t makespan = plan.timeline.makespan_ns;
+  const int64_t makespan = outcome.evaluation.timeline.makespan_ns;
   std::string fits = outcome.fits ? "yes" : "**no**";
   if (!outcome.note.empty()) fits += " (" + outcome.note + ")";
   // The bound holds for plans within the budget; a plan over it may well beat it.
@@ -107,7 +107,7 @@ std::string Row(const std::string& budget, const std::string& name, const Outcom
   return fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", budget, name, fits,
                      Gigabytes(plan.layout.live_peak_bytes), Gigabytes(plan.layout.arena_bytes),
                      Duration(makespan), SignedPercent(OverheadPercent(makespan, reference_ns)),
-                     ratio, LinkBytes(profile, plan));
+                     ratio, LinkBytes(profile, outcome.evaluation));
 }
 
 // " (851 GB exist at step 7423; the tiers off the device hold 512 GB)" when capacity sets the
@@ -126,7 +126,7 @@ std::string CapacityNote(const contenders::LowerBounds& bound) {
 std::string PlanDigest(const Graph& graph, const HardwareProfile& profile, const Outcome& outcome) {
   if (!outcome.ok) return "none: " + outcome.note;
   PlanResult result;
-  result.plan = outcome.plan;
+  static_cast<EvaluatedPlan&>(result) = outcome;
   return planio::PlanSha256(planio::PlanToProto(graph, profile, result, {}));
 }
 
@@ -155,7 +155,7 @@ GoalInputs RunPair(const Workload& workload, const Graph& graph, const NamedProf
   const int64_t capacity = context.device_capacity_bytes();
   const Outcome reference =
       RunContender({"no offloading", ContenderKind::kNoOffload, 0}, context, std::nullopt);
-  const int64_t reference_ns = reference.plan.timeline.makespan_ns;
+  const int64_t reference_ns = reference.evaluation.timeline.makespan_ns;
   const auto floor = contenders::ComputeLowerBounds(
       loop_graph, profile, context.order, context.node_time_ns, capacity, context.persistent);
 
@@ -164,7 +164,7 @@ GoalInputs RunPair(const Workload& workload, const Graph& graph, const NamedProf
   goals.profile = named.file;
   goals.g3_profile = named.file == "supernode.yaml" || named.file == "gh200.yaml";
   goals.reference_arena_bytes = reference.plan.layout.arena_bytes;
-  goals.reference_fits = reference.plan.fits;
+  goals.reference_fits = reference.evaluation.fits;
 
   std::string text =
       fmt::format("\n### {} on {} ({})\n\n", workload.label, named.file, profile.name);
@@ -174,8 +174,9 @@ GoalInputs RunPair(const Workload& workload, const Graph& graph, const NamedProf
       "off the device cannot hold): {}{}.{}\n\n",
       graph.nodes.size(), Gigabytes(reference.plan.layout.live_peak_bytes),
       Gigabytes(reference.plan.layout.arena_bytes), Duration(reference_ns),
-      reference.plan.fits ? ", fits the device"
-                          : fmt::format(", **does not fit** the {} device", Gigabytes(capacity)),
+      reference.evaluation.fits
+          ? ", fits the device"
+          : fmt::format(", **does not fit** the {} device", Gigabytes(capacity)),
       Gigabytes(floor.peak_floor_bytes), CapacityNote(floor),
       home_note.empty() ? std::string() : " Note: " + home_note + ".");
 
@@ -187,7 +188,7 @@ GoalInputs RunPair(const Workload& workload, const Graph& graph, const NamedProf
   if (overhead_mode.ok) {
     goals.overhead_mode_arena_bytes = overhead_mode.plan.layout.arena_bytes;
     goals.overhead_mode_percent =
-        OverheadPercent(overhead_mode.plan.timeline.makespan_ns, reference_ns);
+        OverheadPercent(overhead_mode.evaluation.timeline.makespan_ns, reference_ns);
   }
   text +=
       "| budget | policy | fits | live peak | arena | makespan | vs no offload | × bound | "
@@ -195,9 +196,9 @@ GoalInputs RunPair(const Workload& workload, const Graph& graph, const NamedProf
   const auto no_budget_bound = contenders::ComputeLowerBounds(
       loop_graph, profile, overhead_mode.plan.order, context.node_time_ns,
       std::max<int64_t>(overhead_mode.plan.layout.live_peak_bytes, 0), context.persistent);
-  text +=
-      Row(reference.plan.fits ? "none (≤1% overhead)" : "none (device binds)", "**hyperplan**",
-          overhead_mode, profile, reference_ns, std::max<int64_t>(1, no_budget_bound.makespan_ns));
+  text += Row(reference.evaluation.fits ? "none (≤1% overhead)" : "none (device binds)",
+              "**hyperplan**", overhead_mode, profile, reference_ns,
+              std::max<int64_t>(1, no_budget_bound.makespan_ns));
   if (plan_digests) {
     text = DigestLine(workload, named, "none", "no offloading", loop_graph, reference) +
            DigestLine(workload, named, "none", "hyperplan", loop_graph, overhead_mode);
@@ -238,11 +239,11 @@ GoalInputs RunPair(const Workload& workload, const Graph& graph, const NamedProf
       rows += Row(budget.label, contender.name, outcome, profile, reference_ns, bound_ns);
       if (contender.kind == ContenderKind::kReactive) {
         goal_row.reactive_fits = outcome.ok && outcome.fits;
-        goal_row.reactive_makespan_ns = outcome.plan.timeline.makespan_ns;
+        goal_row.reactive_makespan_ns = outcome.evaluation.timeline.makespan_ns;
       }
       if (contender.kind == ContenderKind::kHyperplan) {
         goal_row.hyperplan_fits = outcome.ok && outcome.fits;
-        goal_row.hyperplan_makespan_ns = outcome.plan.timeline.makespan_ns;
+        goal_row.hyperplan_makespan_ns = outcome.evaluation.timeline.makespan_ns;
       }
     }
     rows += fmt::format("| {} | lower bound | | ≥ {} | | {} | {} | 1.00x | {} |\n", budget.label,

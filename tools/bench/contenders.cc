@@ -20,8 +20,8 @@ namespace hyperplan::bench {
 namespace {
 
 // A tier off the device whose simulated peak exceeds its capacity, or kNoTier.
-TierId OverfullHostTier(const HardwareProfile& profile, const Plan& plan) {
-  const auto& peaks = plan.timeline.peak_bytes_per_tier;
+TierId OverfullHostTier(const HardwareProfile& profile, const PlanEvaluation& evaluation) {
+  const auto& peaks = evaluation.timeline.peak_bytes_per_tier;
   for (size_t tier = 0; tier < profile.tiers.size() && tier < peaks.size(); ++tier) {
     const int64_t capacity = profile.tiers[tier].capacity_bytes;
     if (static_cast<TierId>(tier) != profile.device_tier && capacity > 0 &&
@@ -51,14 +51,15 @@ Outcome RunContender(const Contender& contender, const contenders::ContenderCont
   const Graph& graph = *context.model;  // PlanOffload and VerifyPlan take the model itself
   const HardwareProfile& profile = *context.profile;
   Outcome outcome;
+  EvaluatedPlan& planned = outcome;  // the plan and its evaluation, as the policy returns them
   const auto start = std::chrono::steady_clock::now();
   try {
     switch (contender.kind) {
       case ContenderKind::kNoOffload:
-        outcome.plan = contenders::NoOffloadPlan(context);
+        planned = contenders::NoOffloadPlan(context);
         break;
       case ContenderKind::kReactive:
-        outcome.plan = contenders::ReactiveLruPlan(context, budget);
+        planned = contenders::ReactiveLruPlan(context, budget);
         break;
       case ContenderKind::kStreaming: {
         contenders::LayerStreamingOptions options;
@@ -67,13 +68,13 @@ Outcome RunContender(const Contender& contender, const contenders::ContenderCont
         auto result = contenders::LayerStreamingPlan(context, budget, options);
         outcome.note =
             fmt::format("{}/{} layers resident", result.resident_layers, result.layer_count);
-        outcome.plan = std::move(result.plan);
+        planned = std::move(result);
         break;
       }
       case ContenderKind::kOpDistance: {
         contenders::OpDistanceOptions options;
         options.prefetch_distance_ops = contender.parameter;
-        outcome.plan = contenders::OpDistancePlan(context, budget, options);
+        planned = contenders::OpDistancePlan(context, budget, options);
         break;
       }
       case ContenderKind::kHyperplan: {
@@ -93,7 +94,7 @@ Outcome RunContender(const Contender& contender, const contenders::ContenderCont
         } else if (result.plan.reordered) {
           outcome.note = "reordered: " + result.plan.order_name;
         }
-        outcome.plan = std::move(result.plan);
+        planned = std::move(result);
         break;
       }
     }
@@ -104,18 +105,18 @@ Outcome RunContender(const Contender& contender, const contenders::ContenderCont
   outcome.wall_ns =
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
           .count();
-  const VerifyResult verdict = VerifyPlan(graph, profile, outcome.plan);
-  const TierId full = OverfullHostTier(profile, outcome.plan);
+  const VerifyResult verdict = VerifyPlan(graph, profile, outcome.plan, outcome.evaluation);
+  const TierId full = OverfullHostTier(profile, outcome.evaluation);
   if (!verdict.ok && !(verdict.invariant == 2 && full != kNoTier)) {
     outcome.note = "INVALID: " + verdict.message;
     return outcome;
   }
   outcome.ok = true;
-  outcome.fits = outcome.plan.fits && full == kNoTier;
+  outcome.fits = outcome.evaluation.fits && full == kNoTier;
   if (full != kNoTier) {
     if (!outcome.note.empty()) outcome.note += "; ";
     outcome.note += fmt::format("{} over capacity: {}", profile.tiers[full].name,
-                                Gigabytes(outcome.plan.timeline.peak_bytes_per_tier[full]));
+                                Gigabytes(outcome.evaluation.timeline.peak_bytes_per_tier[full]));
   }
   return outcome;
 }

@@ -14,6 +14,7 @@
 #include "contenders/context.h"
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
+#include "hyperplan/plan/evaluation.h"
 #include "hyperplan/plan/plan.h"
 
 namespace hyperplan::bench {
@@ -36,8 +37,8 @@ struct Contender {
 // reference each table starts with, not a row per budget).
 std::vector<Contender> BudgetContenders();
 
-struct Outcome {
-  Plan plan;
+// A contender's plan and its evaluation (EvaluatedPlan), with how the run went.
+struct Outcome : EvaluatedPlan {
   bool ok = false;    // produced and verified
   bool fits = false;  // arena within the budget and the device
   std::string note;   // e.g. "12/32 layers resident", the planner's infeasibility, an error

@@ -73,16 +73,18 @@ Planned PlanAtCapacity(const Graph& graph, const HardwareProfile& profile,
   planned.result = PlanOffload(graph, profile, options);
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
   planned.seconds = took.count();
-  planned.verified = VerifyPlan(graph, profile, planned.result.plan).ok;
+  planned.verified = VerifyPlan(graph, profile, planned.result.plan, planned.result.evaluation).ok;
   return planned;
 }
 
 std::string PlanRow(const std::string& layout, const Planned& planned) {
   const Plan& plan = planned.result.plan;
+  const PlanEvaluation& evaluation = planned.result.evaluation;
   return fmt::format("| {} | {} | {} | {} | {} | {} | {} | {:.2f} s |\n", layout,
-                     plan.residency.size(), plan.fits ? "yes" : "**no**",
+                     plan.residency.size(), evaluation.fits ? "yes" : "**no**",
                      Gigabytes(plan.layout.live_peak_bytes), Gigabytes(plan.layout.arena_bytes),
-                     plan.layout.algorithm, Duration(plan.timeline.makespan_ns), planned.seconds);
+                     plan.layout.algorithm, Duration(evaluation.timeline.makespan_ns),
+                     planned.seconds);
 }
 
 std::string AlgorithmRows(const Plan& plan, const HardwareProfile& profile) {

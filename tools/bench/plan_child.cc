@@ -59,17 +59,18 @@ int RunPlanOnce(const PlanOnceOptions& options) {
       const PlanResult result = PlanOffload(graph, profile, plan_options);
       const int64_t plan_ns = Since(start);
       const Plan& plan = result.plan;
+      const PlanEvaluation& evaluation = result.evaluation;
       fmt::print(
           "{{\"budget_label\": \"{}\", \"budget\": {}, \"nodes\": {}, \"import_ns\": {}, "
           "\"plan_ns\": {}, \"planned\": {}, \"fits\": {}, \"live_peak\": {}, \"arena\": {}, "
           "\"baseline_peak\": {}, \"baseline_arena\": {}, \"makespan\": {}, "
           "\"baseline_makespan\": {}, \"bytes_moved\": {}, \"reordered\": {}}}\n",
           budget.label, budget.bytes, graph.nodes.size(), import_ns, plan_ns,
-          result.status == PlanStatus::kPlanned ? 1 : 0, plan.fits ? 1 : 0,
-          plan.layout.live_peak_bytes, plan.layout.arena_bytes, plan.summary.baseline_peak_bytes,
-          plan.summary.baseline_arena_bytes, plan.timeline.makespan_ns,
-          plan.timeline.baseline_makespan_ns, plan.timeline.total_bytes_moved(),
-          plan.reordered ? 1 : 0);
+          result.status == PlanStatus::kPlanned ? 1 : 0, evaluation.fits ? 1 : 0,
+          plan.layout.live_peak_bytes, plan.layout.arena_bytes,
+          evaluation.summary.baseline_peak_bytes, evaluation.summary.baseline_arena_bytes,
+          evaluation.timeline.makespan_ns, evaluation.timeline.baseline_makespan_ns,
+          evaluation.timeline.total_bytes_moved(), plan.reordered ? 1 : 0);
       std::fflush(stdout);
     }
     return 0;

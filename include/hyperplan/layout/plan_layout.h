@@ -22,7 +22,7 @@ namespace hyperplan {
 void LayOutPlan(const HardwareProfile& profile, const LayoutOptions& options, Plan& plan);
 
 // Every tier buffer within its tier's capacity (capacity <= 0: unbounded). The device arena
-// is not checked here (Plan::fits says whether it fits the budget and the device).
+// is not checked here (PlanEvaluation::fits says whether it fits the budget and the device).
 bool TierBuffersFit(const HardwareProfile& profile, const Plan& plan);
 
 // Per step of [0, step_count): the bytes of `residency`'s intervals live there (an arena is

@@ -10,9 +10,9 @@
 // tier buffers, then evaluate.
 // Cost: one Simulate (O(steps + waits + residencies log residencies)) plus O(steps +
 // decisions log decisions) for the summary; FinishPlan adds the layout (layout/plan_layout.h).
-// Limits: FinishPlan stores the evaluation in the plan's timeline, summary and fits fields
-// (the cache the plan still carries); the cold start is computed by the caller, which holds
-// the homes.
+// Limits: the evaluation is never stored in the plan: FinishPlan returns the two side by side
+// (EvaluatedPlan). The cold start is computed by the caller, which holds the values' homes
+// (plan/cold_start.h), and set in the evaluation.
 #pragma once
 
 #include <cstdint>
@@ -36,14 +36,27 @@ struct PlanEvaluation {
   // buffer within its tier's capacity.
   bool fits = true;
   PlanSummary summary;
+  // Periodic plans only: what must be in place before the first iteration. Derived from the
+  // plan and the values' homes, which EvaluatePlan does not hold: the caller sets it.
+  ColdStart cold_start;
+};
+
+// A plan and its evaluation, side by side: what the planner and every contender return and the
+// portfolio, the CLI, the report, the bench and the plan file carry. Readers of the numbers
+// take `evaluation`; `plan` holds only decisions.
+struct EvaluatedPlan {
+  Plan plan;
+  PlanEvaluation evaluation;
 };
 
 // `plan` laid out (layout/plan_layout.h).
 PlanEvaluation EvaluatePlan(const Graph& graph, const HardwareProfile& profile, const Plan& plan,
                             const NoOffloadReference& reference);
 
-// Lays `plan` out with `layout`, evaluates it and stores the evaluation in the plan.
-void FinishPlan(const Graph& graph, const HardwareProfile& profile, const LayoutOptions& layout,
-                const NoOffloadReference& reference, Plan& plan);
+// Lays `plan` out with `layout` and evaluates it: the plan and its evaluation, side by side
+// (the cold start left empty for the caller).
+EvaluatedPlan FinishPlan(const Graph& graph, const HardwareProfile& profile,
+                         const LayoutOptions& layout, const NoOffloadReference& reference,
+                         Plan plan);
 
 }  // namespace hyperplan

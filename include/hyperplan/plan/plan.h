@@ -1,5 +1,8 @@
-// Plan: the planner's output. The order, the cache ops placed on streams, the device residency
-// with its arena offsets, the simulated timeline and a summary; each decision with its reason.
+// Plan: the planner's decisions. The order, the cache ops placed on streams, the device
+// residency with its arena offsets and the tier copies with theirs; each decision with its
+// reason. What replaying it gives (the timeline, whether it fits, the summary, the cold start)
+// is its evaluation (evaluation.h: PlanEvaluation), derived from it and kept beside it
+// (EvaluatedPlan), never inside it.
 //
 // Execution semantics (the simulator, the verifier and any runtime follow the same rules):
 // - `steps` is one sequence. Compute steps and Detach steps run on the compute stream, in
@@ -235,7 +238,6 @@ struct Plan {
   // which outputs are next iteration's inputs. False: one run from a free preload.
   bool periodic = false;
   std::vector<ValueAlias> aliases;  // periodic plans only; ascending by out_value
-  ColdStart cold_start;             // periodic plans only
   // The policy that made this plan: "hyperplan", or the contender that beat the planner's own
   // plan (contenders/portfolio.h).
   std::string produced_by;
@@ -247,7 +249,6 @@ struct Plan {
   // The arena budget planned for, if any: the caller's, capped by the device capacity (or the
   // capacity alone when the baseline does not fit and no budget was given).
   std::optional<int64_t> budget_bytes;
-  bool fits = true;                   // arena within the budget (if any) and the device capacity
   std::vector<int64_t> node_time_ns;  // by NodeId: what planning and simulation assume
   std::vector<PlanStep> steps;
   std::vector<ResidentInterval> residency;
@@ -255,8 +256,6 @@ struct Plan {
   std::vector<Decision> decisions;
   ArenaLayout layout;
   std::vector<TierBuffer> tier_buffers;  // ascending tier; one per tier holding a TierCopy
-  SimulationResult timeline;
-  PlanSummary summary;
 };
 
 }  // namespace hyperplan

@@ -67,6 +67,6 @@ SimulationResult Simulate(const Graph& graph, const HardwareProfile& profile, co
 
 // The compute steps' start times in `plan`'s timeline (stalls included), by position in
 // plan.order, then the last compute step's end: the axis the plan ran on.
-std::vector<int64_t> ComputeStepStarts(const Plan& plan);
+std::vector<int64_t> ComputeStepStarts(const Plan& plan, const SimulationResult& timeline);
 
 }  // namespace hyperplan

@@ -13,6 +13,7 @@
 
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
+#include "hyperplan/plan/evaluation.h"
 #include "hyperplan/plan/plan.h"
 
 namespace hyperplan {
@@ -24,7 +25,8 @@ PlanSummary SummarizePlan(const HardwareProfile& profile, const Plan& plan,
                           const SimulationResult& timeline, int64_t baseline_peak_bytes,
                           int64_t baseline_arena_bytes);
 
+// The plan's summary for people: its decisions (`plan`) and its numbers (`evaluation`).
 std::string FormatPlanSummary(const Graph& graph, const HardwareProfile& profile, const Plan& plan,
-                              int top_decisions = 10);
+                              const PlanEvaluation& evaluation, int top_decisions = 10);
 
 }  // namespace hyperplan

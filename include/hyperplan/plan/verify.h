@@ -24,9 +24,12 @@
 //    That includes the previous iteration's update: a value that ends the iteration on the
 //    device with no Store after its write starts the next with a stale home copy, until a Store
 //    before the write (a write-back deferred into the next iteration) makes it current.
-// Also checks that the plan's stored timeline is the one its steps replay to.
+// The timeline every check reads is the verifier's own replay of the plan; of `evaluation`
+// only the claims are read: whether the plan fits (2: the arena within the device and the
+// budget, the tier buffers within their tiers) and the summary's peak (2). Whether a recorded
+// evaluation is the replay of its plan is the plan file check's to report (planio/plan_check.h).
 // Each rule is one named check (verify.cc): the shapes first (CheckOrderIsPermutation,
-// CheckTopologicalOrder, CheckStepFields, ...), then on the replay CheckStoredTimeline,
+// CheckTopologicalOrder, CheckStepFields, ...), then on the replay
 // CheckTransfersReadCompleteCopies (4), CheckResidencyEnds, CheckCacheOpsAccounted,
 // CheckInputsResident (1), CheckTierCapacity, CheckReportedPeak (2), CheckArenaDisjoint,
 // CheckArenaAlignment, CheckTierBuffers (3), CheckMakespanBounds (5),
@@ -41,6 +44,7 @@
 
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
+#include "hyperplan/plan/evaluation.h"
 #include "hyperplan/plan/plan.h"
 
 namespace hyperplan {
@@ -52,7 +56,8 @@ struct VerifyResult {
   std::string message;  // "invariant N: step S (kind ...): ..."
 };
 
-VerifyResult VerifyPlan(const Graph& graph, const HardwareProfile& profile, const Plan& plan);
+VerifyResult VerifyPlan(const Graph& graph, const HardwareProfile& profile, const Plan& plan,
+                        const PlanEvaluation& evaluation);
 
 // CheckExplicitWaits: every ordering a runtime relies on is stated by the plan's waits.
 // VerifyPlan replays the plan with predicted times; a runtime does not run at predicted times.

@@ -37,6 +37,7 @@
 
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
+#include "hyperplan/plan/evaluation.h"
 #include "hyperplan/plan/plan.h"
 #include "hyperplan/planner/options.h"
 #include "hyperplan/planner/problem.h"
@@ -59,9 +60,9 @@ struct Infeasibility {
   std::string message;
 };
 
-struct PlanResult {
+// The plan and its evaluation (EvaluatedPlan: `plan`, `evaluation`), with how planning went.
+struct PlanResult : EvaluatedPlan {
   PlanStatus status = PlanStatus::kPlanned;
-  Plan plan;
   Infeasibility infeasibility;  // meaningful when status == kInfeasible
   // The planner's own plan, kept apart when a contender's plan won (contenders::PlanBest sets
   // them; Plan::produced_by names the winner): what the planner alone reached.
