@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "hyperplan/plan/evaluation.h"
 #include "hyperplan/plan/plan.h"
 #include "planner/context.h"
 #include "planner/refine.h"
