@@ -24,7 +24,9 @@ struct Entry {
   std::string name;
   // `search`: the budget search's counts, shared with the entries of the same device
   // residency (layer_streaming.h ResidentSearch).
-  std::function<Plan(const ContenderContext&, int64_t budget_bytes, ResidentSearch* search)> plan;
+  std::function<EvaluatedPlan(const ContenderContext&, int64_t budget_bytes,
+                              ResidentSearch* search)>
+      plan;
   // Runs only where some home is behind a staging tier (NVMe behind DDR): elsewhere it would
   // rebuild another entry's plan.
   bool needs_staging_homes = false;
@@ -76,7 +78,7 @@ Entry StreamingEntry(int lookahead, Residency residency, StageLead lead = {}) {
     options.stage_lead_layers = lead.layers;
     options.stage_by_room = lead.by_room;
     options.stream_state = true;  // a layer's KV cache streams with it (FlexGen)
-    return LayerStreamingPlan(context, budget, options, search).plan;
+    return EvaluatedPlan(LayerStreamingPlan(context, budget, options, search));
   };
   entry.needs_staging_homes = lead.Staged() || residency == Residency::kHomeAware;
   if (lead.Staged()) entry.unstaged_twin = unstaged;
