@@ -294,7 +294,7 @@ std::vector<bool> WriteStepEvents(JsonWriter& json, const Graph& graph,
 }
 
 // Per tier, a counter of its bytes along the simulated curve.
-void WriteTierCounters(JsonWriter& json, const HardwareProfile& profile, const Plan& plan,
+void WriteTierCounters(JsonWriter& json, const HardwareProfile& profile,
                        const PlanEvaluation& evaluation) {
   for (size_t t = 0; t < evaluation.timeline.bytes_per_tier.size(); ++t) {
     // Viewers name the track "<event name> <arg name>": "hbm bytes".
@@ -307,8 +307,7 @@ void WriteTierCounters(JsonWriter& json, const HardwareProfile& profile, const P
 
 // "otherData": what made the trace and the makespan it shows.
 void WriteOtherData(JsonWriter& json, const Graph& graph, const HardwareProfile& profile,
-                    const Plan& plan, const PlanEvaluation& evaluation,
-                    const TraceProvenance& provenance) {
+                    const PlanEvaluation& evaluation, const TraceProvenance& provenance) {
   json.Key("otherData");
   json.BeginObject();
   json.Key("generator");
@@ -348,12 +347,12 @@ void WriteChromeTrace(std::ostream& out, const Graph& graph, const HardwareProfi
   WriteStallSlices(json, graph, plan, evaluation, AttributeStalls(profile, plan, evaluation));
   WriteWaitFlows(json, plan, evaluation, thread_of_step, written);
   WriteLinkCounters(json, profile, plan, evaluation);
-  WriteTierCounters(json, profile, plan, evaluation);
+  WriteTierCounters(json, profile, evaluation);
   json.Newline();
   json.EndArray();
   json.Key("displayTimeUnit");
   json.String("ns");
-  WriteOtherData(json, graph, profile, plan, evaluation, provenance);
+  WriteOtherData(json, graph, profile, evaluation, provenance);
   json.EndObject();
   out << "\n";
 }

@@ -13,7 +13,7 @@ bool IsTransfer(const PlanStep& step) {
   return step.kind == StepKind::kPrefetch || step.kind == StepKind::kStore;
 }
 
-int64_t StallOf(const Plan& plan, const PlanEvaluation& evaluation, const PlanStep& step) {
+int64_t StallOf(const PlanEvaluation& evaluation, const PlanStep& step) {
   const auto& stalls = evaluation.timeline.stall_ns_per_node;
   if (step.kind != StepKind::kCompute || step.node < 0 ||
       static_cast<size_t>(step.node) >= stalls.size()) {
@@ -23,7 +23,7 @@ int64_t StallOf(const Plan& plan, const PlanEvaluation& evaluation, const PlanSt
 }
 
 // The wait that ended last (ties: the lowest index), or -1.
-int32_t BindingWait(const Plan& plan, const PlanEvaluation& evaluation, const PlanStep& step) {
+int32_t BindingWait(const PlanEvaluation& evaluation, const PlanStep& step) {
   int32_t binding = -1;
   int64_t binding_end_ns = 0;
   for (int32_t wait : step.waits_for) {
@@ -87,16 +87,16 @@ StallAttribution AttributeStalls(const HardwareProfile& profile, const Plan& pla
   result.queued_ns_per_step.assign(plan.steps.size(), 0);
   for (size_t s = 0; s < plan.steps.size() && s < evaluation.timeline.steps.size(); ++s) {
     if (!IsTransfer(plan.steps[s])) continue;
-    const int32_t wait = BindingWait(plan, evaluation, plan.steps[s]);
+    const int32_t wait = BindingWait(evaluation, plan.steps[s]);
     const int64_t ready_ns = wait >= 0 ? evaluation.timeline.steps[wait].end_ns : 0;
     result.queued_ns_per_step[s] =
         std::max<int64_t>(0, evaluation.timeline.steps[s].start_ns - ready_ns);
   }
   for (size_t s = 0; s < plan.steps.size(); ++s) {
-    const int64_t stall_ns = StallOf(plan, evaluation, plan.steps[s]);
+    const int64_t stall_ns = StallOf(evaluation, plan.steps[s]);
     if (stall_ns <= 0) continue;
     result.total_ns += stall_ns;
-    const int32_t wait = BindingWait(plan, evaluation, plan.steps[s]);
+    const int32_t wait = BindingWait(evaluation, plan.steps[s]);
     result.binding_wait[s] = wait;
     if (wait < 0 || !IsTransfer(plan.steps[wait])) {
       result.unattributed_ns += stall_ns;
@@ -114,6 +114,7 @@ StallAttribution AttributeStalls(const HardwareProfile& profile, const Plan& pla
 }
 
 std::vector<LayerStall> StallsByLayer(const Graph& graph, const Plan& plan,
+                                      const PlanEvaluation& evaluation,
                                       const StallAttribution& attribution) {
   const WeightLayers layers = FindWeightLayers(graph, plan.order);
   // Visits are in step order; the visit holding a step is the last one starting at or before it.
@@ -126,7 +127,7 @@ std::vector<LayerStall> StallsByLayer(const Graph& graph, const Plan& plan,
   };
   std::map<int, LayerStall> by_layer;
   for (size_t s = 0; s < plan.steps.size(); ++s) {
-    const int64_t stall_ns = StallOf(plan, evaluation, plan.steps[s]);
+    const int64_t stall_ns = StallOf(evaluation, plan.steps[s]);
     if (stall_ns <= 0) continue;
     int layer = visit_layer(plan.steps[s].boundary);
     const int32_t wait = attribution.binding_wait[s];

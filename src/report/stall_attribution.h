@@ -53,6 +53,7 @@ struct LayerStall {
 // Stall per layer, the largest first (ties: the lower layer number); layers without a stall
 // are left out.
 std::vector<LayerStall> StallsByLayer(const Graph& graph, const Plan& plan,
+                                      const PlanEvaluation& evaluation,
                                       const StallAttribution& attribution);
 
 }  // namespace hyperplan::report

@@ -61,7 +61,8 @@ std::string LayerName(int layer) {
 }
 
 std::string ByLayerTable(const ReportInput& input) {
-  const std::vector<LayerStall> layers = StallsByLayer(input.graph, input.plan, input.stalls);
+  const std::vector<LayerStall> layers =
+      StallsByLayer(input.graph, input.plan, input.evaluation, input.stalls);
   std::string html =
       "<table class=\"compact\" id=\"stalls-by-layer\"><thead><tr><th>layer</th>"
       "<th class=\"num\">stall</th><th class=\"num\">share of stalls</th>"

@@ -43,7 +43,7 @@ TEST_CASE("stalls add up per layer, the largest first") {
   const report::StallAttribution stalls =
       report::AttributeStalls(UnitProfile(), hand.plan, hand.evaluation);
   const std::vector<report::LayerStall> layers =
-      report::StallsByLayer(hand.graph, hand.plan, stalls);
+      report::StallsByLayer(hand.graph, hand.plan, hand.evaluation, stalls);
   // l0 reads layer 0's weight (1000 ns), l1 layer 1's (900 ns); head reads no layer and
   // waited for nothing (50 ns, outside the layers).
   REQUIRE(layers.size() == 3);
