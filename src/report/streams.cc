@@ -57,7 +57,7 @@ PlanStreams CollectStreams(const HardwareProfile& profile, const Plan& plan) {
   return streams;
 }
 
-std::vector<TimeInterval> StepIntervals(const Plan& plan, const PlanEvaluation& evaluation,
+std::vector<TimeInterval> StepIntervals(const PlanEvaluation& evaluation,
                                         const std::vector<int32_t>& steps) {
   std::vector<TimeInterval> intervals;
   intervals.reserve(steps.size());

@@ -36,7 +36,7 @@ PlanStreams CollectStreams(const HardwareProfile& profile, const Plan& plan);
 std::string LinkName(const HardwareProfile& profile, int32_t link);
 
 // The simulated interval of each of `steps` (PlanEvaluation::timeline.steps).
-std::vector<TimeInterval> StepIntervals(const Plan& plan, const PlanEvaluation& evaluation,
+std::vector<TimeInterval> StepIntervals(const PlanEvaluation& evaluation,
                                         const std::vector<int32_t>& steps);
 
 // The wait before each compute step that stalled: [start - stall, start), in step order.

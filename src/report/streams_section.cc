@@ -50,13 +50,13 @@ std::string DescribeStep(const ReportInput& input, int32_t index) {
   return "";
 }
 
-Lane MakeLane(const Plan& plan, const PlanEvaluation& evaluation, std::string label,
-              std::string css_class, int height_px, const std::vector<int32_t>& steps) {
+Lane MakeLane(const PlanEvaluation& evaluation, std::string label, std::string css_class,
+              int height_px, const std::vector<int32_t>& steps) {
   Lane lane;
   lane.label = std::move(label);
   lane.css_class = std::move(css_class);
   lane.height_px = height_px;
-  lane.items = StepIntervals(plan, evaluation, steps);
+  lane.items = StepIntervals(evaluation, steps);
   lane.ids = steps;
   return lane;
 }
@@ -69,7 +69,7 @@ std::string StreamsSection(const ReportInput& input) {
   const PlanStreams streams = CollectStreams(input.profile, plan);
   std::vector<Lane> lanes;
   lanes.push_back(
-      MakeLane(plan, evaluation, "compute", "compute", kComputeLanePx, streams.compute_steps));
+      MakeLane(evaluation, "compute", "compute", kComputeLanePx, streams.compute_steps));
 
   Stalls stalls = CollectStalls(plan, evaluation, streams.compute_steps);
   if (!stalls.steps.empty()) {
@@ -82,11 +82,10 @@ std::string StreamsSection(const ReportInput& input) {
     lanes.push_back(std::move(lane));
   }
   if (!streams.detach_steps.empty()) {
-    lanes.push_back(
-        MakeLane(plan, evaluation, "detach", "detach", kThinLanePx, streams.detach_steps));
+    lanes.push_back(MakeLane(evaluation, "detach", "detach", kThinLanePx, streams.detach_steps));
   }
   for (const CopyStream& stream : streams.copy_streams) {
-    Lane lane = MakeLane(plan, evaluation, stream.name, "copy", kCopyLanePx, stream.steps);
+    Lane lane = MakeLane(evaluation, stream.name, "copy", kCopyLanePx, stream.steps);
     // A link is usually one kind (towards the device: prefetch), but a staging hop can carry
     // both; each bar takes its own kind's colour, a density band its first step's.
     for (int32_t step : stream.steps) {
