@@ -129,7 +129,7 @@ std::string ByTransferTable(const ReportInput& input) {
 }  // namespace
 
 std::string StallsSection(const ReportInput& input) {
-  const Plan& plan = input.plan;
+  const PlanEvaluation& evaluation = input.evaluation;
   const StallAttribution& stalls = input.stalls;
   std::string html = "<section id=\"stalls\">\n<h2>Where compute waits</h2>\n";
   if (stalls.total_ns == 0) {
@@ -141,8 +141,8 @@ std::string StallsSection(const ReportInput& input) {
       "<p>Compute waits <b>{}</b> in all, {} of the {} iteration. Each stall is charged to the "
       "transfer that ended last among those the stalled step waited for.</p>\n",
       EscapeMarkup(FormatDuration(stalls.total_ns)),
-      PercentOf(stalls.total_ns, input.evaluation.timeline.makespan_ns),
-      EscapeMarkup(FormatDuration(input.evaluation.timeline.makespan_ns)));
+      PercentOf(stalls.total_ns, evaluation.timeline.makespan_ns),
+      EscapeMarkup(FormatDuration(evaluation.timeline.makespan_ns)));
   html += "<div class=\"peaks\">\n<div>\n<h3>By link</h3>\n" + ByLinkTable(input) +
           "</div>\n<div>\n<h3>By layer</h3>\n" + ByLayerTable(input) + "</div>\n</div>\n";
   html +=

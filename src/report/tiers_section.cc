@@ -17,17 +17,17 @@ constexpr int kTierChartHeightPx = 150;
 }  // namespace
 
 std::string TiersSection(const ReportInput& input) {
-  const Plan& plan = input.plan;
+  const PlanEvaluation& evaluation = input.evaluation;
   const HardwareProfile& profile = input.profile;
   std::string html = "<section id=\"tiers\">\n<h2>Other tiers</h2>\n";
   std::vector<std::string> unused;
   for (size_t t = 0; t < profile.tiers.size(); ++t) {
     if (static_cast<TierId>(t) == profile.device_tier) continue;
     const Tier& tier = profile.tiers[t];
-    const int64_t peak_bytes = t < input.evaluation.timeline.peak_bytes_per_tier.size()
-                                   ? input.evaluation.timeline.peak_bytes_per_tier[t]
+    const int64_t peak_bytes = t < evaluation.timeline.peak_bytes_per_tier.size()
+                                   ? evaluation.timeline.peak_bytes_per_tier[t]
                                    : 0;
-    if (peak_bytes == 0 || t >= input.evaluation.timeline.bytes_per_tier.size()) {
+    if (peak_bytes == 0 || t >= evaluation.timeline.bytes_per_tier.size()) {
       unused.push_back(tier.name);
       continue;
     }
@@ -35,8 +35,8 @@ std::string TiersSection(const ReportInput& input) {
     chart.height_px = kTierChartHeightPx;
     chart.label = "bytes on " + tier.name + " over simulated time";
     MemorySeries series;
-    series.columns = BucketStepCurve(input.evaluation.timeline.bytes_per_tier[t], input.columns);
-    series.end_ns = input.evaluation.timeline.makespan_ns;
+    series.columns = BucketStepCurve(evaluation.timeline.bytes_per_tier[t], input.columns);
+    series.end_ns = evaluation.timeline.makespan_ns;
     series.css_class = "tier";
     chart.series.push_back(std::move(series));
     if (tier.capacity_bytes > 0 && tier.capacity_bytes <= peak_bytes + peak_bytes / 2) {

@@ -54,7 +54,7 @@ TEST_CASE("contender pool: the least verified plan wins, ties to the earlier tas
   for (int run = 0; run < 20; ++run) {
     ContenderPool pool(
         {Task("a", true, 70), Task("b", true, 50), Task("c", true, 50), Task("d", false, 10)},
-        Faster, [](const Plan&) { return true; });
+        Faster, [](const EvaluatedPlan&) { return true; });
     WorkOnTwoThreads(pool);
     CHECK(Names(pool.Outcomes()) == std::vector<std::string>{"a", "b", "c", "d"});
     const std::optional<EvaluatedPlan> best = pool.TakeBest();
@@ -81,7 +81,7 @@ TEST_CASE("contender pool: a task runs only where its prerequisite fits") {
   for (const bool two_threads : {false, true}) {
     ContenderPool pool({Task("a", true, 80), Task("c", false, 20), Task("b staged", true, 70, 0),
                         Task("c staged", true, 10, 1)},
-                       Faster, [](const Plan&) { return true; });
+                       Faster, [](const EvaluatedPlan&) { return true; });
     if (two_threads) {
       WorkOnTwoThreads(pool);
     } else {
@@ -105,7 +105,7 @@ TEST_CASE("contender pool: a task that throws stops the rest and ThrowFirstError
                      },
                      std::nullopt});
   }
-  ContenderPool pool(std::move(tasks), Faster, [](const Plan&) { return true; });
+  ContenderPool pool(std::move(tasks), Faster, [](const EvaluatedPlan&) { return true; });
   CHECK_NOTHROW(pool.Work());
   // One thread: the throwing task was its first, so nothing after it was built.
   CHECK(built == 0);
@@ -144,7 +144,7 @@ TEST_CASE("contender pool: the error reported is the earliest task's, whichever 
                        return Made(true, 1);
                      },
                      {}});
-    ContenderPool pool(std::move(tasks), Faster, [](const Plan&) { return true; });
+    ContenderPool pool(std::move(tasks), Faster, [](const EvaluatedPlan&) { return true; });
     WorkOnTwoThreads(pool);
     CHECK_THROWS_WITH(pool.ThrowFirstError(), "early");
     CHECK_FALSE(third_built);
@@ -154,14 +154,14 @@ TEST_CASE("contender pool: the error reported is the earliest task's, whichever 
 
 TEST_CASE("contender pool: a pool that no task failed in reports no error") {
   ContenderPool pool({Task("a", true, 1), Task("b", false, 2)}, Faster,
-                     [](const Plan&) { return true; });
+                     [](const EvaluatedPlan&) { return true; });
   WorkOnTwoThreads(pool);
   CHECK_NOTHROW(pool.ThrowFirstError());
   CHECK(Names(pool.Outcomes()) == std::vector<std::string>{"a", "b"});
 }
 
 TEST_CASE("contender pool: cancelled before work, nothing is built") {
-  ContenderPool pool({Task("a", true, 1)}, Faster, [](const Plan&) { return true; });
+  ContenderPool pool({Task("a", true, 1)}, Faster, [](const EvaluatedPlan&) { return true; });
   pool.Cancel();
   pool.Work();
   CHECK(pool.Outcomes().empty());
