@@ -166,9 +166,7 @@ TEST_CASE("lower bounds: state updated in place goes home before the next pass t
   options.budget_bytes = 160;
   options.node_time_ns = {10, 40, 10, 20};
   options.aliases = {{m_new, m}};
-  const PlanResult plan_result = PlanOffload(graph, profile, options);
-  const Plan& plan = plan_result.plan;
-  const PlanEvaluation& evaluation = plan_result.evaluation;
+  const PlanEvaluation evaluation = PlanOffload(graph, profile, options).evaluation;
   REQUIRE(evaluation.fits);
   CHECK(evaluation.timeline.makespan_ns >= 170);
   const auto [reactive, reactive_evaluation] = contenders::ReactiveLruPlan(context, 160);
