@@ -332,7 +332,6 @@ TEST_CASE("the plan's makespan sits beside its lower bound and the best contende
 
 TEST_CASE("the report says where compute waits and ranks offloads by the stall they cause") {
   const SamplePlan sample = testing::TinyOffloadSample();
-  const Plan& plan = sample.plan;
   const PlanEvaluation& evaluation = sample.evaluation;
   // The tiny plan stalls: "consume" waits for big's Prefetch back from ddr.
   REQUIRE(evaluation.timeline.stall_ns > 0);
