@@ -384,7 +384,7 @@ GateOutcome PlanAndWrite(const PlanFlags& flags, plan::v1::RunSummary& summary) 
   const std::string plan_sha256 = planio::PlanSha256(message);
   RecordPlan(message, plan_sha256, summary);
   RecordBottleneck(inputs.profile,
-                   FindBottleneck(inputs.graph, inputs.profile, result.plan, result.plan.timeline),
+                   FindBottleneck(inputs.graph, inputs.profile, result.plan, result.evaluation.timeline),
                    summary);
   EncodedOutputs outputs = EncodeOutputs(flags, message, plan_sha256);
   // The gate is judged before the views are made (the report's verdict shows it) and acted

@@ -54,6 +54,8 @@ void RecordBottleneck(const HardwareProfile& profile, const Bottleneck& bottlene
     entry->set_link(profile.tiers[link.from].name + "->" + profile.tiers[link.to].name);
     entry->set_busy_ns(bottleneck.link_busy_ns[l]);
   }
+}
+
 void RecordAttention(const Graph& graph, const HardwareProfile& profile,
                      plan::v1::RunSummary& summary) {
   const auto blocks = static_cast<int64_t>(FindAttentionBlocks(graph).size());
