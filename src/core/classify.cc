@@ -27,6 +27,11 @@ struct Convention {
 //  - onnxruntime-genai: past_key_values.3.key, present.3.key
 //  - GPT-2 style exports: past_0 / present_0, past.0 / present.0
 //  - decoder_with_past exports: past_key_3 / present_value_3
+//  - Optimum encoder-decoders (Whisper, Marian, T5): past_key_values.3.decoder.key (self),
+//    past_key_values.3.encoder.value (cross), present.3.decoder.key
+//  - ORT's whisper/T5 export: past_key_self_3, past_value_cross_3, present_key_self_3
+//  - hybrids' per-layer state, kept with the KV caches (transformers.js / Optimum exports of
+//    LFM2, Mamba, Qwen3.5): past_conv.3, present_ssm.3, past_recurrent.3, past_conv_states.3
 //  - PyTorch optimizers as exported by ORT training artifacts: <param>.exp_avg, .exp_avg_sq
 //  - ORT's legacy training graphs: Moment_1_<param>, Moment_2_<param>
 constexpr Convention kConventions[] = {
@@ -37,6 +42,12 @@ constexpr Convention kConventions[] = {
     {ValueClass::kKvCache, "past", R"(past[._]\d+)"},
     {ValueClass::kKvCache, "present", R"(present[._]\d+)"},
     {ValueClass::kKvCache, "cache", R"(.*[._](key|value)_cache([._]\d+)?)"},
+    {ValueClass::kKvCache, "past", R"(past_key_values[._]\d+[._](decoder|encoder)[._](key|value))"},
+    {ValueClass::kKvCache, "present", R"(present[._]\d+[._](decoder|encoder)[._](key|value))"},
+    {ValueClass::kKvCache, "past", R"(past_(key|value)_(self|cross)_\d+)"},
+    {ValueClass::kKvCache, "present", R"(present_(key|value)_(self|cross)_\d+)"},
+    {ValueClass::kKvCache, "past", R"(past_(conv|ssm|recurrent)(_states?)?[._]\d+)"},
+    {ValueClass::kKvCache, "present", R"(present_(conv|ssm|recurrent)(_states?)?[._]\d+)"},
     {ValueClass::kOptimizerState, "exp_avg", R"(.+[._]exp_avg(_sq)?)"},
     {ValueClass::kOptimizerState, "Moment_", R"(Moment_[12]_.+)"},
     {ValueClass::kOptimizerState, "moment", R"(.+[._]moment[._]?[12])"},

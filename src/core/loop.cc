@@ -14,36 +14,106 @@
 namespace hyperplan {
 namespace {
 
-// One exporter convention: an output name prefix that becomes an input name prefix, with the
-// rest of the name kept (present.3.key -> past_key_values.3.key).
-struct PrefixConvention {
-  std::string_view out_prefix;
-  std::string_view in_prefix;
+// One exporter convention: outputs whose whole name matches `out_regex` (RE2) feed back into
+// the input `in_template` names (\1..\9: the match's groups). Where exporters found them:
+// Optimum's exporters and ORT GenAI's model builder (present.N.key, past_key_values.N.key),
+// Optimum's encoder-decoder configs (Whisper, Marian, T5: past_key_values.N.decoder.key and
+// .encoder.key), ORT's whisper/T5 export (past_key_self_N, past_key_cross_N), ORT's GPT-2
+// export (packed past_N), transformers.js hybrids (LFM2 past_conv.N, Mamba past_ssm.N,
+// Qwen3.5 past_recurrent.N) and ORT training artifacts (X.updated).
+struct Convention {
+  std::string_view name;
+  std::string_view out_regex;
+  std::string_view in_template;
 };
 
-// Hugging Face Optimum / transformers.onnx / onnxruntime-genai, GPT-2 style and
-// decoder_with_past exports, as in classify.cc; the first whose input exists wins.
-constexpr std::array<PrefixConvention, 3> kPresentToPast{{
-    {"present.", "past_key_values."},
-    {"present", "past_key_values"},
-    {"present", "past"},
+constexpr std::array<Convention, 10> kConventions{{
+    {"optimum / ort-genai kv", R"(present\.(\d+)\.(key|value))", R"(past_key_values.\1.\2)"},
+    {"encoder-decoder self kv (optimum)", R"(present\.(\d+)\.decoder\.(key|value))",
+     R"(past_key_values.\1.decoder.\2)"},
+    {"encoder-decoder self kv (ort whisper)", R"(present_(key|value)_self_(\d+))",
+     R"(past_\1_self_\2)"},
+    {"split kv", R"(present_(key|value)_(\d+))", R"(past_\1_\2)"},
+    {"packed kv", R"(present([._])(\d+))", R"(past\1\2)"},
+    {"conv / ssm / recurrent state", R"(present_(conv|ssm|recurrent)(_states?)?([._]\d+))",
+     R"(past_\1\2\3)"},
+    {"optimizer update", R"((.+)\.updated(\..+)?)", R"(\1\2)"},
+    // The catch-all of earlier versions, for exporters' other suffixes.
+    {"present prefix", R"(present\.(.*))", R"(past_key_values.\1)"},
+    {"present prefix", R"(present(.*))", R"(past_key_values\1)"},
+    {"present prefix", R"(present(.*))", R"(past\1)"},
 }};
 
-// Training exports: "<param>.updated[.<moment>]" is the next iteration's "<param>[.<moment>]".
-constexpr std::string_view kUpdatedMarker = ".updated";
+// Cross-attention caches: the encoder's K/V, read by every decoder step and never rewritten.
+// An output of this naming is a first step's (or a merged decoder's) and is never paired.
+constexpr std::array<std::string_view, 2> kCrossInputs{{
+    R"(past_key_values\.\d+\.encoder\.(key|value))",
+    R"(past_(key|value)_cross_\d+)",
+}};
+constexpr std::array<std::string_view, 2> kCrossOutputs{{
+    R"(present\.\d+\.encoder\.(key|value))",
+    R"(present_(key|value)_cross_\d+)",
+}};
+constexpr std::string_view kCrossRule = "cross-attention cache (read-only)";
 
-std::optional<std::string> ConventionInputName(std::string_view out_name, const Graph& graph) {
-  for (const PrefixConvention& convention : kPresentToPast) {
-    if (out_name.substr(0, convention.out_prefix.size()) != convention.out_prefix) continue;
-    std::string in_name(convention.in_prefix);
-    in_name += out_name.substr(convention.out_prefix.size());
-    if (graph.FindValue(in_name) != kNoValue) return in_name;
+RE2::Options QuietOptions() {
+  RE2::Options options;
+  options.set_log_errors(false);
+  return options;
+}
+
+template <size_t N>
+std::vector<std::unique_ptr<RE2>> CompileAll(const std::array<std::string_view, N>& patterns) {
+  std::vector<std::unique_ptr<RE2>> compiled;
+  for (std::string_view pattern : patterns) {
+    compiled.push_back(std::make_unique<RE2>(pattern, QuietOptions()));
   }
-  const size_t marker = out_name.find(kUpdatedMarker);
-  if (marker != std::string_view::npos) {
-    std::string in_name(out_name.substr(0, marker));
-    in_name += out_name.substr(marker + kUpdatedMarker.size());
-    if (graph.FindValue(in_name) != kNoValue) return in_name;
+  return compiled;
+}
+
+bool MatchesAny(const std::string& name, const std::vector<std::unique_ptr<RE2>>& patterns) {
+  return std::any_of(patterns.begin(), patterns.end(),
+                     [&](const auto& pattern) { return RE2::FullMatch(name, *pattern); });
+}
+
+bool IsCrossOutput(const std::string& name) {
+  static const std::vector<std::unique_ptr<RE2>> patterns = CompileAll(kCrossOutputs);
+  return name.find("present") != std::string::npos && MatchesAny(name, patterns);
+}
+
+bool IsCrossInput(const std::string& name) {
+  static const std::vector<std::unique_ptr<RE2>> patterns = CompileAll(kCrossInputs);
+  return name.find("past") != std::string::npos && MatchesAny(name, patterns);
+}
+
+struct ConventionMatch {
+  std::string in_name;
+  std::string_view rule;
+};
+
+// The first convention whose rewritten input exists; the cheap "present"/".updated" filter
+// keeps a 300k-value graph from running every pattern on every output.
+std::optional<ConventionMatch> ConventionInputName(const std::string& out_name,
+                                                   const Graph& graph) {
+  if (out_name.find("present") == std::string::npos &&
+      out_name.find(".updated") == std::string::npos) {
+    return std::nullopt;
+  }
+  if (IsCrossOutput(out_name)) return std::nullopt;
+  static const std::vector<std::unique_ptr<RE2>> patterns = [] {
+    std::array<std::string_view, kConventions.size()> regexes;
+    for (size_t i = 0; i < kConventions.size(); ++i) regexes[i] = kConventions[i].out_regex;
+    return CompileAll(regexes);
+  }();
+  for (size_t i = 0; i < kConventions.size(); ++i) {
+    std::string in_name;
+    if (!RE2::FullMatch(out_name, *patterns[i]) ||
+        !RE2::Extract(out_name, *patterns[i], kConventions[i].in_template, &in_name)) {
+      continue;
+    }
+    if (in_name != out_name && graph.FindValue(in_name) != kNoValue) {
+      return ConventionMatch{std::move(in_name), kConventions[i].name};
+    }
   }
   return std::nullopt;
 }
@@ -128,6 +198,23 @@ void AddConsumer(Value& value, NodeId node) {
   if (at == value.consumers.end() || *at != node) value.consumers.insert(at, node);
 }
 
+std::vector<ValueAlias> AliasesOf(const std::vector<FoundAlias>& pairs) {
+  std::vector<ValueAlias> aliases;
+  aliases.reserve(pairs.size());
+  for (const FoundAlias& found : pairs) aliases.push_back(found.alias);
+  return aliases;
+}
+
+// The bytes one in-place write changes: an append's growth, a shared buffer's new rows, else
+// the whole output (an overwrite). `graph` is the model's, before LoopGraph's rewrite.
+int64_t WrittenBytes(const Graph& graph, const ValueAlias& alias) {
+  const int64_t out_bytes = graph.values[alias.out_value].bytes;
+  const int64_t in_bytes = graph.values[alias.in_value].bytes;
+  if (out_bytes > in_bytes) return out_bytes - in_bytes;
+  const int64_t shared_rows_bytes = SharedBufferWrittenBytes(graph, alias);
+  return shared_rows_bytes > 0 ? shared_rows_bytes : out_bytes;
+}
+
 }  // namespace
 
 AliasRule ParseAliasRule(const std::string& text) {
@@ -139,27 +226,72 @@ AliasRule ParseAliasRule(const std::string& text) {
   return {text.substr(0, equals), text.substr(equals + 1)};
 }
 
-std::vector<ValueAlias> FindAliases(const Graph& graph, const std::vector<AliasRule>& user_rules) {
+LoopState FindLoopState(const Graph& graph, const std::vector<AliasRule>& user_rules) {
   const std::vector<CompiledRule> rules = CompileRules(user_rules);
-  std::vector<ValueAlias> aliases;
+  LoopState state;
   for (ValueId out : graph.outputs) {
     const Value& value = graph.values[out];
     if (value.producer == kNoNode) continue;
-    std::optional<std::string> in_name = RuleInputName(rules, value.name);
-    const bool by_rule = in_name.has_value();
-    if (!by_rule) in_name = ConventionInputName(value.name, graph);
-    if (!in_name) continue;
-    const ValueId in = graph.FindValue(*in_name);
+    std::optional<ConventionMatch> match;
+    if (std::optional<std::string> ruled = RuleInputName(rules, value.name)) {
+      match = ConventionMatch{std::move(*ruled), "--alias"};
+    } else {
+      match = ConventionInputName(value.name, graph);
+    }
+    if (!match) continue;
+    const bool by_rule = match->rule == "--alias";
+    const ValueId in = graph.FindValue(match->in_name);
     if (in == kNoValue) {
       throw Error(ErrorKind::kUsage, "--alias: output '" + value.name + "' names input '" +
-                                         *in_name + "', which the model does not have");
+                                         match->in_name + "', which the model does not have");
     }
     if (graph.values[in].producer != kNoNode && !by_rule) continue;
-    aliases.push_back({out, in});
+    state.pairs.push_back({{out, in}, std::string(match->rule)});
   }
-  std::sort(aliases.begin(), aliases.end(),
-            [](const ValueAlias& a, const ValueAlias& b) { return a.out_value < b.out_value; });
-  return aliases;
+  std::sort(state.pairs.begin(), state.pairs.end(), [](const FoundAlias& a, const FoundAlias& b) {
+    return a.alias.out_value < b.alias.out_value;
+  });
+  for (FoundAlias& found : state.pairs) {
+    if (SharedBufferWrittenBytes(graph, found.alias) > 0) {
+      found.rule += ", one shared max_length buffer";
+    }
+  }
+  state.read_only = ReadOnlyLoopState(graph, AliasesOf(state.pairs));
+  return state;
+}
+
+std::vector<ValueAlias> FindAliases(const Graph& graph, const std::vector<AliasRule>& user_rules) {
+  return AliasesOf(FindLoopState(graph, user_rules).pairs);
+}
+
+std::vector<ReadOnlyState> ReadOnlyLoopState(const Graph& graph,
+                                             const std::vector<ValueAlias>& aliases) {
+  std::vector<uint8_t> paired(graph.values.size(), 0);
+  for (const ValueAlias& alias : aliases) paired[alias.in_value] = 1;
+  std::vector<ReadOnlyState> read_only;
+  for (ValueId id : graph.inputs) {
+    const Value& value = graph.values[id];
+    if (paired[id] || value.is_initializer || value.producer != kNoNode) continue;
+    if (value.consumers.empty() || !value.size_known || value.bytes == 0) continue;
+    if (IsCrossInput(value.name)) read_only.push_back({id, std::string(kCrossRule)});
+  }
+  std::sort(read_only.begin(), read_only.end(),
+            [](const ReadOnlyState& a, const ReadOnlyState& b) { return a.value < b.value; });
+  return read_only;
+}
+
+int64_t SharedBufferWrittenBytes(const Graph& graph, const ValueAlias& alias) {
+  const Value& out = graph.values[alias.out_value];
+  const Value& in = graph.values[alias.in_value];
+  if (out.producer == kNoNode) return 0;
+  const Node& writer = graph.nodes[out.producer];
+  if (writer.op_type != "GroupQueryAttention" || writer.inputs.empty()) return 0;
+  if (out.shape.size() != 4 || out.shape != in.shape || !out.size_known) return 0;
+  // query [batch, S, hidden] (ORT's ContribOperators.md): S new rows of the L-row buffer.
+  const Value& query = graph.values[writer.inputs[0]];
+  const int64_t buffer_rows = in.shape[2];
+  if (query.shape.size() != 3 || buffer_rows <= 0 || query.shape[1] > buffer_rows) return 0;
+  return in.bytes / buffer_rows * query.shape[1];
 }
 
 Graph LoopGraph(const Graph& graph, const std::vector<ValueAlias>& aliases) {
@@ -183,7 +315,7 @@ Graph LoopGraph(const Graph& graph, const std::vector<ValueAlias>& aliases) {
     }
     AddConsumer(in, writer);
     in.written_by = writer;
-    in.written_bytes = out.bytes > in.bytes ? out.bytes - in.bytes : out.bytes;
+    in.written_bytes = WrittenBytes(graph, alias);
     in.bytes = std::max(in.bytes, out.bytes);
     in.size_known = in.size_known && out.size_known;
     out.producer = kNoNode;
@@ -205,6 +337,9 @@ std::vector<uint8_t> PersistentValues(const Graph& loop_graph,
   for (const ValueAlias& alias : aliases) {
     const Value& value = loop_graph.values[alias.in_value];
     persistent[alias.in_value] = value.size_known && value.bytes > 0;
+  }
+  for (const ReadOnlyState& state : ReadOnlyLoopState(loop_graph, aliases)) {
+    persistent[state.value] = 1;
   }
   return persistent;
 }
