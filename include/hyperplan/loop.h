@@ -22,9 +22,10 @@
 // sequence and read by every step. Such an input persists across iterations like a weight (it
 // is not reloaded per step), and an output of the cross naming (present.N.encoder.key,
 // present_key_cross_N: a first step's or a merged decoder's) is never paired with it.
-// The shared max_length buffer: a GroupQueryAttention whose present has past's shape (ORT
-// GenAI's past_present_share_buffer) appends its query's S rows into one buffer of L rows, so
-// the pair's written bytes are S/L of the buffer, not all of it.
+// The shared max_length buffer: an ORT attention kernel (GroupQueryAttention, MultiHeadAttention,
+// DecoderMaskedMultiHeadAttention, packed Attention) whose present has past's shape (ORT GenAI's
+// past_present_share_buffer) appends its query's S rows into one buffer of L rows, so the
+// pair's written bytes are S/L of the buffer, not all of it.
 // LoopGraph then rewrites the graph the way one iteration sees it: each pair is one
 // buffer owned outside the run (the input), of the larger of the two sizes, that the writer
 // node reads and updates in place (`Value::written_by`, `Value::written_bytes`); readers of the
@@ -93,7 +94,7 @@ std::vector<ReadOnlyState> ReadOnlyLoopState(const Graph& graph,
                                              const std::vector<ValueAlias>& aliases);
 
 // The rows a shared max_length buffer's writer appends, as bytes (see above), or 0 when the
-// pair is not one: `writer` is a GroupQueryAttention whose rank-4 output has the input's shape.
+// pair is not one: the writer is one of those kernels and its output has the input's shape.
 int64_t SharedBufferWrittenBytes(const Graph& graph, const ValueAlias& alias);
 
 // Pairs found by user rules, then conventions, ascending by out_value. An output that a rule

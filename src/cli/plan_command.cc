@@ -210,12 +210,30 @@ planio::PlanProvenance MakeProvenance(const PlanFlags& flags) {
   return provenance;
 }
 
-// The loop's alias pairs: the user's rules, then the exporter conventions (loop.h).
-void AddLoopOptions(const PlanFlags& flags, const Graph& graph, PlanOptions& options) {
+// The loop's alias pairs: the user's rules, then the exporter conventions (loop.h); each pair
+// and each read-only state with the rule that found it, at -v and in --summary-json.
+void AddLoopOptions(const PlanFlags& flags, const Graph& graph, PlanOptions& options,
+                    plan::v1::RunSummary& summary) {
   if (options.single_run) return;
   std::vector<AliasRule> rules;
   for (const std::string& text : flags.alias_flags) rules.push_back(ParseAliasRule(text));
-  options.aliases = FindAliases(graph, rules);
+  const LoopState state = FindLoopState(graph, rules);
+  for (const FoundAlias& found : state.pairs) {
+    options.aliases.push_back(found.alias);
+    plan::v1::LoopStatePair& pair = *summary.add_loop_state();
+    pair.set_output(graph.values[found.alias.out_value].name);
+    pair.set_input(graph.values[found.alias.in_value].name);
+    pair.set_rule(found.rule);
+    spdlog::info("{}: loop state '{}' -> '{}' ({})", flags.inputs.model_path, pair.output(),
+                 pair.input(), found.rule);
+  }
+  for (const ReadOnlyState& read_only : state.read_only) {
+    plan::v1::LoopStatePair& pair = *summary.add_loop_state();
+    pair.set_input(graph.values[read_only.value].name);
+    pair.set_rule(read_only.rule);
+    spdlog::info("{}: loop state '{}' read every step, never written ({})", flags.inputs.model_path,
+                 pair.input(), read_only.rule);
+  }
 }
 
 // Every output's bytes, made before any is written: a failure leaves no file half-updated.
@@ -364,7 +382,7 @@ GateOutcome PlanAndWrite(const PlanFlags& flags, plan::v1::RunSummary& summary) 
     spdlog::info("{}: attention: {}", flags.inputs.model_path, attention);
   }
   planio::PlanProvenance provenance = MakeProvenance(flags);
-  AddLoopOptions(flags, inputs.graph, provenance.options);
+  AddLoopOptions(flags, inputs.graph, provenance.options, summary);
   const std::optional<NodeTimesInput> node_times =
       LoadNodeTimes(flags.node_times_path, inputs.graph, inputs.profile);
   if (node_times) {

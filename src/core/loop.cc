@@ -198,6 +198,17 @@ void AddConsumer(Value& value, NodeId node) {
   if (at == value.consumers.end() || *at != node) value.consumers.insert(at, node);
 }
 
+// ONNX Runtime's attention kernels that can write present into past's buffer (ORT GenAI's
+// past_present_share_buffer; the attribute of that name on Attention, MultiHeadAttention and
+// DecoderMaskedMultiHeadAttention).
+bool IsSharedBufferWriter(const Node& node) {
+  static constexpr std::array<std::string_view, 4> kOps{
+      {"GroupQueryAttention", "MultiHeadAttention", "DecoderMaskedMultiHeadAttention",
+       "Attention"}};
+  return std::find(kOps.begin(), kOps.end(), node.op_type) != kOps.end() &&
+         (node.domain == "com.microsoft" || node.domain.empty());
+}
+
 std::vector<ValueAlias> AliasesOf(const std::vector<FoundAlias>& pairs) {
   std::vector<ValueAlias> aliases;
   aliases.reserve(pairs.size());
@@ -285,11 +296,13 @@ int64_t SharedBufferWrittenBytes(const Graph& graph, const ValueAlias& alias) {
   const Value& in = graph.values[alias.in_value];
   if (out.producer == kNoNode) return 0;
   const Node& writer = graph.nodes[out.producer];
-  if (writer.op_type != "GroupQueryAttention" || writer.inputs.empty()) return 0;
-  if (out.shape.size() != 4 || out.shape != in.shape || !out.size_known) return 0;
-  // query [batch, S, hidden] (ORT's ContribOperators.md): S new rows of the L-row buffer.
+  if (!IsSharedBufferWriter(writer) || writer.inputs.empty()) return 0;
+  if (out.shape.size() < 4 || out.shape != in.shape || !out.size_known) return 0;
+  // The first input is the query or packed input [batch, S, hidden] (ContribOperators.md):
+  // S new rows of the cache's L rows, its second-to-last axis ([B, N, L, H], packed
+  // [2, B, N, L, H]).
   const Value& query = graph.values[writer.inputs[0]];
-  const int64_t buffer_rows = in.shape[2];
+  const int64_t buffer_rows = in.shape[in.shape.size() - 2];
   if (query.shape.size() != 3 || buffer_rows <= 0 || query.shape[1] > buffer_rows) return 0;
   return in.bytes / buffer_rows * query.shape[1];
 }

@@ -136,6 +136,16 @@ TEST_CASE("loop conventions: GroupQueryAttention's shared max_length buffer writ
   const Graph loop = LoopGraph(graph, FindAliases(graph, {}));
   CHECK(loop.values[past].written_bytes == 16);
   CHECK(loop.values[past].bytes == 128);
+  // ORT's packed Attention with a shared buffer: past/present [2, 1, 2, 8, 4] fp16 = 256 B,
+  // the input [1, 2, 8] brings 2 rows of the 8: 256 / 8 * 2 = 64 B.
+  Graph packed;
+  const ValueId input = GraphInput(packed, "input", {1, 2, 8});
+  const ValueId packed_past = GraphInput(packed, "past_0", {2, 1, 2, 8, 4});
+  Op(packed, "Attention", {input, packed_past}, "present_0", {2, 1, 2, 8, 4}, true);
+  const LoopState packed_state = FindLoopState(packed, {});
+  REQUIRE(packed_state.pairs.size() == 1);
+  CHECK(packed_state.pairs[0].rule == "packed kv, one shared max_length buffer");
+  CHECK(LoopGraph(packed, FindAliases(packed, {})).values[packed_past].written_bytes == 64);
   // The same shapes under another op are an overwrite: all 128 B.
   const Step concat("past_key_values.0.key", "present.0.key", 8, 8);
   CHECK(LoopGraph(concat.graph, FindAliases(concat.graph, {})).values[concat.past].written_bytes ==
