@@ -1,9 +1,12 @@
 // Model inputs shared by the subcommands (see model_inputs.h).
 #include "model_inputs.h"
 
+#include <spdlog/spdlog.h>
+
 #include <charconv>
 #include <stdexcept>
 
+#include "hyperplan/adapters/exporter_config.h"
 #include "hyperplan/adapters/onnx_import.h"
 #include "hyperplan/adapters/profile_yaml.h"
 #include "hyperplan/classify.h"
@@ -117,6 +120,10 @@ ImportOptions ImportOptionsFromFlags(const ModelInputFlags& flags,
   ImportOptions options;
   options.refuse_unknown_sizes = flags.refuse_unknown_sizes;
   options.dims = ParseDims(flags.dim_flags);
+  // An exporter's config beside the model binds the dims no --dim binds (-v says which).
+  const ExporterConfig config = ReadExporterConfig(flags.model_path);
+  options.default_dims = config.dims;
+  for (const std::string& note : config.notes) spdlog::info("{}", note);
   for (const std::string& text : flags.class_flags) {
     std::string name, regex;
     SplitAssignment(text, name, regex);

@@ -1,5 +1,6 @@
 // Model inputs shared by every subcommand that reads a model: the model path, the hardware
-// profile (--hw NAME or FILE, or the embedded default), bound dims (--dim) and class rules
+// profile (--hw NAME or FILE, or the embedded default), bound dims (--dim, then an exporter's
+// genai_config.json or config.json beside the model: exporter_config.h) and class rules
 // (--class).
 //
 // Flag syntax is checked by CLI11 validators at parse time (exit code 2); files are opened by

@@ -9,7 +9,10 @@
 
 namespace hyperplan::onnx_import {
 
-DimBinding::DimBinding(const DimValues& dims) : dims_(dims) {
+const DimValues DimBinding::kNoDefaults;
+
+DimBinding::DimBinding(const DimValues& dims, const DimValues& defaults)
+    : dims_(dims), defaults_(defaults) {
   for (const auto& [name, value] : dims) {
     if (name.empty()) throw Error(ErrorKind::kUsage, "--dim: the dimension name is empty");
     if (value < 0) {
@@ -20,8 +23,9 @@ DimBinding::DimBinding(const DimValues& dims) : dims_(dims) {
 }
 
 std::optional<int64_t> DimBinding::Lookup(std::string_view name) {
-  auto it = dims_.find(name);
-  if (it == dims_.end()) return std::nullopt;
+  const DimValues& source = dims_.count(name) != 0 ? dims_ : defaults_;
+  const auto it = source.find(name);
+  if (it == source.end()) return std::nullopt;
   used_.emplace(it->first, it->second);
   return it->second;
 }

@@ -1,4 +1,6 @@
 // Dim binding: substitutes --dim values for the symbolic dims a model declares.
+// Defaults (an exporter's config beside the model: exporter_config.h) bind what no --dim does;
+// they are never reported unused, since a config names dims of every graph its exporter writes.
 //
 // Walks every graph input, output and value_info, control-flow bodies included, and replaces
 // each dim_param that names a bound symbol, or is an expression over bound symbols
@@ -31,8 +33,9 @@ using DimValues = std::map<std::string, int64_t, std::less<>>;
 
 class DimBinding {
  public:
-  // Checks the values (Error(kUsage) for a negative one or an empty name).
-  explicit DimBinding(const DimValues& dims);
+  // Checks the values (Error(kUsage) for a negative one or an empty name). `defaults` bind a
+  // symbol no `dims` entry names. Both must outlive the binding.
+  explicit DimBinding(const DimValues& dims, const DimValues& defaults = kNoDefaults);
 
   // Substitutes bound dims throughout `graph` and its bodies, in place. A declaration that a
   // bound symbol no graph input carries made complete is listed in
@@ -71,7 +74,9 @@ class DimBinding {
   void BindValueInfos(google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>& infos, Role role,
                       ImportContext& context);
 
+  static const DimValues kNoDefaults;
   const DimValues& dims_;
+  const DimValues& defaults_;
   DimValues used_;
   std::unordered_set<std::string> unbound_symbols_;
   std::unordered_set<std::string> carried_symbols_;      // named by the model's graph inputs

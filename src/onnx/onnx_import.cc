@@ -63,7 +63,7 @@ std::string UnusedDimWarning(const std::string& name, const std::vector<std::str
 // The stages after loading: `model` (on `arena`) is bound in place.
 Graph ImportLoaded(const std::string& path, onnx::ModelProto& model, google::protobuf::Arena& arena,
                    const ImportOptions& options) {
-  onnx_import::DimBinding binding(options.dims);
+  onnx_import::DimBinding binding(options.dims, options.default_dims);
   ImportContext context = MakeContext(path, model, arena);
   onnx_import::CheckModelStructure(model, context);
 

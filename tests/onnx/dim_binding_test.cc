@@ -144,6 +144,21 @@ TEST_CASE("a --dim the model never names is warned about", "[onnx][dims]") {
   CHECK(graph.bound_dims.count("bacth") == 0);
 }
 
+TEST_CASE("default dims bind what no --dim does, and are never warned unused", "[onnx][dims]") {
+  ImportOptions options;
+  options.dims = {{"batch", 2}};
+  // An exporter config's dims: batch loses to --dim, sequence binds, the rest the model never
+  // names and no warning says so.
+  options.default_dims = {{"batch", 7}, {"sequence", 3}, {"past_sequence_length", 9}};
+  const Graph graph = Import(Projection(), options);
+  // y: 2 * 3 * 32 * 4 bytes = 768.
+  CHECK(ValueNamed(graph, "y").shape == std::vector<int64_t>{2, 3, 32});
+  CHECK(ValueNamed(graph, "y").bytes == 768);
+  CHECK(graph.bound_dims ==
+        std::map<std::string, int64_t, std::less<>>{{"batch", 2}, {"sequence", 3}});
+  CHECK(graph.warnings.empty());
+}
+
 TEST_CASE("a bound expression that comes out negative is an error", "[onnx][dims]") {
   onnx::ModelProto model = MakeModel();
   AddInput(*model.mutable_graph(), "x", kFloat, {"n - 4"});

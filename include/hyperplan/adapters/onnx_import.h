@@ -23,7 +23,10 @@ namespace hyperplan {
 
 struct ImportOptions {
   std::map<std::string, int64_t, std::less<>> dims;  // --dim name=value
-  std::vector<ClassRule> class_rules;                // profile rules, then CLI rules
+  // Bound where `dims` binds nothing, never warned unused: an exporter's config beside the
+  // model (exporter_config.h).
+  std::map<std::string, int64_t, std::less<>> default_dims;
+  std::vector<ClassRule> class_rules;  // profile rules, then CLI rules
   // Size what the bound dims allow and list every symbol still deciding a size in
   // Graph::unbound_dims, instead of failing (inspect shows what is known without --dim).
   bool allow_unbound_dims = false;
