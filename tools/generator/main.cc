@@ -26,6 +26,7 @@
 #include "gpt2_optimized.h"
 #include "hf_config.h"
 #include "hyperplan/error.h"
+#include "loop_state_forms.h"
 #include "model_check.h"
 #include "model_config.h"
 #include "model_writer.h"
@@ -107,6 +108,7 @@ struct Flags {
   bool fake_quant = false;
   bool check = false;
   std::vector<std::string> check_dims;
+  std::string loop_form;
 };
 
 void AddModelFlags(CLI::App& app, Flags& f) {
@@ -179,6 +181,10 @@ void AddOutputFlags(CLI::App& app, Flags& f) {
   app.add_option("--dim", f.check_dims,
                  "name=N binding for --check's shape inference (default batch=1 sequence=4 "
                  "past_sequence=3 total_sequence=past+sequence)");
+  app.add_option("--loop-form", f.loop_form,
+                 "Instead of a preset: a tiny decode step whose loop state is named as an "
+                 "exporter names it (loop_state_forms.h): whisper-optimum, whisper-ort, hybrid")
+      ->check(CLI::IsMember(hyperplan::gen::LoopStateFormNames()));
   app.add_option("-o,--output", f.output, "Model file to write")->required();
 }
 
@@ -359,6 +365,12 @@ int main(int argc, char** argv) {
     // Read before anything is built or written, so a bad --dim writes no file.
     const std::map<std::string, int64_t> dims =
         CheckDims(f.check_dims, f.form == "decode" || f.form == "gpt2-optimized");
+    if (!f.loop_form.empty()) {
+      const int64_t bytes = hyperplan::gen::WriteModelAtomically(
+          hyperplan::gen::BuildLoopStateForm(f.loop_form, f.seed), f.output);
+      fmt::print("{}: {} decode step, file {} bytes\n", f.output, f.loop_form, bytes);
+      return 0;
+    }
     hyperplan::gen::HfConfig hf;
     const ModelConfig config = ReadModelConfig(f, &hf);
     if (!f.hf_config.empty()) PrintHfConfig(f, hf);
