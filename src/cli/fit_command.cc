@@ -82,15 +82,10 @@ void AddFitFlags(CLI::App& command, FitFlags& flags) {
                   "row doubles the last; TO is always the last row)")
       ->check(RangeValidator(ParseSweepRange, "NAME=FROM..TO[:STEP]"))
       ->excludes(command.get_option("--grow"));
-  command
-      .add_option("--budget", flags.budget,
-                  "device arena budget, e.g. 64GiB (default: the device's capacity)")
-      ->check(CLI::Validator(ValidateByteSize, "SIZE", "budget"));
-  command
-      .add_option("--max-overhead", flags.max_overhead,
-                  "a value passes only when its plan is at most this much slower than no "
-                  "offloading, in percent (default: no target, fitting is enough)")
-      ->check(CLI::Validator(ValidateOverheadText, "PCT", "overhead"));
+  AddBudgetFlags(command, flags.budget, flags.max_overhead,
+                 "device arena budget, e.g. 64GiB (default: the device's capacity)",
+                 "a value passes only when its plan is at most this much slower than no "
+                 "offloading, in percent (default: no target, fitting is enough)");
   command
       .add_option("--tie", flags.ties,
                   "NAME=EXPRESSION: dim NAME follows the others, e.g. "
@@ -100,11 +95,6 @@ void AddFitFlags(CLI::App& command, FitFlags& flags) {
                              "NAME=EXPRESSION", "tie"))
       ->take_all()
       ->allow_extra_args(false);
-  command
-      .add_option("--alias", flags.alias_flags,
-                  "OUT=IN: outputs matching the RE2 regex OUT are next iteration's input IN, as "
-                  "for plan (repeatable)")
-      ->check(CLI::Validator(ValidateAlias, "OUT=IN", "alias"));
   command.add_option("--tokens-input", flags.tokens_input,
                      "the graph input whose elements are the tokens an iteration processes "
                      "(batch x new tokens), for tokens/s (default input_ids)");
@@ -117,8 +107,7 @@ void AddFitFlags(CLI::App& command, FitFlags& flags) {
   command.add_flag("--beyond-window", flags.beyond_window,
                    "--grow of a context length (a dim the kv cache grows with): search past the "
                    "model's context window (max_position_embeddings) instead of stopping at it");
-  command.add_flag("--single-run", flags.single_run,
-                   "plan one run from a free preload instead of one iteration of a loop");
+  AddLoopFlags(command, flags.single_run, flags.alias_flags);
   AddVerbosityFlags(command);
 }
 

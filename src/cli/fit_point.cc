@@ -13,6 +13,7 @@
 #include "hyperplan/plan/bottleneck.h"
 #include "hyperplan/plan/layer_summary.h"
 #include "plan_gate.h"
+#include "run_summary.h"
 #include "verbosity.h"
 
 namespace hyperplan::cli {
@@ -51,13 +52,8 @@ void SetTokens(const Graph& graph, const FitSettings& settings, fit::v1::FitPoin
 
 void RecordBottleneck(const HardwareProfile& profile, const Bottleneck& bottleneck,
                       fit::v1::FitPoint& point) {
-  point.set_bottleneck(BottleneckName(profile, bottleneck));
-  point.set_bottleneck_busy_ns(bottleneck.busy_ns);
+  RecordBottleneckShares(profile, bottleneck, point);
   point.set_compute_busy_ns(bottleneck.compute_busy_ns);
-  point.set_flops_ns(bottleneck.flops_ns);
-  point.set_hbm_traffic_ns(bottleneck.hbm_traffic_ns);
-  point.set_launch_ns(bottleneck.launch_ns);
-  point.set_compute_wait_ns(bottleneck.compute_wait_ns);
 }
 
 // Nothing moves: the no-offload plan's numbers, which need no planning.

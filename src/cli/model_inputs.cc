@@ -13,6 +13,7 @@
 #include "hyperplan/error.h"
 #include "hyperplan/loop.h"
 #include "hyperplan/units.h"
+#include "plan_gate.h"
 #include "verbosity.h"
 
 namespace hyperplan::cli {
@@ -113,6 +114,25 @@ void AddAllowUnknownFlag(CLI::App& command, ModelInputFlags& flags) {
       "--allow-unknown", [&flags] { flags.refuse_unknown_sizes = false; },
       "plan values of unknown size (an operator with no shape rule, ...) as 0 bytes instead of "
       "refusing the model (exit 4)");
+}
+
+void AddBudgetFlags(CLI::App& command, std::string& budget, std::string& max_overhead,
+                    const std::string& budget_help, const std::string& max_overhead_help) {
+  command.add_option("--budget", budget, budget_help)
+      ->check(CLI::Validator(ValidateByteSize, "SIZE", "budget"));
+  command.add_option("--max-overhead", max_overhead, max_overhead_help)
+      ->check(CLI::Validator(ValidateOverheadText, "PCT", "overhead"));
+}
+
+void AddLoopFlags(CLI::App& command, bool& single_run, std::vector<std::string>& alias_flags) {
+  command.add_flag("--single-run", single_run,
+                   "plan one run from a free preload instead of one iteration of a loop");
+  command
+      .add_option("--alias", alias_flags,
+                  "OUT=IN: outputs matching the RE2 regex OUT are next iteration's input IN "
+                  "(\\1.. from OUT's groups), updated in place (repeatable; added to the "
+                  "exporter conventions present.N -> past_key_values.N, X.updated -> X)")
+      ->check(CLI::Validator(ValidateAlias, "OUT=IN", "alias"));
 }
 
 ImportOptions ImportOptionsFromFlags(const ModelInputFlags& flags,

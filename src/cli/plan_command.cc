@@ -94,13 +94,10 @@ std::string ValidateAlign(const std::string& text) {
 void AddPlanFlags(CLI::App& command, PlanFlags& flags) {
   AddModelInputFlags(command, flags.inputs);
   AddAllowUnknownFlag(command, flags.inputs);
-  command.add_option("--budget", flags.budget, "device arena budget, e.g. 64GiB or 80GB")
-      ->check(CLI::Validator(ValidateByteSize, "SIZE", "budget"));
-  command
-      .add_option("--max-overhead", flags.max_overhead,
-                  "allowed slowdown over the no-offload makespan, in percent; a plan above it "
-                  "exits 7 (without it: 1% guides the planner and never fails the run)")
-      ->check(CLI::Validator(ValidateOverheadText, "PCT", "overhead"));
+  AddBudgetFlags(command, flags.budget, flags.max_overhead,
+                 "device arena budget, e.g. 64GiB or 80GB",
+                 "allowed slowdown over the no-offload makespan, in percent; a plan above it "
+                 "exits 7 (without it: 1% guides the planner and never fails the run)");
   command
       .add_option("--align", flags.align,
                   "device arena alignment in bytes, a power of two (default: the device tier's "
@@ -126,14 +123,7 @@ void AddPlanFlags(CLI::App& command, PlanFlags& flags) {
                      "write the simulated schedule as a Chrome trace (JSON: chrome://tracing, "
                      "Perfetto), or in Perfetto's protobuf format when FILE ends in .pftrace "
                      "(several times smaller, for big plans)");
-  command.add_flag("--single-run", flags.single_run,
-                   "plan one run from a free preload instead of one iteration of a loop");
-  command
-      .add_option("--alias", flags.alias_flags,
-                  "OUT=IN: outputs matching the RE2 regex OUT are next iteration's input IN "
-                  "(\\1.. from OUT's groups), updated in place (repeatable; added to the "
-                  "exporter conventions present.N -> past_key_values.N, X.updated -> X)")
-      ->check(CLI::Validator(ValidateAlias, "OUT=IN", "alias"));
+  AddLoopFlags(command, flags.single_run, flags.alias_flags);
   command.add_option("--node-times", flags.node_times_path,
                      "plan with measured node times: ONNX Runtime's profiling JSON "
                      "(enable_profiling); median per node over its runs, matched by node name; "
@@ -401,9 +391,10 @@ GateOutcome PlanAndWrite(const PlanFlags& flags, plan::v1::RunSummary& summary) 
       planio::PlanToProto(inputs.graph, inputs.profile, result, provenance);
   const std::string plan_sha256 = planio::PlanSha256(message);
   RecordPlan(message, plan_sha256, summary);
-  RecordBottleneck(inputs.profile,
-                   FindBottleneck(inputs.graph, inputs.profile, result.plan, result.evaluation.timeline),
-                   summary);
+  RecordBottleneck(
+      inputs.profile,
+      FindBottleneck(inputs.graph, inputs.profile, result.plan, result.evaluation.timeline),
+      summary);
   EncodedOutputs outputs = EncodeOutputs(flags, message, plan_sha256);
   // The gate is judged before the views are made (the report's verdict shows it) and acted
   // on after every output is written.

@@ -41,12 +41,7 @@ void RecordPlan(const plan::v1::Plan& plan, const std::string& plan_sha256,
 
 void RecordBottleneck(const HardwareProfile& profile, const Bottleneck& bottleneck,
                       plan::v1::RunSummary& summary) {
-  summary.set_bottleneck(BottleneckName(profile, bottleneck));
-  summary.set_bottleneck_busy_ns(bottleneck.busy_ns);
-  summary.set_flops_ns(bottleneck.flops_ns);
-  summary.set_hbm_traffic_ns(bottleneck.hbm_traffic_ns);
-  summary.set_launch_ns(bottleneck.launch_ns);
-  summary.set_compute_wait_ns(bottleneck.compute_wait_ns);
+  RecordBottleneckShares(profile, bottleneck, summary);
   for (size_t l = 0; l < bottleneck.link_busy_ns.size(); ++l) {
     if (bottleneck.link_busy_ns[l] == 0) continue;
     const Link& link = profile.links[l];

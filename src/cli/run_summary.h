@@ -22,6 +22,19 @@ namespace hyperplan::cli {
 void RecordPlan(const plan::v1::Plan& plan, const std::string& plan_sha256,
                 plan::v1::RunSummary& summary);
 
+// The bottleneck's name and its shares of the iteration (bottleneck.h), in the fields that
+// plan's RunSummary and fit's FitPoint both carry under the same names.
+template <typename Message>
+void RecordBottleneckShares(const HardwareProfile& profile, const Bottleneck& bottleneck,
+                            Message& message) {
+  message.set_bottleneck(BottleneckName(profile, bottleneck));
+  message.set_bottleneck_busy_ns(bottleneck.busy_ns);
+  message.set_flops_ns(bottleneck.flops_ns);
+  message.set_hbm_traffic_ns(bottleneck.hbm_traffic_ns);
+  message.set_launch_ns(bottleneck.launch_ns);
+  message.set_compute_wait_ns(bottleneck.compute_wait_ns);
+}
+
 // What bounds the plan's iteration (bottleneck.h), for the fields it documents.
 void RecordBottleneck(const HardwareProfile& profile, const Bottleneck& bottleneck,
                       plan::v1::RunSummary& summary);

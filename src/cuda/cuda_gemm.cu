@@ -13,20 +13,26 @@ namespace {
 
 constexpr size_t kWorkspaceBytes = 32 << 20;
 
-// The cuBLASLt entry points used, as pointers of the header's own types.
+// The cuBLASLt entry points used, each as X(symbol, field): one list declares the pointers
+// (of the header's own types) and binds them (LtGemm::Load).
+#define HYPERPLAN_CUBLASLT_ENTRY_POINTS(X)                \
+  X(cublasLtCreate, create)                               \
+  X(cublasLtDestroy, destroy)                             \
+  X(cublasLtMatmulDescCreate, desc_create)                \
+  X(cublasLtMatmulDescDestroy, desc_destroy)              \
+  X(cublasLtMatmulDescSetAttribute, desc_set)             \
+  X(cublasLtMatrixLayoutCreate, layout_create)            \
+  X(cublasLtMatrixLayoutDestroy, layout_destroy)          \
+  X(cublasLtMatmulPreferenceCreate, preference_create)    \
+  X(cublasLtMatmulPreferenceDestroy, preference_destroy)  \
+  X(cublasLtMatmulPreferenceSetAttribute, preference_set) \
+  X(cublasLtMatmulAlgoGetHeuristic, heuristic)            \
+  X(cublasLtMatmul, matmul)
+
 struct Api {
-  decltype(&cublasLtCreate) create = nullptr;
-  decltype(&cublasLtDestroy) destroy = nullptr;
-  decltype(&cublasLtMatmulDescCreate) desc_create = nullptr;
-  decltype(&cublasLtMatmulDescDestroy) desc_destroy = nullptr;
-  decltype(&cublasLtMatmulDescSetAttribute) desc_set = nullptr;
-  decltype(&cublasLtMatrixLayoutCreate) layout_create = nullptr;
-  decltype(&cublasLtMatrixLayoutDestroy) layout_destroy = nullptr;
-  decltype(&cublasLtMatmulPreferenceCreate) preference_create = nullptr;
-  decltype(&cublasLtMatmulPreferenceDestroy) preference_destroy = nullptr;
-  decltype(&cublasLtMatmulPreferenceSetAttribute) preference_set = nullptr;
-  decltype(&cublasLtMatmulAlgoGetHeuristic) heuristic = nullptr;
-  decltype(&cublasLtMatmul) matmul = nullptr;
+#define HYPERPLAN_DECLARE_ENTRY_POINT(symbol, field) decltype(&symbol) field = nullptr;
+  HYPERPLAN_CUBLASLT_ENTRY_POINTS(HYPERPLAN_DECLARE_ENTRY_POINT)
+#undef HYPERPLAN_DECLARE_ENTRY_POINT
 };
 
 template <typename Function>
@@ -139,19 +145,11 @@ std::unique_ptr<LtGemm> LtGemm::Load(std::string& why_not) {
     return nullptr;
   }
   Api api;
-  const bool bound =
-      Bind(library, "cublasLtCreate", api.create, why_not) &&
-      Bind(library, "cublasLtDestroy", api.destroy, why_not) &&
-      Bind(library, "cublasLtMatmulDescCreate", api.desc_create, why_not) &&
-      Bind(library, "cublasLtMatmulDescDestroy", api.desc_destroy, why_not) &&
-      Bind(library, "cublasLtMatmulDescSetAttribute", api.desc_set, why_not) &&
-      Bind(library, "cublasLtMatrixLayoutCreate", api.layout_create, why_not) &&
-      Bind(library, "cublasLtMatrixLayoutDestroy", api.layout_destroy, why_not) &&
-      Bind(library, "cublasLtMatmulPreferenceCreate", api.preference_create, why_not) &&
-      Bind(library, "cublasLtMatmulPreferenceDestroy", api.preference_destroy, why_not) &&
-      Bind(library, "cublasLtMatmulPreferenceSetAttribute", api.preference_set, why_not) &&
-      Bind(library, "cublasLtMatmulAlgoGetHeuristic", api.heuristic, why_not) &&
-      Bind(library, "cublasLtMatmul", api.matmul, why_not);
+  bool bound = true;  // stops at the first missing entry point, which why_not names
+#define HYPERPLAN_BIND_ENTRY_POINT(symbol, field) \
+  bound = bound && Bind(library, #symbol, api.field, why_not);
+  HYPERPLAN_CUBLASLT_ENTRY_POINTS(HYPERPLAN_BIND_ENTRY_POINT)
+#undef HYPERPLAN_BIND_ENTRY_POINT
   cublasLtHandle_t handle = nullptr;
   if (bound && api.create(&handle) != CUBLAS_STATUS_SUCCESS) why_not = "cublasLtCreate failed";
   void* workspace = nullptr;

@@ -9,16 +9,10 @@
 namespace hyperplan::planner {
 
 const char* GreedyOrderName(GreedyOrder order) {
-  switch (order) {
-    case GreedyOrder::kDuration:
-      return "greedy_by_duration";
-    case GreedyOrder::kArea:
-      return "greedy_by_area";
-    case GreedyOrder::kStart:
-      return "greedy_by_start";
-    default:
-      return "greedy_by_size";
-  }
+  // Indexed by GreedyOrder, in its declaration order.
+  static constexpr const char* kNames[] = {"greedy_by_size", "greedy_by_duration", "greedy_by_area",
+                                           "greedy_by_start"};
+  return kNames[static_cast<size_t>(order)];
 }
 
 namespace {

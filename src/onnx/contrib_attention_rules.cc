@@ -17,6 +17,15 @@
 namespace hyperplan::onnx_import {
 namespace {
 
+// Input 0's shape when it has rank `rank`; otherwise output 0 gets `type` alone (its shape
+// unknown) and the result is null.
+const onnx::TensorShapeProto* InputOfRankOrTypeOnly(onnx::InferenceContext& ctx, int rank,
+                                                    int32_t type) {
+  const onnx::TensorShapeProto* input = InputShapeOfRank(ctx, 0, rank);
+  if (input == nullptr) SetOutputElemType(ctx, 0, type);
+  return input;
+}
+
 constexpr char kMicrosoft[] = "com.microsoft";
 
 // Copies input `input`'s shape and type to output `index` (a cache whose buffer is shared).
@@ -70,12 +79,9 @@ void InferAttention(onnx::InferenceContext& ctx) {
 // cumulative_sequence_length. output (T, Dv).
 void InferPackedAttention(onnx::InferenceContext& ctx) {
   const int32_t type = InputElemType(ctx, 0);
-  const onnx::TensorShapeProto* input = InputShapeOfRank(ctx, 0, 2);
-  if (input == nullptr) {
-    SetOutputElemType(ctx, 0, type);
-    return;
+  if (const onnx::TensorShapeProto* input = InputOfRankOrTypeOnly(ctx, 2, type)) {
+    SetOutput(ctx, 0, type, {input->dim(0), WidthsOf(ctx).v});
   }
-  SetOutput(ctx, 0, type, {input->dim(0), WidthsOf(ctx).v});
 }
 
 // PackedMultiHeadAttention: query (T, D) with value (T, Dv), or packed QKV (T, N, 3, H).
@@ -102,11 +108,8 @@ void InferPackedMultiHeadAttention(onnx::InferenceContext& ctx) {
 // and present_value the past's shape; qk (output 3) (B, N, 1, M).
 void InferDecoderMaskedMultiHeadAttention(onnx::InferenceContext& ctx) {
   const int32_t type = InputElemType(ctx, 0);
-  const onnx::TensorShapeProto* query = InputShapeOfRank(ctx, 0, 3);
-  if (query == nullptr) {
-    SetOutputElemType(ctx, 0, type);
-    return;
-  }
+  const onnx::TensorShapeProto* query = InputOfRankOrTypeOnly(ctx, 3, type);
+  if (query == nullptr) return;
   const int64_t num_heads = IntAttribute(ctx, "num_heads", 0);
   Dim width = DivideDim(query->dim(2), 3);  // packed QKV of equal widths
   if (const onnx::TensorShapeProto* value = InputShape(ctx, 2)) {
@@ -122,22 +125,22 @@ void InferDecoderMaskedMultiHeadAttention(onnx::InferenceContext& ctx) {
   }
 }
 
+// The output's hidden width N*H from the query's last axis: the query's own width when key and
+// value come apart (input 1 present), else the packed (N + 2*Nkv)*H's query share.
+Dim QueryHiddenWidth(onnx::InferenceContext& ctx, const Dim& query_width) {
+  if (HasInput(ctx, 1)) return query_width;
+  const int64_t num_heads = IntAttribute(ctx, "num_heads", 0);
+  const int64_t kv_num_heads = IntAttribute(ctx, "kv_num_heads", 0);
+  return MultiplyDim(DivideDim(query_width, num_heads + 2 * kv_num_heads), num_heads);
+}
+
 // PagedAttention: query (T, N*H) or packed (T, (N + 2*Nkv)*H); key_cache and value_cache
 // (inputs 3, 4) (num_blocks, block_size, Nkv*H), the block pool every sequence's cache lives
 // in. output (T, N*H); key_cache_out and value_cache_out are the pool, updated in place.
 void InferPagedAttention(onnx::InferenceContext& ctx) {
   const int32_t type = InputElemType(ctx, 0);
-  const onnx::TensorShapeProto* query = InputShapeOfRank(ctx, 0, 2);
-  if (query == nullptr) {
-    SetOutputElemType(ctx, 0, type);
-  } else {
-    const int64_t num_heads = IntAttribute(ctx, "num_heads", 0);
-    const int64_t kv_num_heads = IntAttribute(ctx, "kv_num_heads", 0);
-    const Dim width =
-        HasInput(ctx, 1)
-            ? query->dim(1)
-            : MultiplyDim(DivideDim(query->dim(1), num_heads + 2 * kv_num_heads), num_heads);
-    SetOutput(ctx, 0, type, {query->dim(0), width});
+  if (const onnx::TensorShapeProto* query = InputOfRankOrTypeOnly(ctx, 2, type)) {
+    SetOutput(ctx, 0, type, {query->dim(0), QueryHiddenWidth(ctx, query->dim(1))});
   }
   SharedBuffer(ctx, 3, 1);
   SharedBuffer(ctx, 4, 2);
@@ -148,17 +151,8 @@ void InferPagedAttention(onnx::InferenceContext& ctx) {
 // shape.
 void InferSparseAttention(onnx::InferenceContext& ctx) {
   const int32_t type = InputElemType(ctx, 0);
-  const onnx::TensorShapeProto* query = InputShapeOfRank(ctx, 0, 3);
-  if (query == nullptr) {
-    SetOutputElemType(ctx, 0, type);
-  } else {
-    const int64_t num_heads = IntAttribute(ctx, "num_heads", 0);
-    const int64_t kv_num_heads = IntAttribute(ctx, "kv_num_heads", 0);
-    const Dim width =
-        HasInput(ctx, 1)
-            ? query->dim(2)
-            : MultiplyDim(DivideDim(query->dim(2), num_heads + 2 * kv_num_heads), num_heads);
-    SetOutput(ctx, 0, type, {query->dim(0), query->dim(1), width});
+  if (const onnx::TensorShapeProto* query = InputOfRankOrTypeOnly(ctx, 3, type)) {
+    SetOutput(ctx, 0, type, {query->dim(0), query->dim(1), QueryHiddenWidth(ctx, query->dim(2))});
   }
   SharedBuffer(ctx, 3, 1);
   SharedBuffer(ctx, 4, 2);

@@ -47,16 +47,15 @@ void InferGatherBlockQuantized(onnx::InferenceContext& ctx) {
     return;
   }
   const int64_t rank = data->dim_size();
-  int64_t gather_axis = IntAttribute(ctx, "gather_axis", 0);
-  if (gather_axis < 0) gather_axis += rank;
-  if (gather_axis < 0 || gather_axis >= rank) return;
+  const std::optional<int64_t> gather_axis = AxisAttribute(ctx, "gather_axis", 0, rank);
+  if (!gather_axis) return;
   std::vector<Dim> dims(data->dim().begin(), data->dim().end());
   const int64_t bits = IntAttribute(ctx, "bits", 4);
   if (InputElemType(ctx, 0) == onnx::TensorProto::UINT8 && bits > 0 && bits < 8) {
     dims.back() = MultiplyDim(dims.back(), 8 / bits);
   }
-  dims.erase(dims.begin() + gather_axis);
-  dims.insert(dims.begin() + gather_axis, indices->dim().begin(), indices->dim().end());
+  dims.erase(dims.begin() + *gather_axis);
+  dims.insert(dims.begin() + *gather_axis, indices->dim().begin(), indices->dim().end());
   SetOutput(ctx, 0, type, dims);
 }
 

@@ -95,10 +95,9 @@ void InferSplit(onnx::InferenceContext& ctx) {
       SetOutputElemType(ctx, i, type);
       continue;
     }
-    const int64_t rank = input->dim_size();
-    int64_t axis = IntAttribute(ctx, "axis", 0);
-    if (axis < 0) axis += rank;
-    if (axis < 0 || axis >= rank) return;
+    const std::optional<int64_t> found_axis = AxisAttribute(ctx, "axis", 0, input->dim_size());
+    if (!found_axis) return;
+    const int64_t axis = *found_axis;
     std::vector<Dim> dims(input->dim().begin(), input->dim().end());
     const Dim& split_dim = input->dim(static_cast<int>(axis));
     if (IsKnown(split_dim)) {

@@ -127,6 +127,14 @@ int64_t IntAttribute(onnx::InferenceContext& ctx, const char* name, int64_t fall
   return attribute != nullptr && attribute->has_i() ? attribute->i() : fallback;
 }
 
+std::optional<int64_t> AxisAttribute(onnx::InferenceContext& ctx, const char* name,
+                                     int64_t fallback, int64_t rank) {
+  int64_t axis = IntAttribute(ctx, name, fallback);
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) return std::nullopt;
+  return axis;
+}
+
 std::vector<int64_t> IntsAttribute(onnx::InferenceContext& ctx, const char* name) {
   const onnx::AttributeProto* attribute = ctx.getAttribute(name);
   if (attribute == nullptr) return {};

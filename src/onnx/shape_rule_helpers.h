@@ -43,6 +43,10 @@ int32_t InputElemType(onnx::InferenceContext& ctx, size_t index);
 std::optional<int64_t> ConstantScalarInput(onnx::InferenceContext& ctx, size_t index);
 // An int attribute, or `fallback` when absent.
 int64_t IntAttribute(onnx::InferenceContext& ctx, const char* name, int64_t fallback);
+// The axis attribute `name` (default `fallback`) as an index into a tensor of rank `rank`
+// (a negative axis counts from the end); nullopt when it lies outside.
+std::optional<int64_t> AxisAttribute(onnx::InferenceContext& ctx, const char* name,
+                                     int64_t fallback, int64_t rank);
 // An ints attribute; empty when absent.
 std::vector<int64_t> IntsAttribute(onnx::InferenceContext& ctx, const char* name);
 

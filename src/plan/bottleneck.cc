@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <string_view>
 #include <utility>
 
 #include "hyperplan/cost.h"
@@ -11,6 +12,13 @@
 
 namespace hyperplan {
 namespace {
+
+// "FLOPs", "HBM traffic" or "launches": the compute stream's bounds (a link names itself).
+std::string_view ComputeBoundName(BoundKind kind) {
+  // Indexed by BoundKind, in its declaration order.
+  static constexpr std::string_view kNames[] = {"FLOPs", "HBM traffic", "launches"};
+  return kNames[static_cast<size_t>(kind)];
+}
 
 // Adds one compute step of `duration_ns` to the three parts of the compute stream's work.
 void SplitNodeTime(const NodeCost& cost, int64_t duration_ns, Bottleneck& bottleneck) {
@@ -69,9 +77,10 @@ std::string LinkName(const HardwareProfile& profile, size_t link) {
 // Every share but the bottleneck's, largest first (ties: the order listed), the waits last.
 std::vector<std::pair<std::string, int64_t>> OtherShares(const HardwareProfile& profile,
                                                          const Bottleneck& bottleneck) {
-  std::vector<std::pair<std::string, int64_t>> shares = {{"FLOPs", bottleneck.flops_ns},
-                                                         {"HBM traffic", bottleneck.hbm_traffic_ns},
-                                                         {"launches", bottleneck.launch_ns}};
+  std::vector<std::pair<std::string, int64_t>> shares = {
+      {std::string(ComputeBoundName(BoundKind::kFlops)), bottleneck.flops_ns},
+      {std::string(ComputeBoundName(BoundKind::kHbmTraffic)), bottleneck.hbm_traffic_ns},
+      {std::string(ComputeBoundName(BoundKind::kLaunches)), bottleneck.launch_ns}};
   for (size_t l = 0; l < bottleneck.link_busy_ns.size(); ++l) {
     shares.emplace_back(LinkName(profile, l), bottleneck.link_busy_ns[l]);
   }
@@ -126,17 +135,10 @@ Bottleneck NoOffloadBottleneck(const Graph& graph, const HardwareProfile& profil
 }
 
 std::string BottleneckName(const HardwareProfile& profile, const Bottleneck& bottleneck) {
-  switch (bottleneck.kind) {
-    case BoundKind::kFlops:
-      return "FLOPs";
-    case BoundKind::kHbmTraffic:
-      return "HBM traffic";
-    case BoundKind::kLaunches:
-      return "launches";
-    case BoundKind::kLink:
-      break;
+  if (bottleneck.kind == BoundKind::kLink) {
+    return LinkName(profile, static_cast<size_t>(bottleneck.link));
   }
-  return LinkName(profile, static_cast<size_t>(bottleneck.link));
+  return std::string(ComputeBoundName(bottleneck.kind));
 }
 
 int64_t SharePercent(int64_t part_ns, int64_t whole_ns) {
