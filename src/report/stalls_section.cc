@@ -29,7 +29,8 @@ std::string NsCell(const std::string& id, int64_t ns) {
 std::string ByLinkTable(const ReportInput& input) {
   const Plan& plan = input.plan;
   const StallAttribution& stalls = input.stalls;
-  const std::vector<int64_t> link_busy_ns = LinkBusyNs(input.profile, plan, input.evaluation.timeline);
+  const std::vector<int64_t> link_busy_ns =
+      LinkBusyNs(input.profile, plan, input.evaluation.timeline);
   std::string html =
       "<table class=\"compact\" id=\"stalls-by-link\"><thead><tr><th>waiting on</th>"
       "<th class=\"num\">stall</th><th class=\"num\">share of stalls</th>"

@@ -23,7 +23,8 @@ void Transfer(Plan& plan, PlanEvaluation& evaluation, int32_t link, int32_t chan
   evaluation.timeline.steps.push_back({start_ns, end_ns});
 }
 
-void Compute(Plan& plan, PlanEvaluation& evaluation, NodeId node, int64_t start_ns, int64_t end_ns) {
+void Compute(Plan& plan, PlanEvaluation& evaluation, NodeId node, int64_t start_ns,
+             int64_t end_ns) {
   PlanStep step;
   step.kind = StepKind::kCompute;
   step.node = node;
@@ -96,7 +97,8 @@ TEST_CASE("bottleneck: a two-channel link busy on both channels counts once") {
   evaluation.timeline.makespan_ns = 500;
   Transfer(plan, evaluation, 0, 0, 0, 100);  // link 0: 100 + 200 = 300 ns on its one channel
   Transfer(plan, evaluation, 0, 0, 100, 300);
-  Transfer(plan, evaluation, 1, 0, 0, 400);  // link 1: 400 + 400 = 800 channel-ns over 2 channels = 400
+  Transfer(plan, evaluation, 1, 0, 0,
+           400);  // link 1: 400 + 400 = 800 channel-ns over 2 channels = 400
   Transfer(plan, evaluation, 1, 1, 100, 500);
   CHECK(LinkBusyNs(profile, plan, evaluation.timeline) == std::vector<int64_t>{300, 400});
   const Bottleneck bound = FindBottleneck(graph, profile, plan, evaluation.timeline);

@@ -30,7 +30,7 @@ compute:
   CHECK(profile.compute.memory_bandwidth_bytes_per_s == 1'000'000'000'000);
   CHECK(profile.compute.efficiency_ppm == 1'000'000);  // default 1
   CHECK(profile.compute.kernel_launch_overhead_ns == 0);
-  CHECK(profile.compute.fuse_attention);       // default: the runtime fuses attention
+  CHECK(profile.compute.fuse_attention);  // default: the runtime fuses attention
   CHECK(profile.compute.memory_efficiency_ppm == 1'000'000);  // default 1: the datasheet
   CHECK(profile.compute.launch_mode == LaunchMode::kEager);   // default eager
   CHECK(profile.compute.graph_kernel_overhead_ns == 0);
