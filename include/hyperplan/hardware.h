@@ -45,8 +45,8 @@ struct ComputeSpec {
   // The runtime runs spelled-out attention (MatMul, Softmax, MatMul and the repeated cache) as
   // one fused kernel, as FlashAttention, PyTorch's SDPA and ONNX Runtime's fusion do.
   bool fuse_attention = true;
-  int64_t memory_bandwidth_bytes_per_s = 0;   // device memory bandwidth, datasheet peak
-  int64_t efficiency_ppm = 1'000'000;         // fraction of peak FLOP/s reached, ppm
+  int64_t memory_bandwidth_bytes_per_s = 0;  // device memory bandwidth, datasheet peak
+  int64_t efficiency_ppm = 1'000'000;        // fraction of peak FLOP/s reached, ppm
   // Sustained over peak device memory bandwidth (a STREAM-like measurement), ppm.
   int64_t memory_efficiency_ppm = 1'000'000;
   int64_t kernel_launch_overhead_ns = 0;  // per kernel launched eagerly

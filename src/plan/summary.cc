@@ -200,7 +200,8 @@ std::string FormatPlanSummary(const Graph& graph, const HardwareProfile& profile
   FormatTimeAndTraffic(profile, plan, evaluation, out);
   out << "  residency: " << DescribeLayerResidency(graph, profile, plan) << "\n";
   out << "  bottleneck: "
-      << DescribeBottleneck(profile, FindBottleneck(graph, profile, plan, evaluation.timeline)) << "\n";
+      << DescribeBottleneck(profile, FindBottleneck(graph, profile, plan, evaluation.timeline))
+      << "\n";
   // Which cost the spelled-out attention blocks got (attention_pattern.h); none, no line.
   if (std::string attention = DescribeAttentionCosting(graph, profile); !attention.empty()) {
     out << "  attention: " << attention << "\n";
