@@ -131,6 +131,11 @@ TEST_CASE("configs/a100-sxm.yaml", "[profile][configs]") {
   // 2039GB/s = 2.039 * 10^12: the SXM module's HBM2e, faster than the PCIe card's 1935GB/s
   CHECK(profile.compute.memory_bandwidth_bytes_per_s == 2'039'000'000'000);
   CHECK(profile.compute.efficiency_ppm == 700'000);  // 0.7
+  // A100-BW: a read kernel sustains 1.80 of 2.039 TB/s = 0.8828 -> 0.883
+  CHECK(profile.compute.memory_efficiency_ppm == 883'000);
+  // CUDA-GRAPHS: 3.4 us a replayed kernel less 2.9 us of kernel = 0.5 us
+  CHECK(profile.compute.launch_mode == LaunchMode::kGraph);
+  CHECK(profile.compute.graph_kernel_overhead_ns == 500);
   CHECK(profile.weight_home_tier == profile.FindTier("ddr"));
 }
 
