@@ -13,7 +13,6 @@
 #include "hyperplan/error.h"
 #include "hyperplan/loop.h"
 #include "hyperplan/units.h"
-#include "plan_gate.h"
 #include "verbosity.h"
 
 namespace hyperplan::cli {
@@ -114,14 +113,6 @@ void AddAllowUnknownFlag(CLI::App& command, ModelInputFlags& flags) {
       "--allow-unknown", [&flags] { flags.refuse_unknown_sizes = false; },
       "plan values of unknown size (an operator with no shape rule, ...) as 0 bytes instead of "
       "refusing the model (exit 4)");
-}
-
-void AddBudgetFlags(CLI::App& command, std::string& budget, std::string& max_overhead,
-                    const std::string& budget_help, const std::string& max_overhead_help) {
-  command.add_option("--budget", budget, budget_help)
-      ->check(CLI::Validator(ValidateByteSize, "SIZE", "budget"));
-  command.add_option("--max-overhead", max_overhead, max_overhead_help)
-      ->check(CLI::Validator(ValidateOverheadText, "PCT", "overhead"));
 }
 
 void AddLoopFlags(CLI::App& command, bool& single_run, std::vector<std::string>& alias_flags) {

@@ -51,11 +51,6 @@ void AddModelInputFlags(CLI::App& command, ModelInputFlags& flags);
 // --allow-unknown, which plans them as 0 bytes instead (plan, fit).
 void AddAllowUnknownFlag(CLI::App& command, ModelInputFlags& flags);
 
-// Adds --budget SIZE and --max-overhead PCT (validated) for plan and fit, whose help says what
-// each means to that command.
-void AddBudgetFlags(CLI::App& command, std::string& budget, std::string& max_overhead,
-                    const std::string& budget_help, const std::string& max_overhead_help);
-
 // Adds how the model runs, for plan and fit: --single-run (one run from a free preload) and
 // --alias OUT=IN (loop state beyond the exporter conventions).
 void AddLoopFlags(CLI::App& command, bool& single_run, std::vector<std::string>& alias_flags);

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "hyperplan/units.h"
+#include "model_inputs.h"
 
 namespace hyperplan::cli {
 namespace {
@@ -71,6 +72,14 @@ GateOutcome EvaluateGate(const std::string& model_path, const PlanResult& result
   }
   return EvaluateOverhead(model_path + ": the plan", summary.makespan_ns,
                           summary.baseline_makespan_ns, max_overhead_ppm, overhead_is_target);
+}
+
+void AddBudgetFlags(CLI::App& command, std::string& budget, std::string& max_overhead,
+                    const std::string& budget_help, const std::string& max_overhead_help) {
+  command.add_option("--budget", budget, budget_help)
+      ->check(CLI::Validator(ValidateByteSize, "SIZE", "budget"));
+  command.add_option("--max-overhead", max_overhead, max_overhead_help)
+      ->check(CLI::Validator(ValidateOverheadText, "PCT", "overhead"));
 }
 
 }  // namespace hyperplan::cli

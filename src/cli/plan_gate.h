@@ -5,9 +5,11 @@
 // The overhead is a gate only when the user set it (--max-overhead): without it, the default
 // 1% still guides the planner in no-budget mode but never fails the run, so a CI job fails
 // only on a target it wrote down. Overhead is compared exactly in integers: missed iff
-// (makespan - baseline) * 1e6 > ppm * baseline. `simulate` applies the same gate to a replay.
+// (makespan - baseline) * 1e6 > ppm * baseline. `simulate` applies the same gate to a replay;
+// `fit` passes a value on it. AddBudgetFlags adds the two flags the gate reads to plan and fit.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <cstdint>
 #include <string>
 
@@ -20,6 +22,11 @@ namespace hyperplan::cli {
 int64_t ParseOverheadPpm(const std::string& text);
 // For --max-overhead's CLI11 validator: "" when ParseOverheadPpm accepts `text`, else why not.
 std::string ValidateOverheadText(const std::string& text);
+
+// Adds --budget SIZE and --max-overhead PCT (validated) for plan and fit, whose help says what
+// each means to that command.
+void AddBudgetFlags(CLI::App& command, std::string& budget, std::string& max_overhead,
+                    const std::string& budget_help, const std::string& max_overhead_help);
 
 // ceil((makespan - baseline) * 1e6 / baseline); 0 when baseline is 0 or the plan is faster.
 int64_t OverheadPpm(int64_t makespan_ns, int64_t baseline_makespan_ns);
