@@ -47,6 +47,7 @@ TEST_CASE("write sample reports for the browser", "[.browser]") {
   const hyperplan::PlanResult result =
       hyperplan::PlanOffload(infeasible.graph, infeasible.profile, infeasible.options);
   infeasible.plan = result.plan;
+  infeasible.evaluation = result.evaluation;
   hyperplan::report::ReportOutcome red;
   red.gate = hyperplan::report::GateVerdict::kInfeasible;
   red.reason = result.infeasibility.message;

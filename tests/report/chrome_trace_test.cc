@@ -166,6 +166,7 @@ TEST_CASE("the trace shows stalls, waits and link use explicitly") {
   testing::HandPlan hand = testing::StreamingPlan();
   sample.graph = std::move(hand.graph);
   sample.plan = std::move(hand.plan);
+  sample.evaluation = std::move(hand.evaluation);
   sample.profile = testing::UnitProfile();
   const std::string text = Trace(sample);
   CheckNodeParses(text);

@@ -201,7 +201,9 @@ TEST_CASE("the report's no-offload peak is the summary's when the KV append is i
   sample.options.aliases = FindAliases(g, {});
   REQUIRE(sample.options.aliases.size() == 1);
   sample.options.node_time_ns = {10, 10, 10};
-  sample.plan = PlanOffload(sample.graph, sample.profile, sample.options).plan;
+  PlanResult planned = PlanOffload(sample.graph, sample.profile, sample.options);
+  sample.plan = std::move(planned.plan);
+  sample.evaluation = std::move(planned.evaluation);
   REQUIRE(sample.plan.periodic);
 
   const int64_t summary_peak_bytes = sample.evaluation.summary.baseline_peak_bytes;
@@ -375,7 +377,9 @@ TEST_CASE("when a contender's plan won, the comparison names it and what hyperpl
 TEST_CASE("a plan over its budget is not set against the lower bound") {
   SamplePlan sample = testing::TinyOffloadSample();
   sample.options.budget_bytes = 4000;  // below "consume"'s own 4672 bytes: nothing fits
-  sample.plan = PlanOffload(sample.graph, sample.profile, sample.options).plan;
+  PlanResult planned = PlanOffload(sample.graph, sample.profile, sample.options);
+  sample.plan = std::move(planned.plan);
+  sample.evaluation = std::move(planned.evaluation);
   REQUIRE(!sample.evaluation.fits);
   report::ReportOutcome outcome;
   outcome.makespan_lower_bound_ns = sample.evaluation.timeline.makespan_ns * 4;

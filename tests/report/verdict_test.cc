@@ -60,6 +60,7 @@ TEST_CASE("an infeasible plan's page says why at the top, in red") {
   REQUIRE(result.status == PlanStatus::kInfeasible);
   REQUIRE(!result.infeasibility.message.empty());
   sample.plan = result.plan;
+  sample.evaluation = result.evaluation;
   const HtmlDocument doc =
       Render(sample, Gate(GateVerdict::kInfeasible, result.infeasibility.message, std::nullopt));
   CHECK(BadgeClass(doc) == "badge bad");
@@ -75,7 +76,9 @@ TEST_CASE("an infeasible plan's page says why at the top, in red") {
 TEST_CASE("a plan without a gate that does not fit is red with the arena as the reason") {
   SamplePlan sample = testing::TinyOffloadSample();
   sample.options.budget_bytes = 4000;
-  sample.plan = PlanOffload(sample.graph, sample.profile, sample.options).plan;
+  PlanResult planned = PlanOffload(sample.graph, sample.profile, sample.options);
+  sample.plan = std::move(planned.plan);
+  sample.evaluation = std::move(planned.evaluation);
   REQUIRE(!sample.evaluation.fits);
   const HtmlDocument doc = Render(sample, {});
   CHECK(BadgeClass(doc) == "badge bad");
