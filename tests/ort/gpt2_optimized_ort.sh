@@ -7,24 +7,13 @@
 # bit-identical. The plan is made without --allow-unknown: every value is sized.
 #
 # Usage (from anywhere): tests/ort/gpt2_optimized_ort.sh path/to/hyperplan path/to/hyperplan-gen
-# Installs onnxruntime-node as tests/ort/ort_equivalence.sh does.
+# Installs onnxruntime-node when missing (tests/ort/ort_setup.sh).
 set -euo pipefail
 hyperplan=$(realpath "$1")
 gen=$(realpath "$2")
 cd "$(dirname "$0")/../.."
 
-if [ ! -f tools/ort/node_modules/onnxruntime-node/package.json ]; then
-  (
-    flock 9
-    if [ ! -f tools/ort/node_modules/onnxruntime-node/package.json ]; then
-      (cd tools/ort && npm ci --onnxruntime-node-install=skip --no-audit --no-fund) >&2
-    fi
-  ) 9>"${TMPDIR:-/tmp}/hyperplan-ort-npm.lock"
-fi
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-json_field() { node -e 'const o = JSON.parse(process.argv[1]); console.log(o[process.argv[2]] ?? "")' "$1" "$2"; }
+source tests/ort/ort_setup.sh  # onnxruntime-node, $work, json_field
 
 model="$work/gpt2-optimized.onnx"
 "$gen" --preset tiny --form gpt2-optimized -o "$model" >/dev/null

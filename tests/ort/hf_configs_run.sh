@@ -14,17 +14,7 @@ set -euo pipefail
 gen=$(realpath "$1")
 cd "$(dirname "$0")/../.."
 
-if [ ! -f tools/ort/node_modules/onnxruntime-node/package.json ]; then
-  (
-    flock 9
-    if [ ! -f tools/ort/node_modules/onnxruntime-node/package.json ]; then
-      (cd tools/ort && npm ci --onnxruntime-node-install=skip --no-audit --no-fund) >&2
-    fi
-  ) 9>"${TMPDIR:-/tmp}/hyperplan-ort-npm.lock"
-fi
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source tests/ort/ort_setup.sh  # onnxruntime-node, $work, json_field
 
 failures=0
 check() {  # name label [generator flags...]

@@ -9,26 +9,13 @@
 # ONNX Runtime's on the original model: an oracle independent of hyperplan.
 #
 # Usage (from anywhere): tests/ort/ort_equivalence.sh path/to/hyperplan
-# Installs onnxruntime-node into tools/ort/node_modules when it is missing (npm ci against
+# Installs onnxruntime-node when missing (tests/ort/ort_setup.sh: npm ci against
 # the lock file, GPU binaries skipped), under a lock so parallel runs install it once.
 set -euo pipefail
 hyperplan=$(realpath "$1")
 cd "$(dirname "$0")/../.."
 
-if [ ! -f tools/ort/node_modules/onnxruntime-node/package.json ]; then
-  (
-    flock 9
-    if [ ! -f tools/ort/node_modules/onnxruntime-node/package.json ]; then
-      (cd tools/ort && npm ci --onnxruntime-node-install=skip --no-audit --no-fund) >&2
-    fi
-  ) 9>"${TMPDIR:-/tmp}/hyperplan-ort-npm.lock"
-fi
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-
-# A top-level field of a JSON object (protobuf prints int64 as strings; both read as numbers).
-json_field() { node -e 'const o = JSON.parse(process.argv[1]); console.log(o[process.argv[2]] ?? "")' "$1" "$2"; }
+source tests/ort/ort_setup.sh  # onnxruntime-node, $work, json_field
 
 failures=0
 for model in models/*.onnx; do
