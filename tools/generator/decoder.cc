@@ -266,12 +266,7 @@ onnx::ModelProto BuildDecoder(const ModelConfig& config, const BuildOptions& opt
   LmHead(ctx, final_norm);
   DeclareOutputs(ctx);
 
-  if (stats != nullptr) {
-    stats->node_count = builder.node_count();
-    stats->weight_count = weights.tensor_count();
-    stats->weight_bytes = weights.total_bytes();
-    stats->weights_file_bytes = weights.external() ? weights.file_end_bytes() : 0;
-  }
+  RecordBuildStats(builder, weights, stats);
   return model;
 }
 

@@ -17,19 +17,11 @@
 
 #include <onnx/onnx_pb.h>
 
-#include <cstdint>
-
 #include "build_options.h"
+#include "build_stats.h"
 #include "model_config.h"
 
 namespace hyperplan::gen {
-
-struct BuildStats {
-  int64_t node_count = 0;
-  int64_t weight_count = 0;
-  int64_t weight_bytes = 0;
-  int64_t weights_file_bytes = 0;  // external layout end (0 for inline weights)
-};
 
 onnx::ModelProto BuildDecoder(const ModelConfig& config, const BuildOptions& options,
                               BuildStats* stats);

@@ -165,12 +165,7 @@ onnx::ModelProto BuildGpt2Optimized(const ModelConfig& config, const BuildOption
   builder.Op("MatMul", {normed, lm_head}, "lm_head/MatMul", {}, "logits");
   DeclareOutputs(m);
 
-  if (stats != nullptr) {
-    stats->node_count = builder.node_count();
-    stats->weight_count = weights.tensor_count();
-    stats->weight_bytes = weights.total_bytes();
-    stats->weights_file_bytes = weights.external() ? weights.file_end_bytes() : 0;
-  }
+  RecordBuildStats(builder, weights, stats);
   return model;
 }
 

@@ -134,12 +134,7 @@ onnx::ModelProto BuildTrainStep(const ModelConfig& config, const BuildOptions& o
   // optimizer.step() after the whole backward, parameters in the order they were made.
   for (const ParamGrad& grad : t.grads) AdamStep(t, grad);
 
-  if (stats != nullptr) {
-    stats->node_count = g.node_count();
-    stats->weight_count = weights.tensor_count();
-    stats->weight_bytes = weights.total_bytes();
-    stats->weights_file_bytes = weights.external() ? weights.file_end_bytes() : 0;
-  }
+  RecordBuildStats(g, weights, stats);
   return model;
 }
 

@@ -15,7 +15,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "build_options.h"
-#include "decoder.h"
+#include "build_stats.h"
 #include "model_config.h"
 
 namespace hyperplan::gen {
