@@ -5,6 +5,9 @@
 
 #include <mutex>
 #include <string>
+#include <vector>
+
+#include "optimizer_schemas.h"
 
 namespace hyperplan::gen {
 
@@ -259,8 +262,11 @@ void RegisterOrtContribSchemas() {
   std::call_once(once, [] {
     auto& ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance();
     if (ranges.Map().count(kMs) == 0) ranges.AddDomainToVersion(kMs, 1, 1);
-    for (OpSchema schema : {SimplifiedLayerNormalization(), SkipSimplifiedLayerNormalization(),
-                            RotaryEmbedding(), GroupQueryAttention(), MatMulNBits()}) {
+    std::vector<OpSchema> schemas = {SimplifiedLayerNormalization(),
+                                     SkipSimplifiedLayerNormalization(), RotaryEmbedding(),
+                                     GroupQueryAttention(), MatMulNBits()};
+    for (OpSchema& schema : TransformerOptimizerSchemas()) schemas.push_back(std::move(schema));
+    for (OpSchema& schema : schemas) {
       if (onnx::OpSchemaRegistry::Schema(schema.Name(), schema.SinceVersion(), schema.domain()) ==
           nullptr) {
         onnx::RegisterSchema(std::move(schema));
