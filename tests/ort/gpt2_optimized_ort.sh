@@ -4,7 +4,10 @@
 # FastGelu, BiasGelu; ONNX Runtime has each on CPU). The model is planned at half its
 # no-offload peak and rewritten with --emit-onnx; stock ONNX Runtime (tools/ort/run_model.mjs)
 # runs the original and the rewritten model on the same seeded inputs, and every output must be
-# bit-identical. The plan is made without --allow-unknown: every value is sized.
+# bit-identical; then both run three decode steps, each feeding its own present_<i> back as
+# past_<i> (tests/ort/loop_steps.mjs, pairs as the plan's loop_state), every output of every
+# step bit-identical. The model passes hyperplan-gen --check (the optimizer ops' schemas are
+# registered), and the plan is made without --allow-unknown: every value is sized.
 #
 # Usage (from anywhere): tests/ort/gpt2_optimized_ort.sh path/to/hyperplan path/to/hyperplan-gen
 # Installs onnxruntime-node when missing (tests/ort/ort_setup.sh).
@@ -16,7 +19,7 @@ cd "$(dirname "$0")/../.."
 source tests/ort/ort_setup.sh  # onnxruntime-node, $work, json_field
 
 model="$work/gpt2-optimized.onnx"
-"$gen" --preset tiny --form gpt2-optimized -o "$model" >/dev/null
+"$gen" --preset tiny --form gpt2-optimized --check -o "$model" >/dev/null
 dims=(--dim batch=1 --dim sequence=1 --dim past_sequence=16)
 peak=$(json_field "$("$hyperplan" inspect "$model" "${dims[@]}" --json)" peak_bytes)
 summary=$("$hyperplan" plan "$model" "${dims[@]}" --budget "$((peak / 2))B" -o "$work/plan.pb" \
@@ -38,3 +41,7 @@ verdict=$(node -e '
   "$report")
 echo "gpt2-optimized ($cache_ops cache ops): $verdict"
 [[ "$verdict" == ok:* ]]
+pairs=$(node -e 'const s = JSON.parse(process.argv[1]);
+  console.log(s.loop_state.filter(p => p.output).map(p => `${p.output}=${p.input}`).join(","))' \
+  "$summary")
+node tests/ort/loop_steps.mjs "$model" "$work/rewritten.onnx" "${dims[@]}" --steps 3 --pairs "$pairs"
