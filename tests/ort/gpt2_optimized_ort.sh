@@ -7,7 +7,8 @@
 # bit-identical; then both run three decode steps, each feeding its own present_<i> back as
 # past_<i> (tests/ort/loop_steps.mjs, pairs as the plan's loop_state), every output of every
 # step bit-identical. The model passes hyperplan-gen --check (the optimizer ops' schemas are
-# registered), and the plan is made without --allow-unknown: every value is sized.
+# registered), imports with no value of unknown size (inspect's unknown_size_values), and the
+# plan is made without --allow-unknown.
 #
 # Usage (from anywhere): tests/ort/gpt2_optimized_ort.sh path/to/hyperplan path/to/hyperplan-gen
 # Installs onnxruntime-node when missing (tests/ort/ort_setup.sh).
@@ -21,7 +22,13 @@ source tests/ort/ort_setup.sh  # onnxruntime-node, $work, json_field
 model="$work/gpt2-optimized.onnx"
 "$gen" --preset tiny --form gpt2-optimized --check -o "$model" >/dev/null
 dims=(--dim batch=1 --dim sequence=1 --dim past_sequence=16)
-peak=$(json_field "$("$hyperplan" inspect "$model" "${dims[@]}" --json)" peak_bytes)
+inspected=$("$hyperplan" inspect "$model" "${dims[@]}" --json)
+peak=$(json_field "$inspected" peak_bytes)
+unknown=$(node -e 'console.log(JSON.parse(process.argv[1]).unknown_size_values.length)' "$inspected")
+if [ "$unknown" -ne 0 ]; then
+  echo "FAIL: $unknown values of unknown size (inspect's unknown_size_values)" >&2
+  exit 1
+fi
 summary=$("$hyperplan" plan "$model" "${dims[@]}" --budget "$((peak / 2))B" -o "$work/plan.pb" \
   --emit-onnx "$work/rewritten.onnx" --summary-json)
 cache_ops=$(($(json_field "$summary" prefetch_steps) + $(json_field "$summary" store_steps) + \
