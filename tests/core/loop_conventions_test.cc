@@ -47,19 +47,36 @@ ValueId Op(Graph& graph, const std::string& op_type, std::vector<ValueId> inputs
   return id;
 }
 
-// One layer's step: x -> a node that reads `past` and writes `present` (both graph-level), the
-// cache shape [1, 2, rows, 4] fp16 = 16 bytes a row.
+// The cache shape `lead` + [rows, 4], fp16; `lead` [1, 2] (batch 1, 2 heads) makes a row
+// 1 x 2 x 4 x 2 B = 16 B.
+std::vector<int64_t> CacheShape(std::vector<int64_t> lead, int64_t rows) {
+  lead.push_back(rows);
+  lead.push_back(4);
+  return lead;
+}
+
+// One layer's step: x -> a node that reads `past` and writes `present` (both graph-level).
 struct Step {
   Graph graph;
   ValueId past = kNoValue, present = kNoValue;
   Step(const std::string& past_name, const std::string& present_name, int64_t past_rows,
-       int64_t present_rows, const std::string& op_type = "Concat") {
+       int64_t present_rows, const std::string& op_type = "Concat",
+       const std::vector<int64_t>& lead = {1, 2}) {
     const ValueId x = GraphInput(graph, "input_ids", {1, 1});
-    past = GraphInput(graph, past_name, {1, 2, past_rows, 4});
-    present = Op(graph, op_type, {x, past}, present_name, {1, 2, present_rows, 4}, true);
+    past = GraphInput(graph, past_name, CacheShape(lead, past_rows));
+    present = Op(graph, op_type, {x, past}, present_name, CacheShape(lead, present_rows), true);
     Op(graph, "MatMul", {present}, "logits", {1, 1, 8}, true);
   }
 };
+
+// The loop graph's buffer for `step.past`: the bytes its writer changes each iteration and the
+// bytes it holds.
+void CheckLoopBytes(const Step& step, int64_t written_bytes, int64_t bytes) {
+  const Graph loop = LoopGraph(step.graph, FindAliases(step.graph, {}));
+  CHECK(loop.values[step.past].written_by != kNoNode);
+  CHECK(loop.values[step.past].written_bytes == written_bytes);
+  CHECK(loop.values[step.past].bytes == bytes);
+}
 
 void CheckOnePair(const Step& step, const std::string& rule) {
   const LoopState state = FindLoopState(step.graph, {});
@@ -82,21 +99,32 @@ TEST_CASE("loop conventions: Optimum and ORT GenAI present.N.key <- past_key_val
 }
 
 TEST_CASE("loop conventions: Optimum encoder-decoder self cache present.N.decoder.key") {
-  CheckOnePair(Step("past_key_values.1.decoder.value", "present.1.decoder.value", 3, 4),
-               "encoder-decoder self kv (optimum)");
+  const Step step("past_key_values.1.decoder.value", "present.1.decoder.value", 3, 4);
+  CheckOnePair(step, "encoder-decoder self kv (optimum)");
+  // One row appended: 4 x 16 B - 3 x 16 B = 16 B written; the buffer holds 4 x 16 B = 64 B.
+  CheckLoopBytes(step, 16, 64);
 }
 
 TEST_CASE("loop conventions: ORT whisper self cache present_key_self_N <- past_key_self_N") {
-  CheckOnePair(Step("past_key_self_2", "present_key_self_2", 3, 4),
-               "encoder-decoder self kv (ort whisper)");
+  const Step step("past_key_self_2", "present_key_self_2", 7, 8);
+  CheckOnePair(step, "encoder-decoder self kv (ort whisper)");
+  // 7 rows to 8: 8 x 16 B - 7 x 16 B = 16 B written; 8 x 16 B = 128 B held.
+  CheckLoopBytes(step, 16, 128);
 }
 
 TEST_CASE("loop conventions: split present_value_N <- past_value_N") {
-  CheckOnePair(Step("past_value_0", "present_value_0", 3, 4), "split kv");
+  const Step step("past_value_0", "present_value_0", 3, 5);
+  CheckOnePair(step, "split kv");
+  // Two rows appended (a two-token step): 5 x 16 B - 3 x 16 B = 32 B; 5 x 16 B = 80 B held.
+  CheckLoopBytes(step, 32, 80);
 }
 
 TEST_CASE("loop conventions: packed present_N <- past_N (ORT's GPT-2 export)") {
-  CheckOnePair(Step("past_5", "present_5", 3, 4), "packed kv");
+  // K and V packed in one [2, batch 1, 2 heads, rows, 4] fp16 cache: a row is 2 x 1 x 2 x 4 x
+  // 2 B = 32 B, so 3 rows to 4 writes 4 x 32 B - 3 x 32 B = 32 B and holds 4 x 32 B = 128 B.
+  const Step step("past_5", "present_5", 3, 4, "Concat", {2, 1, 2});
+  CheckOnePair(step, "packed kv");
+  CheckLoopBytes(step, 32, 128);
 }
 
 TEST_CASE("loop conventions: hybrid conv, ssm and recurrent state") {
@@ -171,9 +199,16 @@ TEST_CASE("loop conventions: cross-attention caches are read-only loop state, ne
   CHECK(state.read_only[0].value == cross);
   CHECK(state.read_only[1].value == optimum_cross);
   CHECK(state.read_only[0].rule == "cross-attention cache (read-only)");
+  // No node writes a cross cache: 0 B written per iteration; it holds 1 x 2 x 6 x 4 x 2 B = 96 B.
+  const Graph loop = LoopGraph(graph, FindAliases(graph, {}));
+  for (ValueId cross_cache : {cross, optimum_cross}) {
+    CHECK(loop.values[cross_cache].written_by == kNoNode);
+    CHECK(loop.values[cross_cache].written_bytes == 0);
+    CHECK(loop.values[cross_cache].bytes == 96);
+  }
   // Both persist across iterations like weights, with the self cache; input_ids does not.
   const std::vector<ValueAlias> aliases = FindAliases(graph, {});
-  const std::vector<uint8_t> persistent = PersistentValues(LoopGraph(graph, aliases), aliases);
+  const std::vector<uint8_t> persistent = PersistentValues(loop, aliases);
   CHECK(persistent[cross] == 1);
   CHECK(persistent[optimum_cross] == 1);
   CHECK(persistent[self_past] == 1);
