@@ -59,6 +59,28 @@ struct ComputeSpec {
   }
 };
 
+// The host's CPUs as a second compute unit (issue 30: llama.cpp's -ngl/-ot, KTransformers,
+// FlexGen and ZeRO-Offload compute where the data lives). Figures are per socket, as
+// datasheets and STREAM runs give them; `share_ppm` is the part of the whole host one device's
+// plan may use (1/8 on an eight-GPU server whose host tier is an eighth of its memory).
+// `sockets == 0` means the profile has no host unit. Costed by hyperplan/host_cost.h.
+struct HostComputeSpec {
+  TierId memory_tier = kNoTier;  // the host memory it computes from (a non-device tier)
+  int32_t sockets = 0;           // NUMA sockets
+  int32_t cores_per_socket = 0;  // informational: the peaks already count the cores
+  // Dense peak per element type, one socket; `float` is always present (profiles require it).
+  std::map<DType, int64_t> peak_flops_per_s;
+  int64_t memory_bandwidth_bytes_per_s = 0;   // one socket's channels x rate x width
+  int64_t efficiency_ppm = 1'000'000;         // fraction of peak FLOP/s reached, ppm
+  int64_t memory_efficiency_ppm = 1'000'000;  // STREAM triad over memory_bandwidth, ppm
+  int64_t share_ppm = 1'000'000;              // part of the whole host this device uses, ppm
+  int64_t op_overhead_ns = 0;                 // per op dispatched (a thread-pool barrier)
+
+  bool present() const { return sockets > 0; }
+  // One socket's peak for an element type: its own entry, else float's.
+  int64_t PeakFlopsPerSocket(DType dtype) const;
+};
+
 // A user rule: values whose name matches `regex` (ECMAScript, whole name) get `value_class`.
 struct ClassRule {
   ValueClass value_class;
@@ -79,6 +101,7 @@ struct HardwareProfile {
   std::vector<Tier> tiers;
   std::vector<Link> links;
   ComputeSpec compute;
+  HostComputeSpec host_compute;  // sockets == 0: no host compute unit
   TierId device_tier = kNoTier;
   TierId weight_home_tier = kNoTier;  // where weights live when offloaded; kNoTier: device
   std::vector<ClassRule> class_rules;

@@ -28,4 +28,15 @@ int64_t HardwareProfile::PeakFlopsPerS(DType dtype) const {
   return best;
 }
 
+// Every CPU computes float, so float's rate is the fallback (a type without its own units,
+// float16 on a CPU without AMX-FP16, converts and computes in float). 0 only for a spec built
+// in code without float; the profile reader refuses one.
+int64_t HostComputeSpec::PeakFlopsPerSocket(DType dtype) const {
+  if (auto it = peak_flops_per_s.find(dtype); it != peak_flops_per_s.end()) return it->second;
+  if (auto it = peak_flops_per_s.find(DType::kFloat32); it != peak_flops_per_s.end()) {
+    return it->second;
+  }
+  return 0;
+}
+
 }  // namespace hyperplan

@@ -32,7 +32,9 @@ constexpr std::array<KeySpec, 8> kComputeKeys = {{
 constexpr int kPpmDigits = 6;  // efficiency is kept in parts per million
 constexpr int64_t kOneInPpm = 1'000'000;
 
-void ReadPeaks(const Field& field, ComputeSpec& compute, Diagnostics& diagnostics) {
+}  // namespace
+
+void ReadPeakTable(const Field& field, std::map<DType, int64_t>& peaks, Diagnostics& diagnostics) {
   std::optional<std::vector<Entry>> entries = ReadEntries(field, diagnostics);
   if (!entries) return;
   if (entries->empty()) {
@@ -59,11 +61,10 @@ void ReadPeaks(const Field& field, ComputeSpec& compute, Diagnostics& diagnostic
                                                        DTypeName(*dtype), it->second)));
       continue;
     }
-    if (flops_per_s) compute.peak_flops_per_s[*dtype] = *flops_per_s;
+    if (flops_per_s) peaks[*dtype] = *flops_per_s;
   }
 }
 
-// A fraction in (0, 1], exactly, in parts per million; nullopt (reported) otherwise.
 std::optional<int64_t> ReadFraction(const Field& field, Diagnostics& diagnostics) {
   std::optional<int64_t> ppm = ReadFixedPoint(field, kPpmDigits, diagnostics);
   if (!ppm) return std::nullopt;
@@ -76,6 +77,8 @@ std::optional<int64_t> ReadFraction(const Field& field, Diagnostics& diagnostics
   }
   return ppm;
 }
+
+namespace {
 
 int64_t ReadDuration(const Field& field, Diagnostics& diagnostics) {
   return ReadQuantity(field, Quantity::kDuration, Sign::kNonNegative, diagnostics).value_or(0);
@@ -110,7 +113,9 @@ void ReadLaunchMode(const Mapping& mapping, ComputeSpec& compute, Diagnostics& d
 void ReadCompute(const Field& field, ComputeSpec& compute, Diagnostics& diagnostics) {
   std::optional<Mapping> mapping = Mapping::Read(field, kComputeKeys, diagnostics);
   if (!mapping) return;
-  if (const Field* peak = mapping->Find("peak")) ReadPeaks(*peak, compute, diagnostics);
+  if (const Field* peak = mapping->Find("peak")) {
+    ReadPeakTable(*peak, compute.peak_flops_per_s, diagnostics);
+  }
   if (const Field* bandwidth = mapping->Find("memory_bandwidth")) {
     compute.memory_bandwidth_bytes_per_s =
         ReadQuantity(*bandwidth, Quantity::kBytesPerSecond, Sign::kPositive, diagnostics)

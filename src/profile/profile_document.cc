@@ -10,13 +10,14 @@
 namespace hyperplan::profile {
 namespace {
 
-constexpr std::array<KeySpec, 8> kDocumentKeys = {{
+constexpr std::array<KeySpec, 9> kDocumentKeys = {{
     {"name", true},
     {"description", false},
     {"sources", false},
     {"tiers", true},
     {"links", false},
     {"compute", true},
+    {"host_compute", false},
     {"placement", false},
     {"classes", false},
 }};
@@ -87,6 +88,7 @@ HardwareProfile ReadProfileDocument(const Field& root, Diagnostics& diagnostics)
   if (const Field* field = document->Find("compute")) {
     ReadCompute(*field, profile.compute, diagnostics);
   }
+  ReadHostCompute(NonEmpty(document->Find("host_compute")), profile, diagnostics);
   ReadPlacement(NonEmpty(document->Find("placement")), topology_complete, profile, diagnostics);
   if (const Field* field = NonEmpty(document->Find("classes"))) {
     ReadClasses(*field, profile.class_rules, diagnostics);

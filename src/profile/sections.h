@@ -5,6 +5,9 @@
 // Order matters: links and placement look tiers up by name, so tiers are read first.
 #pragma once
 
+#include <cstdint>
+#include <map>
+#include <optional>
 #include <vector>
 
 #include "hyperplan/hardware.h"
@@ -28,6 +31,17 @@ bool ReadLinks(const Field& field, HardwareProfile& profile, Diagnostics& diagno
 
 // compute: peaks per element type, memory bandwidth, efficiency and launch overhead.
 void ReadCompute(const Field& field, ComputeSpec& compute, Diagnostics& diagnostics);
+
+// host_compute (nullptr when absent: profile.host_compute stays empty, sockets 0): the host's
+// CPUs as a compute unit, their figures per socket and the tier they compute from.
+void ReadHostCompute(const Field* field, HardwareProfile& profile, Diagnostics& diagnostics);
+
+// A peak table (`compute.peak`, `host_compute.peak`): element type -> positive FLOP/s, each
+// type once (aliases count as the type they name), at least one entry.
+void ReadPeakTable(const Field& field, std::map<DType, int64_t>& peaks, Diagnostics& diagnostics);
+
+// A fraction in (0, 1], exactly, in parts per million; nullopt (reported) otherwise.
+std::optional<int64_t> ReadFraction(const Field& field, Diagnostics& diagnostics);
 
 // placement (nullptr when absent): sets profile.weight_home_tier, explicitly or by default.
 // `topology_complete` says whether tiers and links were read without problems; when not, the

@@ -76,7 +76,7 @@ colour: red
         "bad.yaml:4:5: tiers[0]: unknown key 'capcity'; did you mean 'capacity'?\n"
         "bad.yaml:9:3: compute: unknown key 'efficency'; did you mean 'efficiency'?\n"
         "bad.yaml:10:1: unknown key 'colour'; expected one of name, description, sources, "
-        "tiers, links, compute, placement, classes");
+        "tiers, links, compute, host_compute, placement, classes");
 }
 
 TEST_CASE("Repeated keys and non-scalar keys", "[profile][errors]") {
