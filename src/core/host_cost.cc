@@ -1,0 +1,78 @@
+// The host unit's roofline (see host_cost.h): rates from the profile's host_compute section,
+// FLOPs and bytes from the device's per-op rules (node_flops.cc, node_bytes.cc).
+#include "hyperplan/host_cost.h"
+
+#include <algorithm>
+
+#include "hyperplan/error.h"
+
+namespace hyperplan {
+namespace {
+
+constexpr __int128 kNsPerS = 1'000'000'000;
+constexpr __int128 kPpmSquared = __int128{1'000'000} * 1'000'000;
+
+int64_t CeilDiv(__int128 numerator, __int128 denominator) {
+  if (denominator <= 0) return 0;
+  return static_cast<int64_t>((numerator + denominator - 1) / denominator);
+}
+
+// rate x sockets x two ppm fractions, as whole units per second (rounded down).
+int64_t Scaled(int64_t rate_per_socket, int32_t sockets, int64_t ppm_a, int64_t ppm_b) {
+  const __int128 scaled = static_cast<__int128>(rate_per_socket) * sockets * ppm_a * ppm_b;
+  return static_cast<int64_t>(scaled / kPpmSquared);
+}
+
+// A time at `rate` units per second, in whole ns rounded up; 0 when the rate is 0 (a spec
+// built without it), as the device's roofline does.
+int64_t TimeNs(int64_t amount, int64_t rate_per_s) {
+  return CeilDiv(static_cast<__int128>(amount) * kNsPerS, rate_per_s);
+}
+
+}  // namespace
+
+std::string_view ComputeUnitName(ComputeUnit unit) {
+  return unit == ComputeUnit::kHost ? "host" : "device";
+}
+
+int64_t HostAttainableFlopsPerS(const HostComputeSpec& host, DType dtype) {
+  return Scaled(host.PeakFlopsPerSocket(dtype), host.sockets, host.efficiency_ppm, host.share_ppm);
+}
+
+int64_t HostSustainedBytesPerS(const HostComputeSpec& host) {
+  return Scaled(host.memory_bandwidth_bytes_per_s, host.sockets, host.memory_efficiency_ppm,
+                host.share_ppm);
+}
+
+NodeCost HostRooflineCost(const HostComputeSpec& host, DType dtype, int64_t flops,
+                          int64_t bytes_accessed) {
+  NodeCost cost;
+  cost.flops = flops;
+  cost.bytes_accessed = bytes_accessed;
+  cost.compute_ns = TimeNs(flops, HostAttainableFlopsPerS(host, dtype));
+  cost.memory_ns = TimeNs(bytes_accessed, HostSustainedBytesPerS(host));
+  cost.launch_ns = host.op_overhead_ns;
+  cost.time_ns = std::max(cost.compute_ns, cost.memory_ns) + cost.launch_ns;
+  return cost;
+}
+
+NodeCost EstimateHostNodeCost(const Graph& graph, const Node& node,
+                              const HardwareProfile& profile) {
+  if (!profile.host_compute.present()) {
+    throw Error(ErrorKind::kInternal, "profile '" + profile.name +
+                                          "' has no host_compute section; node '" + node.name +
+                                          "' cannot be costed on the host");
+  }
+  // A view dispatches nothing on a CPU either.
+  if (IsViewOp(node.op_type)) return NodeCost{};
+  return HostRooflineCost(profile.host_compute, ComputeDType(graph, node), NodeFlops(graph, node),
+                          NodeBytes(graph, node));
+}
+
+NodeCost EstimateNodeCostOn(ComputeUnit unit, const Graph& graph, const Node& node,
+                            const HardwareProfile& profile) {
+  return unit == ComputeUnit::kHost ? EstimateHostNodeCost(graph, node, profile)
+                                    : EstimateNodeCost(graph, node, profile);
+}
+
+}  // namespace hyperplan
