@@ -110,7 +110,7 @@ TEST_CASE("An unknown --hw name exits 2, suggesting a name and listing them") {
   CheckOneLineError(Hyperplan(InspectDecode("h100")), 2,
                     "unknown profile 'h100' (did you mean 'h100-sxm'?); shipped profiles: "
                     "a100-pcie4, a100-sxm, gh200, h100-sxm, h200-sxm, l40s, mi300x, rtx-4090, "
-                    "supernode");
+                    "rtx-4090-xeon-2s, supernode");
 }
 
 TEST_CASE("plan --node-times plans with the profile's median kernel times") {

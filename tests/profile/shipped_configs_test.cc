@@ -183,7 +183,8 @@ TEST_CASE("configs/rtx-4090.yaml", "[profile][configs]") {
   CHECK(profile.PeakFlopsPerS(DType::kFloat32) == 82'600'000'000'000);
   CHECK(profile.compute.memory_bandwidth_bytes_per_s == 1'008'000'000'000);  // 1008GB/s
   CHECK(profile.weight_home_tier == profile.FindTier("ddr"));
-  CHECK(profile.sources.size() == 5);  // ADA-WP, PCIe4, NVMe, SDPA and CUDA-GRAPHS
+  // ADA-WP, PCIe4, NVMe, SDPA, CUDA-GRAPHS, and the host's RYZEN-7950X and ZEN-FMA
+  CHECK(profile.sources.size() == 7);
 }
 
 TEST_CASE("configs/l40s.yaml", "[profile][configs]") {

@@ -94,7 +94,7 @@ TEST_CASE("An unknown profile name suggests one and lists them all", "[profile][
   // "h100" is inside one name only; it is two edits from "gh200", which must not win.
   CHECK_THAT(shortened.what(), StartsWith("unknown profile 'h100' (did you mean 'h100-sxm'?); "
                                           "shipped profiles: a100-pcie4, a100-sxm, gh200, "));
-  CHECK_THAT(shortened.what(), Contains("rtx-4090, supernode"));
+  CHECK_THAT(shortened.what(), Contains("rtx-4090, rtx-4090-xeon-2s, supernode"));
   CHECK_THAT(shortened.what(), Contains("./h100.yaml"));
   CHECK_THAT(NameError("rtx4090").what(), StartsWith("unknown profile 'rtx4090' (did you mean "
                                                      "'rtx-4090'?)"));
