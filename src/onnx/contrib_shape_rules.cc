@@ -4,7 +4,8 @@
 // H head size, P past sequence, L key/value sequence. Attention caches are BNSH. Where the spec
 // allows a shared past/present buffer (present length = max_sequence_length), the shape cannot
 // be told from the graph; these rules use the non-shared form P + L unless the total sequence
-// length is a constant. Cost: constant per node.
+// length is a constant, or (GroupQueryAttention) a graph input, the shared form's sign; then
+// present keeps past's length. Cost: constant per node.
 #include <string>
 #include <vector>
 
@@ -16,9 +17,39 @@ namespace {
 
 constexpr char kMicrosoft[] = "com.microsoft";
 
+// GroupQueryAttention's quantized cache: k_quant_type other than NONE, `bits` from
+// kv_cache_bit_width (8 unless given); bits 0 when the cache is not quantized.
+struct QuantizedCache {
+  int64_t bits = 0;
+};
+
+QuantizedCache QuantizedCacheOf(onnx::InferenceContext& ctx) {
+  const onnx::AttributeProto* mode = ctx.getAttribute("k_quant_type");
+  if (mode == nullptr || mode->s().empty() || mode->s() == "NONE") return {};
+  return {IntAttribute(ctx, "kv_cache_bit_width", 8)};
+}
+
+// The present cache's length. A constant total_sequence_length T: max(T, past), which is the
+// shared buffer when past holds max_length rows. A total that is a graph input (neither a
+// constant nor computed from shapes here) says the cache's length is not the sequence's: the
+// shared max_length buffer (ORT GenAI's past_present_share_buffer), present of past's length,
+// as ONNX Runtime's own inference for the op assumes whenever the total is not a constant.
+// Else (a total computed from the shapes) past + new, the spec's non-shared form.
+Dim PresentSequence(onnx::InferenceContext& ctx, const onnx::TensorShapeProto* past_key,
+                    const Dim& kv_sequence) {
+  const std::optional<int64_t> total = ConstantScalarInput(ctx, 6);
+  if (past_key == nullptr) return total ? KnownDim(*total) : kv_sequence;
+  if (total && IsKnown(past_key->dim(2))) return MaxDim(KnownDim(*total), past_key->dim(2));
+  const bool total_computed = total.has_value() || ctx.getSymbolicInput(6) != nullptr;
+  if (HasInput(ctx, 6) && !total_computed) return past_key->dim(2);
+  return AddDims(past_key->dim(2), kv_sequence);
+}
+
 // query (B, S, N*H) or packed (B, S, (N + 2*KVN)*H); key/value (B, L, KVN*H);
 // past_key/past_value (B, KVN, P, H); total_sequence_length is input 6.
-// output (B, S, N*H); present_key/value (B, KVN, P + L, H); output_qk (B, N, S, P + L).
+// k_scale/v_scale (inputs 12, 13): float, [1] per tensor or [1, KVN, 1, H] per channel; they
+// change no shape. output (B, S, N*H); present_key/value (B, KVN, P + L, H), or the shared
+// buffer's length (PresentSequence); output_qk (B, N, S, P + L).
 void InferGroupQueryAttention(onnx::InferenceContext& ctx) {
   const int64_t num_heads = IntAttribute(ctx, "num_heads", 0);
   const int64_t kv_num_heads = IntAttribute(ctx, "kv_num_heads", 0);
@@ -51,27 +82,27 @@ void InferGroupQueryAttention(onnx::InferenceContext& ctx) {
 
   const onnx::TensorShapeProto* past_key = InputShapeOfRank(ctx, 3, 4);
   const onnx::TensorShapeProto* past_value = InputShapeOfRank(ctx, 4, 4);
-  const std::optional<int64_t> total = ConstantScalarInput(ctx, 6);
-  Dim present_sequence;
-  if (past_key != nullptr) {
-    present_sequence = total && IsKnown(past_key->dim(2))
-                           ? MaxDim(KnownDim(*total), past_key->dim(2))
-                           : AddDims(past_key->dim(2), kv_sequence);
-  } else {
-    present_sequence = total ? KnownDim(*total) : kv_sequence;
-  }
-  // The cache keeps its own element type (it may be quantized); without a past it follows K.
+  const Dim present_sequence = PresentSequence(ctx, past_key, kv_sequence);
+  const QuantizedCache quantized = QuantizedCacheOf(ctx);
+  // The cache keeps its own element type (it may be quantized); without a past it follows K,
+  // or the quantization: 4-bit codes are uint8 pairs, and 8-bit ones are left to the model's
+  // declaration (int8 and float8e4m3fn are both 8 bits).
   const auto cache_type = [&](size_t past_input, size_t new_input) {
     if (int32_t type = InputElemType(ctx, past_input)) return type;
+    if (quantized.bits == 4) return static_cast<int32_t>(onnx::TensorProto::UINT8);
+    if (quantized.bits == 8) return 0;
     if (int32_t type = InputElemType(ctx, new_input)) return type;
     return query_type;
   };
+  const auto cache_width = [&](const onnx::TensorShapeProto* past, const Dim& head) {
+    if (past != nullptr) return past->dim(3);
+    return quantized.bits == 4 ? DivideDim(head, 2) : head;
+  };
   SetOutput(ctx, 1, cache_type(3, 1),
-            {batch, KnownDim(kv_num_heads), present_sequence,
-             past_key != nullptr ? past_key->dim(3) : head_size});
-  SetOutput(ctx, 2, cache_type(4, 2),
-            {batch, KnownDim(kv_num_heads), present_sequence,
-             past_value != nullptr ? past_value->dim(3) : v_head_size});
+            {batch, KnownDim(kv_num_heads), present_sequence, cache_width(past_key, head_size)});
+  SetOutput(
+      ctx, 2, cache_type(4, 2),
+      {batch, KnownDim(kv_num_heads), present_sequence, cache_width(past_value, v_head_size)});
   SetOutput(ctx, 3, query_type, {batch, KnownDim(num_heads), sequence, present_sequence});
 }
 

@@ -8,6 +8,7 @@ namespace {
 
 constexpr char kMs[] = "com.microsoft";
 using Dims = std::vector<int64_t>;
+constexpr int32_t kInt8 = 3;  // TensorProto.INT8
 
 onnx::ModelProto ContribModel() {
   onnx::ModelProto model = MakeModel(17);
@@ -23,6 +24,27 @@ onnx::TensorProto* AddInt32Scalar(onnx::GraphProto& graph, const std::string& na
   return tensor;
 }
 
+// total_sequence_length computed from the shapes, as exporters write it for separate
+// past/present caches: Cast(Squeeze(Shape(past_key)[2] + Shape(key)[1])) to int32.
+void AddTotalFromShapes(onnx::GraphProto& graph, const std::string& name) {
+  onnx::NodeProto* past = AddNode(graph, "Shape", {"past_key"}, {"past_length"}, "past_shape");
+  SetAttribute(past, "start", 2);
+  SetAttribute(past, "end", 3);
+  onnx::NodeProto* added = AddNode(graph, "Shape", {"key"}, {"new_length"}, "new_shape");
+  SetAttribute(added, "start", 1);
+  SetAttribute(added, "end", 2);
+  AddNode(graph, "Add", {"past_length", "new_length"}, {"total_1d"}, "total_add");
+  AddNode(graph, "Squeeze", {"total_1d"}, {"total_64"}, "total_squeeze");
+  SetAttribute(AddNode(graph, "Cast", {"total_64"}, {name}, "total_cast"), "to", kInt32);
+}
+
+void SetStringAttribute(onnx::NodeProto* node, const std::string& name, const std::string& text) {
+  onnx::AttributeProto* attribute = node->add_attribute();
+  attribute->set_name(name);
+  attribute->set_type(onnx::AttributeProto::STRING);
+  attribute->set_s(text);
+}
+
 TEST_CASE("GroupQueryAttention: separate Q/K/V with a past cache", "[onnx][contrib]") {
   onnx::ModelProto model = ContribModel();
   onnx::GraphProto& graph = *model.mutable_graph();
@@ -33,7 +55,7 @@ TEST_CASE("GroupQueryAttention: separate Q/K/V with a past cache", "[onnx][contr
   AddInput(graph, "past_key", kFloat16, {2, 8, "past", 128});
   AddInput(graph, "past_value", kFloat16, {2, 8, "past", 128});
   AddInput(graph, "seqlens_k", kInt32, {2});
-  AddInput(graph, "total_sequence_length", kInt32, {});
+  AddTotalFromShapes(graph, "total_sequence_length");
   onnx::NodeProto* gqa = AddNode(
       graph, "GroupQueryAttention",
       {"query", "key", "value", "past_key", "past_value", "seqlens_k", "total_sequence_length"},
@@ -75,9 +97,10 @@ TEST_CASE("GroupQueryAttention: packed QKV", "[onnx][contrib]") {
   SetAttribute(gqa, "kv_num_heads", 8);
   for (const char* out : {"attn", "present_key", "present_value"}) AddUntypedOutput(graph, out);
   const Graph imported = Import(model);
-  // head size 6144 / 48 = 128; output 32 * 128 = 4096 wide; present 16 + 1 positions.
+  // head size 6144 / 48 = 128; output 32 * 128 = 4096 wide. total_sequence_length is a graph
+  // input, so the caches are one shared buffer: present keeps past's 16 positions.
   CHECK(ValueNamed(imported, "attn").shape == Dims{1, 1, 4096});
-  CHECK(ValueNamed(imported, "present_key").shape == Dims{1, 8, 17, 128});
+  CHECK(ValueNamed(imported, "present_key").shape == Dims{1, 8, 16, 128});
   // Omitted optional inputs are left out of the node: 5 of 7.
   CHECK(NodeNamed(imported, "gqa").inputs.size() == 5);
 }
@@ -120,6 +143,106 @@ TEST_CASE("GroupQueryAttention: a prompt without a past cache", "[onnx][contrib]
   for (const char* out : {"attn", "present_key", "present_value"}) AddUntypedOutput(graph, out);
   const Graph imported = Import(model);
   CHECK(ValueNamed(imported, "present_value").shape == Dims{1, 8, 5, 128});
+}
+
+// A decode step of 8 query heads and 2 KV heads of 64 with an 8-bit cache of `cache_type`
+// and scales of `scale_dims`; past 30 positions, the total a graph input unless `computed`.
+onnx::ModelProto QuantizedCacheModel(int32_t cache_type, const std::vector<int64_t>& scale_dims,
+                                     bool computed) {
+  onnx::ModelProto model = ContribModel();
+  onnx::GraphProto& graph = *model.mutable_graph();
+  AddInput(graph, "query", kFloat16, {1, 1, 512});
+  AddInput(graph, "key", kFloat16, {1, 1, 128});
+  AddInput(graph, "value", kFloat16, {1, 1, 128});
+  AddInput(graph, "past_key", cache_type, {1, 2, 30, 64});
+  AddInput(graph, "past_value", cache_type, {1, 2, 30, 64});
+  AddInput(graph, "seqlens_k", kInt32, {1});
+  if (computed) {
+    AddTotalFromShapes(graph, "total");
+  } else {
+    AddInput(graph, "total", kInt32, {});
+  }
+  AddInput(graph, "k_scale", kFloat, {scale_dims.begin(), scale_dims.end()});
+  AddInput(graph, "v_scale", kFloat, {scale_dims.begin(), scale_dims.end()});
+  onnx::NodeProto* gqa = AddNode(graph, "GroupQueryAttention",
+                                 {"query", "key", "value", "past_key", "past_value", "seqlens_k",
+                                  "total", "", "", "", "", "", "k_scale", "v_scale"},
+                                 {"attn", "present_key", "present_value"}, "gqa", kMs);
+  SetAttribute(gqa, "num_heads", 8);
+  SetAttribute(gqa, "kv_num_heads", 2);
+  SetAttribute(gqa, "kv_cache_bit_width", 8);
+  const bool per_channel = scale_dims.size() == 4;
+  SetStringAttribute(gqa, "k_quant_type", per_channel ? "PER_CHANNEL" : "PER_TENSOR");
+  SetStringAttribute(gqa, "v_quant_type", per_channel ? "PER_CHANNEL" : "PER_TENSOR");
+  for (const char* out : {"attn", "present_key", "present_value"}) AddUntypedOutput(graph, out);
+  return model;
+}
+
+TEST_CASE("GroupQueryAttention: an int8 cache appends at one byte an element", "[onnx][contrib]") {
+  const Graph imported = Import(QuantizedCacheModel(kInt8, {1}, true));
+  // present (B, KVN, P + L, H) = [1, 2, 30 + 1, 64] int8: 1*2*31*64*1 = 3968 bytes (float16
+  // would be 7936); past 1*2*30*64 = 3840 bytes.
+  const Value& present = ValueNamed(imported, "present_key");
+  CHECK(present.shape == Dims{1, 2, 31, 64});
+  CHECK(present.dtype == DType::kInt8);
+  CHECK(present.bytes == 3968);
+  CHECK(ValueNamed(imported, "present_value").bytes == 3968);
+  CHECK(ValueNamed(imported, "past_key").bytes == 3840);
+  // Per-tensor scales: one float each, 4 bytes.
+  CHECK(ValueNamed(imported, "k_scale").bytes == 4);
+  // The output stays in the query's type: [1, 1, 512] float16 = 1024 bytes.
+  CHECK(ValueNamed(imported, "attn").dtype == DType::kFloat16);
+  CHECK(ValueNamed(imported, "attn").bytes == 1024);
+  // The scales are inputs 12 and 13 of the node: 7 + 2 present inputs (the empty 7-11 dropped).
+  CHECK(NodeNamed(imported, "gqa").inputs.size() == 9);
+  CHECK(imported.warnings.empty());
+}
+
+TEST_CASE("GroupQueryAttention: a float8 cache with per-channel scales", "[onnx][contrib]") {
+  constexpr int32_t kFloat8E4M3FN = 17;
+  const Graph imported = Import(QuantizedCacheModel(kFloat8E4M3FN, {1, 2, 1, 64}, true));
+  const Value& present = ValueNamed(imported, "present_value");
+  CHECK(present.dtype == DType::kFloat8E4M3FN);
+  CHECK(present.bytes == 3968);  // [1, 2, 31, 64] at 1 byte: 3968
+  // Per-channel scales [1, KVN, 1, H] = 2 * 64 floats = 512 bytes.
+  CHECK(ValueNamed(imported, "v_scale").bytes == 512);
+}
+
+TEST_CASE("GroupQueryAttention: a total given as an input is the shared buffer's form",
+          "[onnx][contrib]") {
+  const Graph imported = Import(QuantizedCacheModel(kInt8, {1}, false));
+  // past and present one max_length buffer: present keeps past's [1, 2, 30, 64] int8,
+  // 3840 bytes, so the loop sees one buffer and charges only the new row.
+  CHECK(ValueNamed(imported, "present_key").shape == Dims{1, 2, 30, 64});
+  CHECK(ValueNamed(imported, "present_key").bytes == 3840);
+}
+
+TEST_CASE("GroupQueryAttention: a 4-bit prompt cache packs two codes a byte", "[onnx][contrib]") {
+  onnx::ModelProto model = ContribModel();
+  onnx::GraphProto& graph = *model.mutable_graph();
+  AddInput(graph, "query", kFloat, {1, 5, 512});
+  AddInput(graph, "key", kFloat, {1, 5, 128});
+  AddInput(graph, "value", kFloat, {1, 5, 128});
+  AddInput(graph, "seqlens_k", kInt32, {1});
+  AddInput(graph, "total", kInt32, {});
+  AddInput(graph, "k_scale", kFloat, {1});
+  AddInput(graph, "v_scale", kFloat, {1});
+  onnx::NodeProto* gqa = AddNode(graph, "GroupQueryAttention",
+                                 {"query", "key", "value", "", "", "seqlens_k", "total", "", "", "",
+                                  "", "", "k_scale", "v_scale"},
+                                 {"attn", "present_key", "present_value"}, "gqa", kMs);
+  SetAttribute(gqa, "num_heads", 8);
+  SetAttribute(gqa, "kv_num_heads", 2);
+  SetAttribute(gqa, "kv_cache_bit_width", 4);
+  SetStringAttribute(gqa, "k_quant_type", "PER_TENSOR");
+  SetStringAttribute(gqa, "v_quant_type", "PER_TENSOR");
+  for (const char* out : {"attn", "present_key", "present_value"}) AddUntypedOutput(graph, out);
+  const Graph imported = Import(model);
+  // No past: present [1, 2, 5, 64 / 2] uint8 (two 4-bit codes a byte) = 320 bytes.
+  const Value& present = ValueNamed(imported, "present_key");
+  CHECK(present.shape == Dims{1, 2, 5, 32});
+  CHECK(present.dtype == DType::kUint8);
+  CHECK(present.bytes == 320);
 }
 
 TEST_CASE("MultiHeadAttention: separate Q/K/V with a past cache", "[onnx][contrib]") {
