@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <vector>
 
 #include "heads.h"
 #include "linear.h"
@@ -62,6 +63,33 @@ std::string StandardAttention(DecoderContext& ctx, int64_t layer, const std::str
                          p + "/o_proj" + op, c.o_bias);
 }
 
+// The scale the quantized cache's codes are multiplied by. Not calibrated (the generator has
+// no activations to calibrate on): 1/16 keeps codes of values within +-7.9 in int8's range, and
+// is exact in float32, so every runtime dequantizes the same values.
+constexpr float kCacheScale = 1.0f / 16.0f;
+
+// GroupQueryAttention's quantized cache: float32 k_scale and v_scale (inputs 12 and 13; 7-11
+// left absent: rotary ran before, no position ids, bias or sinks), one per tensor ([1]) or per
+// channel ([1, kv_heads, 1, head_dim]), and the attributes naming the mode and the 8-bit width.
+void AddCacheScales(DecoderContext& ctx, const std::string& w, std::vector<std::string>& inputs,
+                    std::vector<onnx::AttributeProto>& attrs) {
+  const ModelConfig& c = ctx.config;
+  const bool per_channel = ctx.options.kv_scales == KvScales::kPerChannel;
+  const std::vector<int64_t> dims =
+      per_channel ? std::vector<int64_t>{1, c.kv_heads, 1, c.head_dim} : std::vector<int64_t>{1};
+  const int64_t count = per_channel ? c.kv_heads * c.head_dim : 1;
+  inputs.resize(12);
+  for (const char* kind : {"k_scale", "v_scale"}) {
+    inputs.push_back(ctx.graph.WeightOfType(w + "." + kind, dims, ElemType::kFloat32, [=] {
+      return std::vector<float>(static_cast<size_t>(count), kCacheScale);
+    }));
+  }
+  const char* mode = per_channel ? "PER_CHANNEL" : "PER_TENSOR";
+  attrs.push_back(AttrString("k_quant_type", mode));
+  attrs.push_back(AttrString("v_quant_type", mode));
+  attrs.push_back(AttrInt("kv_cache_bit_width", 8));
+}
+
 // com.microsoft GroupQueryAttention as onnxruntime-genai's model builder writes it: q, k, v
 // rotated by RotaryEmbedding first (do_rotary 0), past and present KV in [batch, kv_heads,
 // length, head_dim] (BNSH), causal masking from seqlens_k and total_sequence_length.
@@ -84,15 +112,19 @@ std::string FusedAttention(DecoderContext& ctx, int64_t layer, const std::string
   const std::string attended = p + "/GroupQueryAttention/output_0";
   const std::string past_key = ctx.decode() ? PastName(layer, "key") : std::string();
   const std::string past_value = ctx.decode() ? PastName(layer, "value") : std::string();
-  g.OpOutputs(
-      "GroupQueryAttention", kMsDomain,
-      {q_rotated, k_rotated, v, past_key, past_value, ctx.seqlens_k, ctx.total_sequence_length},
-      {attended, PresentName(layer, "key"), PresentName(layer, "value")},
-      p + "/GroupQueryAttention",
-      {AttrInt("num_heads", c.heads), AttrInt("kv_num_heads", c.kv_heads),
-       AttrFloat("scale", 1.0f / std::sqrt(static_cast<float>(c.head_dim))),
-       AttrInt("local_window_size", c.IsSlidingLayer(layer) ? c.sliding_window : -1),
-       AttrInt("do_rotary", 0), AttrInt("rotary_interleaved", 0)});
+  std::vector<std::string> inputs = {
+      q_rotated, k_rotated, v, past_key, past_value, ctx.seqlens_k, ctx.total_sequence_length};
+  std::vector<onnx::AttributeProto> attrs = {
+      AttrInt("num_heads", c.heads),
+      AttrInt("kv_num_heads", c.kv_heads),
+      AttrFloat("scale", 1.0f / std::sqrt(static_cast<float>(c.head_dim))),
+      AttrInt("local_window_size", c.IsSlidingLayer(layer) ? c.sliding_window : -1),
+      AttrInt("do_rotary", 0),
+      AttrInt("rotary_interleaved", 0)};
+  if (ctx.quantized_kv()) AddCacheScales(ctx, w, inputs, attrs);
+  g.OpOutputs("GroupQueryAttention", kMsDomain, inputs,
+              {attended, PresentName(layer, "key"), PresentName(layer, "value")},
+              p + "/GroupQueryAttention", std::move(attrs));
   return LinearMaybeBias(ctx, attended, c.heads * c.head_dim, c.hidden, w + ".o_proj",
                          p + "/o_proj" + op, c.o_bias);
 }

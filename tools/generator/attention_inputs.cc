@@ -17,6 +17,11 @@ std::string ShapeSlice(GraphBuilder& g, const std::string& x, int64_t begin, int
 }  // namespace
 
 void MakeAttentionInputs(DecoderContext& ctx) {
+  if (ctx.shared_kv()) {  // graph inputs: the buffer's shape does not give the lengths
+    ctx.seqlens_k = kSeqlensK;
+    ctx.total_sequence_length = kTotalSequenceLength;
+    return;
+  }
   GraphBuilder& g = ctx.graph;
   const std::string p = kPrefix;
   const std::string sequence = ShapeSlice(g, ctx.input_ids, 1, 2, p + "/sequence/Shape");

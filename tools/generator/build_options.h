@@ -39,11 +39,24 @@ inline const char* WeightFormatName(WeightFormat format) {
   return "plain";
 }
 
+// The KV cache's element type: the model's, or GroupQueryAttention's quantized cache (8-bit
+// codes with float32 scales the op dequantizes by): int8, or float8e4m3fn.
+enum class KvCache { kModelType, kInt8, kFp8 };
+// How many scales a quantized cache has: one per tensor ([1]), or one per channel
+// ([1, kv_heads, 1, head_dim]), GroupQueryAttention's PER_TENSOR and PER_CHANNEL.
+enum class KvScales { kPerTensor, kPerChannel };
+
 struct BuildOptions {
   Form form = Form::kPrefill;
   OpSet ops = OpSet::kStandard;
   AttentionForm attention = AttentionForm::kUnfused;
   WeightFormat weights = WeightFormat::kPlain;
+  KvCache kv_cache = KvCache::kModelType;
+  KvScales kv_scales = KvScales::kPerTensor;
+  // Decode with fused attention: past and present are one buffer of max_length rows (ORT
+  // GenAI's past_present_share_buffer), and seqlens_k / total_sequence_length are graph inputs
+  // (the buffer's length is not the sequence's).
+  bool shared_kv_buffer = false;
   // Prefill and decode: the LM head runs on the last position only ([batch, 1, vocab] logits),
   // as runtimes do; false keeps every position. Training always keeps every position.
   bool last_logits_only = false;

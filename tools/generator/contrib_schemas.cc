@@ -112,7 +112,8 @@ OpSchema RotaryEmbedding() {
 }
 
 // present_* is [batch, kv_heads, past + sequence, head_size]; past + sequence is known when both
-// are, and is the new sequence when there is no past.
+// are, and is the new sequence when there is no past. With total_sequence_length a graph input
+// (the shared buffer's form) the length is left to the declaration.
 void InferGroupQueryAttention(InferenceContext& ctx) {
   onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0);
   const int64_t num_heads = onnx::getAttribute(ctx, "num_heads", 0);
@@ -140,8 +141,12 @@ void InferGroupQueryAttention(InferenceContext& ctx) {
   for (size_t present : {1, 2}) {
     if (!HasOutput(ctx, present)) continue;
     const size_t past = present + 2;  // past_key is input 3, past_value input 4
+    const bool quantized = onnx::getAttribute(ctx, "k_quant_type", "NONE") != "NONE";
     if (HasInput(ctx, past)) {
       onnx::propagateElemTypeFromInputToOutput(ctx, past, present);
+    } else if (quantized) {  // int8: the only 8-bit cache type ONNX 1.12 knows
+      ctx.getOutputType(present)->mutable_tensor_type()->set_elem_type(
+          onnx::TensorProto_DataType_INT8);
     } else {
       onnx::propagateElemTypeFromInputToOutput(ctx, 0, present);
     }
@@ -151,9 +156,12 @@ void InferGroupQueryAttention(InferenceContext& ctx) {
     shape->add_dim()->set_dim_value(kv_heads);
     auto* total = shape->add_dim();
     const onnx::TensorShapeProto* past_shape = onnx::getOptionalInputShape(ctx, past);
+    // A total_sequence_length with no value known here (a graph input, not the caches'
+    // shapes) is the shared max_length buffer's form: present keeps the declared length.
+    const bool total_given = ctx.getInputData(6) != nullptr || ctx.getSymbolicInput(6) != nullptr;
     if (!HasInput(ctx, past)) {
       *total = query.dim(1);
-    } else if (past_shape != nullptr && past_shape->dim_size() == 4 &&
+    } else if (total_given && past_shape != nullptr && past_shape->dim_size() == 4 &&
                past_shape->dim(2).has_dim_value() && query.dim(1).has_dim_value()) {
       total->set_dim_value(past_shape->dim(2).dim_value() + query.dim(1).dim_value());
     }
@@ -203,6 +211,8 @@ OpSchema GroupQueryAttention() {
       .Input(9, "position_ids", "[batch, sequence]", "tensor(int64)", OpSchema::Optional)
       .Input(10, "attention_bias", "[batch|1, heads|1, sequence, total]", "T", OpSchema::Optional)
       .Input(11, "head_sink", "[heads]", "T", OpSchema::Optional)
+      .Input(12, "k_scale", "[1] or [1, kv_heads, 1, head]", "T_KV_SCALE", OpSchema::Optional)
+      .Input(13, "v_scale", "[1] or [1, kv_heads, 1, head]", "T_KV_SCALE", OpSchema::Optional)
       .Output(0, "output", "[batch, sequence, heads * head]", "T")
       .Output(1, "present_key", "[batch, kv_heads, total, head]", "T_CACHE", OpSchema::Optional)
       .Output(2, "present_value", "[batch, kv_heads, total, head]", "T_CACHE", OpSchema::Optional)
@@ -212,6 +222,7 @@ OpSchema GroupQueryAttention() {
           "T_CACHE",
           {"tensor(float)", "tensor(float16)", "tensor(bfloat16)", "tensor(uint8)", "tensor(int8)"},
           "")
+      .TypeConstraint("T_KV_SCALE", {"tensor(float)"}, "")
       .TypeConstraint("M", {"tensor(int32)"}, "")
       .TypeAndShapeInferenceFunction(InferGroupQueryAttention);
   return s;

@@ -36,17 +36,25 @@ std::vector<Dim> CacheDims(const ModelConfig& c, const char* length) {
   return {"batch", c.kv_heads, length, c.head_dim};
 }
 
+// The shared buffer's length: past and present alike, so that a plan sees one buffer.
+constexpr const char* kSharedLength = "max_length";
+
 void DeclareInputs(DecoderContext& ctx) {
   GraphBuilder& g = ctx.graph;
   const ModelConfig& c = ctx.config;
   g.Input(ctx.input_ids, onnx::TensorProto_DataType_INT64, {"batch", "sequence"});
   g.Input(ctx.position_ids, onnx::TensorProto_DataType_INT64, {"batch", "sequence"});
   if (!ctx.decode()) return;
+  const char* past_length = ctx.shared_kv() ? kSharedLength : "past_sequence";
   for (int64_t layer = 0; layer < c.layers; ++layer) {
     for (const char* kind : CacheKinds(c)) {
-      g.Input(PastName(layer, kind), OnnxType(c.dtype), CacheDims(c, "past_sequence"));
+      g.Input(PastName(layer, kind), ctx.kv_onnx_type(), CacheDims(c, past_length));
     }
   }
+  if (!ctx.shared_kv()) return;
+  // The buffer's length says nothing of the sequence's, so the caller passes it.
+  g.Input(kSeqlensK, onnx::TensorProto_DataType_INT32, {"batch"});
+  g.Input(kTotalSequenceLength, onnx::TensorProto_DataType_INT32, {});
 }
 
 void DeclareOutputs(DecoderContext& ctx) {
@@ -55,10 +63,12 @@ void DeclareOutputs(DecoderContext& ctx) {
   const Dim positions =
       ctx.options.last_logits_only ? Dim(int64_t{1}) : Dim(std::string("sequence"));
   g.Output("logits", OnnxType(c.dtype), {"batch", positions, c.vocab});
-  const char* cache_length = ctx.decode() ? "total_sequence" : "sequence";
+  const char* cache_length = ctx.shared_kv() ? kSharedLength
+                             : ctx.decode()  ? "total_sequence"
+                                             : "sequence";
   for (int64_t layer = 0; layer < c.layers; ++layer) {
     for (const char* kind : CacheKinds(c)) {
-      g.Output(PresentName(layer, kind), OnnxType(c.dtype), CacheDims(c, cache_length));
+      g.Output(PresentName(layer, kind), ctx.kv_onnx_type(), CacheDims(c, cache_length));
     }
   }
 }
@@ -233,6 +243,11 @@ void Describe(onnx::ModelProto* model, const ModelConfig& c, const BuildOptions&
   if (o.attention != ImpliedAttention(o)) meta("hyperplan.attention", AttentionName(c, o));
   if (o.weights != ImpliedWeights(o)) meta("hyperplan.weights", WeightFormatName(o.weights));
   if (o.last_logits_only) meta("hyperplan.logits", "last");
+  if (o.kv_cache != KvCache::kModelType)
+    meta("hyperplan.kv_dtype", o.kv_cache == KvCache::kInt8 ? "int8" : "fp8");
+  if (o.kv_cache != KvCache::kModelType && o.kv_scales == KvScales::kPerChannel)
+    meta("hyperplan.kv_scales", "channel");
+  if (o.shared_kv_buffer) meta("hyperplan.kv_layout", "shared");
   meta("hyperplan.seed", std::to_string(o.seed));
   // The context window, for `hyperplan fit` to stop a context search at (cli/fit_window.h).
   meta("hyperplan.max_position_embeddings", std::to_string(c.max_positions));

@@ -46,11 +46,21 @@ struct DecoderContext {
   bool fused_attention() const {
     return options.attention == AttentionForm::kFused && !config.IsMla();
   }
+  // GroupQueryAttention's quantized cache (int8 or float8e4m3fn codes and float32 scales).
+  bool quantized_kv() const { return options.kv_cache != KvCache::kModelType; }
+  // The cache's ONNX element type: the model's, INT8 or FLOAT8E4M3FN.
+  int32_t kv_onnx_type() const;
+  // Past and present are one max_length buffer; seqlens_k and total_sequence_length are inputs.
+  bool shared_kv() const { return options.shared_kv_buffer; }
   // Projections are com.microsoft MatMulNBits nodes.
   bool nbits_weights() const {
     return options.weights == WeightFormat::kInt4 || options.weights == WeightFormat::kInt8;
   }
 };
+
+// Graph inputs of the shared-buffer form (`DecoderContext::shared_kv`).
+inline constexpr const char* kSeqlensK = "seqlens_k";                         // [batch] int32
+inline constexpr const char* kTotalSequenceLength = "total_sequence_length";  // scalar int32
 
 // Graph input and output names of the KV cache of `layer`; `kind` is "key" or "value".
 std::string PastName(int64_t layer, const char* kind);

@@ -73,6 +73,7 @@ std::string PresetTable() {
 std::map<std::string, int64_t> CheckDims(const std::vector<std::string>& flags, bool decode) {
   std::map<std::string, int64_t> dims = {{"batch", 1}, {"sequence", 4}};
   if (decode) dims["past_sequence"] = 3;
+  if (decode) dims["max_length"] = 16;  // the shared buffer (--kv-layout shared)
   for (const auto& flag : flags) {
     const auto eq = flag.find('=');
     if (eq == std::string::npos)
@@ -96,7 +97,9 @@ struct Flags {
   std::string attention;  // empty: fused (unfused for --form train)
   std::string weights;    // empty: the config's format
   std::string kv_dtype;   // empty: the activation type
-  std::string logits;     // empty: last (all for --form train)
+  std::string kv_scales;  // empty: per tensor (quantized caches only)
+  std::string kv_layout = "separate";
+  std::string logits;  // empty: last (all for --form train)
   std::string dtype;
   std::string weight_storage;
   std::string weights_file;
@@ -152,9 +155,20 @@ void AddFormFlags(CLI::App& app, Flags& f) {
                  "block 32); default: the config's dtype, or its fp8 quantization_config")
       ->check(CLI::IsMember({"bf16", "fp16", "fp8", "int8", "int4"}));
   app.add_option("--kv-dtype", f.kv_dtype,
-                 "KV cache element type: bf16, fp16 (must be the activation type), fp8, int8 "
-                 "(refused: not built); default: the activation type")
+                 "KV cache element type: bf16, fp16 (must be the activation type); int8, fp8: "
+                 "GroupQueryAttention's quantized cache with float32 scales (fused attention "
+                 "only); default: the activation type")
       ->check(CLI::IsMember({"bf16", "fp16", "fp8", "int8"}));
+  app.add_option("--kv-scales", f.kv_scales,
+                 "Scales of a quantized cache: tensor (one, [1]; default) or channel "
+                 "([1, kv_heads, 1, head_dim])")
+      ->check(CLI::IsMember({"tensor", "channel"}));
+  app.add_option("--kv-layout", f.kv_layout,
+                 "separate: past [.., past_sequence, ..] in, present [.., total_sequence, ..] out "
+                 "(default); shared: past and present one max_length buffer, seqlens_k and "
+                 "total_sequence_length graph inputs (ORT GenAI's past_present_share_buffer; "
+                 "decode, fused attention)")
+      ->check(CLI::IsMember({"separate", "shared"}));
   app.add_option("--logits", f.logits,
                  "last: the LM head runs on the last position only, as runtimes do (default for "
                  "prefill and decode); all: every position (train's only form)")
@@ -199,19 +213,39 @@ void ApplyPlainWeightType(const Flags& f, ModelConfig& config) {
   config.dtype = type;
 }
 
-// Quantized caches are not written: GroupQueryAttention's quantized cache needs scale inputs
-// the registered schema does not declare, and ONNX 1.12 has no float8 type for a standard one.
-void CheckKvDtype(const Flags& f, const ModelConfig& config) {
-  if (f.kv_dtype.empty()) return;
-  if (f.kv_dtype == "int8" || f.kv_dtype == "fp8")
-    throw std::invalid_argument(fmt::format(
-        "--kv-dtype {}: quantized KV caches are not built yet (the cache is the activation "
-        "type, {})",
-        f.kv_dtype, hyperplan::gen::ElemTypeName(config.dtype)));
-  if (*hyperplan::gen::ParseElemType(f.kv_dtype) != config.dtype)
+// --kv-dtype bf16|fp16 name the activation type; int8|fp8 are GroupQueryAttention's quantized
+// cache, which only the fused form has (standard ops would need QuantizeLinear and
+// DequantizeLinear around a Concat, and ONNX 1.12 has no float8 type for them).
+void ResolveKvCache(const Flags& f, const ModelConfig& config, BuildOptions& o) {
+  using hyperplan::gen::KvCache;
+  const bool quantized = f.kv_dtype == "int8" || f.kv_dtype == "fp8";
+  if (!f.kv_dtype.empty() && !quantized &&
+      *hyperplan::gen::ParseElemType(f.kv_dtype) != config.dtype)
     throw std::invalid_argument(
         fmt::format("--kv-dtype {}: the cache is the activation type ({}); pass --dtype {} instead",
                     f.kv_dtype, hyperplan::gen::ElemTypeName(config.dtype), f.kv_dtype));
+  const bool fused = o.attention == hyperplan::gen::AttentionForm::kFused && !config.IsMla();
+  if (quantized && !fused)
+    throw std::invalid_argument(fmt::format(
+        "--kv-dtype {}: a quantized cache is GroupQueryAttention's (--attention fused); the "
+        "unfused and latent-attention forms keep the cache in the activation type",
+        f.kv_dtype));
+  if (!quantized && !f.kv_scales.empty())
+    throw std::invalid_argument("--kv-scales: applies to --kv-dtype int8 or fp8");
+  o.kv_cache = f.kv_dtype == "int8"  ? KvCache::kInt8
+               : f.kv_dtype == "fp8" ? KvCache::kFp8
+                                     : KvCache::kModelType;
+  o.kv_scales = f.kv_scales == "channel" ? hyperplan::gen::KvScales::kPerChannel
+                                         : hyperplan::gen::KvScales::kPerTensor;
+  if (f.check && o.kv_cache == KvCache::kFp8)
+    throw std::invalid_argument(
+        "--kv-dtype fp8 with --check: ONNX 1.12's checker has no float8 type (17); the int8 "
+        "form has the same graph");
+  o.shared_kv_buffer = f.kv_layout == "shared";
+  if (o.shared_kv_buffer && (!fused || o.form != hyperplan::gen::Form::kDecode))
+    throw std::invalid_argument(
+        "--kv-layout shared: the shared max_length buffer is GroupQueryAttention's in the "
+        "decode form (--form decode, --attention fused)");
 }
 
 hyperplan::gen::WeightFormat ResolveWeightFormat(const Flags& f,
@@ -248,7 +282,7 @@ BuildOptions ResolveOptions(const Flags& f, const ModelConfig& config,
   o.last_logits_only = f.logits.empty() ? !train : f.logits == "last";
   if (train && o.last_logits_only)
     throw std::invalid_argument("--logits last: the training step's loss reads every position");
-  CheckKvDtype(f, config);
+  ResolveKvCache(f, config, o);
   o.seed = f.seed;
   o.fake_quant = f.fake_quant;
   if (f.fake_quant && o.weights != hyperplan::gen::WeightFormat::kPlain)
