@@ -7,10 +7,12 @@
 // Inputs, from the model's input metadata: input_ids are token ids in [0, vocab) (vocab is the
 // last dim of the `logits` output, or --vocab); position_ids are 0..sequence-1 offset by the past
 // length (the past_sequence dim, 0 without one); other float inputs (past_key_values.*) are
-// uniform in [-0.5, 0.5); other integer inputs are uniform in [0, --int-max). Each input draws
+// uniform in [-0.5, 0.5); int8 inputs (quantized KV caches) uniform in [-64, 64); seqlens_k and
+// total_sequence_length are past + sequence (minus 1 for seqlens_k); other integer inputs are
+// uniform in [0, --int-max). Each input draws
 // from its own stream keyed by (seed, input name), so adding an input never changes another.
 // Cost: one model load and run; hashing is linear in output bytes. Limits: tensors of float32,
-// float16, int32, int64 and bool only (no bfloat16 inputs: onnxruntime-node cannot feed them);
+// float16, int8, int32, int64 and bool only (no bfloat16 inputs: onnxruntime-node cannot feed them);
 // symbolic input dims must all be bound with --dim; one thread by default so sums reproduce.
 //
 // Usage: node tools/ort/run_model.mjs MODEL.onnx --dim batch=1 --dim sequence=8
@@ -135,6 +137,13 @@ function makeInputs(session, args) {
     } else if (meta.name === 'input_ids') {
       const vocab = vocabSize(session, args);
       data = BigInt64Array.from({length: count}, () => BigInt(Math.floor(random() * vocab)));
+    } else if (meta.name === 'seqlens_k' || meta.name === 'total_sequence_length') {
+      // GroupQueryAttention's lengths in the shared-buffer form: past + new (- 1 for seqlens_k).
+      const sequence = args.dims.sequence ?? 1;
+      const total = past + sequence - (meta.name === 'seqlens_k' ? 1 : 0);
+      data = Int32Array.from({length: count}, () => total);
+    } else if (meta.type === 'int8') {  // a quantized KV cache's codes
+      data = Int8Array.from({length: count}, () => Math.floor(random() * 128) - 64);
     } else if (meta.type === 'float32') {
       data = Float32Array.from({length: count}, () => random() - 0.5);
     } else if (meta.type === 'float16') {
