@@ -3,7 +3,9 @@
 // present.{i} output), KV heads repeated to the query heads (Unsqueeze, Expand, Reshape, as
 // Llama's repeat_kv), scaled scores plus the causal mask, Softmax, weighted values and the output
 // projection. Contrib ops: 4-bit projections, com.microsoft RotaryEmbedding on q and k, and one
-// com.microsoft GroupQueryAttention (do_rotary = 0) whose outputs 1 and 2 are present.{i}.
+// com.microsoft GroupQueryAttention (do_rotary = 0) whose outputs 1 and 2 are present.{i}, with
+// an int8/float8 cache and its float32 k/v scales (--kv-dtype) or one shared max_length buffer
+// (--kv-layout shared) if asked.
 // Optional q/k/v and output biases (an Add after the projection), and a sliding window (the
 // window mask, or GroupQueryAttention's local_window_size). Models with multi-head latent
 // attention go to mla_attention.h instead.
