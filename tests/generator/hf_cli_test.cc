@@ -101,10 +101,16 @@ TEST_CASE("hyperplan-gen's form flags: defaults and refusals") {
     return RunCommand(args);
   };
   // Usage errors (exit 2), each one line naming the flag; nothing is written.
-  const CommandResult kv = gen({"--preset", "tiny", "--kv-dtype", "int8"});
+  // A quantized cache is GroupQueryAttention's: the unfused form refuses it.
+  const CommandResult kv =
+      gen({"--preset", "tiny", "--attention", "unfused", "--kv-dtype", "int8"});
   CHECK(kv.exit_code == 2);
   CHECK_THAT(kv.stderr_text, Catch::StartsWith("hyperplan-gen: error: --kv-dtype int8:"));
-  CHECK(gen({"--preset", "tiny", "--kv-dtype", "bf16"}).exit_code == 2);  // tiny is float32
+  // The shared buffer is the decode form's; fp8 cannot pass ONNX 1.12's --check.
+  CHECK(gen({"--preset", "tiny", "--kv-layout", "shared"}).exit_code == 2);
+  CHECK(gen({"--preset", "tiny", "--kv-dtype", "fp8", "--check"}).exit_code == 2);
+  CHECK(gen({"--preset", "tiny", "--kv-scales", "channel"}).exit_code == 2);  // no quantized cache
+  CHECK(gen({"--preset", "tiny", "--kv-dtype", "bf16"}).exit_code == 2);      // tiny is float32
   CHECK(gen({"--preset", "tiny", "--weights", "bf16", "--dtype", "fp16"}).exit_code == 2);
   CHECK(gen({"--preset", "tiny", "--form", "train", "--logits", "last"}).exit_code == 2);
   CHECK(gen({"--preset", "tiny", "--form", "train", "--weights", "int4"}).exit_code == 2);
