@@ -1,10 +1,13 @@
 // Attention operand positions (see attention_shape.h).
 //
-// Input positions follow the op schemas: GroupQueryAttention (com.microsoft) past_key 3,
+// Input positions follow the op schemas (mapped through the importer's "input_positions" where
+// a node omits an input before a later one): GroupQueryAttention (com.microsoft) past_key 3,
 // past_value 4, cos_cache 7, sin_cache 8, always causal; MultiHeadAttention past_key 6,
 // past_value 7, causal with `unidirectional`; com.microsoft Attention one combined past at 4,
 // causal with `unidirectional`; opset-23 Attention past_key 4, past_value 5, causal with
-// `is_causal`. Present caches are outputs 1 and 2 (1 for the combined one).
+// `is_causal`. Present caches are outputs 1 and 2 (1 for the combined one). A quantized
+// GroupQueryAttention cache (int8, float8, packed 4-bit) is sized by its own element type, and
+// its k_scale / v_scale (inputs 12, 13) are read whole like the other operands.
 #include "attention_shape.h"
 
 #include "cost_rules.h"
@@ -47,7 +50,7 @@ int64_t KeyRows(const CacheSlot& slot, int64_t query_rows) {
 // input 1 is the projection weight), else the query's own length (self-attention, packed QKV).
 int64_t KeyRowsWithoutCache(const Graph& graph, const Node& node, int64_t query_rows) {
   const bool packed_weights = node.op_type == "Attention" && node.domain == "com.microsoft";
-  const Value* key = packed_weights ? nullptr : InputValue(graph, node, 1);
+  const Value* key = packed_weights ? nullptr : AttentionInput(graph, node, 1);
   if (key != nullptr && key->shape.size() == 4) return key->shape[2];
   if (key != nullptr && key->shape.size() == 3) return key->shape[1];
   return query_rows;
@@ -74,15 +77,15 @@ std::optional<AttentionShape> DescribeAttention(const Graph& graph, const Node& 
   const NodeId id = IdOf(graph, node);
   for (int c = 0; c < positions.count; ++c) {
     CacheSlot& slot = shape.caches[c];
-    slot.past = InputValue(graph, node, positions.past[c]);
+    slot.past = AttentionInput(graph, node, positions.past[c]);
     slot.present = OutputValue(graph, node, positions.present[c]);
     slot.in_place = slot.past != nullptr && slot.past->written_by == id;
   }
   shape.key_rows = KeyRows(shape.caches[0], shape.query_rows);
   if (shape.key_rows <= 0) shape.key_rows = KeyRowsWithoutCache(graph, node, shape.query_rows);
   if (node.op_type == "GroupQueryAttention") {
-    shape.rotary_tables[0] = InputValue(graph, node, 7);
-    shape.rotary_tables[1] = InputValue(graph, node, 8);
+    shape.rotary_tables[0] = AttentionInput(graph, node, 7);
+    shape.rotary_tables[1] = AttentionInput(graph, node, 8);
   }
   return shape;
 }

@@ -22,6 +22,18 @@ inline const Value* InputValue(const Graph& graph, const Node& node, size_t inde
   return value.size_known ? &value : nullptr;
 }
 
+// Input `position` of a fused attention node as its op schema numbers them: through the
+// importer's "input_positions" bitmask where the node omitted an earlier input (Node::inputs
+// leaves omitted inputs out), else the plain index. Null when omitted or of unknown size.
+inline const Value* AttentionInput(const Graph& graph, const Node& node, size_t position) {
+  const auto it = node.int_attributes.find("input_positions");
+  if (it == node.int_attributes.end()) return InputValue(graph, node, position);
+  const uint64_t mask = static_cast<uint64_t>(it->second);
+  if (position >= 63 || ((mask >> position) & 1) == 0) return nullptr;
+  const uint64_t before = mask & ((uint64_t{1} << position) - 1);
+  return InputValue(graph, node, static_cast<size_t>(__builtin_popcountll(before)));
+}
+
 inline const Value* OutputValue(const Graph& graph, const Node& node, size_t index) {
   if (index >= node.outputs.size()) return nullptr;
   const Value& value = graph.values[node.outputs[index]];

@@ -121,6 +121,30 @@ void GraphBuilder::RecordUnknownSize(const GraphScope& scope, const Slot& slot, 
   unknown_sizes_found_.Add(std::move(unknown));
 }
 
+namespace {
+
+// Fused attention ops read operands by position (GroupQueryAttention's past_key is input 3,
+// its k_scale input 12) and Node::inputs leaves omitted ones out, so where one is omitted
+// before a later one, "input_positions" is the bitmask of the positions present
+// (cost_rules::AttentionInput maps a position through it).
+void RecordInputPositions(const onnx::NodeProto& proto, Node& node) {
+  const std::string_view op = node.op_type;
+  if (op != "GroupQueryAttention" && op != "MultiHeadAttention" && op != "Attention") return;
+  if (proto.input_size() > 62) return;
+  int64_t mask = 0;
+  bool gap = false;
+  for (int position = 0; position < proto.input_size(); ++position) {
+    if (proto.input(position).empty()) {
+      gap = true;
+    } else {
+      mask |= int64_t{1} << position;
+    }
+  }
+  if (gap) node.int_attributes["input_positions"] = mask;
+}
+
+}  // namespace
+
 void GraphBuilder::FillIntAttributes(const onnx::NodeProto& proto, const Graph& graph,
                                      Node& node) const {
   for (const onnx::AttributeProto& attribute : proto.attribute()) {
@@ -129,6 +153,7 @@ void GraphBuilder::FillIntAttributes(const onnx::NodeProto& proto, const Graph& 
   // Defaults from the operators' specs, so the cost model need not know them.
   auto& attributes = node.int_attributes;
   const std::string_view op = node.op_type;
+  RecordInputPositions(proto, node);
   if (op == "MatMulNBits") {
     attributes.try_emplace("bits", 4);
   } else if (op == "Gemm") {

@@ -7,9 +7,10 @@
 // declared symbol no --dim bound is collected instead, so the importer can fail naming that
 // symbol. Every int attribute of a node is copied to Node::int_attributes, with the defaults the
 // cost model relies on filled in (MatMulNBits bits, GatherBlockQuantized bits/block_size/axes,
-// Gemm transA/transB, Conv group, attention head counts). Each value of unknown size that could
-// change a plan is recorded (unknown_sizes.h) for the importer's refusal. Control-flow bodies are
-// built recursively and summarised (control_flow.h). Cost: linear in values and edges.
+// Gemm transA/transB, Conv group, attention head counts, and a fused attention node's
+// "input_positions" bitmask where it omits an input before a later one). Each value of unknown size
+// that could change a plan is recorded (unknown_sizes.h) for the importer's refusal. Control-flow
+// bodies are built recursively and summarised (control_flow.h). Cost: linear in values and edges.
 #pragma once
 
 #include <cstdint>

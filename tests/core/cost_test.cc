@@ -99,15 +99,17 @@ TEST_CASE("transfer time is latency plus bytes over bandwidth, rounded up, witho
 namespace {
 
 // A graph input / output pair for the loop rewrite (loop.h).
-ValueId LoopInput(Graph& graph, const std::string& name, std::vector<int64_t> shape) {
-  const ValueId id = Tensor(graph, name, std::move(shape), DType::kFloat16);
+ValueId LoopInput(Graph& graph, const std::string& name, std::vector<int64_t> shape,
+                  DType dtype = DType::kFloat16) {
+  const ValueId id = Tensor(graph, name, std::move(shape), dtype);
   graph.values[id].is_graph_input = true;
   graph.inputs.push_back(id);
   return id;
 }
 
-ValueId LoopOutput(Graph& graph, const std::string& name, std::vector<int64_t> shape) {
-  const ValueId id = Tensor(graph, name, std::move(shape), DType::kFloat16);
+ValueId LoopOutput(Graph& graph, const std::string& name, std::vector<int64_t> shape,
+                   DType dtype = DType::kFloat16) {
+  const ValueId id = Tensor(graph, name, std::move(shape), dtype);
   graph.values[id].is_graph_output = true;
   graph.outputs.push_back(id);
   return id;
@@ -173,6 +175,63 @@ TEST_CASE("a shared past/present KV buffer is read whole and written one new row
   // A plan's costs take FLOPs on the model (EstimateLoopCosts), where present holds the 8 rows
   // attended: 4 * 64 * 8.
   CHECK(EstimateLoopCosts(step.graph, loop, UnitProfile())[0].flops == 4 * 64 * 8);
+}
+
+TEST_CASE("an int8 KV cache is read and appended at one byte an element, scales counted") {
+  // GroupQueryAttention inputs 0-4 and 12-13 (5-11 omitted, so the importer's bitmask says
+  // where the scales sit): q [1, 1, 64] fp16 128 B, k and v [1, 1, 16] fp16 32 B each, caches
+  // int8 [1, 1, 7 -> 8, 16] (112 B -> 128 B), k_scale and v_scale one float each, 4 B.
+  Graph g;
+  const ValueId q = Tensor(g, "q", {1, 1, 64}, DType::kFloat16);
+  const ValueId k = Tensor(g, "k", {1, 1, 16}, DType::kFloat16);
+  const ValueId v = Tensor(g, "v", {1, 1, 16}, DType::kFloat16);
+  const ValueId past_k = LoopInput(g, "past_k", {1, 1, 7, 16}, DType::kInt8);
+  const ValueId past_v = LoopInput(g, "past_v", {1, 1, 7, 16}, DType::kInt8);
+  const ValueId k_scale = Tensor(g, "k_scale", {1});
+  const ValueId v_scale = Tensor(g, "v_scale", {1});
+  const ValueId out = Tensor(g, "out", {1, 1, 64}, DType::kFloat16);
+  const ValueId present_k = LoopOutput(g, "present_k", {1, 1, 8, 16}, DType::kInt8);
+  const ValueId present_v = LoopOutput(g, "present_v", {1, 1, 8, 16}, DType::kInt8);
+  const NodeId gqa = Op(g, "gqa", "GroupQueryAttention",
+                        {q, k, v, past_k, past_v, k_scale, v_scale}, {out, present_k, present_v});
+  // Positions 0-4, 12 and 13: 0b11'0000'0001'1111.
+  g.nodes[gqa].int_attributes["input_positions"] = (1 << 13) | (1 << 12) | 0b11111;
+  // q 128 + k 32 + v 32 + out 128 + scales 4 + 4 = 328, plus per cache the past read (112) and
+  // the appended row (128 - 112 = 16): 328 + 2 * 128 = 584 B. (fp16 caches would be
+  // 320 + 2 * 256 = 832, as above.)
+  CHECK(NodeBytes(g, g.nodes[gqa]) == 584);
+  // The scales are operands, not rotary tables: the same 584 B on the loop graph, where the
+  // caches are updated in place.
+  const Graph loop = LoopGraph(g, {{present_k, past_k}, {present_v, past_v}});
+  CHECK(NodeBytes(loop, loop.nodes[gqa]) == 584);
+
+  // Without the bitmask the scales would sit at positions 5 and 6 (seqlens_k,
+  // total_sequence_length): still operands, the same bytes.
+  g.nodes[gqa].int_attributes.erase("input_positions");
+  CHECK(NodeBytes(g, g.nodes[gqa]) == 584);
+}
+
+TEST_CASE("a prompt's omitted past does not shift the rotary tables") {
+  // GroupQueryAttention q, k, v, "", "", seqlens_k, total, cos_cache, sin_cache (do_rotary):
+  // without the bitmask the tables would sit at positions 5 and 6, and 7 and 8 would be empty.
+  Graph g;
+  const ValueId q = Tensor(g, "q", {1, 4, 64}, DType::kFloat16);       // 512 B
+  const ValueId k = Tensor(g, "k", {1, 4, 16}, DType::kFloat16);       // 128 B
+  const ValueId v = Tensor(g, "v", {1, 4, 16}, DType::kFloat16);       // 128 B
+  const ValueId seqlens = Tensor(g, "seqlens_k", {1}, DType::kInt32);  // 4 B
+  const ValueId total = Tensor(g, "total", {}, DType::kInt32);         // 4 B
+  const ValueId cos = Tensor(g, "cos", {32, 8}, DType::kFloat16);      // 512 B, 16 B a row
+  const ValueId sin = Tensor(g, "sin", {32, 8}, DType::kFloat16);      // 512 B
+  const ValueId out = Tensor(g, "out", {1, 4, 64}, DType::kFloat16);   // 512 B
+  const ValueId pk = Tensor(g, "pk", {1, 1, 4, 16}, DType::kFloat16);  // 128 B
+  const ValueId pv = Tensor(g, "pv", {1, 1, 4, 16}, DType::kFloat16);  // 128 B
+  const NodeId gqa =
+      Op(g, "gqa", "GroupQueryAttention", {q, k, v, seqlens, total, cos, sin}, {out, pk, pv});
+  g.nodes[gqa].int_attributes["input_positions"] = 0b111100111;  // positions 0-2, 5-8
+  // Operands 512 + 128 + 128 + 4 + 4 + out 512 = 1288; no past, so each present is written
+  // whole (2 * 128); the tables' rows of the 4 tokens only, 2 * 4 * 16 = 128:
+  // 1288 + 256 + 128 = 1672. (Read as operands, the tables would add 1024 instead.)
+  CHECK(NodeBytes(g, g.nodes[gqa]) == 1672);
 }
 
 TEST_CASE("causal prefill without a past attends about half the pairs") {

@@ -195,6 +195,8 @@ TEST_CASE("GroupQueryAttention: an int8 cache appends at one byte an element", "
   CHECK(ValueNamed(imported, "attn").bytes == 1024);
   // The scales are inputs 12 and 13 of the node: 7 + 2 present inputs (the empty 7-11 dropped).
   CHECK(NodeNamed(imported, "gqa").inputs.size() == 9);
+  // ... and the positions present, for the cost rules: 0-6, 12 and 13 = 0x7f + 4096 + 8192.
+  CHECK(NodeNamed(imported, "gqa").int_attributes.at("input_positions") == 12415);
   CHECK(imported.warnings.empty());
 }
 
