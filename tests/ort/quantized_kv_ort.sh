@@ -3,7 +3,8 @@
 # GroupQueryAttention (--kv-dtype int8, --kv-layout shared): each is planned at half its
 # no-offload peak and rewritten with --emit-onnx; stock ONNX Runtime (tools/ort/run_model.mjs,
 # CPU provider) runs the original and the rewritten model on the same seeded inputs, and every
-# output must be bit-identical. Plans are made without --allow-unknown: every value is sized.
+# output must be bit-identical. Plans are made without --allow-unknown (every value is sized),
+# verified, and replayed by `hyperplan run` first.
 # float32 activations: ONNX Runtime's CPU kernel takes a quantized cache with float32 Q/K/V.
 # --kv-dtype fp8 is not run: onnxruntime-node cannot feed float8 inputs (and ONNX 1.12, which
 # --check uses, has no float8 type).
@@ -33,6 +34,11 @@ check_form() {
     echo "FAIL: $name: the plan has no cache ops, so the comparison proves nothing" >&2
     return 1
   fi
+  # The plan verifies and replays in hyperplan's reference executor on real buffers.
+  "$hyperplan" verify "$work/$name.pb" --model "$model" >"$work/$name.verify" 2>&1 ||
+    { cat "$work/$name.verify" >&2; return 1; }
+  "$hyperplan" run "$work/$name.pb" --model "$model" --iterations 2 >"$work/$name.run" 2>&1 ||
+    { cat "$work/$name.run" >&2; return 1; }
   # past_sequence is the tokens already in the cache (the shared buffer holds more rows).
   report=$(node tools/ort/run_model.mjs "$model" "${dims[@]}" --dim past_sequence=3 --seed 1 \
     --json --compare "$work/$name-rewritten.onnx")
