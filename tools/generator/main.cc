@@ -70,10 +70,11 @@ std::string PresetTable() {
   return table;
 }
 
-std::map<std::string, int64_t> CheckDims(const std::vector<std::string>& flags, bool decode) {
+std::map<std::string, int64_t> CheckDims(const std::vector<std::string>& flags, bool decode,
+                                         bool shared_kv) {
   std::map<std::string, int64_t> dims = {{"batch", 1}, {"sequence", 4}};
   if (decode) dims["past_sequence"] = 3;
-  if (decode) dims["max_length"] = 16;  // the shared buffer (--kv-layout shared)
+  if (shared_kv) dims["max_length"] = 16;  // the shared buffer (--kv-layout shared)
   for (const auto& flag : flags) {
     const auto eq = flag.find('=');
     if (eq == std::string::npos)
@@ -194,7 +195,8 @@ void AddOutputFlags(CLI::App& app, Flags& f) {
                "Run the ONNX checker and shape inference on the result and report");
   app.add_option("--dim", f.check_dims,
                  "name=N binding for --check's shape inference (default batch=1 sequence=4 "
-                 "past_sequence=3 total_sequence=past+sequence)");
+                 "past_sequence=3 total_sequence=past+sequence, max_length=16 with "
+                 "--kv-layout shared)");
   app.add_option("--loop-form", f.loop_form,
                  "Instead of a preset: a tiny decode step whose loop state is named as an "
                  "exporter names it (loop_state_forms.h): whisper-optimum, whisper-ort, hybrid")
@@ -397,8 +399,8 @@ int main(int argc, char** argv) {
 
   try {
     // Read before anything is built or written, so a bad --dim writes no file.
-    const std::map<std::string, int64_t> dims =
-        CheckDims(f.check_dims, f.form == "decode" || f.form == "gpt2-optimized");
+    const std::map<std::string, int64_t> dims = CheckDims(
+        f.check_dims, f.form == "decode" || f.form == "gpt2-optimized", f.kv_layout == "shared");
     if (!f.loop_form.empty()) {
       const int64_t bytes = hyperplan::gen::WriteModelAtomically(
           hyperplan::gen::BuildLoopStateForm(f.loop_form, f.seed), f.output);
