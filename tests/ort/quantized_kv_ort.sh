@@ -3,8 +3,8 @@
 # GroupQueryAttention (--kv-dtype int8, --kv-layout shared): each is planned at half its
 # no-offload peak and rewritten with --emit-onnx; stock ONNX Runtime (tools/ort/run_model.mjs,
 # CPU provider) runs the original and the rewritten model on the same seeded inputs, and every
-# output must be bit-identical. Plans are made without --allow-unknown (every value is sized),
-# verified, and replayed by `hyperplan run` first.
+# output must be bit-identical. Every value is sized (inspect's unknown_size_values is empty;
+# plans are made without --allow-unknown); plans verify and replay in `hyperplan run` first.
 # float32 activations: ONNX Runtime's CPU kernel takes a quantized cache with float32 Q/K/V.
 # --kv-dtype fp8 is not run: onnxruntime-node cannot feed float8 inputs (and ONNX 1.12, which
 # --check uses, has no float8 type).
@@ -24,8 +24,15 @@ check_form() {
   local model="$work/$name.onnx"
   read -r -a dims <<<"$dims_text"
   "$gen" --preset tiny --form decode --dtype float32 "$@" -o "$model" >/dev/null
-  local peak summary cache_ops report verdict
-  peak=$(json_field "$("$hyperplan" inspect "$model" "${dims[@]}" --json)" peak_bytes)
+  local inspected peak unknown summary cache_ops report verdict
+  inspected=$("$hyperplan" inspect "$model" "${dims[@]}" --json)
+  peak=$(json_field "$inspected" peak_bytes)
+  unknown=$(node -e 'console.log(JSON.parse(process.argv[1]).unknown_size_values.length)' \
+    "$inspected")
+  if [ "$unknown" -ne 0 ]; then
+    echo "FAIL: $name: $unknown values of unknown size (inspect's unknown_size_values)" >&2
+    return 1
+  fi
   summary=$("$hyperplan" plan "$model" "${dims[@]}" --budget "$((peak / 2))B" \
     -o "$work/$name.pb" --emit-onnx "$work/$name-rewritten.onnx" --summary-json)
   cache_ops=$(($(json_field "$summary" prefetch_steps) + $(json_field "$summary" store_steps) + \
