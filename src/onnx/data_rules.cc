@@ -1,4 +1,5 @@
-// Contents of shape tensors through Range and ScatterND (see data_rules.h).
+// Contents of shape tensors through Range and ScatterND, the rule table and the helpers the
+// rule families share (see data_rules.h).
 #include "onnx/data_rules.h"
 
 #include "onnx/import_context.h"
@@ -17,7 +18,8 @@ std::optional<int64_t> ScalarValue(const DataRuleInput& input) {
 
 // Range(start, limit, delta): start, start + delta, ... while before limit;
 // max(ceil((limit - start) / delta), 0) elements.
-std::optional<onnx::TensorShapeProto> Range(const std::vector<DataRuleInput>& inputs) {
+std::optional<onnx::TensorShapeProto> Range(const onnx::NodeProto& /*node*/,
+                                            const std::vector<DataRuleInput>& inputs) {
   if (inputs.size() != 3) return std::nullopt;
   const std::optional<int64_t> start = ScalarValue(inputs[0]);
   const std::optional<int64_t> limit = ScalarValue(inputs[1]);
@@ -38,7 +40,8 @@ std::optional<onnx::TensorShapeProto> Range(const std::vector<DataRuleInput>& in
 // ScatterND(data, indices, updates) on 1-D data: indices [k, 1] (k values, flattened), updates
 // [k]; each update replaces the element its index names (negative indices count from the
 // end). Elements of `data` may be symbols; they are copied as they are.
-std::optional<onnx::TensorShapeProto> ScatterNd(const std::vector<DataRuleInput>& inputs) {
+std::optional<onnx::TensorShapeProto> ScatterNd(const onnx::NodeProto& /*node*/,
+                                                const std::vector<DataRuleInput>& inputs) {
   if (inputs.size() < 3 || inputs[0].rank != 1 || inputs[1].rank != 2) return std::nullopt;
   if (!inputs[0].values || !inputs[1].values || !inputs[2].values) return std::nullopt;
   const onnx::TensorShapeProto& indices = *inputs[1].values;
@@ -62,7 +65,51 @@ DataRule FindDataRule(std::string_view domain, std::string_view op_type) {
   if (!IsDefaultDomain(domain)) return nullptr;
   if (op_type == "Range") return &Range;
   if (op_type == "ScatterND") return &ScatterNd;
-  return nullptr;
+  if (DataRule rule = FindElementwiseDataRule(op_type)) return rule;
+  return FindLayoutDataRule(op_type);
+}
+
+std::optional<std::vector<int64_t>> ContentDims(const DataRuleInput& input) {
+  if (input.dims) return input.dims;
+  if (input.values == nullptr || input.rank > 1) return std::nullopt;
+  return std::vector<int64_t>{input.values->dim_size()};
+}
+
+std::optional<std::vector<int64_t>> KnownValues(const onnx::TensorShapeProto* values) {
+  if (values == nullptr) return std::nullopt;
+  std::vector<int64_t> known;
+  known.reserve(values->dim_size());
+  for (const onnx::TensorShapeProto::Dimension& dim : values->dim()) {
+    if (!dim.has_dim_value()) return std::nullopt;
+    known.push_back(dim.dim_value());
+  }
+  return known;
+}
+
+bool IsIntegerOrBool(int32_t elem_type) {
+  switch (elem_type) {
+    case onnx::TensorProto::INT64:
+    case onnx::TensorProto::INT32:
+    case onnx::TensorProto::INT16:
+    case onnx::TensorProto::INT8:
+    case onnx::TensorProto::UINT64:
+    case onnx::TensorProto::UINT32:
+    case onnx::TensorProto::UINT16:
+    case onnx::TensorProto::UINT8:
+    case onnx::TensorProto::BOOL:
+      return true;
+    default:
+      return false;
+  }
+}
+
+int64_t IntAttribute(const onnx::NodeProto& node, std::string_view name, int64_t fallback) {
+  for (const onnx::AttributeProto& attribute : node.attribute()) {
+    if (attribute.name() == name && attribute.type() == onnx::AttributeProto::INT) {
+      return attribute.i();
+    }
+  }
+  return fallback;
 }
 
 }  // namespace hyperplan::onnx_import

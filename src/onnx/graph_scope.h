@@ -43,6 +43,7 @@ struct Slot {
   const onnx::TypeProto* declared = nullptr;
   const onnx::TypeProto* type = nullptr;
   const onnx::TensorShapeProto* data = nullptr;  // contents found by data propagation
+  const onnx::TensorProto* folded = nullptr;     // `data` as a constant, made when inference asks
 };
 
 using SlotTable = std::pmr::vector<Slot>;

@@ -38,12 +38,53 @@ const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, const std
   return nullptr;
 }
 
+int Rank(const onnx::TypeProto* type) {
+  if (type == nullptr || !type->has_tensor_type() || !type->tensor_type().has_shape()) return -1;
+  return type->tensor_type().shape().dim_size();
+}
+
+// Contents that data propagation found in full (every element a value) as a constant tensor,
+// made once per slot: ONNX 1.12's inference functions read a Pad's pads, a Slice's starts and
+// ends, an Unsqueeze's axes, a ConstantOfShape's shape or a Range's bounds only from a constant
+// (getInputData), so computed contents size their outputs too. Only int64 and int32 tensors of
+// known dims holding at least one element (ONNX reads element 0 of scalars unchecked); nullptr
+// otherwise.
+const onnx::TensorProto* FoldedConstant(Slot& slot, google::protobuf::Arena* arena) {
+  if (slot.folded != nullptr || slot.data == nullptr || slot.data->dim_size() == 0) {
+    return slot.folded;
+  }
+  if (Rank(slot.type) < 0) return nullptr;
+  const int32_t elem_type = slot.type->tensor_type().elem_type();
+  if (elem_type != onnx::TensorProto::INT64 && elem_type != onnx::TensorProto::INT32) {
+    return nullptr;
+  }
+  auto* tensor = google::protobuf::Arena::CreateMessage<onnx::TensorProto>(arena);
+  tensor->set_data_type(elem_type);
+  int64_t elements = 1;
+  for (const onnx::TensorShapeProto::Dimension& dim : slot.type->tensor_type().shape().dim()) {
+    if (!dim.has_dim_value()) return nullptr;
+    tensor->add_dims(dim.dim_value());
+    elements *= dim.dim_value();
+  }
+  if (elements != slot.data->dim_size()) return nullptr;  // contents of another shape: stale
+  for (const onnx::TensorShapeProto::Dimension& dim : slot.data->dim()) {
+    if (!dim.has_dim_value()) return nullptr;
+    if (elem_type == onnx::TensorProto::INT64) {
+      tensor->add_int64_data(dim.dim_value());
+    } else {
+      tensor->add_int32_data(static_cast<int32_t>(dim.dim_value()));
+    }
+  }
+  slot.folded = tensor;
+  return tensor;
+}
+
 // One node's view of its scope, as ONNX's inference functions ask for it.
 class NodeInferenceContext final : public onnx::InferenceContext {
  public:
-  NodeInferenceContext(ScopeNode& node, const SlotTable& slots, google::protobuf::Arena* arena,
+  NodeInferenceContext(ScopeNode& node, SlotTable& slots, google::protobuf::Arena* arena,
                        onnx::shape_inference::GraphInferenceContext* graph_context)
-      : node_(node), slots_(slots), graph_context_(graph_context) {
+      : node_(node), slots_(slots), arena_(arena), graph_context_(graph_context) {
     outputs_.reserve(node.outputs.size());
     for (size_t i = 0; i < node.outputs.size(); ++i) {
       outputs_.push_back(google::protobuf::Arena::CreateMessage<onnx::TypeProto>(arena));
@@ -58,10 +99,12 @@ class NodeInferenceContext final : public onnx::InferenceContext {
     const Slot* slot = InputSlot(index);
     return slot != nullptr ? slot->type : nullptr;
   }
-  // Contents in an external file are unknown here: they are never read.
+  // Contents in an external file are unknown here: they are never read. Contents computed
+  // from shapes count as constants (FoldedConstant).
   const onnx::TensorProto* getInputData(size_t index) const override {
-    const Slot* slot = InputSlot(index);
-    if (slot == nullptr || slot->constant == nullptr) return nullptr;
+    Slot* slot = InputSlot(index);
+    if (slot == nullptr) return nullptr;
+    if (slot->constant == nullptr) return FoldedConstant(*slot, arena_);
     return slot->constant->data_location() == onnx::TensorProto::EXTERNAL ? nullptr
                                                                           : slot->constant;
   }
@@ -97,14 +140,15 @@ class NodeInferenceContext final : public onnx::InferenceContext {
   onnx::TypeProto* output(size_t index) const { return outputs_[index]; }
 
  private:
-  const Slot* InputSlot(size_t index) const {
+  Slot* InputSlot(size_t index) const {
     if (index >= node_.inputs.size()) OutOfBounds("Input", index);
     const int32_t slot = node_.inputs[index];
     return slot == kNoSlot ? nullptr : &slots_[slot];
   }
 
   ScopeNode& node_;
-  const SlotTable& slots_;
+  SlotTable& slots_;  // mutable only to cache FoldedConstant
+  google::protobuf::Arena* arena_;
   onnx::shape_inference::GraphInferenceContext* graph_context_;
   std::vector<onnx::TypeProto*> outputs_;
   std::unordered_map<std::string, std::unique_ptr<onnx::GraphInferencer>> inferencers_;
@@ -162,7 +206,9 @@ class NodeDataContext final : public onnx::DataPropagationContext {
   const onnx::TensorShapeProto* getInputData(size_t index) override {
     Slot* slot = InputSlot(index);
     if (slot == nullptr) return nullptr;
-    // ONNX's own propagators expect scalars and 1-D tensors only.
+    // ONNX's own propagators expect scalars and 1-D tensors only: they would read the
+    // contents of a [4, 2] tensor as 8 values of one axis.
+    if (Rank(slot->type) > 1) return nullptr;
     if (slot->data == nullptr && slot->constant != nullptr && slot->constant->dims_size() <= 1) {
       slot->data = ConstantContents(*slot->constant, arena_);
     }
@@ -248,30 +294,43 @@ void RefineLoopCarriedShapes(const ScopeNode& node, const SlotTable& slots,
   }
 }
 
-int Rank(const onnx::TypeProto* type) {
-  if (type == nullptr || !type->has_tensor_type() || !type->tensor_type().has_shape()) return -1;
-  return type->tensor_type().shape().dim_size();
+// Every dim of a tensor type, when all are known.
+std::optional<std::vector<int64_t>> KnownDims(const onnx::TypeProto* type) {
+  if (Rank(type) < 0) return std::nullopt;
+  std::vector<int64_t> dims;
+  for (const onnx::TensorShapeProto::Dimension& dim : type->tensor_type().shape().dim()) {
+    if (!dim.has_dim_value()) return std::nullopt;
+    dims.push_back(dim.dim_value());
+  }
+  return dims;
 }
 
-// hyperplan's contents rule for an operator ONNX propagates no contents through
-// (data_rules.h): the first output's contents from the inputs' contents and ranks.
+// The contents a data rule reads of a slot: propagated ones, else its constant's.
+DataRuleInput RuleInput(const Slot& slot, google::protobuf::Arena* arena) {
+  DataRuleInput input;
+  input.present = true;
+  input.values = slot.data;
+  if (input.values == nullptr && slot.constant != nullptr) {
+    input.values = ConstantContents(*slot.constant, arena);
+  }
+  input.rank = Rank(slot.type);
+  input.dims = KnownDims(slot.type);
+  if (slot.type != nullptr && slot.type->has_tensor_type()) {
+    input.elem_type = slot.type->tensor_type().elem_type();
+  }
+  return input;
+}
+
+// hyperplan's contents rule for an operator (data_rules.h): the first output's contents from
+// the inputs' contents, dims and element types.
 void ApplyDataRule(DataRule rule, const ScopeNode& node, SlotTable& slots,
                    google::protobuf::Arena* arena) {
   if (node.outputs.empty() || node.outputs[0] == kNoSlot) return;
   std::vector<DataRuleInput> inputs;
   for (int32_t id : node.inputs) {
-    DataRuleInput input;
-    if (id != kNoSlot) {
-      const Slot& slot = slots[id];
-      input.values = slot.data;
-      if (input.values == nullptr && slot.constant != nullptr) {
-        input.values = ConstantContents(*slot.constant, arena);
-      }
-      input.rank = Rank(slot.type);
-    }
-    inputs.push_back(input);
+    inputs.push_back(id == kNoSlot ? DataRuleInput() : RuleInput(slots[id], arena));
   }
-  std::optional<onnx::TensorShapeProto> contents = rule(inputs);
+  std::optional<onnx::TensorShapeProto> contents = rule(*node.proto, inputs);
   if (!contents) return;
   auto* stored = google::protobuf::Arena::CreateMessage<onnx::TensorShapeProto>(arena);
   stored->Swap(&*contents);
@@ -358,6 +417,22 @@ bool ConstantsHoldAValue(const ScopeNode& node, const SlotTable& slots) {
     if (values < 1) return false;
   }
   return true;
+}
+
+// Whether ONNX's own data-propagation function is to run on `node`: only where hyperplan has no
+// rule of its own, which runs instead (ONNX 1.12 reads every contents as 1-D; data_rules.h).
+bool OnnxPropagatesData(const ScopeNode& node, const SlotTable& slots, const onnx::OpSchema* schema,
+                        DataRule data_rule) {
+  return data_rule == nullptr && schema != nullptr && schema->has_data_propagation_function() &&
+         EveryInputTyped(node, slots, *schema);
+}
+
+// Whether the first input of `node` has known contents, without which no data rule makes any
+// (so a fully declared Reshape or Transpose of activations is still not re-inferred).
+bool FirstInputHasContents(const ScopeNode& node, const SlotTable& slots) {
+  if (node.inputs.empty() || node.inputs[0] == kNoSlot) return false;
+  const Slot& first = slots[node.inputs[0]];
+  return first.data != nullptr || first.constant != nullptr;
 }
 
 // Whether the model declares every output of `node` in full, with no declaration that import
@@ -509,11 +584,10 @@ void ShapePropagator::InferNode(GraphScope& scope, ScopeNode& node, OuterTypes*&
     return;
   }
   const bool has_bodies = !node.bodies.empty();
-  const bool onnx_has_data_function = schema != nullptr && schema->has_data_propagation_function();
-  const DataRule data_rule =
-      onnx_has_data_function ? nullptr : FindDataRule(proto.domain(), proto.op_type());
-  const bool onnx_propagates_data = onnx_has_data_function && EveryInputTyped(node, slots, *schema);
-  const bool propagates_data = onnx_propagates_data || data_rule != nullptr;
+  const DataRule data_rule = FindDataRule(proto.domain(), proto.op_type());
+  const bool onnx_propagates_data = OnnxPropagatesData(node, slots, schema, data_rule);
+  const bool propagates_data =
+      onnx_propagates_data || (data_rule != nullptr && FirstInputHasContents(node, slots));
   // A model whose declarations already size every output has nothing to gain from inference
   // here (runtimes that load it agree with them); skipping it is what makes annotated exports
   // cheap. Data propagation and bodies still need the node to run.

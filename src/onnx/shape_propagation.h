@@ -11,7 +11,11 @@
 // full is not re-inferred (data-propagating and control-flow nodes always run). Per-node
 // isolation is a bonus: where InferShapes aborts the whole graph on one stale annotation, a
 // failing node here keeps its declared types and adds a warning. Contents also flow through
-// Range and ScatterND (data_rules.h), which ONNX 1.12 does not propagate. An inferred size
+// the operators ONNX 1.12 does not propagate, or propagates only in 1-D (data_rules.h: Range,
+// ScatterND, Div, Mod, Where, Expand, ConstantOfShape, Reshape, Transpose, Slice, ...), and
+// contents known in full are handed to shape rules as constants, since ONNX 1.12's rules for
+// Pad, Slice, Unsqueeze, ConstantOfShape and Range read their size inputs only from a
+// constant: a Swin window's padding computed from Shape then sizes the Pad. An inferred size
 // always wins over a symbol the model declared for it (a note at -v says so): exporters name
 // sizes they could not work out (torch's `Gemmlogits_dim_0`), and such a name is not a
 // dimension a user should have to bind.
