@@ -30,6 +30,7 @@
 #include "model_check.h"
 #include "model_config.h"
 #include "model_writer.h"
+#include "swin_form.h"
 #include "train_step.h"
 
 namespace {
@@ -128,8 +129,11 @@ void AddModelFlags(CLI::App& app, Flags& f) {
                  "Adam), dense presets only; gpt2-optimized: a GPT-2 decoder with ONNX "
                  "Runtime's transformer-optimizer ops (EmbedLayerNormalization, Attention with a "
                  "packed past_<i>, SkipLayerNormalization, FastGelu/BiasGelu), float32; the "
-                 "form flags below do not apply to it")
-      ->check(CLI::IsMember({"prefill", "decode", "train", "gpt2-optimized"}));
+                 "form flags below do not apply to it; swin: a small Swin-class image "
+                 "classifier as torch.onnx exports torchvision swin_t, its window sizes computed "
+                 "from the input's Shape (swin_form.h); of the flags below only --weight-storage, "
+                 "--weights-file and --seed apply")
+      ->check(CLI::IsMember({"prefill", "decode", "train", "gpt2-optimized", "swin"}));
   app.add_option("--layers", f.layers,
                  "Override the layer count (MoE presets keep their dense first layers)")
       ->check(CLI::PositiveNumber);
@@ -376,6 +380,24 @@ int BuildAndWrite(const Flags& f, const ModelConfig& config, const BuildOptions&
   return 0;
 }
 
+// --form swin: the Swin-class classifier (--weight-storage and --weights-file apply), checked
+// with the ONNX checker under --check.
+int WriteSwinForm(const Flags& f) {
+  const std::string location = f.weight_storage != "external" ? std::string()
+                               : f.weights_file.empty()
+                                   ? std::filesystem::path(f.output).filename().string() + ".data"
+                                   : f.weights_file;
+  const onnx::ModelProto model = hyperplan::gen::BuildSwinForm(f.seed, location);
+  const int64_t bytes = hyperplan::gen::WriteModelAtomically(model, f.output);
+  fmt::print("{}: swin classifier, {} nodes, file {} bytes\n", f.output, model.graph().node_size(),
+             bytes);
+  if (!f.check) return 0;
+  const auto report = hyperplan::gen::CheckModel(model, {}, /*require_concrete=*/false);
+  for (const auto& line : report.lines) fmt::print("  {}\n", line);
+  if (!report.ok) return Fail(kCheckFailedExit, f.output + ": fails --check (see above)");
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -407,6 +429,7 @@ int main(int argc, char** argv) {
       fmt::print("{}: {} decode step, file {} bytes\n", f.output, f.loop_form, bytes);
       return 0;
     }
+    if (f.form == "swin") return WriteSwinForm(f);
     hyperplan::gen::HfConfig hf;
     const ModelConfig config = ReadModelConfig(f, &hf);
     if (!f.hf_config.empty()) PrintHfConfig(f, hf);

@@ -25,7 +25,10 @@ struct CheckReport {
 };
 
 // `dims` binds symbolic dims for the bound pass (e.g. batch=1, sequence=4, past_sequence=3,
-// total_sequence=7).
-CheckReport CheckModel(const onnx::ModelProto& model, const std::map<std::string, int64_t>& dims);
+// total_sequence=7). Without `require_concrete`, node outputs ONNX's own inference leaves
+// unshaped are counted in a line, not failed (the swin form's window arithmetic, which ONNX
+// 1.12 does not fold, is what it is for).
+CheckReport CheckModel(const onnx::ModelProto& model, const std::map<std::string, int64_t>& dims,
+                       bool require_concrete = true);
 
 }  // namespace hyperplan::gen
