@@ -70,7 +70,13 @@ DataRule FindDataRule(std::string_view domain, std::string_view op_type) {
 }
 
 std::optional<std::vector<int64_t>> ContentDims(const DataRuleInput& input) {
-  if (input.dims) return input.dims;
+  if (input.dims) {
+    // A malformed model may declare negative or huge dims; contents are small.
+    for (int64_t dim : *input.dims) {
+      if (dim < 0 || dim > kMaxDataElements) return std::nullopt;
+    }
+    return input.dims;
+  }
   if (input.values == nullptr || input.rank > 1) return std::nullopt;
   return std::vector<int64_t>{input.values->dim_size()};
 }

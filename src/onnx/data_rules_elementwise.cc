@@ -61,15 +61,20 @@ std::optional<onnx::TensorShapeProto> Broadcast(const std::vector<DataRuleInput>
       return std::nullopt;
     }
     int64_t elements = 1;
-    for (int64_t dim : *dims) elements *= dim;
+    for (int64_t dim : *dims) {
+      elements *= dim;
+      if (elements > kMaxDataElements) return std::nullopt;
+    }
     if (elements != inputs[i].values->dim_size()) return std::nullopt;  // stale contents
     shapes.push_back(*dims);
   }
   const std::optional<std::vector<int64_t>> out = BroadcastDims(shapes);
   if (!out) return std::nullopt;
   int64_t count = 1;
-  for (int64_t dim : *out) count *= dim;
-  if (count > kMaxDataElements) return std::nullopt;
+  for (int64_t dim : *out) {
+    count *= dim;  // each dim at most kMaxDataElements (ContentDims): no overflow here
+    if (count > kMaxDataElements) return std::nullopt;
+  }
   onnx::TensorShapeProto result;
   std::vector<const Dimension*> operands(shapes.size());
   for (int64_t index = 0; index < count; ++index) {

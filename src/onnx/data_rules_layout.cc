@@ -19,9 +19,14 @@ const onnx::AttributeProto* Attribute(const onnx::NodeProto& node, std::string_v
   return nullptr;
 }
 
+// The element count of `dims` (each at most kMaxDataElements, ContentDims), or -1 past
+// kMaxDataElements, which no contents reach.
 int64_t Elements(const std::vector<int64_t>& dims) {
   int64_t count = 1;
-  for (int64_t dim : dims) count *= dim;
+  for (int64_t dim : dims) {
+    count *= dim;
+    if (count > kMaxDataElements) return -1;
+  }
   return count;
 }
 

@@ -62,9 +62,13 @@ const onnx::TensorProto* FoldedConstant(Slot& slot, google::protobuf::Arena* are
   tensor->set_data_type(elem_type);
   int64_t elements = 1;
   for (const onnx::TensorShapeProto::Dimension& dim : slot.type->tensor_type().shape().dim()) {
-    if (!dim.has_dim_value()) return nullptr;
+    // Negative or huge dims (a malformed model): no contents have that shape.
+    if (!dim.has_dim_value() || dim.dim_value() < 0 || dim.dim_value() > kMaxDataElements) {
+      return nullptr;
+    }
     tensor->add_dims(dim.dim_value());
     elements *= dim.dim_value();
+    if (elements > kMaxDataElements) return nullptr;
   }
   if (elements != slot.data->dim_size()) return nullptr;  // contents of another shape: stale
   for (const onnx::TensorShapeProto::Dimension& dim : slot.data->dim()) {
