@@ -23,15 +23,29 @@ Decision PinnedDecision(ValueId value, int64_t bytes, Step step_count, DecisionR
   return decision;
 }
 
-// Higher bytes x gap per transfer ns first; then value id, then gap start.
+// `x`'s 32 bits in reverse order: 0, 1/2, 1/4, 3/4, 1/8, ... of the range map to 0, 1, 2, 3, 4.
+uint32_t BitReverse32(uint32_t x) {
+  uint32_t reversed = 0;
+  for (int bit = 0; bit < 32; ++bit) reversed |= ((x >> bit) & 1u) << (31 - bit);
+  return reversed;
+}
+
+// The gap time a candidate ranks by: a wrap-around half's whole wrap-around gap, else its own.
+int64_t RankGapNs(const Candidate& candidate) {
+  return candidate.wrap_gap_ns > 0 ? candidate.wrap_gap_ns : candidate.gap_ns;
+}
+
+// Higher bytes x gap per transfer ns first; then the spread key (candidates.h), value id, gap
+// start.
 bool RanksBefore(const Candidate& a, const Candidate& b) {
-  const __int128 a_benefit = static_cast<__int128>(a.bytes) * std::max<int64_t>(a.gap_ns, 1);
-  const __int128 b_benefit = static_cast<__int128>(b.bytes) * std::max<int64_t>(b.gap_ns, 1);
+  const __int128 a_benefit = static_cast<__int128>(a.bytes) * std::max<int64_t>(RankGapNs(a), 1);
+  const __int128 b_benefit = static_cast<__int128>(b.bytes) * std::max<int64_t>(RankGapNs(b), 1);
   const int64_t a_cost = std::max<int64_t>(a.store_ns + a.prefetch_ns, 1);
   const int64_t b_cost = std::max<int64_t>(b.store_ns + b.prefetch_ns, 1);
   const __int128 lhs = a_benefit * b_cost;
   const __int128 rhs = b_benefit * a_cost;
   if (lhs != rhs) return lhs > rhs;
+  if (a.spread_key != b.spread_key) return a.spread_key < b.spread_key;
   if (a.value != b.value) return a.value < b.value;
   return a.after_step < b.after_step;
 }
@@ -89,6 +103,8 @@ struct ValueFacts {
   Step baseline_last = 0;
   int64_t prefetch_ns = 0;
   int64_t written_bytes = 0;
+  int64_t wrap_gap_ns = 0;  // wrapping values: Candidate::wrap_gap_ns
+  uint32_t spread_key = 0;  // wrapping values: Candidate::spread_key
 };
 
 // Finds and ranks the candidates of every value (candidates.h), one value at a time.
@@ -180,10 +196,24 @@ class CandidateFinder {
     return facts;
   }
 
+  // A wrap-around value's ranking facts (candidates.h): the time it could be away, from after
+  // its last use around the iteration's end to its first, and where that first use falls.
+  void SetWrapRanking(Step first_step, Step last_step, ValueFacts& facts) const {
+    const std::vector<int64_t>& start_ns = cost_.step_start_ns;
+    facts.wrap_gap_ns = start_ns[first_step] + start_ns[step_count_] - start_ns[last_step + 1];
+    // The first step it is needed at as a 32-bit fraction of the steps (below 1). Steps, not time:
+    // on the supernode's 70B decode, spread by start time ran at 86.7 ms, by step 79.2 ms.
+    const uint64_t fraction = (static_cast<uint64_t>(first_step) << 32) / step_count_;
+    facts.spread_key = BitReverse32(static_cast<uint32_t>(fraction));
+  }
+
   // Which idle gaps (idle_gaps.h) the value has, and the steps each could free.
-  void AddGaps(const ValueFacts& facts, const std::vector<Step>& required) {
+  void AddGaps(ValueFacts facts, const std::vector<Step>& required) {
     // A stored value that starts on the device keeps step 0 (its Store needs a moment).
     const Step first_free = facts.base.homed ? 0 : 1;
+    if (facts.wraps && !facts.kept && !required.empty()) {
+      SetWrapRanking(required.front(), required.back(), facts);
+    }
     for (const IdleGap& gap : IdleGaps(required, step_count_)) {
       const Step after = gap.after_step;
       const Step before = gap.before_step;
@@ -248,6 +278,10 @@ class CandidateFinder {
             ? RouteTimeNs(profile_, *cost_.routes.from_device[base.tier], candidate.store_bytes)
             : 0;
     candidate.prefetch_ns = gap.before_step < step_count_ ? facts.prefetch_ns : 0;
+    if (wrap_half) {
+      candidate.wrap_gap_ns = facts.wrap_gap_ns;
+      candidate.spread_key = facts.spread_key;
+    }
     set_.candidates.push_back(candidate);
     kinds_.push_back(gap.kind);
   }

@@ -16,6 +16,15 @@
 //   no Prefetch; an activation's gap is Store (once), Detach, Prefetch.
 // Rank: bytes x gap time against
 // transfer time, higher first; ties by value id, then gap start ("ties broken by id").
+// A wrap-around half (below) ranks by its whole wrap-around gap, the time the value could be
+// away (the iteration less its reads), and ties among those (a stack of identical layers) go
+// by where the value is first read, as a fraction of the steps, bit-reversed (0, 1/2,
+// 1/4, 3/4, 1/8, ...: van der Corput order), so any prefix of the ranking is spread evenly over
+// the iteration. Ranked by its own half, the trailing halves of the first layers came first
+// and the streamed layers were adjacent, with no resident compute between them to hide their
+// fetches: Llama-3-70B batch-1 decode on the supernode streamed the MLP weights of layers 3-21
+// and ran at 139.8 ms, each layer stalling on its fetch; spread, 79.2 ms (the bound: 65.1 ms).
+// Limit: only exact ties spread; layers whose node times differ by a nanosecond rank apart.
 // Values with no candidate get one Decision saying why (pinned, unknown size, no gap, no route).
 // Loops (a non-empty `persistent`): a value that persists across iterations (a weight, an
 // aliased input) must end the iteration where it began, so its leading gap (Prefetch before
@@ -70,6 +79,11 @@ struct Candidate {
   int64_t store_ns = 0;     // 0 when homed
   int64_t prefetch_ns = 0;  // 0 for a trailing gap
   int32_t rank = 0;         // 0 is the best
+  // A wrap-around half's ranking (above): its whole wrap-around gap (0 for other gaps: they
+  // rank by gap_ns), and its first step as a 32-bit fraction of the steps, bit-reversed (0
+  // for other gaps).
+  int64_t wrap_gap_ns = 0;
+  uint32_t spread_key = 0;
   // Candidates (indices into CandidateSet::candidates) that must be taken with this one.
   std::vector<int32_t> bundle;
 };
