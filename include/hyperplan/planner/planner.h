@@ -1,8 +1,9 @@
 // PlanOffload: the planning core's entry point (issue 3).
 //
 // Pipeline for one order: cost (roofline node times, transfer times per route) -> lifetimes
-// -> candidates (each value's idle gaps, ranked by bytes x gap time against transfer time,
-// ties by value id) -> refine (peak-driven greedy on a RangeMaxTree of device bytes per step:
+// -> candidates (each value's idle gaps, ranked by bytes x gap time against transfer time, a
+// loop's wrap-around gap by its whole length with identical layers spread over the iteration,
+// then ties by value id) -> refine (peak-driven greedy on a RangeMaxTree of device bytes per step:
 // at the current peak step, the best-ranked candidates covering it are placed on the link
 // channels by time: a Store as early as its producer and the link allow, a Detach at the first
 // step boundary after the Store completes, a Prefetch as late as still hides its transfer
