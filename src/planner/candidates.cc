@@ -121,6 +121,7 @@ class CandidateFinder {
         homes_(homes),
         persistent_(persistent),
         inner_gaps_(rules.inner_gaps),
+        wrap_rank_(rules.wrap_rank),
         step_count_(static_cast<Step>(lifetimes.order.size())),
         late_write_back_(
             rules.late_write_backs == LateWriteBacks::kAtStart &&
@@ -211,7 +212,7 @@ class CandidateFinder {
   void AddGaps(ValueFacts facts, const std::vector<Step>& required) {
     // A stored value that starts on the device keeps step 0 (its Store needs a moment).
     const Step first_free = facts.base.homed ? 0 : 1;
-    if (facts.wraps && !facts.kept && !required.empty()) {
+    if (facts.wraps && !facts.kept && !required.empty() && wrap_rank_ == WrapRank::kWholeGap) {
       SetWrapRanking(required.front(), required.back(), facts);
     }
     for (const IdleGap& gap : IdleGaps(required, step_count_)) {
@@ -316,6 +317,7 @@ class CandidateFinder {
   // The rules, and the loop's values they apply to.
   const std::vector<uint8_t>& persistent_;  // by ValueId; empty: a one-shot plan
   const InnerGaps inner_gaps_;
+  const WrapRank wrap_rank_;
   const Step step_count_;
   const std::vector<uint8_t> late_write_back_;  // by ValueId; empty: none kept
   // What is found, in the order found.

@@ -112,8 +112,16 @@ enum class InnerGaps : uint8_t { kOwn, kWithWrap };
 // winning order again with kAtStart and keeps the better plan (planner.cc).
 enum class LateWriteBacks : uint8_t { kAfterWrite, kAtStart };
 
+// How a wrap-around half ranks. kWholeGap: by the whole wrap-around gap, identical layers
+// spread (above). kOwnHalf: by its own half, ties by value id: the trailing halves of the first
+// values read rank first. Neither wins everywhere (kOwnHalf: the 405B prefill on h100-sxm,
+// 105.8 -> 78.9 s; the training step on a100-pcie4, 3.61 -> 3.39 s): the planner plans the
+// winning order again with kOwnHalf where its plan stalls and keeps the better (planner.cc).
+enum class WrapRank : uint8_t { kWholeGap, kOwnHalf };
+
 struct CandidateRules {
   InnerGaps inner_gaps = InnerGaps::kOwn;
+  WrapRank wrap_rank = WrapRank::kWholeGap;
   LateWriteBacks late_write_backs = LateWriteBacks::kAfterWrite;
 };
 

@@ -72,6 +72,13 @@ PlanContext WithLateWriteBacksAtStart(const PlanContext& base) {
   return context;
 }
 
+PlanContext WithWrapHalvesRankedAlone(const PlanContext& base) {
+  PlanContext context = base;
+  context.rules.wrap_rank = WrapRank::kOwnHalf;
+  FindCandidatesAgain(context);
+  return context;
+}
+
 std::vector<uint8_t> LateWriteBackValues(const PlanContext& context) {
   if (context.rules.inner_gaps != InnerGaps::kOwn) return {};
   return LateWriteBackValues(*context.graph, *context.profile, context.lifetimes, context.cost,

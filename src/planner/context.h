@@ -69,6 +69,10 @@ PlanContext WithLateWriteBacksAtStart(const PlanContext& base);
 // unless InnerGaps::kOwn).
 std::vector<uint8_t> LateWriteBackValues(const PlanContext& context);
 
+// `base` with each wrap-around half ranked by its own length (WrapRank::kOwnHalf), the
+// candidates found again.
+PlanContext WithWrapHalvesRankedAlone(const PlanContext& base);
+
 // `base` with its time axis replaced: step k starts at `step_start_ns[k]` (step_count + 1
 // entries, non-decreasing; e.g. a simulated plan's compute starts, stalls included), and the
 // candidates found again on that axis. The graph, profile and order are shared.

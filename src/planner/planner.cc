@@ -157,6 +157,7 @@ class OffloadSearch {
     PlanEagerUpdateOrder();
     PlanLateWriteBacksAtStart();
     PlanInnerGapsBundled();
+    PlanWrapHalvesRankedAlone();
     return std::move(chosen_);
   }
 
@@ -286,6 +287,21 @@ class OffloadSearch {
       }
     }
     for (const PlanContext& context : bundled) PlanAndKeep(context);
+  }
+
+  // The ranking of wrap-around halves (candidates.h WrapRank) wins on decodes whose layers
+  // must stream, the old one on some prefills and training steps: where the budget's plan
+  // stalls, the winning order again ranked the old way, replanned on its own timeline, and
+  // the better plan kept. Only up to kSecondChoiceLimit steps (a whole chain more of planning).
+  void PlanWrapHalvesRankedAlone() {
+    const PlanContext* winner = ContextWithOrder(contexts_, chosen_.plan.order);
+    const SimulationResult& timeline = chosen_.evaluation.timeline;
+    if (!budget_mode_ || winner == nullptr || winner->persistent.empty() ||
+        winner->step_count() > planner::kSecondChoiceLimit ||
+        timeline.makespan_ns <= timeline.compute_ns) {
+      return;
+    }
+    PlanAndKeep(planner::WithWrapHalvesRankedAlone(*winner));
   }
 
   const Problem& problem_;

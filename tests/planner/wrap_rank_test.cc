@@ -68,6 +68,16 @@ TEST_CASE("wrap rank: identical layers rank spread over the iteration, not from 
   // 1, 5, 3, 7. Ranked by their own trailing halves (70 - 10i ns) they went 0, 1, 2, ...: the
   // first layers taken were adjacent.
   CHECK(LayersByRank(context, g.weights) == std::vector<int>{0, 4, 2, 6, 1, 5, 3, 7});
+
+  // The variant the planner also tries (WrapRank::kOwnHalf) ranks each half by its own length:
+  // trailing halves 10 B x (70 - 10i) ns over 1 ns, 700 for w0 down to 100 for w6; w7's is 0 ns
+  // (10 B x 1 over 1 = 10), below its leading half (10 B x 70 ns over 10 ns = 70), which comes
+  // after w6's trailing one. First candidates: layers 0, 1, ..., 7.
+  const planner::PlanContext own_half = planner::WithWrapHalvesRankedAlone(context);
+  CHECK(LayersByRank(own_half, g.weights) == std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7});
+  for (const planner::Candidate& candidate : own_half.candidates.candidates) {
+    CHECK(candidate.wrap_gap_ns == 0);
+  }
 }
 
 TEST_CASE("wrap rank: a gap that is not a wrap-around half ranks by its own length") {
