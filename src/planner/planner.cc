@@ -155,9 +155,9 @@ class OffloadSearch {
     if (options_.allow_reorder) AddMemoryAwareOrder();
     for (const PlanContext& context : contexts_) PlanAndKeep(context);
     PlanEagerUpdateOrder();
+    PlanWrapHalvesRankedAlone();
     PlanLateWriteBacksAtStart();
     PlanInnerGapsBundled();
-    PlanWrapHalvesRankedAlone();
     return std::move(chosen_);
   }
 
@@ -291,8 +291,10 @@ class OffloadSearch {
 
   // The ranking of wrap-around halves (candidates.h WrapRank) wins on decodes whose layers
   // must stream, the old one on some prefills and training steps: where the budget's plan
-  // stalls, the winning order again ranked the old way, replanned on its own timeline, and
-  // the better plan kept. Only up to kSecondChoiceLimit steps (a whole chain more of planning).
+  // stalls, the winning order again ranked the old way, replanned on its own timeline, and,
+  // should that plan end on a write-back, with the late write-backs kept across the boundary
+  // too (PlanLateWriteBacksAtStart); the better plan kept. Only up to kSecondChoiceLimit steps
+  // (a chain or two more of planning).
   void PlanWrapHalvesRankedAlone() {
     const PlanContext* winner = ContextWithOrder(contexts_, chosen_.plan.order);
     const SimulationResult& timeline = chosen_.evaluation.timeline;
@@ -301,7 +303,16 @@ class OffloadSearch {
         timeline.makespan_ns <= timeline.compute_ns) {
       return;
     }
-    PlanAndKeep(planner::WithWrapHalvesRankedAlone(*winner));
+    const PlanContext own_half = planner::WithWrapHalvesRankedAlone(*winner);
+    Outcome outcome = planner::PlanToBudget(own_half, *budget_, baseline_);
+    outcome = planner::ReplanOnRunTimeline(own_half, std::move(outcome), true, PlanOnAxis());
+    if (outcome.feasible && EndsOnWriteBackOf(outcome, planner::LateWriteBackValues(own_half))) {
+      Outcome late =
+          planner::ReplanOnRunTimeline(planner::WithLateWriteBacksAtStart(own_half), outcome, true,
+                                       PlanOnAxis(), planner::Seed::kOtherContext);
+      Keep(std::move(late));
+    }
+    Keep(std::move(outcome));
   }
 
   const Problem& problem_;

@@ -16,7 +16,10 @@
 // A loop plan that ends waiting for a persistent value's write-back (an update by the last
 // steps whose Store outlasts them) is planned again in its order with that value kept across
 // the boundary and written back from the next iteration's start (candidates.h,
-// LateWriteBacks), and the better plan is kept.
+// LateWriteBacks), and the better plan is kept. A budget's plan that stalls (up to
+// planner::kSecondChoiceLimit steps) is planned again in its order with wrap-around halves
+// ranked by their own length, the ranking before the spread (candidates.h WrapRank), and the
+// better plan is kept.
 // Budget mode (planner/modes.h) targets live bytes <= budget, then, while the arena's
 // fragmentation keeps it over, adds stall-free cuts and lowers the target; when the result
 // stalls or gets stuck it also tries taking the largest values first and keeps the better.
