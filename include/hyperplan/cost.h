@@ -11,10 +11,12 @@
 // used; scatters charge their updates, in place on the data where they can be; fused attention
 // reads its KV cache once and writes only the appended rows; and on a loop graph (loop.h) a
 // value updated in place by its writer (`written_by`) costs that node only the bytes the update
-// changes. A transfer costs its link's latency plus bytes / bandwidth. Times are integer ns,
-// rounded up. Cost: O(inputs + outputs) per node.
-// Limits: shapes are static, so a shared past/present KV buffer is read whole (its filled
-// length is a runtime value), and data-dependent reads (top-k routing) count every row.
+// changes; a com.microsoft MoE/QMoE node runs k experts per token and reads the stacked expert
+// weights of the distinct experts its tokens are expected to route to (routing.h). A transfer costs
+// its link's latency plus bytes / bandwidth. Times are integer ns, rounded up. Cost: O(inputs +
+// outputs) per node. Limits: shapes are static, so a shared past/present KV buffer is read whole
+// (its filled length is a runtime value); top-k routing is an expectation (a measured profile or
+// uniform), and spelled-out routing (TopK then Gather or per-expert MatMuls) counts every expert.
 #pragma once
 
 #include <cstdint>

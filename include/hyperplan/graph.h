@@ -101,6 +101,9 @@ struct Graph {
   std::vector<std::string> external_data_files;
   // In order of discovery; their values have size_known == false.
   std::vector<UnboundDim> unbound_dims;
+  // A measured routing profile (--expert-stats): per MoE/QMoE node name, each expert's
+  // per-token selection probability (routing.h). Nodes not named here route uniformly.
+  std::map<std::string, std::vector<double>, std::less<>> expert_selection;
 
   // Linear scan; for tests and error messages, not hot paths.
   ValueId FindValue(std::string_view name) const;

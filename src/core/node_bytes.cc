@@ -10,6 +10,8 @@
 #include "attention_shape.h"
 #include "cost_rules.h"
 #include "hyperplan/cost.h"
+#include "hyperplan/routing.h"
+#include "moe_shape.h"
 
 namespace hyperplan {
 namespace {
@@ -149,6 +151,27 @@ int64_t AttentionBytes(const Graph& graph, const Node& node) {
          TableRowsBytes(shape->rotary_tables[1], tokens);
 }
 
+// Distinct experts the node's tokens touch: from the graph's routing profile for this node
+// when it has one for every expert, else uniform top-k (routing.h).
+double DistinctExperts(const Graph& graph, const Node& node, const cost_rules::MoeShape& shape) {
+  const auto measured = graph.expert_selection.find(node.name);
+  if (measured != graph.expert_selection.end() &&
+      static_cast<int64_t>(measured->second.size()) == shape.experts) {
+    return ExpectedDistinctExperts(measured->second, shape.tokens);
+  }
+  return ExpectedDistinctExperts(shape.experts, shape.experts_per_token, shape.tokens);
+}
+
+// com.microsoft MoE / QMoE: input, router probabilities and output, plus the stacked expert
+// operands (weights, biases, scales, zero points) of the experts the tokens route to, in
+// expectation: a decode token reads k experts' slices, not E.
+int64_t MoeBytes(const Graph& graph, const Node& node) {
+  const std::optional<cost_rules::MoeShape> shape = cost_rules::DescribeMoe(graph, node);
+  if (!shape) return GenericBytes(graph, node);
+  return shape->activation_bytes +
+         RoutedBytes(shape->expert_bytes, shape->experts, DistinctExperts(graph, node, *shape));
+}
+
 }  // namespace
 
 bool IsViewOp(std::string_view op_type) {
@@ -169,6 +192,7 @@ int64_t NodeBytes(const Graph& graph, const Node& node) {
     return ScatterBytes(graph, node);
   }
   if (cost_rules::IsAttentionOp(op)) return AttentionBytes(graph, node);
+  if (cost_rules::IsMoeOp(node)) return MoeBytes(graph, node);
   return GenericBytes(graph, node);
 }
 

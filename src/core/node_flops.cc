@@ -10,6 +10,7 @@
 #include "attention_shape.h"
 #include "cost_rules.h"
 #include "hyperplan/cost.h"
+#include "moe_shape.h"
 
 namespace hyperplan {
 namespace {
@@ -104,6 +105,16 @@ int64_t AttentionFlops(const Graph& graph, const Node& node) {
   return static_cast<int64_t>(std::min<__int128>(flops, std::numeric_limits<int64_t>::max()));
 }
 
+// com.microsoft MoE / QMoE: each token runs k experts, 2 FLOPs per weight of each (the router's
+// top-k and the weighted sum are a few FLOPs per expert and token, left out).
+int64_t MoeFlops(const Graph& graph, const Node& node) {
+  const std::optional<cost_rules::MoeShape> shape = cost_rules::DescribeMoe(graph, node);
+  if (!shape) return OutputElements(graph, node);
+  const __int128 flops = static_cast<__int128>(2) * shape->tokens * shape->experts_per_token *
+                         shape->weights_per_expert;
+  return static_cast<int64_t>(std::min<__int128>(flops, std::numeric_limits<int64_t>::max()));
+}
+
 }  // namespace
 
 int64_t NodeFlops(const Graph& graph, const Node& node) {
@@ -117,6 +128,7 @@ int64_t NodeFlops(const Graph& graph, const Node& node) {
   if (op == "MatMulNBits") return MatMulNBitsFlops(graph, node);
   if (op == "Conv" || op == "ConvInteger" || op == "QLinearConv") return ConvFlops(graph, node);
   if (cost_rules::IsAttentionOp(op)) return AttentionFlops(graph, node);
+  if (cost_rules::IsMoeOp(node)) return MoeFlops(graph, node);
   if (IsNormalisationOp(op)) return 5 * OutputElements(graph, node);
   return OutputElements(graph, node);
 }

@@ -1,0 +1,127 @@
+// Expected distinct experts under top-k routing, and the MoE/QMoE cost rules built on it.
+#include "hyperplan/routing.h"
+
+#include <catch2/catch.hpp>
+
+#include "hyperplan/cost.h"
+#include "support/tiny_graph.h"
+
+namespace hyperplan {
+namespace {
+
+using testing::Op;
+using testing::Tensor;
+
+TEST_CASE("uniform top-k: k experts for one token, towards E as tokens grow") {
+  // One token picks exactly k.
+  CHECK(ExpectedDistinctExperts(8, 2, 1) == Approx(2.0));
+  // Two tokens: 8 * (1 - (6/8)^2) = 8 * 0.4375 = 3.5.
+  CHECK(ExpectedDistinctExperts(8, 2, 2) == Approx(3.5));
+  // 64 tokens: 8 * (1 - 0.75^64); 0.75^64 = e^(64 ln 0.75) = e^-18.41, about 1.0e-8.
+  const double t64 = ExpectedDistinctExperts(8, 2, 64);
+  CHECK(t64 < 8.0);
+  CHECK(t64 == Approx(8.0).margin(1e-6));
+  // DeepSeek-V3's 256 experts, top 8, one token: 8.
+  CHECK(ExpectedDistinctExperts(256, 8, 1) == Approx(8.0));
+  // k above E is clamped: every expert; nonsense arguments touch none.
+  CHECK(ExpectedDistinctExperts(4, 9, 1) == Approx(4.0));
+  CHECK(ExpectedDistinctExperts(0, 2, 1) == 0.0);
+  CHECK(ExpectedDistinctExperts(8, 2, 0) == 0.0);
+}
+
+TEST_CASE("a measured profile: hot experts are touched, cold ones rarely") {
+  // Top 2 of 4, two hot experts (0.9) and two cold (0.1); the probabilities sum to k = 2.
+  // Two tokens: 2 * (1 - 0.1^2) + 2 * (1 - 0.9^2) = 1.98 + 0.38 = 2.36, below uniform's
+  // 4 * (1 - 0.5^2) = 3.
+  const std::vector<double> skewed = {0.9, 0.9, 0.1, 0.1};
+  CHECK(ExpectedDistinctExperts(skewed, 2) == Approx(2.36));
+  CHECK(ExpectedDistinctExperts(4, 2, 2) == Approx(3.0));
+  // A probability outside [0, 1] is clamped: 1 + 0 for one token.
+  CHECK(ExpectedDistinctExperts({1.5, -0.2}, 1) == Approx(1.0));
+}
+
+TEST_CASE("routed bytes: whole experts exactly, never more than the tensor") {
+  CHECK(RoutedBytes(8000, 8, 2.0) == 2000);  // 2 of 8 experts of 1000 B
+  CHECK(RoutedBytes(8000, 8, 3.5) == 3500);  // 8000 * 3.5 / 8
+  CHECK(RoutedBytes(8000, 8, 9.0) == 8000);  // clamped to the tensor
+  CHECK(RoutedBytes(8000, 0, 2.0) == 8000);  // no expert axis: read whole
+  CHECK(RoutedBytes(7, 3, 1.0) == 2);        // 7 / 3 = 2.33 rounds to 2
+}
+
+// A float32 com.microsoft MoE, SwiGLU with fc1 (gate), fc3 (up) and fc2 (down): hidden 16,
+// inter 32, E = 8, k = 2, `tokens` rows. Each expert matrix is 16 * 32 = 512 weights (2048 B).
+Graph FloatMoe(int64_t tokens) {
+  Graph graph;
+  const ValueId x = Tensor(graph, "x", {1, tokens, 16});
+  const ValueId router = Tensor(graph, "router", {tokens, 8});
+  const ValueId fc1 = Tensor(graph, "fc1", {8, 32, 16});
+  const ValueId fc2 = Tensor(graph, "fc2", {8, 16, 32});
+  const ValueId fc3 = Tensor(graph, "fc3", {8, 32, 16});
+  const ValueId y = Tensor(graph, "y", {1, tokens, 16});
+  const NodeId moe = Op(graph, "moe", "MoE", {x, router, fc1, fc2, fc3}, {y});
+  graph.nodes[moe].domain = "com.microsoft";
+  graph.nodes[moe].int_attributes["k"] = 2;
+  return graph;
+}
+
+TEST_CASE("MoE reads only the routed experts' weights") {
+  // One token: x 64 B + router 32 B + y 64 B, and 2 of the 8 experts' 3 * 2048 B:
+  // 160 + 2 * 6144 = 12448 B (a dense read would be 160 + 49152).
+  const Graph decode = FloatMoe(1);
+  CHECK(NodeBytes(decode, decode.nodes[0]) == 12448);
+  // 2 FLOPs per weight, 3 * 512 weights an expert, 2 experts, 1 token: 6144.
+  CHECK(NodeFlops(decode, decode.nodes[0]) == 6144);
+  // At unit rates (1 B/ns, 1 FLOP/ns) the node is memory-bound: 12448 ns.
+  CHECK(EstimateCosts(decode, testing::UnitProfile())[0].time_ns == 12448);
+
+  // 64 tokens: 8 * (1 - 0.75^64) experts, all 49152 B but 5e-4 B, which rounds away;
+  // x 4096 + router 64 * 8 * 4 = 2048 + y 4096: 59392 B. FLOPs 2 * 64 * 2 * 1536 = 393216.
+  const Graph prefill = FloatMoe(64);
+  CHECK(NodeBytes(prefill, prefill.nodes[0]) == 59392);
+  CHECK(NodeFlops(prefill, prefill.nodes[0]) == 393216);
+}
+
+// An int4 QMoE: hidden 16, inter 32, E = 4, k = 1, fused SwiGLU (fc1 holds 2 * inter rows),
+// 2 weights per byte. fc1 [4, 64, 8] uint8 = 512 B an expert, fc2 [4, 16, 16] = 256 B, float32
+// scales fc1 [4, 64] = 256 B and fc2 [4, 16] = 64 B an expert: 1088 B an expert, 4352 B in all.
+Graph Int4Moe(int64_t tokens) {
+  Graph graph;
+  const ValueId x = Tensor(graph, "x", {tokens, 16});
+  const ValueId router = Tensor(graph, "router", {tokens, 4});
+  const ValueId fc1 = Tensor(graph, "fc1", {4, 64, 8}, DType::kUint8);
+  const ValueId fc1_scales = Tensor(graph, "fc1_scales", {4, 64});
+  const ValueId fc2 = Tensor(graph, "fc2", {4, 16, 16}, DType::kUint8);
+  const ValueId fc2_scales = Tensor(graph, "fc2_scales", {4, 16});
+  const ValueId y = Tensor(graph, "y", {tokens, 16});
+  const NodeId moe = Op(graph, "qmoe", "QMoE", {x, router, fc1, fc1_scales, fc2, fc2_scales}, {y});
+  graph.nodes[moe].domain = "com.microsoft";
+  graph.nodes[moe].int_attributes["k"] = 1;
+  graph.nodes[moe].int_attributes["expert_weight_bits"] = 4;
+  graph.nodes[moe].int_attributes["swiglu_fusion"] = 1;
+  return graph;
+}
+
+TEST_CASE("QMoE counts its packed weights and reads the routed expert's bytes and scales") {
+  const Graph graph = Int4Moe(1);
+  // (512 + 256) stored bytes * 2 weights a byte = 1536 = 3 * 16 * 32 weights; 2 FLOPs each.
+  CHECK(NodeFlops(graph, graph.nodes[0]) == 3072);
+  // x 64 + router 16 + y 64 = 144, plus one expert's 1088 B: 1232.
+  CHECK(NodeBytes(graph, graph.nodes[0]) == 1232);
+}
+
+TEST_CASE("a measured routing profile lowers the bytes a skewed router reads") {
+  Graph graph = Int4Moe(2);
+  // Uniform, 2 tokens, top 1 of 4: 4 * (1 - 0.75^2) = 1.75 experts: 4352 * 1.75 / 4 = 1904 B,
+  // plus x 128 + router 32 + y 128 = 288: 2192.
+  CHECK(NodeBytes(graph, graph.nodes[0]) == 2192);
+  // One hot expert (0.7) and three cold (0.1): (1 - 0.3^2) + 3 * (1 - 0.9^2) = 0.91 + 0.57 =
+  // 1.48 experts: 4352 * 1.48 / 4 = 1610.24, so 1610 + 288 = 1898.
+  graph.expert_selection["qmoe"] = {0.7, 0.1, 0.1, 0.1};
+  CHECK(NodeBytes(graph, graph.nodes[0]) == 1898);
+  // A profile of the wrong length is ignored (uniform again).
+  graph.expert_selection["qmoe"] = {0.5, 0.5};
+  CHECK(NodeBytes(graph, graph.nodes[0]) == 2192);
+}
+
+}  // namespace
+}  // namespace hyperplan
