@@ -45,6 +45,12 @@ enum class KvCache { kModelType, kInt8, kFp8 };
 // How many scales a quantized cache has: one per tensor ([1]), or one per channel
 // ([1, kv_heads, 1, head_dim]), GroupQueryAttention's PER_TENSOR and PER_CHANNEL.
 enum class KvScales { kPerTensor, kPerChannel };
+// How an MoE layer's routed experts are written (moe.h, moe_forms.h). kDense: every expert on
+// every token, unpicked ones gated by zero; kOrt: one com.microsoft MoE node (QMoE with int4 or
+// int8 weights) on stacked [E, ...] expert weights, as ONNX Runtime GenAI exports Mixtral and
+// Phi-3.5-MoE; kGather: TopK, then the picked experts' weights gathered by index from stacked
+// [E, ...] tensors (a static stand-in for a torch export's per-expert dispatch).
+enum class MoeForm { kDense, kOrt, kGather };
 
 struct BuildOptions {
   Form form = Form::kPrefill;
@@ -71,6 +77,7 @@ struct BuildOptions {
   int64_t quant_block_size = 32;  // MatMulNBits block along K
   int64_t fp8_block_rows = 128;   // kFp8 block along K (DeepSeek-V3's weight_block_size)
   int64_t fp8_block_cols = 128;   // kFp8 block along N
+  MoeForm moe_form = MoeForm::kDense;
 };
 
 }  // namespace hyperplan::gen

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "moe_schemas.h"
 #include "optimizer_schemas.h"
 
 namespace hyperplan::gen {
@@ -277,6 +278,7 @@ void RegisterOrtContribSchemas() {
                                      SkipSimplifiedLayerNormalization(), RotaryEmbedding(),
                                      GroupQueryAttention(), MatMulNBits()};
     for (OpSchema& schema : TransformerOptimizerSchemas()) schemas.push_back(std::move(schema));
+    for (OpSchema& schema : MoeSchemas()) schemas.push_back(std::move(schema));
     for (OpSchema& schema : schemas) {
       if (onnx::OpSchemaRegistry::Schema(schema.Name(), schema.SinceVersion(), schema.domain()) ==
           nullptr) {

@@ -4,9 +4,10 @@
 // Runtime registers it), and com.microsoft (opset 1) SkipSimplifiedLayerNormalization,
 // RotaryEmbedding, GroupQueryAttention and MatMulNBits; and the transformer optimizer's GPT-2
 // ops of --form gpt2-optimized (optimizer_schemas.h: EmbedLayerNormalization, Attention,
-// SkipLayerNormalization, FastGelu, BiasGelu). Inputs, outputs, attributes and type constraints
+// SkipLayerNormalization, FastGelu, BiasGelu); and --moe-form ort's MoE and QMoE
+// (moe_schemas.h). Inputs, outputs, attributes and type constraints
 // follow ONNX Runtime's contrib operator spec; the shape rules are our own.
-// Cost: one registration per process. Limits: only these ten ops; GroupQueryAttention's rule
+// Cost: one registration per process. Limits: only these twelve ops; GroupQueryAttention's rule
 // covers separate (not packed) q/k/v and a full, unshared KV cache; stock ONNX tools without
 // this registration reject SimplifiedLayerNormalization ("No Op registered ... ai.onnx").
 #pragma once

@@ -196,13 +196,17 @@ std::string DescribeForm(const ModelConfig& c, const BuildOptions& o) {
   if (o.weights != ImpliedWeights(o))
     text += fmt::format(", {} weights", WeightFormatName(o.weights));
   if (o.last_logits_only) text += ", last-position logits";
+  if (c.routed_experts > 0 && o.moe_form != MoeForm::kDense)
+    text += o.moe_form == MoeForm::kOrt ? ", MoE experts as com.microsoft MoE"
+                                        : ", MoE experts gathered by index";
   return text;
 }
 
 bool UsesMsDomain(const ModelConfig& c, const BuildOptions& o) {
   const bool fused = o.attention == AttentionForm::kFused && !c.IsMla();
   const bool nbits = o.weights == WeightFormat::kInt4 || o.weights == WeightFormat::kInt8;
-  return o.ops == OpSet::kContrib || fused || nbits;
+  const bool moe_op = c.routed_experts > 0 && o.moe_form == MoeForm::kOrt;
+  return o.ops == OpSet::kContrib || fused || nbits || moe_op;
 }
 
 void Describe(onnx::ModelProto* model, const ModelConfig& c, const BuildOptions& o) {

@@ -30,6 +30,7 @@
 #include "model_check.h"
 #include "model_config.h"
 #include "model_writer.h"
+#include "moe_forms.h"
 #include "swin_form.h"
 #include "train_step.h"
 
@@ -114,6 +115,7 @@ struct Flags {
   bool check = false;
   std::vector<std::string> check_dims;
   std::string loop_form;
+  std::string moe_form;
 };
 
 void AddModelFlags(CLI::App& app, Flags& f) {
@@ -189,6 +191,12 @@ void AddFormFlags(CLI::App& app, Flags& f) {
       ->check(CLI::IsMember({"inline", "external"}));
   app.add_option("--weights-file", f.weights_file,
                  "External data location, relative to the model (default <output name>.data)");
+  app.add_option("--moe-form", f.moe_form,
+                 "MoE presets: dense (default: every expert on every token, unpicked ones gated "
+                 "by zero); ort (one com.microsoft MoE node per layer on stacked expert weights, "
+                 "QMoE with --weights int4|int8, as ONNX Runtime GenAI exports Mixtral); gather "
+                 "(TopK, then the picked experts' stacked weights gathered by index)")
+      ->check(CLI::IsMember({"dense", "ort", "gather"}));
   app.add_flag("--fake-quant", f.fake_quant,
                "Plain weights: round projection weights to the 4-bit grid --weights int4 "
                "stores, so both forms compute the same function");
@@ -290,6 +298,13 @@ BuildOptions ResolveOptions(const Flags& f, const ModelConfig& config,
     throw std::invalid_argument("--logits last: the training step's loss reads every position");
   ResolveKvCache(f, config, o);
   o.seed = f.seed;
+  o.moe_form = f.moe_form == "ort"      ? hyperplan::gen::MoeForm::kOrt
+               : f.moe_form == "gather" ? hyperplan::gen::MoeForm::kGather
+                                        : hyperplan::gen::MoeForm::kDense;
+  if (const std::string problem =
+          hyperplan::gen::MoeFormProblem(config, o.moe_form, o.weights, o.quant_block_size);
+      !problem.empty())
+    throw std::invalid_argument(problem);
   o.fake_quant = f.fake_quant;
   if (f.fake_quant && o.weights != hyperplan::gen::WeightFormat::kPlain)
     throw std::invalid_argument("--fake-quant applies to plain weights (int4 is already 4-bit)");

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "mlp.h"
+#include "moe_forms.h"
 
 namespace hyperplan::gen {
 
@@ -14,7 +15,7 @@ namespace {
 
 // Router logits [batch, sequence, experts] in float32.
 std::string RouterLogits(DecoderContext& ctx, const std::string& x, const std::string& w,
-                         const std::string& p) {
+                         const std::string& p, bool float32 = true) {
   GraphBuilder& g = ctx.graph;
   const ModelConfig& c = ctx.config;
   WeightStore* store = &g.weights();
@@ -26,7 +27,7 @@ std::string RouterLogits(DecoderContext& ctx, const std::string& x, const std::s
                           1.0f / std::sqrt(static_cast<float>(hidden)));
   });
   std::string logits = g.Op("MatMul", {x, router}, p + "/gate/MatMul");
-  if (g.dtype() != ElemType::kFloat32)
+  if (float32 && g.dtype() != ElemType::kFloat32)
     logits =
         g.Op("Cast", {logits}, p + "/gate/Cast", {AttrInt("to", onnx::TensorProto_DataType_FLOAT)});
   return logits;
@@ -84,8 +85,8 @@ std::string LimitToBestGroups(DecoderContext& ctx, const std::string& choice,
 
 // DeepSeek-V3: sigmoid scores; experts chosen by score + e_score_correction_bias within the
 // best groups; weights are the chosen experts' plain scores, renormalized and scaled.
-std::string SigmoidGroupLimitedGates(DecoderContext& ctx, const std::string& x,
-                                     const std::string& w, const std::string& p) {
+RoutedTopK SigmoidGroupLimitedTopK(DecoderContext& ctx, const std::string& x, const std::string& w,
+                                   const std::string& p) {
   GraphBuilder& g = ctx.graph;
   const ModelConfig& c = ctx.config;
   WeightStore* store = &g.weights();
@@ -113,46 +114,28 @@ std::string SigmoidGroupLimitedGates(DecoderContext& ctx, const std::string& x,
       "Mul",
       {weights, g.FloatScalar(static_cast<float>(c.routed_scaling_factor), ElemType::kFloat32)},
       p + "/gate/scale/Mul");
-  return ScatterGates(g, scores, top[1], weights, p);
+  return {weights, top[1], scores};
 }
 
 // The [batch, sequence, experts] gate tensor, in the model's element type.
 std::string RouterGates(DecoderContext& ctx, const std::string& x, const std::string& w,
                         const std::string& p) {
-  GraphBuilder& g = ctx.graph;
-  const ModelConfig& c = ctx.config;
-  if (c.router == Router::kSigmoidGroupLimited) return SigmoidGroupLimitedGates(ctx, x, w, p);
-  const std::string logits = RouterLogits(ctx, x, w, p);
-  const std::string probs = g.Op("Softmax", {logits}, p + "/gate/Softmax", {AttrInt("axis", -1)});
-  const std::vector<std::string> top = GraphBuilder::OutputNames(p + "/gate/TopK", 2);
-  g.OpOutputs("TopK", "", {probs, g.Int64s({c.experts_per_token})}, top, p + "/gate/TopK",
-              {AttrInt("axis", -1), AttrInt("largest", 1), AttrInt("sorted", 1)});
-  const std::string top_sum =
-      g.Op("ReduceSum", {top[0], g.Int64s({-1})}, p + "/gate/ReduceSum", {AttrInt("keepdims", 1)});
-  const std::string top_weights = g.Op("Div", {top[0], top_sum}, p + "/gate/Div");
-  return ScatterGates(g, probs, top[1], top_weights, p);
+  const RoutedTopK top = RouterTopK(ctx, x, w, p);
+  return ScatterGates(ctx.graph, top.scores, top.indices, top.weights, p);
 }
 
-}  // namespace
-
-std::string MoeBlock(DecoderContext& ctx, int64_t layer, const std::string& x) {
+// Dense dispatch: every expert on every token, scaled by its gate column (zero if unpicked),
+// summed onto `sum` (the shared experts' output, or empty).
+std::string DenseExperts(DecoderContext& ctx, const std::string& x, const std::string& w,
+                         const std::string& p, std::string sum) {
   GraphBuilder& g = ctx.graph;
   const ModelConfig& c = ctx.config;
-  const std::string p = fmt::format("/model/layers.{}/mlp", layer);
-  const std::string w = fmt::format("model.layers.{}.mlp", layer);
-
   const std::string gates = RouterGates(ctx, x, w, p);
   const std::vector<std::string> columns =
       GraphBuilder::OutputNames(p + "/gate/Split", c.routed_experts);
   g.OpOutputs("Split", "",
               {gates, g.Int64s(std::vector<int64_t>(static_cast<size_t>(c.routed_experts), 1))},
               columns, p + "/gate/Split", {AttrInt("axis", -1)});
-
-  std::string sum;
-  if (c.shared_experts > 0) {
-    sum = SwiGlu(ctx, x, c.moe_intermediate * c.shared_experts, w + ".shared_experts",
-                 p + "/shared_experts");
-  }
   for (int64_t e = 0; e < c.routed_experts; ++e) {
     const std::string ep = fmt::format("{}/experts.{}", p, e);
     const std::string out =
@@ -162,6 +145,54 @@ std::string MoeBlock(DecoderContext& ctx, int64_t layer, const std::string& x) {
     sum = sum.empty() ? scaled : g.Op("Add", {sum, scaled}, ep + "/Add");
   }
   return sum;
+}
+
+// The routed experts' weighted sum in the build's form, plus `shared` when not empty.
+std::string RoutedExperts(DecoderContext& ctx, const std::string& x, const std::string& w,
+                          const std::string& p, const std::string& shared) {
+  std::string routed;
+  switch (ctx.options.moe_form) {
+    case MoeForm::kOrt:
+      routed = OrtMoeExperts(ctx, x, RouterLogits(ctx, x, w, p, /*float32=*/false), w, p);
+      break;
+    case MoeForm::kGather:
+      routed = GatheredExperts(ctx, x, RouterTopK(ctx, x, w, p), w, p);
+      break;
+    case MoeForm::kDense:
+      return DenseExperts(ctx, x, w, p, shared);
+  }
+  if (shared.empty()) return routed;
+  return ctx.graph.Op("Add", {shared, routed}, p + "/shared_experts/Add");
+}
+
+}  // namespace
+
+RoutedTopK RouterTopK(DecoderContext& ctx, const std::string& x, const std::string& w,
+                      const std::string& p) {
+  GraphBuilder& g = ctx.graph;
+  const ModelConfig& c = ctx.config;
+  if (c.router == Router::kSigmoidGroupLimited) return SigmoidGroupLimitedTopK(ctx, x, w, p);
+  const std::string logits = RouterLogits(ctx, x, w, p);
+  const std::string probs = g.Op("Softmax", {logits}, p + "/gate/Softmax", {AttrInt("axis", -1)});
+  const std::vector<std::string> top = GraphBuilder::OutputNames(p + "/gate/TopK", 2);
+  g.OpOutputs("TopK", "", {probs, g.Int64s({c.experts_per_token})}, top, p + "/gate/TopK",
+              {AttrInt("axis", -1), AttrInt("largest", 1), AttrInt("sorted", 1)});
+  const std::string top_sum =
+      g.Op("ReduceSum", {top[0], g.Int64s({-1})}, p + "/gate/ReduceSum", {AttrInt("keepdims", 1)});
+  const std::string top_weights = g.Op("Div", {top[0], top_sum}, p + "/gate/Div");
+  return {top_weights, top[1], probs};
+}
+
+std::string MoeBlock(DecoderContext& ctx, int64_t layer, const std::string& x) {
+  const ModelConfig& c = ctx.config;
+  const std::string p = fmt::format("/model/layers.{}/mlp", layer);
+  const std::string w = fmt::format("model.layers.{}.mlp", layer);
+  std::string shared;
+  if (c.shared_experts > 0) {
+    shared = SwiGlu(ctx, x, c.moe_intermediate * c.shared_experts, w + ".shared_experts",
+                    p + "/shared_experts");
+  }
+  return RoutedExperts(ctx, x, w, p, shared);
 }
 
 }  // namespace hyperplan::gen

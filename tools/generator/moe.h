@@ -3,6 +3,9 @@
 // experts a token did not pick), every routed expert as its own SwiGLU nodes and weights, each
 // output scaled by its gate column and summed by a chain of Adds, plus optional shared experts
 // that every token uses unscaled.
+// Forms (BuildOptions::moe_form): dense (below, the default); ort, one com.microsoft MoE or
+// QMoE node with stacked expert weights; gather, the top-k experts' weights gathered by index
+// (moe_forms.h). Shared experts are plain SwiGLU nodes in every form.
 // Dense dispatch: every expert computes on every token and unpicked ones are multiplied by
 // zero. This keeps every shape static (sparse dispatch needs data-dependent shapes) and gives
 // the planner each expert's weights as separate tensors with their own producer and consumers.
@@ -24,5 +27,19 @@
 namespace hyperplan::gen {
 
 std::string MoeBlock(DecoderContext& ctx, int64_t layer, const std::string& x);
+
+// The router's choice per token, float32: `weights` [batch, sequence, k] (renormalized, and
+// scaled for DeepSeek-V3), `indices` [batch, sequence, k] int64, `scores` [batch, sequence,
+// experts] (softmax probabilities or sigmoid scores).
+struct RoutedTopK {
+  std::string weights;
+  std::string indices;
+  std::string scores;
+};
+
+// The router of the layer whose weights are named `w` and nodes `p` (e.g. "model.layers.1.mlp",
+// "/model/layers.1/mlp").
+RoutedTopK RouterTopK(DecoderContext& ctx, const std::string& x, const std::string& w,
+                      const std::string& p);
 
 }  // namespace hyperplan::gen

@@ -1,0 +1,42 @@
+// The sparse forms of an MoE layer's routed experts (BuildOptions::moe_form), beside moe.h's
+// dense dispatch. Both stack the experts' weights into [E, ...] tensors drawn from the same
+// per-expert values as the dense form ("<w>.experts.<e>.gate_proj.weight", ...), so the three
+// forms of one model compute the same function.
+// ort: one com.microsoft MoE node per layer (ONNX Runtime's ContribOperators.md), as ONNX
+// Runtime GenAI exports Mixtral and Phi-3.5-MoE: router logits [tokens, E] in the model type,
+// k, normalize_routing_weights 1 (softmax over the top k, Mixtral's renormalization),
+// activation_type swiglu with swiglu_fusion 1: fc1 [E, 2 * inter, hidden] holds the gate and up
+// rows interleaved, fc2 [E, hidden, inter] the down projection. With int4/int8 weights, QMoE:
+// fc1/fc2 as uint8 codes [E, N, K * bits / 8] (MatMulNBits' symmetric blocks, default zero
+// point 2^(bits-1)) and block scales [E, N, K / block] in the model type, block_size set.
+// gather: TopK picks k experts per token; Gather takes their gate/up [E, hidden, inter] and down
+// [E, inter, hidden] slices by index, batched MatMuls run them, and the outputs are weighted by
+// the renormalized top-k probabilities and summed: what a torch export's per-expert dispatch
+// reads, with static shapes.
+// Cost: ort adds 2 nodes and 2 (4 quantized) initializers per layer; gather about 16 nodes and
+// 3 initializers. Inline weights cost O(E * hidden * inter) to make.
+// Limits: ort and gather need the softmax router (ONNX Runtime's MoE has no sigmoid
+// group-limited routing) and no MLP bias; QMoE needs hidden and inter to be multiples of the
+// block size; gather materializes k expert slices per token, fine for decode, heavy for a long
+// prefill; gather writes plain weights only.
+#pragma once
+
+#include <string>
+
+#include "decoder_context.h"
+#include "moe.h"
+
+namespace hyperplan::gen {
+
+// `logits` [batch, sequence, E] in the model type; returns [batch, sequence, hidden].
+std::string OrtMoeExperts(DecoderContext& ctx, const std::string& x, const std::string& logits,
+                          const std::string& w, const std::string& p);
+
+std::string GatheredExperts(DecoderContext& ctx, const std::string& x, const RoutedTopK& top,
+                            const std::string& w, const std::string& p);
+
+// Why `config` cannot be written in `form`, or empty (checked before building).
+std::string MoeFormProblem(const ModelConfig& config, MoeForm form, WeightFormat weights,
+                           int64_t quant_block_size);
+
+}  // namespace hyperplan::gen
