@@ -222,7 +222,10 @@ std::vector<ShapeRule> ContribShapeRules() {
       {"", "SimplifiedLayerNormalization", 1, InferSimplifiedLayerNormalization},
       {kMicrosoft, "RotaryEmbedding", 1, InferLikeFirstInput},
   };
-  // Operators whose output is their first input's type and shape.
+  // Operators whose output is their first input's type and shape. MoE and QMoE too: ONNX
+  // Runtime's own schema infers them with propagateShapeAndTypeFromFirstInput (the output is
+  // [tokens, hidden] or [batch, sequence, hidden] like the input); what they read of their
+  // stacked [E, ...] experts is the cost model's business (src/core/moe_shape.h).
   for (const char* op : {"FastGelu", "BiasGelu", "Gelu", "QuickGelu", "BiasAdd", "MoE", "QMoE"}) {
     rules.push_back({kMicrosoft, op, 1, InferLikeFirstInput});
   }

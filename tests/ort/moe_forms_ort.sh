@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The generator's MoE forms (hyperplan-gen --moe-form; tools/generator/moe_forms.h) compute the
+# dense form's function in stock ONNX Runtime (onnxruntime-node, CPU, which has MoE and QMoE
+# kernels): on the same seeded inputs, the ort form (one com.microsoft MoE node per layer) and
+# the gather form (TopK, then experts gathered by index) give the dense form's outputs to float
+# rounding, and the int4 QMoE form gives the outputs of the dense form with --fake-quant (its
+# weights rounded to the same 4-bit grid). A tolerance of 1e-5 on values of about 2 leaves room
+# for summation order only: a wrong interleaving of gate and up rows, a transposed expert or a
+# wrong nibble order moves the logits by 1e-1 or more. Each form also plans, verifies and runs
+# in the reference executor at half its no-offload peak.
+#
+# Usage (from anywhere): tests/ort/moe_forms_ort.sh path/to/hyperplan path/to/hyperplan-gen
+# Installs onnxruntime-node when missing (tests/ort/ort_setup.sh).
+set -euo pipefail
+hyperplan=$(realpath "$1")
+gen=$(realpath "$2")
+cd "$(dirname "$0")/../.."
+
+source tests/ort/ort_setup.sh  # onnxruntime-node, $work, json_field
+
+failures=0
+dims=(--dim batch=1 --dim sequence=8)
+
+# The largest element-wise difference over every output of a --compare report.
+max_diff() {
+  node -e 'const r = JSON.parse(process.argv[1]);
+    const bad = r.compare.outputs.filter(o => o.missing || !o.same_shape);
+    console.log(bad.length > 0 || r.compare.outputs.length === 0 ? "Infinity"
+                : Math.max(...r.compare.outputs.map(o => o.max_abs_diff ?? 0)));' "$1"
+}
+
+agree() {  # reference form-name extra-generator-flags...
+  local reference=$1 name=$2
+  shift 2
+  "$gen" --preset tiny-moe --form prefill "$@" --check -o "$work/$name.onnx" >/dev/null
+  local report diff
+  report=$(node tools/ort/run_model.mjs "$work/$reference.onnx" "${dims[@]}" --seed 1 --json \
+    --compare "$work/$name.onnx")
+  diff=$(max_diff "$report")
+  if node -e 'process.exit(Number(process.argv[1]) <= 1e-5 ? 0 : 1)' "$diff"; then
+    echo "$name: agrees with $reference (max |diff| $diff)"
+  else
+    echo "FAIL $name: max |diff| $diff from $reference" >&2
+    failures=$((failures + 1))
+  fi
+}
+
+plans() {  # name
+  local model="$work/$1.onnx" peak
+  peak=$(json_field "$("$hyperplan" inspect "$model" "${dims[@]}" --json)" peak_bytes)
+  if "$hyperplan" plan "$model" "${dims[@]}" --budget "$((peak / 2))B" -o "$work/$1.pb" \
+       >/dev/null && "$hyperplan" verify "$work/$1.pb" --model "$model" -q >/dev/null &&
+     "$hyperplan" run "$work/$1.pb" --model "$model" --iterations 2 -q >/dev/null; then
+    echo "$1: plans at half peak, verifies, runs"
+  else
+    echo "FAIL $1: plan, verify or run failed" >&2
+    failures=$((failures + 1))
+  fi
+}
+
+"$gen" --preset tiny-moe --form prefill -o "$work/dense.onnx" >/dev/null
+"$gen" --preset tiny-moe --form prefill --fake-quant -o "$work/dense-fake-int4.onnx" >/dev/null
+agree dense ort --moe-form ort
+agree dense gather --moe-form gather
+agree dense-fake-int4 ort-int4 --moe-form ort --weights int4
+for name in ort gather ort-int4; do plans "$name"; done
+exit $((failures > 0))
