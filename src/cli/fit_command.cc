@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "expert_stats_flag.h"
 #include "files/atomic_write.h"
 #include "files/output_guard.h"
 #include "fit_html.h"
@@ -68,6 +69,7 @@ CLI::Validator RangeValidator(Parse parse, const std::string& name) {
 void AddFitFlags(CLI::App& command, FitFlags& flags) {
   AddModelInputFlags(command, flags.inputs);
   AddAllowUnknownFlag(command, flags.inputs);
+  AddExpertStatsFlag(command, flags.inputs.expert_stats_path);
   command
       .add_option("--grow", flags.grow,
                   "NAME[=MIN..MAX]: find the largest value of dim NAME whose plan fits and meets "
@@ -147,6 +149,7 @@ FitSettings MakeSettings(const FitFlags& flags, const Moved& moved, const Parsed
                          HardwareProfile profile) {
   FitSettings settings;
   settings.model_path = flags.inputs.model_path;
+  settings.expert_stats_path = flags.inputs.expert_stats_path;
   settings.model = &model;
   settings.import = ImportOptionsFromFlags(flags.inputs, profile.class_rules);
   settings.ties = flags.ties;

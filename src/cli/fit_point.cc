@@ -9,6 +9,7 @@
 
 #include "contenders/context.h"
 #include "contenders/portfolio.h"
+#include "expert_stats_flag.h"
 #include "hyperplan/adapters/dim_ties.h"
 #include "hyperplan/plan/bottleneck.h"
 #include "hyperplan/plan/layer_summary.h"
@@ -123,6 +124,7 @@ Graph FitEvaluator::ImportAt(int64_t value, Dims& dims) {
   // a misspelt --grow leaves the real dim unbound, and the misspelling is the news.
   options.allow_unbound_dims = true;
   Graph graph = settings_.model->Import(options);
+  ApplyExpertStats(settings_.expert_stats_path, graph);
   const bool first = !first_sizes_;
   CheckMovedDim(graph, value);
   if (!graph.unbound_dims.empty()) {

@@ -31,6 +31,7 @@ namespace hyperplan::cli {
 struct FitSettings {
   std::string model_path;
   const ParsedOnnxModel* model = nullptr;
+  std::string expert_stats_path;  // --expert-stats, applied to every import (expert_stats_flag.h)
   ImportOptions import;  // the fixed dims and class rules; the moved dim is added per value
   std::vector<std::string> ties;
   std::string dim;       // the moved dim

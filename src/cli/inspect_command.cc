@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "expert_stats_flag.h"
 #include "hyperplan/adapters/onnx_import.h"
 #include "hyperplan/error.h"
 #include "hyperplan/inspect.h"
@@ -23,6 +24,7 @@ void AddInspectCommand(CLI::App& app) {
   CLI::App* command = app.add_subcommand(
       "inspect", "Show a model's values by class, its no-offload memory peak and compute time");
   AddModelInputFlags(*command, flags->inputs);
+  AddExpertStatsFlag(*command, flags->inputs.expert_stats_path);
   command->add_flag("--json", flags->json, "print the report as JSON (schemas/inspect.proto)");
   AddVerbosityFlags(*command);
   command->callback([flags] {

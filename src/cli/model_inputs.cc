@@ -6,6 +6,7 @@
 #include <charconv>
 #include <stdexcept>
 
+#include "expert_stats_flag.h"
 #include "hyperplan/adapters/exporter_config.h"
 #include "hyperplan/adapters/onnx_import.h"
 #include "hyperplan/adapters/profile_yaml.h"
@@ -150,6 +151,7 @@ ModelInputs LoadModelInputs(const ModelInputFlags& flags, bool allow_unbound_dim
   ImportOptions options = ImportOptionsFromFlags(flags, inputs.profile.class_rules);
   options.allow_unbound_dims = allow_unbound_dims;
   inputs.graph = ImportOnnxModel(flags.model_path, options);
+  ApplyExpertStats(flags.expert_stats_path, inputs.graph);
   LogDiagnostics(flags.model_path, inputs.graph.warnings, inputs.graph.notes);
   return inputs;
 }

@@ -25,6 +25,8 @@ struct ModelInputFlags {
   std::vector<std::string> class_flags;  // "class=regex"
   // plan and fit: refuse values of unknown size (ImportOptions), unless --allow-unknown.
   bool refuse_unknown_sizes = false;
+  // plan, fit, inspect: --expert-stats FILE, a routing profile for MoE nodes (expert_stats_flag.h).
+  std::string expert_stats_path;
 };
 
 struct ModelInputs {

@@ -22,6 +22,7 @@
 #include <utility>
 
 #include "contenders/portfolio.h"
+#include "expert_stats_flag.h"
 #include "files/atomic_write.h"
 #include "files/output_guard.h"
 #include "hyperplan/attention_pattern.h"
@@ -94,6 +95,7 @@ std::string ValidateAlign(const std::string& text) {
 void AddPlanFlags(CLI::App& command, PlanFlags& flags) {
   AddModelInputFlags(command, flags.inputs);
   AddAllowUnknownFlag(command, flags.inputs);
+  AddExpertStatsFlag(command, flags.inputs.expert_stats_path);
   AddBudgetFlags(command, flags.budget, flags.max_overhead,
                  "device arena budget, e.g. 64GiB or 80GB",
                  "allowed slowdown over the no-offload makespan, in percent; a plan above it "

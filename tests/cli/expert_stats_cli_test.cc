@@ -1,0 +1,118 @@
+// End-to-end: `--expert-stats FILE` (src/cli/expert_stats_flag.h) on the generator's tiny MoE
+// in its ort form (one com.microsoft MoE node per MoE layer, stacked experts): a skewed
+// routing profile makes a prefill's MoE nodes read fewer experts than uniform routing, and a
+// file that does not fit the model is refused in one line naming the file and the field.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "support/run_command.h"
+#include "support/scratch_dir.h"
+
+using hyperplan::testing::CommandResult;
+using hyperplan::testing::RunCommand;
+
+namespace {
+
+const std::string kCli = HYPERPLAN_CLI_PATH;
+const std::string kGen = HYPERPLAN_GEN_PATH;
+const std::string kZipf =
+    std::string(HYPERPLAN_SOURCE_DIR) + "/tests/data/expert_stats/tiny-moe-zipf.json";
+
+hyperplan::testing::ScratchDir& Scratch() {
+  static hyperplan::testing::ScratchDir dir("expert-stats");
+  return dir;
+}
+
+// tiny-moe prefill, ort form: layers 1 and 2 are MoE (8 experts, top 2), layer 0 dense.
+const std::string& OrtModel() {
+  static const std::string path = [] {
+    const std::string model = Scratch().File("tiny-moe-ort.onnx");
+    const CommandResult made = RunCommand(
+        {kGen, "--preset", "tiny-moe", "--form", "prefill", "--moe-form", "ort", "-o", model});
+    REQUIRE(made.exit_code == 0);
+    return model;
+  }();
+  return path;
+}
+
+CommandResult Plan(const std::vector<std::string>& extra, const std::string& out) {
+  std::vector<std::string> args = {kCli,      "plan",  OrtModel(),   "--dim",
+                                   "batch=1", "--dim", "sequence=8", "--no-offload",
+                                   "-q",      "-o",    out};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return RunCommand(args);
+}
+
+// The planned time of the node named `name` in a plan's JSON.
+int64_t NodeTime(const std::string& plan_path, const std::string& name) {
+  std::ifstream in(plan_path);
+  const nlohmann::json plan = nlohmann::json::parse(in);
+  for (const auto& node : plan.at("nodes")) {
+    if (node.at("name") == name) return std::stoll(node.at("time_ns").get<std::string>());
+  }
+  FAIL("no node " << name);
+  return -1;
+}
+
+std::string Write(const std::string& name, const std::string& text) {
+  const std::string path = Scratch().File(name);
+  std::ofstream(path) << text;
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("a skewed routing profile lowers the MoE nodes' planned time") {
+  const std::string uniform = Scratch().File("uniform.json");
+  const std::string skewed = Scratch().File("skewed.json");
+  REQUIRE(Plan({}, uniform).exit_code == 0);
+  REQUIRE(Plan({"--expert-stats", kZipf}, skewed).exit_code == 0);
+  // 8 tokens, top 2 of 8, uniform: 8 * (1 - 0.75^8) = 7.20 experts read. The Zipf file
+  // (s = 1.2: 0.857, 0.373, ..., 0.071) gives sum_e 1 - (1 - p_e)^8 = 1.00 + 0.98 + 0.88 + 0.76
+  // + 0.65 + 0.57 + 0.50 + 0.44 = 5.78: a fifth fewer weight bytes on a memory-bound node.
+  for (const char* node : {"/model/layers.1/mlp/MoE", "/model/layers.2/mlp/MoE"}) {
+    INFO(node);
+    CHECK(NodeTime(skewed, node) < NodeTime(uniform, node));
+  }
+  // The dense layer 0 has no MoE node and keeps its time.
+  CHECK(NodeTime(skewed, "/model/layers.0/mlp/down_proj/MatMul") ==
+        NodeTime(uniform, "/model/layers.0/mlp/down_proj/MatMul"));
+}
+
+TEST_CASE("an expert-stats file that does not fit the model is refused, naming the field") {
+  const std::string out = Scratch().File("refused.json");
+  struct Case {
+    const char* name;
+    const char* text;
+    const char* says;
+  };
+  const std::vector<Case> cases = {
+      {"short.json", R"({"source": "t", "layers": [{"layer": 1, "frequency": [1, 1]}]})",
+       "field 'layers[0].frequency': 2 values, but layer 1's MoE node stacks 8 experts"},
+      {"dense-layer.json",
+       R"({"source": "t", "layers": [{"layer": 0, "frequency": [0.25,0.25,0.25,0.25,0.25,0.25,0.25,0.25]}]})",
+       "field 'layers[0].layer': layer 0 has 0 com.microsoft MoE/QMoE nodes"},
+      {"sum.json",
+       R"({"source": "t", "layers": [{"layer": 1, "frequency": [0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1]}]})",
+       "field 'layers[0].frequency': sums to 0.8000, but each token selects k = 2 experts"},
+      {"range.json",
+       R"({"source": "t", "layers": [{"layer": 1, "frequency": [1.5,0.5,0,0,0,0,0,0]}]})",
+       "field 'layers[0].frequency[0]': 1.5 is not a fraction of tokens in [0, 1]"},
+      {"anonymous.json", R"({"layers": []})", "field 'source': missing"},
+      {"garbage.json", R"({"layers": 3)", "not an expert-stats JSON file"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.name);
+    const std::string path = Write(c.name, c.text);
+    const CommandResult result = Plan({"--expert-stats", path}, out);
+    CHECK(result.exit_code == 3);
+    CHECK(result.stderr_text.find(path + ": ") != std::string::npos);
+    CHECK(result.stderr_text.find(c.says) != std::string::npos);
+    // One line, even where protobuf's parse error spans several.
+    CHECK(std::count(result.stderr_text.begin(), result.stderr_text.end(), '\n') == 1);
+  }
+}
