@@ -124,10 +124,19 @@ std::string RouterGates(DecoderContext& ctx, const std::string& x, const std::st
   return ScatterGates(ctx.graph, top.scores, top.indices, top.weights, p);
 }
 
-// Dense dispatch: every expert on every token, scaled by its gate column (zero if unpicked),
-// summed onto `sum` (the shared experts' output, or empty).
+// The shared experts' output, or empty when the model has none.
+std::string SharedExperts(DecoderContext& ctx, const std::string& x, const std::string& w,
+                          const std::string& p) {
+  const ModelConfig& c = ctx.config;
+  if (c.shared_experts == 0) return {};
+  return SwiGlu(ctx, x, c.moe_intermediate * c.shared_experts, w + ".shared_experts",
+                p + "/shared_experts");
+}
+
+// Dense dispatch: every expert on every token, scaled by its gate column (zero if unpicked);
+// the shared experts start the sum.
 std::string DenseExperts(DecoderContext& ctx, const std::string& x, const std::string& w,
-                         const std::string& p, std::string sum) {
+                         const std::string& p) {
   GraphBuilder& g = ctx.graph;
   const ModelConfig& c = ctx.config;
   const std::string gates = RouterGates(ctx, x, w, p);
@@ -136,6 +145,7 @@ std::string DenseExperts(DecoderContext& ctx, const std::string& x, const std::s
   g.OpOutputs("Split", "",
               {gates, g.Int64s(std::vector<int64_t>(static_cast<size_t>(c.routed_experts), 1))},
               columns, p + "/gate/Split", {AttrInt("axis", -1)});
+  std::string sum = SharedExperts(ctx, x, w, p);
   for (int64_t e = 0; e < c.routed_experts; ++e) {
     const std::string ep = fmt::format("{}/experts.{}", p, e);
     const std::string out =
@@ -147,9 +157,9 @@ std::string DenseExperts(DecoderContext& ctx, const std::string& x, const std::s
   return sum;
 }
 
-// The routed experts' weighted sum in the build's form, plus `shared` when not empty.
-std::string RoutedExperts(DecoderContext& ctx, const std::string& x, const std::string& w,
-                          const std::string& p, const std::string& shared) {
+// The experts' weighted sum in the build's form, the shared experts added.
+std::string Experts(DecoderContext& ctx, const std::string& x, const std::string& w,
+                    const std::string& p) {
   std::string routed;
   switch (ctx.options.moe_form) {
     case MoeForm::kOrt:
@@ -159,8 +169,9 @@ std::string RoutedExperts(DecoderContext& ctx, const std::string& x, const std::
       routed = GatheredExperts(ctx, x, RouterTopK(ctx, x, w, p), w, p);
       break;
     case MoeForm::kDense:
-      return DenseExperts(ctx, x, w, p, shared);
+      return DenseExperts(ctx, x, w, p);
   }
+  const std::string shared = SharedExperts(ctx, x, w, p);
   if (shared.empty()) return routed;
   return ctx.graph.Op("Add", {shared, routed}, p + "/shared_experts/Add");
 }
@@ -184,15 +195,9 @@ RoutedTopK RouterTopK(DecoderContext& ctx, const std::string& x, const std::stri
 }
 
 std::string MoeBlock(DecoderContext& ctx, int64_t layer, const std::string& x) {
-  const ModelConfig& c = ctx.config;
   const std::string p = fmt::format("/model/layers.{}/mlp", layer);
   const std::string w = fmt::format("model.layers.{}.mlp", layer);
-  std::string shared;
-  if (c.shared_experts > 0) {
-    shared = SwiGlu(ctx, x, c.moe_intermediate * c.shared_experts, w + ".shared_experts",
-                    p + "/shared_experts");
-  }
-  return RoutedExperts(ctx, x, w, p, shared);
+  return Experts(ctx, x, w, p);
 }
 
 }  // namespace hyperplan::gen
