@@ -17,35 +17,20 @@ hyperplan=$(realpath "$1")
 gen=$(realpath "$2")
 cd "$(dirname "$0")/../.."
 
-source tests/ort/ort_setup.sh  # onnxruntime-node, $work, json_field
+source tests/ort/ort_setup.sh  # onnxruntime-node, $work, json_field and the shared checks
 
 model="$work/gpt2-optimized.onnx"
 "$gen" --preset tiny --form gpt2-optimized --check -o "$model" >/dev/null
 dims=(--dim batch=1 --dim sequence=1 --dim past_sequence=16)
 inspected=$("$hyperplan" inspect "$model" "${dims[@]}" --json)
 peak=$(json_field "$inspected" peak_bytes)
-unknown=$(node -e 'console.log(JSON.parse(process.argv[1]).unknown_size_values.length)' "$inspected")
-if [ "$unknown" -ne 0 ]; then
-  echo "FAIL: $unknown values of unknown size (inspect's unknown_size_values)" >&2
-  exit 1
-fi
+require_sized gpt2-optimized "$inspected"
 summary=$("$hyperplan" plan "$model" "${dims[@]}" --budget "$((peak / 2))B" -o "$work/plan.pb" \
   --emit-onnx "$work/rewritten.onnx" --summary-json)
-cache_ops=$(($(json_field "$summary" prefetch_steps) + $(json_field "$summary" store_steps) + \
-  $(json_field "$summary" detach_steps)))
-if [ "$cache_ops" -eq 0 ]; then
-  echo "FAIL: the plan has no cache ops, so the comparison proves nothing" >&2
-  exit 1
-fi
+cache_ops=$(cache_ops gpt2-optimized "$summary")
 report=$(node tools/ort/run_model.mjs "$model" "${dims[@]}" --seed 1 --json \
   --compare "$work/rewritten.onnx")
-verdict=$(node -e '
-  const r = JSON.parse(process.argv[1]);
-  const bad = r.compare.outputs.filter(o => !o.identical).map(o => o.name);
-  const count = r.compare.outputs.length;
-  console.log(bad.length === 0 && count === r.outputs.length && count > 0
-              ? `ok: ${count} outputs identical` : `DIFFER: ${bad.join(", ") || "no outputs"}`);' \
-  "$report")
+verdict=$(identical_verdict "$report")
 echo "gpt2-optimized ($cache_ops cache ops): $verdict"
 [[ "$verdict" == ok:* ]]
 pairs=$(node -e 'const s = JSON.parse(process.argv[1]);

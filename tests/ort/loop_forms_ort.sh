@@ -17,7 +17,7 @@ hyperplan=$(realpath "$1")
 gen=$(realpath "$2")
 cd "$(dirname "$0")/../.."
 
-source tests/ort/ort_setup.sh  # onnxruntime-node, $work, json_field
+source tests/ort/ort_setup.sh  # onnxruntime-node, $work, json_field and the shared checks
 
 # "out=in,..." for the loop_state pairs of a --summary-json line (cross caches have no output).
 plan_pairs() {
@@ -31,27 +31,15 @@ check() {  # form dims...
   local dims=("$@")
   # set -e does not reach inside `if ! check`: each step returns on failure itself.
   "$gen" --loop-form "$form" -o "$model" >/dev/null || return 1
-  local inspected peak unknown summary cache_ops
+  local inspected peak summary cache_ops
   inspected=$("$hyperplan" inspect "$model" "${dims[@]}" --json) || return 1
   peak=$(json_field "$inspected" peak_bytes)
-  unknown=$(node -e 'console.log(JSON.parse(process.argv[1]).unknown_size_values.length)' "$inspected")
-  if [ "$unknown" -ne 0 ]; then
-    echo "FAIL $form: $unknown values of unknown size (inspect's unknown_size_values)" >&2
-    return 1
-  fi
+  require_sized "$form" "$inspected" || return 1
   summary=$("$hyperplan" plan "$model" "${dims[@]}" --budget "$((peak / 2))B" -o "$work/$form.pb" \
     --emit-onnx "$work/$form-rewritten.onnx" --summary-json 2>"$work/$form.log") ||
     { cat "$work/$form.log" >&2; return 1; }
-  cache_ops=$(($(json_field "$summary" prefetch_steps) + $(json_field "$summary" store_steps) + \
-    $(json_field "$summary" detach_steps)))
-  if [ "$cache_ops" -eq 0 ]; then
-    echo "FAIL $form: the plan has no cache ops, so the comparison proves nothing" >&2
-    return 1
-  fi
-  "$hyperplan" verify "$work/$form.pb" --model "$model" >"$work/$form.log" 2>&1 ||
-    { cat "$work/$form.log" >&2; return 1; }
-  "$hyperplan" run "$work/$form.pb" --model "$model" --iterations 2 >"$work/$form.log" 2>&1 ||
-    { cat "$work/$form.log" >&2; return 1; }
+  cache_ops=$(cache_ops "$form" "$summary") || return 1
+  verify_and_run "$work/$form.pb" "$model" || return 1
   echo "$form ($cache_ops cache ops, verified, ran twice in the reference executor):"
   node tests/ort/loop_steps.mjs "$model" "$work/$form-rewritten.onnx" "${dims[@]}" --steps 3 \
     --pairs "$(plan_pairs "$summary")"

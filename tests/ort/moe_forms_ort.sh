@@ -16,7 +16,7 @@ hyperplan=$(realpath "$1")
 gen=$(realpath "$2")
 cd "$(dirname "$0")/../.."
 
-source tests/ort/ort_setup.sh  # onnxruntime-node, $work, json_field
+source tests/ort/ort_setup.sh  # onnxruntime-node, $work, json_field and the shared checks
 
 failures=0
 dims=(--dim batch=1 --dim sequence=8)
@@ -49,8 +49,7 @@ plans() {  # name
   local model="$work/$1.onnx" peak
   peak=$(json_field "$("$hyperplan" inspect "$model" "${dims[@]}" --json)" peak_bytes)
   if "$hyperplan" plan "$model" "${dims[@]}" --budget "$((peak / 2))B" -o "$work/$1.pb" \
-       >/dev/null && "$hyperplan" verify "$work/$1.pb" --model "$model" -q >/dev/null &&
-     "$hyperplan" run "$work/$1.pb" --model "$model" --iterations 2 -q >/dev/null; then
+       >/dev/null && verify_and_run "$work/$1.pb" "$model"; then
     echo "$1: plans at half peak, verifies, runs"
   else
     echo "FAIL $1: plan, verify or run failed" >&2

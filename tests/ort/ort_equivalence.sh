@@ -15,7 +15,7 @@ set -euo pipefail
 hyperplan=$(realpath "$1")
 cd "$(dirname "$0")/../.."
 
-source tests/ort/ort_setup.sh  # onnxruntime-node, $work, json_field
+source tests/ort/ort_setup.sh  # onnxruntime-node, $work, json_field and the shared checks
 
 failures=0
 for model in models/*.onnx; do
@@ -31,21 +31,12 @@ for model in models/*.onnx; do
     out="$work/$name-$mode.onnx"
     summary=$("$hyperplan" plan "$model" "${dims[@]}" "${flags[@]}" -o "$work/$name-$mode.pb" \
       --emit-onnx "$out" --summary-json)
-    cache_ops=$(($(json_field "$summary" prefetch_steps) + $(json_field "$summary" store_steps) + \
-      $(json_field "$summary" detach_steps)))
-    if [ "$cache_ops" -eq 0 ]; then
-      echo "FAIL $name ($mode): the plan has no cache ops, so the comparison proves nothing" >&2
+    if ! cache_ops=$(cache_ops "$name ($mode)" "$summary"); then
       failures=$((failures + 1))
       continue
     fi
     report=$(node tools/ort/run_model.mjs "$model" "${dims[@]}" --seed 1 --json --compare "$out")
-    verdict=$(node -e '
-      const r = JSON.parse(process.argv[1]);
-      const bad = r.compare.outputs.filter(o => !o.identical).map(o => o.name);
-      const count = r.compare.outputs.length;
-      console.log(bad.length === 0 && count === r.outputs.length && count > 0
-                  ? `ok: ${count} outputs identical` : `DIFFER: ${bad.join(", ") || "no outputs"}`);' \
-      "$report")
+    verdict=$(identical_verdict "$report")
     echo "$name ($mode, $cache_ops cache ops): $verdict"
     [[ "$verdict" == ok:* ]] || failures=$((failures + 1))
   done

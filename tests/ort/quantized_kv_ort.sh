@@ -16,7 +16,7 @@ hyperplan=$(realpath "$1")
 gen=$(realpath "$2")
 cd "$(dirname "$0")/../.."
 
-source tests/ort/ort_setup.sh  # onnxruntime-node, $work, json_field
+source tests/ort/ort_setup.sh  # onnxruntime-node, $work, json_field and the shared checks
 
 check_form() {
   local name=$1 dims_text=$2
@@ -24,38 +24,19 @@ check_form() {
   local model="$work/$name.onnx"
   read -r -a dims <<<"$dims_text"
   "$gen" --preset tiny --form decode --dtype float32 "$@" -o "$model" >/dev/null
-  local inspected peak unknown summary cache_ops report verdict
+  local inspected peak summary cache_ops report verdict
   inspected=$("$hyperplan" inspect "$model" "${dims[@]}" --json)
   peak=$(json_field "$inspected" peak_bytes)
-  unknown=$(node -e 'console.log(JSON.parse(process.argv[1]).unknown_size_values.length)' \
-    "$inspected")
-  if [ "$unknown" -ne 0 ]; then
-    echo "FAIL: $name: $unknown values of unknown size (inspect's unknown_size_values)" >&2
-    return 1
-  fi
+  require_sized "$name" "$inspected" || return 1
   summary=$("$hyperplan" plan "$model" "${dims[@]}" --budget "$((peak / 2))B" \
     -o "$work/$name.pb" --emit-onnx "$work/$name-rewritten.onnx" --summary-json)
-  cache_ops=$(($(json_field "$summary" prefetch_steps) + $(json_field "$summary" store_steps) + \
-    $(json_field "$summary" detach_steps)))
-  if [ "$cache_ops" -eq 0 ]; then
-    echo "FAIL: $name: the plan has no cache ops, so the comparison proves nothing" >&2
-    return 1
-  fi
+  cache_ops=$(cache_ops "$name" "$summary") || return 1
   # The plan verifies and replays in hyperplan's reference executor on real buffers.
-  "$hyperplan" verify "$work/$name.pb" --model "$model" >"$work/$name.verify" 2>&1 ||
-    { cat "$work/$name.verify" >&2; return 1; }
-  "$hyperplan" run "$work/$name.pb" --model "$model" --iterations 2 >"$work/$name.run" 2>&1 ||
-    { cat "$work/$name.run" >&2; return 1; }
+  verify_and_run "$work/$name.pb" "$model" || return 1
   # past_sequence is the tokens already in the cache (the shared buffer holds more rows).
   report=$(node tools/ort/run_model.mjs "$model" "${dims[@]}" --dim past_sequence=3 --seed 1 \
     --json --compare "$work/$name-rewritten.onnx")
-  verdict=$(node -e '
-    const r = JSON.parse(process.argv[1]);
-    const bad = r.compare.outputs.filter(o => !o.identical).map(o => o.name);
-    const count = r.compare.outputs.length;
-    console.log(bad.length === 0 && count === r.outputs.length && count > 0
-                ? `ok: ${count} outputs identical` : `DIFFER: ${bad.join(", ") || "no outputs"}`);' \
-    "$report")
+  verdict=$(identical_verdict "$report")
   echo "$name ($cache_ops cache ops): $verdict"
   [[ "$verdict" == ok:* ]]
 }

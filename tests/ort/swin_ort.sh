@@ -16,24 +16,19 @@ hyperplan=$(realpath "$1")
 gen=$(realpath "$2")
 cd "$(dirname "$0")/../.."
 
-source tests/ort/ort_setup.sh  # onnxruntime-node, $work, json_field
+source tests/ort/ort_setup.sh  # onnxruntime-node, $work, json_field and the shared checks
 
 model="$work/swin.onnx"
 "$gen" --form swin -o "$model" >/dev/null
 inspected=$("$hyperplan" inspect "$model" --json)
-unknown=$(node -e 'console.log(JSON.parse(process.argv[1]).unknown_size_values.length)' "$inspected")
-if [ "$(json_field "$inspected" sized)" != true ] || [ "$unknown" -ne 0 ]; then
-  echo "FAIL: $unknown values of unknown size in the swin form (inspect's unknown_size_values)" >&2
+require_sized swin "$inspected"
+if [ "$(json_field "$inspected" sized)" != true ]; then
+  echo "FAIL swin: inspect does not call the form sized" >&2
   exit 1
 fi
 summary=$("$hyperplan" plan "$model" -o "$work/plan.pb" \
   --emit-onnx "$work/rewritten.onnx" --summary-json)
-cache_ops=$(($(json_field "$summary" prefetch_steps) + $(json_field "$summary" store_steps) + \
-  $(json_field "$summary" detach_steps)))
-if [ "$cache_ops" -eq 0 ]; then
-  echo "FAIL: the plan has no cache ops, so the comparison proves nothing" >&2
-  exit 1
-fi
+cache_ops=$(cache_ops swin "$summary")
 report=$(node tools/ort/run_model.mjs "$model" --seed 1 --json --compare "$work/rewritten.onnx")
 verdict=$(node -e '
   const r = JSON.parse(process.argv[1]);
