@@ -3,13 +3,13 @@
 # (default 60) on its seed corpus and its regressions, one process at a time. A crash, sanitizer
 # report, timeout or internal error stops the run with the reproducer in build-fuzz/findings/.
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   (targets: onnx-import profile-yaml plan-file
-# cli-flags; default all). docs/fuzzing.md says how to read the output and keep a reproducer.
+# cli-flags expert-stats; default all). docs/fuzzing.md says how to read the output and keep a reproducer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-if [ ${#targets[@]} -eq 0 ]; then targets=(onnx-import profile-yaml plan-file cli-flags); fi
+if [ ${#targets[@]} -eq 0 ]; then targets=(onnx-import profile-yaml plan-file cli-flags expert-stats); fi
 
 scripts/install-deps.sh
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
