@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "support/plan_checks.h"
 #include "support/run_command.h"
 #include "support/scratch_dir.h"
 
@@ -56,12 +57,7 @@ std::string PlanVerifyRun(const std::string& model, std::vector<std::string> ext
   REQUIRE(planned.exit_code == 0);
   // No value of unknown size: the importer warns about none.
   CHECK(planned.stderr_text.find("unknown size") == std::string::npos);
-  const CommandResult verified = Hyperplan({"verify", plan, "--model", model});
-  INFO(verified.stdout_text + verified.stderr_text);
-  CHECK(verified.exit_code == 0);
-  const CommandResult ran = Hyperplan({"run", plan, "--model", model, "--iterations", "2"});
-  INFO(ran.stdout_text + ran.stderr_text);
-  CHECK(ran.exit_code == 0);
+  hyperplan::testing::CheckVerifiesAndRuns(HYPERPLAN_CLI_PATH, plan, model);
   return planned.stdout_text + "\n" + planned.stderr_text;
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "support/plan_checks.h"
 #include "support/run_command.h"
 #include "support/scratch_dir.h"
 
@@ -124,12 +125,7 @@ TEST_CASE("the GPT-2 form with ONNX Runtime's optimizer ops plans, verifies and 
   const CommandResult planned = Hyperplan(plan);
   INFO(planned.stderr_text);
   REQUIRE(planned.exit_code == 0);
-  const CommandResult verified = Hyperplan({"verify", plan_path, "--model", model});
-  INFO(verified.stdout_text + verified.stderr_text);
-  CHECK(verified.exit_code == 0);
-  const CommandResult ran = Hyperplan({"run", plan_path, "--model", model, "--iterations", "2"});
-  INFO(ran.stdout_text + ran.stderr_text);
-  CHECK(ran.exit_code == 0);
+  hyperplan::testing::CheckVerifiesAndRuns(kCli, plan_path, model);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "support/plan_checks.h"
 #include "support/run_command.h"
 #include "support/scratch_dir.h"
 
@@ -56,12 +57,7 @@ TEST_CASE("swin form: checked, sized without --dim, planned, verified and run") 
   INFO(planned.stdout_text + planned.stderr_text);
   REQUIRE(planned.exit_code == 0);
   CHECK(planned.stderr_text.find("unknown size") == std::string::npos);
-  const CommandResult verified = Hyperplan({"verify", plan, "--model", model});
-  INFO(verified.stdout_text + verified.stderr_text);
-  CHECK(verified.exit_code == 0);
-  const CommandResult ran = Hyperplan({"run", plan, "--model", model, "--iterations", "2"});
-  INFO(ran.stdout_text + ran.stderr_text);
-  CHECK(ran.exit_code == 0);
+  hyperplan::testing::CheckVerifiesAndRuns(HYPERPLAN_CLI_PATH, plan, model);
 }
 
 TEST_CASE("swin form: the same flags write the same bytes; external weights are not written") {

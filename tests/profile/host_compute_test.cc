@@ -5,6 +5,7 @@
 
 #include "hyperplan/adapters/profile_yaml.h"
 #include "hyperplan/error.h"
+#include "profile_problems.h"
 
 namespace hyperplan {
 namespace {
@@ -19,18 +20,6 @@ std::string WithHost(const std::string& host) {
          "  - {from: ddr, to: hbm, bandwidth: 25GB/s, reverse_bandwidth: 25GB/s}\n"
          "compute: {peak: {bfloat16: 100TFLOPS}, memory_bandwidth: 1TB/s}\n" +
          host;
-}
-
-// The message of the profile Error that parsing `yaml` must throw.
-std::string Problems(const std::string& yaml) {
-  try {
-    ParseProfileYaml(yaml, "bad.yaml");
-  } catch (const Error& error) {
-    CHECK(error.kind() == ErrorKind::kProfile);
-    return error.what();
-  }
-  FAIL("the profile was accepted");
-  return "";
 }
 
 TEST_CASE("host_compute is read per socket, fractions exactly in ppm", "[profile][host]") {

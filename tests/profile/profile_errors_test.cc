@@ -5,24 +5,13 @@
 
 #include "hyperplan/adapters/profile_yaml.h"
 #include "hyperplan/error.h"
+#include "profile_problems.h"
 
 namespace hyperplan {
 namespace {
 
 using Catch::Matchers::Contains;
 using Catch::Matchers::StartsWith;
-
-// The message of the profile Error that parsing `yaml` must throw.
-std::string Problems(const std::string& yaml) {
-  try {
-    ParseProfileYaml(yaml, "bad.yaml");
-  } catch (const Error& error) {
-    CHECK(error.kind() == ErrorKind::kProfile);
-    return error.what();
-  }
-  FAIL("the profile was accepted");
-  return "";
-}
 
 TEST_CASE("YAML syntax errors carry yaml-cpp's position", "[profile][errors]") {
   // Line 3 "  - name: hbm: x": the second ':' is column 14 (2 spaces, "- " to 4, "name:" 5-9,
