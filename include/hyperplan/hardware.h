@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "hyperplan/dtype.h"
@@ -80,6 +81,12 @@ struct HostComputeSpec {
   // One socket's peak for an element type: its own entry, else float's.
   int64_t PeakFlopsPerSocket(DType dtype) const;
 };
+
+// Which unit runs a node. The device is the accelerator whose memory is the device tier; the
+// host is HardwareProfile::host_compute, present only when the profile has the section.
+enum class ComputeUnit : uint8_t { kDevice, kHost };
+
+std::string_view ComputeUnitName(ComputeUnit unit);  // "device", "host"
 
 // A user rule: values whose name matches `regex` (ECMAScript, whole name) get `value_class`.
 struct ClassRule {

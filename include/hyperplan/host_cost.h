@@ -26,12 +26,6 @@
 
 namespace hyperplan {
 
-// Which unit runs a node. The device is the accelerator whose memory is the device tier; the
-// host is HardwareProfile::host_compute, present only when the profile has the section.
-enum class ComputeUnit { kDevice, kHost };
-
-std::string_view ComputeUnitName(ComputeUnit unit);  // "device", "host"
-
 // FLOP/s the host reaches in `dtype`: peak per socket x sockets x efficiency x share.
 int64_t HostAttainableFlopsPerS(const HostComputeSpec& host, DType dtype);
 

@@ -5,6 +5,10 @@
 
 namespace hyperplan {
 
+std::string_view ComputeUnitName(ComputeUnit unit) {
+  return unit == ComputeUnit::kHost ? "host" : "device";
+}
+
 TierId HardwareProfile::FindTier(const std::string& tier_name) const {
   for (size_t i = 0; i < tiers.size(); ++i) {
     if (tiers[i].name == tier_name) return static_cast<TierId>(i);

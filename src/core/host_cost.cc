@@ -31,10 +31,6 @@ int64_t TimeNs(int64_t amount, int64_t rate_per_s) {
 
 }  // namespace
 
-std::string_view ComputeUnitName(ComputeUnit unit) {
-  return unit == ComputeUnit::kHost ? "host" : "device";
-}
-
 int64_t HostAttainableFlopsPerS(const HostComputeSpec& host, DType dtype) {
   return Scaled(host.PeakFlopsPerSocket(dtype), host.sockets, host.efficiency_ppm, host.share_ppm);
 }

@@ -32,9 +32,13 @@ StreamNumbering::StreamNumbering(const HardwareProfile& profile)
     channels_[l] = std::max<int32_t>(1, profile.links[l].channels);
     count_ += channels_[l];
   }
+  if (profile.host_compute.present()) host_lane_ = count_++;
 }
 
 int32_t StreamNumbering::Of(const PlanStep& step) const {
+  if (step.kind == StepKind::kCompute && step.unit == ComputeUnit::kHost && host_lane_ >= 0) {
+    return host_lane_;
+  }
   if (step.kind == StepKind::kCompute || step.kind == StepKind::kDetach) return kComputeStream;
   return Of(step.link, step.channel);
 }

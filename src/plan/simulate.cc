@@ -46,19 +46,22 @@ void CheckTimeable(const HardwareProfile& profile, const StepClock& clock, const
 }
 
 // Each step's start and end in sequence order, with the stalls, compute total, bytes per link
-// and makespan they add up to.
+// and makespan they add up to. A compute step's stall is its wait after the previous compute
+// step of its own unit (the device's compute stream or the host lane).
 void TimeSteps(const HardwareProfile& profile, const Plan& plan, SimulationResult& result) {
   StepClock clock(profile, plan.node_time_ns);
-  int64_t last_compute_end_ns = 0;
+  int64_t last_compute_end_ns[2] = {0, 0};  // by ComputeUnit
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const PlanStep& step = plan.steps[i];
     CheckTimeable(profile, clock, step, i);
     const StepTiming& timing = clock.Add(step);
     if (step.kind == StepKind::kCompute) {
-      result.stall_ns_per_node[step.node] = timing.start_ns - last_compute_end_ns;
-      result.stall_ns += timing.start_ns - last_compute_end_ns;
+      int64_t& unit_end_ns = last_compute_end_ns[step.unit == ComputeUnit::kHost ? 1 : 0];
+      result.stall_ns_per_node[step.node] = timing.start_ns - unit_end_ns;
+      result.stall_ns += timing.start_ns - unit_end_ns;
       result.compute_ns += plan.node_time_ns[step.node];
-      last_compute_end_ns = timing.end_ns;
+      if (step.unit == ComputeUnit::kHost) result.host_compute_ns += plan.node_time_ns[step.node];
+      unit_end_ns = timing.end_ns;
     } else if (step.kind != StepKind::kDetach) {
       result.bytes_moved_per_link[step.link] += step.bytes;
     }

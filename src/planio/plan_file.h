@@ -23,6 +23,8 @@ namespace hyperplan::planio {
 inline constexpr const char* kPlanSchemaName = "hyperplan.plan";
 inline constexpr int kPlanFormatMajor = 1;
 inline constexpr int kPlanFormatMinor = 1;
+// The minor a plan with host compute steps is written as (schemas/plan.proto FormatVersion).
+inline constexpr int kPlanFormatHostMinor = 2;
 
 enum class PlanEncoding { kBinary, kJson };
 

@@ -132,6 +132,21 @@ class Resolver {
   std::vector<ValueId> value_;
 };
 
+// A host step needs a profile with a host unit to run on; a unit this build does not know
+// (a newer minor's) is named rather than run on the device.
+ComputeUnit ConvertUnit(pb::ComputeUnit unit, const std::string& field, const Resolver& resolve,
+                        const HardwareProfile& profile) {
+  if (unit == pb::COMPUTE_UNIT_DEVICE) return ComputeUnit::kDevice;
+  if (unit != pb::COMPUTE_UNIT_HOST) {
+    resolve.Fail(field + ".unit", "unknown compute unit " + std::to_string(unit));
+  }
+  if (!profile.host_compute.present()) {
+    throw Error(ErrorKind::kProfile, profile.source + ": the plan runs " + field +
+                                         " on the host, but the profile has no host_compute");
+  }
+  return ComputeUnit::kHost;
+}
+
 PlanStep ConvertStep(const pb::Step& in, const std::string& field, const Resolver& resolve,
                      const HardwareProfile& profile, const FromProtoOptions& options) {
   PlanStep step;
@@ -140,6 +155,7 @@ PlanStep ConvertStep(const pb::Step& in, const std::string& field, const Resolve
   step.kind = *kind;
   if (step.kind == StepKind::kCompute) {
     step.node = resolve.Node(in.node(), field + ".node");
+    step.unit = ConvertUnit(in.unit(), field, resolve, profile);
   } else {
     step.value = resolve.Value(in.value(), field + ".value");
     step.src_tier = resolve.UsedTier(in.src_tier(), field + ".src_tier");

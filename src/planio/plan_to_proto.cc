@@ -1,6 +1,8 @@
 // Core Plan -> schemas/plan.proto (see plan_to_proto.h).
 #include "planio/plan_to_proto.h"
 
+#include <algorithm>
+
 #include "planio/plan_file.h"
 #include "planio/profile_proto.h"
 #include "planio/proto_enums.h"
@@ -113,7 +115,28 @@ void AddSteps(const HardwareProfile& profile, const Plan& plan, const PlanEvalua
     }
     entry->set_planned_start_ns(step.planned_start_ns);
     entry->set_planned_end_ns(step.planned_end_ns);
+    if (step.kind == StepKind::kCompute && step.unit == ComputeUnit::kHost) {
+      entry->set_unit(pb::COMPUTE_UNIT_HOST);
+    }
   }
+}
+
+bool RunsOnHost(const Plan& plan) {
+  return std::any_of(plan.steps.begin(), plan.steps.end(), [](const PlanStep& step) {
+    return step.kind == StepKind::kCompute && step.unit == ComputeUnit::kHost;
+  });
+}
+
+// Only a plan that computes on the host names the lane (and reads as format 1.2), so every
+// plan without host steps stays byte-identical to what format 1.1 wrote.
+void AddHostLane(const HardwareProfile& profile, const Plan& plan, pb::Plan& out) {
+  if (!RunsOnHost(plan)) return;
+  out.mutable_format()->set_minor(kPlanFormatHostMinor);
+  pb::HostLane* lane = out.mutable_host_lane();
+  lane->set_stream(StreamNumbering(profile).host_lane());
+  lane->set_memory_tier(profile.host_compute.memory_tier);
+  lane->set_name("host (" + std::to_string(profile.host_compute.sockets) + " socket" +
+                 (profile.host_compute.sockets == 1 ? ")" : "s)"));
 }
 
 void AddMemory(const Plan& plan, pb::Plan& out) {
@@ -259,6 +282,7 @@ pb::Plan PlanToProto(const Graph& graph, const HardwareProfile& profile, const P
   AddValues(graph, profile, plan, out);
   AddNodes(graph, plan, evaluation, out);
   AddSteps(profile, plan, evaluation, out);
+  AddHostLane(profile, plan, out);
   AddMemory(plan, out);
   AddSummary(profile, evaluation, out);
   AddDecisions(plan, out);

@@ -5,10 +5,17 @@
 // (EvaluatedPlan), never inside it.
 //
 // Execution semantics (the simulator, the verifier and any runtime follow the same rules):
-// - `steps` is one sequence. Compute steps and Detach steps run on the compute stream, in
-//   sequence order; each transfer (Prefetch, Store) runs on its link's channel, in sequence
-//   order there (FIFO per channel). A step starts when the previous step on its stream has
-//   ended and every step in `waits_for` (always earlier in the sequence) has ended.
+// - `steps` is one sequence. Compute steps of the device (PlanStep::unit) and Detach steps run
+//   on the compute stream, in sequence order; compute steps of the host on the host lane, in
+//   sequence order there; each transfer (Prefetch, Store) runs on its link's channel, in
+//   sequence order there (FIFO per channel). A step starts when the previous step on its
+//   stream has ended and every step in `waits_for` (always earlier in the sequence) has ended.
+// - A host compute step (issue 30) reads every input from, and writes every output to, the
+//   profile's host compute tier (HostComputeSpec::memory_tier): an input is a TierCopy there
+//   (a home copy, a Store's copy, or a host step's output), an output a TierCopy opened by
+//   the step itself, complete at its end. It needs no device residency: a value crosses
+//   between units as an ordinary Store (device -> host tier) or Prefetch (host tier ->
+//   device), and a host node's weights never cross.
 // - A link's bandwidth is divided evenly among its channels: one transfer of B bytes on a link
 //   with c channels takes latency + ceil(B * c / bandwidth), and the link never carries more
 //   than its bandwidth however many channels are busy (ChannelTransferTimeNs in simulate.h).
@@ -54,8 +61,9 @@ std::ostream& operator<<(std::ostream& out, StepKind kind);  // its name: a fail
 
 struct PlanStep {
   StepKind kind = StepKind::kCompute;
-  NodeId node = kNoNode;     // kCompute
-  ValueId value = kNoValue;  // cache ops
+  ComputeUnit unit = ComputeUnit::kDevice;  // kCompute: which unit runs it; else kDevice
+  NodeId node = kNoNode;                    // kCompute
+  ValueId value = kNoValue;                 // cache ops
   TierId src_tier = kNoTier;
   TierId dst_tier = kNoTier;  // kNoTier for compute and Detach
   int32_t link = -1;          // index into HardwareProfile::links; transfers only
@@ -70,25 +78,31 @@ struct PlanStep {
 };
 
 // The streams' numbering, the one plan files, the verifier, the report and the simulator
-// share: stream 0 is the compute stream (compute and Detach steps), then one stream per link
-// channel, link by link and channel by channel (a link declaring fewer than one channel has
-// one). Cost: O(links) to build, O(1) per query. Limits: queries assume a valid link and
-// channel (VerifyPlan checks them).
+// share: stream 0 is the compute stream (device compute and Detach steps), then one stream per
+// link channel, link by link and channel by channel (a link declaring fewer than one channel
+// has one), then, when the profile has a host compute unit, the host lane (host compute
+// steps). Appended last, it leaves every other stream's number as it was before host compute.
+// Cost: O(links) to build, O(1) per query. Limits: queries assume a valid link and channel
+// (VerifyPlan checks them).
 class StreamNumbering {
  public:
   static constexpr int32_t kComputeStream = 0;
 
   explicit StreamNumbering(const HardwareProfile& profile);
 
-  int32_t count() const { return count_; }  // the compute stream plus every link channel
+  int32_t count() const { return count_; }  // compute stream, every link channel, host lane
   int32_t channel_count(int32_t link) const { return channels_[link]; }
   int32_t Of(int32_t link, int32_t channel) const { return first_[link] + channel; }
-  // kComputeStream for compute and Detach steps; its link channel's stream for a transfer.
+  int32_t host_lane() const { return host_lane_; }  // -1: the profile has no host unit
+  // kComputeStream for device compute and Detach steps, the host lane for host compute steps
+  // (the compute stream when the profile has none: VerifyPlan rejects such a step), its link
+  // channel's stream for a transfer.
   int32_t Of(const PlanStep& step) const;
 
  private:
   std::vector<int32_t> first_;     // by link: the stream of its channel 0
   std::vector<int32_t> channels_;  // by link: its channel count, at least 1
+  int32_t host_lane_ = -1;
   int32_t count_ = 1;
 };
 
@@ -186,7 +200,8 @@ struct SimulationResult {
   std::vector<int64_t> stall_ns_per_node;     // by NodeId: wait before the node could start
   std::vector<int64_t> bytes_moved_per_link;  // by link index
   int64_t makespan_ns = 0;
-  int64_t compute_ns = 0;            // sum of node times
+  int64_t compute_ns = 0;            // sum of node times, both units
+  int64_t host_compute_ns = 0;       // of which on the host lane
   int64_t baseline_makespan_ns = 0;  // without offloading: the compute stream alone
   int64_t stall_ns = 0;              // sum of stall_ns_per_node
 

@@ -1,7 +1,8 @@
 // Simulate: a discrete-event replay of a plan against the hardware profile.
 //
-// One compute stream (compute steps and Detach steps in sequence order) and one stream per
-// link channel (its transfers in sequence order, FIFO). Because every step waits only for
+// One compute stream (device compute steps and Detach steps in sequence order), one host
+// lane (host compute steps, when the profile has a host unit) and one stream per link channel
+// (its transfers in sequence order, FIFO). Because every step waits only for
 // steps earlier in the sequence and for its stream predecessor, one pass in sequence order
 // computes every start and end: start = max(end of stream predecessor, ends of waits_for).
 // Memory: each ResidentInterval and TierCopy becomes an allocation at its opening step's start
@@ -33,8 +34,8 @@ namespace hyperplan {
 // ChannelTransferTimeNs (hyperplan/cost.h): one transfer's time on one channel of a link.
 
 // The streams' clocks: a step starts once every step it waits for has ended and its stream
-// is free (the compute stream for Compute and Detach, its link channel for a transfer); a
-// Compute takes its node time, a Detach no time, a transfer ChannelTransferTimeNs.
+// is free (the compute stream for a device Compute and a Detach, the host lane for a host
+// Compute, its link channel for a transfer); a Compute takes its node time on its unit, a Detach no time, a transfer ChannelTransferTimeNs.
 class StepClock {
  public:
   // `node_time_ns` by NodeId (the plan's); both must outlive the clock.
