@@ -7,6 +7,11 @@
 // the run and stay resident for all of it, graph outputs from their producer to the end, every
 // other value from its producer to its last use. A node's inputs and outputs are live together
 // during its step, and a control-flow node adds its bodies' peak while it runs.
+// With a unit placement (issue 30, docs/design.md "Compute units"), the analysis is the
+// device's view: a host node's reads of host values (its weights' home copies, what other
+// host nodes wrote) are not device uses; a value a host node writes is on the device only
+// when a device node reads it, from its first device read (a crossing Prefetch brings it);
+// a value nothing on the device touches has no device residency at all.
 // Cost: O(nodes + values + uses).
 #pragma once
 
@@ -14,6 +19,7 @@
 #include <vector>
 
 #include "hyperplan/graph.h"
+#include "hyperplan/hardware.h"
 
 namespace hyperplan {
 
@@ -25,6 +31,22 @@ struct Lifetime {
   std::vector<Step> use_steps;   // steps of its consumers, ascending, one per consumer
   Step baseline_first_step = 0;  // resident from here with nothing offloaded (inclusive)
   Step baseline_last_step = 0;   // resident until here with nothing offloaded (inclusive)
+  // Unit placements only. False: never on the device (only host nodes touch it).
+  bool on_device = true;
+  // Written by a host node and read on the device: def_step is its first device read, where a
+  // crossing Prefetch has brought it; the planner never cuts its residency.
+  bool crosses_in = false;
+};
+
+// Which unit runs each node, and which values host nodes read from a home copy on the host
+// tier rather than from a copy the device Stores there (homes.h decides the homes).
+struct UnitPlacement {
+  std::vector<ComputeUnit> node_unit;   // by NodeId; empty: every node on the device
+  std::vector<uint8_t> read_from_home;  // by ValueId
+
+  bool OnHost(NodeId node) const {
+    return !node_unit.empty() && node_unit[node] == ComputeUnit::kHost;
+  }
 };
 
 // The baseline (nothing offloaded) device memory per step.
@@ -46,6 +68,10 @@ std::vector<NodeId> ModelOrder(const Graph& graph);
 
 // `order` must be a permutation of the graph's nodes in topological order (checked).
 LifetimeAnalysis AnalyzeLifetimes(const Graph& graph, const std::vector<NodeId>& order);
+
+// The device's view under a unit placement (above); an empty placement is the overload above.
+LifetimeAnalysis AnalyzeLifetimes(const Graph& graph, const std::vector<NodeId>& order,
+                                  const UnitPlacement& placement);
 
 // Values resident during `step` in the baseline, largest first (ties by ascending id).
 std::vector<ValueId> LiveValuesAt(const Graph& graph, const LifetimeAnalysis& analysis, Step step);

@@ -39,13 +39,33 @@ std::vector<Step> StepOfNode(const Graph& graph, const std::vector<NodeId>& orde
   return step_of_node;
 }
 
+// Whether `consumer` reads `value` on the host (lifetimes.h): a host node reading what a host
+// node wrote or a home copy on the host tier.
+bool ReadOnHost(const UnitPlacement& placement, ValueId value, NodeId producer, NodeId consumer) {
+  if (!placement.OnHost(consumer)) return false;
+  return (producer != kNoNode && placement.OnHost(producer)) || placement.read_from_home[value];
+}
+
+// A host-written value's device view: read on the device from its first device read, or
+// never on the device.
+void PlaceHostWritten(Lifetime& lifetime) {
+  if (lifetime.use_steps.empty()) {
+    lifetime.on_device = false;
+    return;
+  }
+  lifetime.crosses_in = true;
+  lifetime.def_step = lifetime.use_steps.front();
+}
+
 // A value's definition, uses and no-offload residency; throws (kInternal) when a consumer
 // runs before the producer.
-Lifetime LifetimeOf(const Graph& graph, const Value& value, const std::vector<Step>& step_of_node,
-                    Step last_step) {
+Lifetime LifetimeOf(const Graph& graph, ValueId id, const std::vector<Step>& step_of_node,
+                    Step last_step, const UnitPlacement& placement) {
+  const Value& value = graph.values[id];
   Lifetime lifetime;
   lifetime.def_step = value.producer == kNoNode ? 0 : step_of_node[value.producer];
   lifetime.use_steps.reserve(value.consumers.size());
+  bool read_on_host = false;
   for (NodeId consumer : value.consumers) {
     const Step use = step_of_node[consumer];
     if (use < lifetime.def_step) {
@@ -53,9 +73,18 @@ Lifetime LifetimeOf(const Graph& graph, const Value& value, const std::vector<St
                                             graph.nodes[consumer].name + "' reads '" + value.name +
                                             "' before it is produced");
     }
+    if (ReadOnHost(placement, id, value.producer, consumer)) {
+      read_on_host = true;
+      continue;
+    }
     lifetime.use_steps.push_back(use);
   }
   std::sort(lifetime.use_steps.begin(), lifetime.use_steps.end());
+  if (value.producer != kNoNode && placement.OnHost(value.producer)) PlaceHostWritten(lifetime);
+  if (value.producer == kNoNode && read_on_host && lifetime.use_steps.empty() &&
+      !value.is_graph_output) {
+    lifetime.on_device = false;  // only host nodes read it, from its home copy
+  }
   lifetime.last_use_step =
       lifetime.use_steps.empty() ? lifetime.def_step : lifetime.use_steps.back();
   const bool owned_outside_run = value.producer == kNoNode;
@@ -73,7 +102,7 @@ MemoryTimeline BaselineTimeline(const Graph& graph, const std::vector<NodeId>& o
   std::vector<int64_t> delta_bytes(static_cast<size_t>(node_count) + 1, 0);
   for (size_t id = 0; id < graph.values.size(); ++id) {
     const int64_t bytes = graph.values[id].bytes;
-    if (bytes == 0 || node_count == 0) continue;
+    if (bytes == 0 || node_count == 0 || !lifetimes[id].on_device) continue;
     delta_bytes[lifetimes[id].baseline_first_step] += bytes;
     delta_bytes[lifetimes[id].baseline_last_step + 1] -= bytes;
   }
@@ -95,13 +124,19 @@ MemoryTimeline BaselineTimeline(const Graph& graph, const std::vector<NodeId>& o
 }  // namespace
 
 LifetimeAnalysis AnalyzeLifetimes(const Graph& graph, const std::vector<NodeId>& order) {
+  return AnalyzeLifetimes(graph, order, UnitPlacement{});
+}
+
+LifetimeAnalysis AnalyzeLifetimes(const Graph& graph, const std::vector<NodeId>& order,
+                                  const UnitPlacement& placement) {
   LifetimeAnalysis analysis;
   analysis.order = order;
   analysis.step_of_node = StepOfNode(graph, order);
   const Step last_step = std::max<Step>(0, static_cast<Step>(graph.nodes.size()) - 1);
   analysis.lifetimes.reserve(graph.values.size());
-  for (const Value& value : graph.values) {
-    analysis.lifetimes.push_back(LifetimeOf(graph, value, analysis.step_of_node, last_step));
+  for (size_t id = 0; id < graph.values.size(); ++id) {
+    analysis.lifetimes.push_back(
+        LifetimeOf(graph, static_cast<ValueId>(id), analysis.step_of_node, last_step, placement));
   }
   analysis.timeline = BaselineTimeline(graph, order, analysis.lifetimes);
   return analysis;
@@ -111,7 +146,8 @@ std::vector<ValueId> LiveValuesAt(const Graph& graph, const LifetimeAnalysis& an
   std::vector<ValueId> live;
   for (size_t id = 0; id < graph.values.size(); ++id) {
     const Lifetime& lifetime = analysis.lifetimes[id];
-    if (lifetime.baseline_first_step <= step && step <= lifetime.baseline_last_step) {
+    if (lifetime.on_device && lifetime.baseline_first_step <= step &&
+        step <= lifetime.baseline_last_step) {
       live.push_back(static_cast<ValueId>(id));
     }
   }

@@ -46,22 +46,24 @@ void CheckTimeable(const HardwareProfile& profile, const StepClock& clock, const
 }
 
 // Each step's start and end in sequence order, with the stalls, compute total, bytes per link
-// and makespan they add up to. A compute step's stall is its wait after the previous compute
-// step of its own unit (the device's compute stream or the host lane).
+// and makespan they add up to. A compute step's stall is its wait after the compute steps
+// before it in sequence, of either unit, have ended: a host step waiting for the device step
+// whose output it reads is not stalled, one waiting for a transfer is; a step that starts
+// while the other unit still computes stalls not at all.
 void TimeSteps(const HardwareProfile& profile, const Plan& plan, SimulationResult& result) {
   StepClock clock(profile, plan.node_time_ns);
-  int64_t last_compute_end_ns[2] = {0, 0};  // by ComputeUnit
+  int64_t last_compute_end_ns = 0;
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const PlanStep& step = plan.steps[i];
     CheckTimeable(profile, clock, step, i);
     const StepTiming& timing = clock.Add(step);
     if (step.kind == StepKind::kCompute) {
-      int64_t& unit_end_ns = last_compute_end_ns[step.unit == ComputeUnit::kHost ? 1 : 0];
-      result.stall_ns_per_node[step.node] = timing.start_ns - unit_end_ns;
-      result.stall_ns += timing.start_ns - unit_end_ns;
+      const int64_t stall_ns = std::max<int64_t>(0, timing.start_ns - last_compute_end_ns);
+      result.stall_ns_per_node[step.node] = stall_ns;
+      result.stall_ns += stall_ns;
       result.compute_ns += plan.node_time_ns[step.node];
       if (step.unit == ComputeUnit::kHost) result.host_compute_ns += plan.node_time_ns[step.node];
-      unit_end_ns = timing.end_ns;
+      last_compute_end_ns = std::max(last_compute_end_ns, timing.end_ns);
     } else if (step.kind != StepKind::kDetach) {
       result.bytes_moved_per_link[step.link] += step.bytes;
     }

@@ -6,12 +6,23 @@
 #include <tuple>
 #include <utility>
 
+#include "hyperplan/cost.h"
 #include "hyperplan/plan/evaluation.h"
+#include "planner/host_crossings.h"
 
 namespace hyperplan::planner {
 namespace {
 
-enum Group : int { kStoreGroup = 0, kDetachGroup = 1, kPrefetchGroup = 2, kComputeGroup = 3 };
+// Crossings (host_crossings.h) come last before the compute step of their boundary: a Store
+// to the host after the Prefetch that brought the value back, a Prefetch from it after the
+// planner's own.
+enum Group : int {
+  kStoreGroup = 0,
+  kDetachGroup = 1,
+  kPrefetchGroup = 2,
+  kCrossingGroup = 3,
+  kComputeGroup = 4
+};
 
 struct Pending {
   PlanStep step;
@@ -93,7 +104,8 @@ class Assembler {
         graph_(*context.graph),
         candidates_(context.candidates.candidates),
         step_count_(context.step_count()),
-        placement_count_(std::min(options.placement_count, selection.placements.size())) {}
+        placement_count_(std::min(options.placement_count, selection.placements.size())),
+        crossings_(FindHostCrossings(graph_, *context.profile, context.lifetimes, context.units)) {}
 
   EvaluatedPlan Run() {
     StartPlan();
@@ -125,6 +137,7 @@ class Assembler {
   void Sequence() {
     PendComputeSteps();
     for (size_t j = 0; j < placement_count_; ++j) PendTransfers(static_cast<int32_t>(j));
+    if (!crossings_.empty()) PendCrossings();
     std::sort(pending_.begin(), pending_.end(), SequencedBefore);
     IndexSteps();
   }
@@ -136,6 +149,7 @@ class Assembler {
       Pending compute;
       compute.step.kind = StepKind::kCompute;
       compute.step.node = context_.order[k];
+      if (context_.units.OnHost(compute.step.node)) compute.step.unit = ComputeUnit::kHost;
       compute.step.boundary = k;
       compute.step.planned_start_ns = start_ns[k];
       compute.step.planned_end_ns = start_ns[k + 1];
@@ -171,6 +185,40 @@ class Assembler {
     }
   }
 
+  // One crossing hop on channel 0 of `link`, planned at its boundary's stall-free start.
+  void PendCrossing(StepKind kind, ValueId value, Step boundary, int32_t link) {
+    Pending crossing;
+    crossing.group = kCrossingGroup;
+    PlanStep& step = crossing.step;
+    step.kind = kind;
+    step.value = value;
+    step.link = link;
+    step.channel = 0;
+    step.src_tier = context_.profile->links[link].from;
+    step.dst_tier = context_.profile->links[link].to;
+    step.bytes = graph_.values[value].bytes;
+    step.boundary = boundary;
+    step.planned_start_ns = context_.cost.step_start_ns[boundary];
+    step.planned_end_ns =
+        step.planned_start_ns + ChannelTransferTimeNs(context_.profile->links[link], step.bytes);
+    pending_.push_back(std::move(crossing));
+  }
+
+  // Section 1b: a Store before the first host read of each device value a host node reads,
+  // a Prefetch before the first device read of each value a host node writes.
+  void PendCrossings() {
+    for (size_t id = 0; id < graph_.values.size(); ++id) {
+      const auto value = static_cast<ValueId>(id);
+      if (crossings_.store_boundary[id] >= 0) {
+        PendCrossing(StepKind::kStore, value, crossings_.store_boundary[id], crossings_.store_link);
+      }
+      const Lifetime& lifetime = context_.lifetimes.lifetimes[id];
+      if (lifetime.crosses_in && graph_.values[id].bytes > 0) {
+        PendCrossing(StepKind::kPrefetch, value, lifetime.def_step, crossings_.prefetch_link);
+      }
+    }
+  }
+
   // Where each compute step and each placement's hops landed in the sequence.
   void IndexSteps() {
     compute_index_.assign(static_cast<size_t>(step_count_), -1);
@@ -181,6 +229,8 @@ class Assembler {
       store_index_[j].resize(selection_.placements[j].store_hops.size(), -1);
       prefetch_index_[j].resize(selection_.placements[j].prefetch_hops.size(), -1);
     }
+    crossing_store_index_.assign(crossings_.empty() ? 0 : graph_.values.size(), -1);
+    crossing_prefetch_index_.assign(crossings_.empty() ? 0 : graph_.values.size(), -1);
     plan_.steps.reserve(pending_.size());
     for (size_t i = 0; i < pending_.size(); ++i) {
       const Pending& p = pending_[i];
@@ -188,6 +238,10 @@ class Assembler {
       switch (p.group) {
         case kComputeGroup:
           compute_index_[p.step.boundary] = index;
+          break;
+        case kCrossingGroup:
+          (p.step.kind == StepKind::kStore ? crossing_store_index_
+                                           : crossing_prefetch_index_)[p.step.value] = index;
           break;
         case kStoreGroup:
           store_index_[p.placement][p.hop] = index;
@@ -231,8 +285,14 @@ class Assembler {
       while (cursor < by_value_.size() && CandidateOf(by_value_[cursor]).value == value) ++cursor;
       const Value& info = graph_.values[id];
       if (!info.size_known || info.bytes <= 0) continue;
-      AddDeviceIntervals(value, begin, cursor);
+      const Lifetime& lifetime = context_.lifetimes.lifetimes[id];
+      if (lifetime.crosses_in) {
+        AddCrossedInInterval(value);
+      } else if (lifetime.on_device) {
+        AddDeviceIntervals(value, begin, cursor);
+      }
       if (begin < cursor) AddTierCopies(value, begin, cursor);
+      if (!crossings_.empty()) AddHostCopies(value, begin < cursor);
     }
     AddBodyScratch(graph_, context_.order, compute_index_, plan_.residency);
   }
@@ -277,6 +337,45 @@ class Assembler {
       const Step last = lifetime.baseline_last_step;
       AddInterval(value, first, last, opened_by, to_run_end ? -1 : compute_index_[last]);
     }
+  }
+
+  // A host-written value on the device: from the crossing Prefetch to its last device read.
+  void AddCrossedInInterval(ValueId value) {
+    const Lifetime& lifetime = context_.lifetimes.lifetimes[value];
+    const Step last = lifetime.baseline_last_step;
+    const bool to_run_end = graph_.values[value].is_graph_output;
+    AddInterval(value, lifetime.def_step, last, crossing_prefetch_index_[value],
+                to_run_end ? -1 : compute_index_[last]);
+  }
+
+  // The value's copies on the host tier that host nodes read: the crossing Store's, freed by
+  // its last host reader; a host output, freed by its last reader (a host node or the
+  // crossing Prefetch; a graph output at the run's end); a home copy there (unless
+  // AddTierCopies, for a value the planner moves, wrote it already).
+  void AddHostCopies(ValueId value, bool copies_added) {
+    const Value& info = graph_.values[value];
+    const TierId host = crossings_.host_tier;
+    const Step last_read = crossings_.last_host_read[value];
+    if (crossings_.store_boundary[value] >= 0) {
+      plan_.tier_copies.push_back(
+          {value, host, info.bytes, crossing_store_index_[value], compute_index_[last_read]});
+    } else if (info.producer != kNoNode && context_.units.OnHost(info.producer)) {
+      const int32_t closer = info.is_graph_output ? -1 : HostCopyCloser(value);
+      plan_.tier_copies.push_back({value, host, info.bytes,
+                                   compute_index_[context_.lifetimes.step_of_node[info.producer]],
+                                   closer});
+    } else if (last_read >= 0 && context_.units.read_from_home[value] &&
+               !(copies_added && context_.homes.Homed(value))) {
+      plan_.tier_copies.push_back({value, host, info.bytes, -1, -1});
+    }
+  }
+
+  // The last reader, in sequence order, of a host output's copy; -1 when nothing reads it.
+  int32_t HostCopyCloser(ValueId value) const {
+    const Step last_read = crossings_.last_host_read[value];
+    int32_t closer = last_read >= 0 ? compute_index_[last_read] : -1;
+    closer = std::max(closer, crossing_prefetch_index_[value]);
+    return closer;
   }
 
   // The value's off-device copies: its home copy, the staging copies between Prefetch hops,
@@ -325,9 +424,18 @@ class Assembler {
       const auto index = static_cast<int32_t>(i);
       switch (p.group) {
         case kComputeGroup:
-          AddComputeWaits(step);
+          // A host step frees device values too (the last read of a value it crossed), so
+          // what the compute stream's order guarantees for a later Prefetch takes a wait.
+          if (step.unit == ComputeUnit::kHost) {
+            AddHostComputeWaits(step, index);
+          } else {
+            AddComputeWaits(step);
+          }
           last_compute = index;
           last_stream = index;
+          break;
+        case kCrossingGroup:
+          AddCrossingWaits(step, index, last_stream);
           break;
         case kStoreGroup:
           AddStoreWaits(p, step, last_compute);
@@ -356,6 +464,45 @@ class Assembler {
   bool ReadsStore(const Pending& p) const {
     const Candidate& candidate = CandidateOf(p.placement);
     return candidate.needs_store && !candidate.write_back_last_iteration;
+  }
+
+  // A host step waits for the crossing Store of each device value it reads; closing a host
+  // output's copy, for the crossing Prefetch that read it first (host_crossings.h).
+  void AddHostComputeWaits(PlanStep& step, int32_t index) {
+    for (ValueId input : graph_.nodes[step.node].inputs) {
+      if (input == kNoValue || graph_.values[input].bytes <= 0) continue;
+      if (crossings_.store_boundary[input] >= 0) {
+        AddWait(step.waits_for, crossing_store_index_[input]);
+      }
+      const int32_t prefetch = crossing_prefetch_index_[input];
+      if (prefetch >= 0 && prefetch < index && HostCopyCloser(input) == index) {
+        AddWait(step.waits_for, prefetch);
+      }
+    }
+  }
+
+  // A crossing Store reads the device copy: it waits for the step that opened the interval
+  // covering its boundary. A crossing Prefetch waits for the host step that wrote the value,
+  // the last compute-stream step before it (its block may be memory that step freed) and,
+  // closing the host copy, the last host reader sequenced before it.
+  void AddCrossingWaits(PlanStep& step, int32_t index, int32_t last_stream) {
+    const Value& value = graph_.values[step.value];
+    if (step.kind == StepKind::kStore) {
+      for (int32_t r : intervals_of_[step.value]) {
+        const ResidentInterval& interval = plan_.residency[r];
+        if (interval.first_step <= step.boundary && step.boundary <= interval.last_step) {
+          AddWait(step.waits_for, interval.opened_by);
+        }
+      }
+      return;
+    }
+    AddWait(step.waits_for, compute_index_[context_.lifetimes.step_of_node[value.producer]]);
+    AddWait(step.waits_for, last_stream);
+    const Step last_read = crossings_.last_host_read[step.value];
+    if (last_read >= 0 && compute_index_[last_read] < index &&
+        HostCopyCloser(step.value) == index) {
+      AddWait(step.waits_for, compute_index_[last_read]);
+    }
   }
 
   // A compute step waits for the Prefetches that opened its inputs' residency.
@@ -447,6 +594,9 @@ class Assembler {
   std::vector<int32_t> by_value_;                     // placements by value, then gap start
   std::vector<int32_t> final_store_;                  // by ValueId: its Store's last hop; -1: none
   std::vector<std::vector<int32_t>> intervals_of_;    // by ValueId: its residency intervals
+  const HostCrossings crossings_;                     // empty: every node on the device
+  std::vector<int32_t> crossing_store_index_;         // by ValueId; -1: none
+  std::vector<int32_t> crossing_prefetch_index_;      // by ValueId; -1: none
 };
 
 }  // namespace

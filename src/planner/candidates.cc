@@ -148,6 +148,9 @@ class CandidateFinder {
       return;
     }
     if (value.bytes <= 0 || step_count_ == 0) return;
+    // Host-only values never reach the device; one a host node writes crosses in once and stays.
+    const Lifetime& lifetime = lifetimes_.lifetimes[value_id];
+    if (!lifetime.on_device || lifetime.crosses_in) return;
     if (value.producer == kNoNode && value.value_class == ValueClass::kWeight &&
         profile_.weight_home_tier == kNoTier) {
       Pin(value_id, value.bytes, DecisionReason::kPinnedByPolicy,

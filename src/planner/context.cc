@@ -38,6 +38,7 @@ PlanContext BuildContext(const Problem& problem) {
       .order = problem.order,
       .order_name = {},  // the model's order
       .lifetimes = problem.lifetimes,
+      .units = problem.units,
       .cost = {problem.node_time_ns, StallFreeStepStarts(problem.order, problem.node_time_ns),
                problem.routes},
       .homes = problem.homes,

@@ -25,8 +25,9 @@ struct PlanContext {
   const HardwareProfile* profile = nullptr;
   std::vector<NodeId> order;
   bool reordered = false;
-  std::string order_name;  // Plan::order_name: set by whoever made a reordered context
-  LifetimeAnalysis lifetimes;
+  std::string order_name;      // Plan::order_name: set by whoever made a reordered context
+  LifetimeAnalysis lifetimes;  // the device's view under `units`
+  UnitPlacement units;         // Problem::units: which nodes run on the host
   CostAnalysis cost;
   ValueHomes homes;  // homes.h: the same for every order and time axis
   CandidateSet candidates;

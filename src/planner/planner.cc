@@ -14,6 +14,7 @@
 #include "hyperplan/routes.h"
 #include "planner/context.h"
 #include "planner/explain.h"
+#include "planner/host_placement.h"
 #include "planner/modes.h"
 #include "planner/order.h"
 #include "planner/retime.h"
@@ -152,7 +153,8 @@ class OffloadSearch {
   }
 
   Outcome Search() {
-    if (options_.allow_reorder) AddMemoryAwareOrder();
+    // A unit placement plans the model's order alone (a reorder would move host parts).
+    if (options_.allow_reorder && problem_.units.node_unit.empty()) AddMemoryAwareOrder();
     for (const PlanContext& context : contexts_) PlanAndKeep(context);
     PlanEagerUpdateOrder();
     PlanWrapHalvesRankedAlone();
@@ -252,7 +254,10 @@ class OffloadSearch {
   // model's order is planned): with room on the device it trades the arena against time
   // (supernode: 1.06 -> 1.07 s for a 4 GB smaller arena), so it is not even built there.
   void PlanEagerUpdateOrder() {
-    if (!budget_mode_ || !options_.allow_reorder || problem_.aliases.empty()) return;
+    if (!budget_mode_ || !options_.allow_reorder || problem_.aliases.empty() ||
+        !problem_.units.node_unit.empty()) {
+      return;
+    }
     std::vector<NodeId> order = planner::EagerUpdateOrder(model(), problem_.aliases);
     if (order != model_context().order && AliasesHoldIn(model(), problem_.aliases, order)) {
       PlanAndKeep(AddContext(std::move(order), kEagerUpdateOrder));
@@ -328,12 +333,20 @@ class OffloadSearch {
   bool have_ = false;
 };
 
+// One placement's plan: the orders, modes and variants above.
+PlanResult PlanPlacement(const Problem& problem, const PlanOptions& options) {
+  OffloadSearch search(problem, options);
+  return search.Finish(options.offload ? search.Search() : search.NothingOffloaded());
+}
+
 }  // namespace
 
 PlanResult PlanOffload(const Problem& problem, const PlanOptions& options) {
   CheckPlanInputs(*problem.profile, options);
-  OffloadSearch search(problem, options);
-  return search.Finish(options.offload ? search.Search() : search.NothingOffloaded());
+  PlanResult device = PlanPlacement(problem, options);
+  return planner::PlaceOnHostWhereFaster(
+      problem, options, std::move(device),
+      [&options](const Problem& placed) { return PlanPlacement(placed, options); });
 }
 
 PlanResult PlanOffload(const Graph& graph, const HardwareProfile& profile,

@@ -6,6 +6,7 @@
 
 #include "hyperplan/cost.h"
 #include "hyperplan/error.h"
+#include "hyperplan/host_cost.h"
 #include "planner/cost_analysis.h"
 
 namespace hyperplan {
@@ -68,6 +69,29 @@ Problem BuildProblem(const Graph& model, const HardwareProfile& profile,
     node_time_ns = planner::NodeTimes(model, profile, options.node_time_ns);
   }
   return BuildProblem(model, profile, std::move(node_time_ns), loop);
+}
+
+Problem PlaceUnits(const Problem& base, std::vector<ComputeUnit> node_unit) {
+  const Graph& graph = *base.graph;
+  const HardwareProfile& profile = *base.profile;
+  Problem problem = base;
+  problem.units.node_unit = std::move(node_unit);
+  problem.units.read_from_home.assign(graph.values.size(), 0);
+  const TierId host_tier = profile.host_compute.memory_tier;
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    if (problem.units.node_unit[n] != ComputeUnit::kHost) continue;
+    const Node& node = graph.nodes[n];
+    problem.node_time_ns[n] = EstimateHostNodeCost(graph, node, profile).time_ns;
+    for (ValueId input : node.inputs) {
+      if (input == kNoValue) continue;
+      const Value& value = graph.values[input];
+      if (problem.homes.home_tier[input] == host_tier && value.written_by == kNoNode) {
+        problem.units.read_from_home[input] = 1;
+      }
+    }
+  }
+  problem.lifetimes = AnalyzeLifetimes(graph, problem.order, problem.units);
+  return problem;
 }
 
 }  // namespace hyperplan

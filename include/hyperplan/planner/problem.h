@@ -35,9 +35,11 @@ struct Problem {
   const HardwareProfile* profile = nullptr;
   std::vector<NodeId> order;          // the model order of `graph`
   std::vector<int64_t> node_time_ns;  // by NodeId: the model's own, given or estimated
-  LifetimeAnalysis lifetimes;         // in `order`
+  LifetimeAnalysis lifetimes;         // in `order`; the device's view under `units`
   DeviceRoutes routes;
   ValueHomes homes;
+  // Which unit runs each node (docs/design.md "Compute units"); empty node_unit: the device.
+  UnitPlacement units;
 
   Step step_count() const { return static_cast<Step>(order.size()); }
 };
@@ -57,5 +59,11 @@ Problem BuildProblem(const Graph& model, const HardwareProfile& profile,
 // non-negative entry per node.
 Problem BuildProblem(const Graph& model, const HardwareProfile& profile,
                      const PlanOptions& options);
+
+// `base` with `node_unit` (by NodeId) as its placement: host nodes take their host roofline
+// time (host_cost.h), read their weights' home copies on the host tier where those are homed
+// there and not written in place, and the lifetimes become the device's view (lifetimes.h).
+// Throws Error(kInternal) when a host node is given but the profile has no host unit.
+Problem PlaceUnits(const Problem& base, std::vector<ComputeUnit> node_unit);
 
 }  // namespace hyperplan

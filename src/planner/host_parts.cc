@@ -1,0 +1,157 @@
+// Layer parts the host may run (see host_parts.h).
+#include "hyperplan/planner/host_parts.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string_view>
+#include <utility>
+
+#include "hyperplan/host_cost.h"
+#include "hyperplan/layers.h"
+
+namespace hyperplan {
+namespace {
+
+bool Contains(std::string_view name, std::string_view token) {
+  return name.find(token) != std::string_view::npos;
+}
+
+// The part a weight belongs to, or none (attention, norms, anything else).
+std::optional<std::pair<HostPartKind, int>> PartOfWeight(std::string_view name) {
+  const int layer = LayerOfWeight(name);
+  if (layer >= 0 && (Contains(name, ".mlp.") || Contains(name, ".feed_forward.") ||
+                     Contains(name, ".ffn") || Contains(name, ".block_sparse_moe."))) {
+    return std::make_pair(HostPartKind::kMlp, layer);
+  }
+  if (layer >= 0) return std::nullopt;
+  if (Contains(name, "lm_head")) return std::make_pair(HostPartKind::kLmHead, -1);
+  if (Contains(name, "embed_tokens") || Contains(name, "wte") || Contains(name, "tok_embeddings")) {
+    return std::make_pair(HostPartKind::kEmbedding, -1);
+  }
+  return std::nullopt;
+}
+
+bool IsWeight(const Value& value) {
+  return value.producer == kNoNode && value.value_class == ValueClass::kWeight;
+}
+
+// Whether the host can run `node`: its weights are homed on the host tier and not written,
+// and it neither reads nor writes other persistent state.
+bool HostCanRun(const Problem& problem, const Node& node) {
+  const Graph& graph = *problem.graph;
+  const TierId host_tier = problem.profile->host_compute.memory_tier;
+  auto persistent = [&](ValueId id) {
+    return !problem.persistent.empty() && problem.persistent[id];
+  };
+  for (ValueId input : node.inputs) {
+    if (input == kNoValue) continue;
+    const Value& value = graph.values[input];
+    if (IsWeight(value)) {
+      if (problem.homes.home_tier[input] != host_tier || value.written_by != kNoNode) return false;
+    } else if (persistent(input)) {
+      return false;
+    }
+  }
+  for (ValueId output : node.outputs) {
+    if (output != kNoValue && persistent(output)) return false;
+  }
+  return true;
+}
+
+// The part each step's node reads weights of: kind and layer, or none; a node reading two
+// parts' weights (or a part's and another weight) belongs to none.
+struct StepParts {
+  std::map<std::pair<HostPartKind, int>, std::pair<Step, Step>> mlp_spans;
+  std::vector<std::pair<HostPartKind, Step>> single_nodes;  // LM head and embedding readers
+  std::vector<uint8_t> reads_other_weight;                  // by step
+};
+
+StepParts ClassifySteps(const Problem& problem) {
+  const Graph& graph = *problem.graph;
+  StepParts parts;
+  parts.reads_other_weight.assign(problem.order.size(), 0);
+  for (Step k = 0; k < problem.step_count(); ++k) {
+    std::set<std::pair<HostPartKind, int>> keys;
+    for (ValueId input : graph.nodes[problem.order[k]].inputs) {
+      if (input == kNoValue || !IsWeight(graph.values[input])) continue;
+      const auto key = PartOfWeight(graph.values[input].name);
+      if (!key) {
+        parts.reads_other_weight[k] = 1;
+        continue;
+      }
+      keys.insert(*key);
+    }
+    if (keys.size() != 1 || parts.reads_other_weight[k]) continue;
+    const auto key = *keys.begin();
+    if (key.first != HostPartKind::kMlp) {
+      parts.single_nodes.push_back({key.first, k});
+      continue;
+    }
+    auto [it, added] = parts.mlp_spans.try_emplace(key, k, k);
+    if (!added) it->second.second = k;
+  }
+  return parts;
+}
+
+std::string PartName(HostPartKind kind, int layer) {
+  if (kind == HostPartKind::kMlp) return "layer " + std::to_string(layer) + " MLP";
+  return kind == HostPartKind::kLmHead ? "LM head" : "token embedding";
+}
+
+// The part over steps [first, last], costed; none when a node in it cannot run on the host or
+// reads a weight of another part.
+std::optional<HostPart> MakePart(const Problem& problem, const StepParts& steps, HostPartKind kind,
+                                 int layer, Step first, Step last) {
+  const Graph& graph = *problem.graph;
+  HostPart part;
+  part.kind = kind;
+  part.layer = layer;
+  part.first_step = first;
+  part.last_step = last;
+  part.name = PartName(kind, layer);
+  std::set<ValueId> weights;
+  for (Step k = first; k <= last; ++k) {
+    const NodeId id = problem.order[k];
+    const Node& node = graph.nodes[id];
+    if (steps.reads_other_weight[k] || !HostCanRun(problem, node)) return std::nullopt;
+    part.nodes.push_back(id);
+    part.device_ns += problem.node_time_ns[id];
+    part.host_ns += EstimateHostNodeCost(graph, node, *problem.profile).time_ns;
+    for (ValueId input : node.inputs) {
+      if (input != kNoValue && IsWeight(graph.values[input])) weights.insert(input);
+    }
+  }
+  for (ValueId weight : weights) part.weight_bytes += graph.values[weight].bytes;
+  return part;
+}
+
+}  // namespace
+
+std::vector<HostPart> FindHostParts(const Problem& problem) {
+  std::vector<HostPart> parts;
+  if (!problem.profile->host_compute.present()) return parts;
+  const StepParts steps = ClassifySteps(problem);
+  for (const auto& [key, span] : steps.mlp_spans) {
+    if (auto part = MakePart(problem, steps, key.first, key.second, span.first, span.second)) {
+      parts.push_back(std::move(*part));
+    }
+  }
+  for (const auto& [kind, step] : steps.single_nodes) {
+    if (auto part = MakePart(problem, steps, kind, -1, step, step))
+      parts.push_back(std::move(*part));
+  }
+  std::sort(parts.begin(), parts.end(),
+            [](const HostPart& a, const HostPart& b) { return a.first_step < b.first_step; });
+  return parts;
+}
+
+std::vector<ComputeUnit> NodeUnitsOf(const Graph& graph, const std::vector<HostPart>& parts) {
+  std::vector<ComputeUnit> units(graph.nodes.size(), ComputeUnit::kDevice);
+  for (const HostPart& part : parts) {
+    for (NodeId node : part.nodes) units[node] = ComputeUnit::kHost;
+  }
+  return units;
+}
+
+}  // namespace hyperplan

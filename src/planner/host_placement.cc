@@ -1,0 +1,99 @@
+// The search over host placements (see host_placement.h).
+#include "planner/host_placement.h"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "hyperplan/planner/host_parts.h"
+#include "planner/host_crossings.h"
+#include "planner/modes.h"
+
+namespace hyperplan::planner {
+namespace {
+
+// Fractions of the missing bytes the host takes over, in quarters.
+constexpr int kQuartersTried[] = {4, 2, 1, 3, 5};
+constexpr int kQuartersTriedLarge = 2;  // beyond kSecondChoiceLimit steps: the first two
+
+bool Worthwhile(const Problem& problem, const PlanOptions& options, const PlanResult& device) {
+  const HardwareProfile& profile = *problem.profile;
+  if (!options.offload || !profile.host_compute.present() || !problem.units.node_unit.empty()) {
+    return false;
+  }
+  const TierId host_tier = profile.host_compute.memory_tier;
+  if (DirectLink(profile, profile.device_tier, host_tier) < 0 ||
+      DirectLink(profile, host_tier, profile.device_tier) < 0) {
+    return false;
+  }
+  return !device.evaluation.fits || device.evaluation.timeline.stall_ns > 0;
+}
+
+// Bytes the device lacks at its no-offload peak: live peak less the budget or capacity.
+int64_t MissingBytes(const Problem& problem, const PlanOptions& options) {
+  const int64_t capacity = problem.profile->tiers[problem.profile->device_tier].capacity_bytes;
+  int64_t limit = capacity > 0 ? capacity : 0;
+  if (options.budget_bytes)
+    limit = limit > 0 ? std::min(limit, *options.budget_bytes) : *options.budget_bytes;
+  if (limit <= 0) return 0;
+  return problem.lifetimes.timeline.peak_bytes - limit;
+}
+
+// Least host time added per device byte freed first; ties by step.
+void RankParts(std::vector<HostPart>& parts) {
+  auto added_ns = [](const HostPart& part) { return part.host_ns - part.device_ns; };
+  std::stable_sort(parts.begin(), parts.end(), [&](const HostPart& a, const HostPart& b) {
+    const __int128 lhs = static_cast<__int128>(added_ns(a)) * b.weight_bytes;
+    const __int128 rhs = static_cast<__int128>(added_ns(b)) * a.weight_bytes;
+    return lhs < rhs;
+  });
+}
+
+// How many leading parts cover `quarters`/4 of `missing_bytes`.
+size_t PrefixCovering(const std::vector<HostPart>& parts, int64_t missing_bytes, int quarters) {
+  const __int128 want = static_cast<__int128>(missing_bytes) * quarters / 4;
+  __int128 covered = 0;
+  size_t count = 0;
+  while (count < parts.size() && covered < want) covered += parts[count++].weight_bytes;
+  return count;
+}
+
+int64_t MovedBytes(const PlanResult& result) {
+  return result.evaluation.timeline.total_bytes_moved();
+}
+
+// Fits first, then the shorter iteration, then fewer bytes moved.
+bool Beats(const PlanResult& a, const PlanResult& b) {
+  if (a.evaluation.fits != b.evaluation.fits) return a.evaluation.fits;
+  const int64_t a_ns = a.evaluation.timeline.makespan_ns;
+  const int64_t b_ns = b.evaluation.timeline.makespan_ns;
+  if (a_ns != b_ns) return a_ns < b_ns;
+  return MovedBytes(a) < MovedBytes(b);
+}
+
+}  // namespace
+
+PlanResult PlaceOnHostWhereFaster(const Problem& problem, const PlanOptions& options,
+                                  PlanResult device, const PlanProblem& plan) {
+  if (!Worthwhile(problem, options, device)) return device;
+  const int64_t missing_bytes = MissingBytes(problem, options);
+  std::vector<HostPart> parts = FindHostParts(problem);
+  std::erase_if(parts, [](const HostPart& part) { return part.weight_bytes <= 0; });
+  if (missing_bytes <= 0 || parts.empty()) return device;
+  RankParts(parts);
+  const bool large = problem.step_count() > kSecondChoiceLimit;
+  const int tries = large ? kQuartersTriedLarge : static_cast<int>(std::size(kQuartersTried));
+  PlanResult best = std::move(device);
+  std::vector<size_t> tried;
+  for (int t = 0; t < tries; ++t) {
+    const size_t count = PrefixCovering(parts, missing_bytes, kQuartersTried[t]);
+    if (count == 0 || std::find(tried.begin(), tried.end(), count) != tried.end()) continue;
+    tried.push_back(count);
+    const std::vector<HostPart> placed(parts.begin(), parts.begin() + count);
+    PlanResult candidate = plan(PlaceUnits(problem, NodeUnitsOf(*problem.graph, placed)));
+    if (Beats(candidate, best)) best = std::move(candidate);
+  }
+  return best;
+}
+
+}  // namespace hyperplan::planner

@@ -1,0 +1,34 @@
+// Host placement: PlanOffload's search over which layer parts run on the host (issue 30).
+//
+// Where the device's plan stalls or does not fit (its weights stream over a link, or cannot),
+// the eligible parts (host_parts.h) are ranked by the host time they add per device byte they
+// free ((host_ns - device_ns) / weight_bytes, least first: at decode an MLP read from DDR adds
+// little, at prefill its FLOPs on CPUs add much), and the leading parts whose weights cover
+// 1/4, 1/2, 3/4, 1 and 5/4 of the bytes the device lacks at its no-offload peak (live peak less
+// the budget, or the device's capacity) are each planned as a problem of their own
+// (PlaceUnits): the rest of the gap is streamed by the planner as before, behind the host's
+// compute where the link is otherwise idle. The best plan wins: fits first, then the shortest
+// iteration, then fewer bytes moved; the device's plan is kept on ties. So the decision flips
+// by itself: at batch-1 decode the host reads a layer faster than PCIe brings it, at prefill
+// the device computes it far faster than the host.
+// Cost: up to five more plannings of the problem (two on graphs above kSecondChoiceLimit
+// steps: the whole gap and half of it), plus FindHostParts.
+// Limits: a prefix of one ranking, not a search over subsets; parts only (host_parts.h).
+#pragma once
+
+#include <functional>
+
+#include "hyperplan/planner/options.h"
+#include "hyperplan/planner/planner.h"
+#include "hyperplan/planner/problem.h"
+
+namespace hyperplan::planner {
+
+using PlanProblem = std::function<PlanResult(const Problem&)>;
+
+// `device` (the plan of `problem` with every node on the device) or a better plan with some
+// parts on the host, each planned by `plan`.
+PlanResult PlaceOnHostWhereFaster(const Problem& problem, const PlanOptions& options,
+                                  PlanResult device, const PlanProblem& plan);
+
+}  // namespace hyperplan::planner
