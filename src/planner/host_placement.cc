@@ -15,6 +15,7 @@ namespace {
 // Fractions of the missing bytes the host takes over, in quarters.
 constexpr int kQuartersTried[] = {4, 2, 1, 3, 5};
 constexpr int kQuartersTriedLarge = 2;  // beyond kSecondChoiceLimit steps: the first two
+constexpr int kRefineRounds = 3;        // then halving around the best, up to 6 more plans
 
 bool Worthwhile(const Problem& problem, const PlanOptions& options, const PlanResult& device) {
   const HardwareProfile& profile = *problem.profile;
@@ -71,6 +72,52 @@ bool Beats(const PlanResult& a, const PlanResult& b) {
   return MovedBytes(a) < MovedBytes(b);
 }
 
+// The plans tried, by how many leading parts run on the host (0: the device's plan).
+class PrefixSearch {
+ public:
+  PrefixSearch(const Problem& problem, std::vector<HostPart> parts, PlanResult device,
+               const PlanProblem& plan)
+      : problem_(problem), parts_(std::move(parts)), plan_(plan), best_(std::move(device)) {
+    tried_.push_back(0);
+  }
+
+  void Try(size_t count) {
+    if (count == 0 || count > parts_.size() ||
+        std::find(tried_.begin(), tried_.end(), count) != tried_.end()) {
+      return;
+    }
+    tried_.push_back(count);
+    const std::vector<HostPart> placed(parts_.begin(), parts_.begin() + count);
+    PlanResult candidate = plan_(PlaceUnits(problem_, NodeUnitsOf(*problem_.graph, placed)));
+    if (Beats(candidate, best_)) {
+      best_ = std::move(candidate);
+      best_count_ = count;
+    }
+  }
+
+  // Halves the distance from the best count to its nearest tried neighbours on either side.
+  void Refine() {
+    size_t below = 0;
+    size_t above = parts_.size() + 1;
+    for (size_t count : tried_) {
+      if (count < best_count_) below = std::max(below, count);
+      if (count > best_count_) above = std::min(above, count);
+    }
+    Try((below + best_count_) / 2);
+    if (above <= parts_.size()) Try((best_count_ + above) / 2);
+  }
+
+  PlanResult TakeBest() { return std::move(best_); }
+
+ private:
+  const Problem& problem_;
+  const std::vector<HostPart> parts_;
+  const PlanProblem& plan_;
+  PlanResult best_;
+  size_t best_count_ = 0;
+  std::vector<size_t> tried_;
+};
+
 }  // namespace
 
 PlanResult PlaceOnHostWhereFaster(const Problem& problem, const PlanOptions& options,
@@ -83,17 +130,14 @@ PlanResult PlaceOnHostWhereFaster(const Problem& problem, const PlanOptions& opt
   RankParts(parts);
   const bool large = problem.step_count() > kSecondChoiceLimit;
   const int tries = large ? kQuartersTriedLarge : static_cast<int>(std::size(kQuartersTried));
-  PlanResult best = std::move(device);
-  std::vector<size_t> tried;
+  std::vector<size_t> counts;
   for (int t = 0; t < tries; ++t) {
-    const size_t count = PrefixCovering(parts, missing_bytes, kQuartersTried[t]);
-    if (count == 0 || std::find(tried.begin(), tried.end(), count) != tried.end()) continue;
-    tried.push_back(count);
-    const std::vector<HostPart> placed(parts.begin(), parts.begin() + count);
-    PlanResult candidate = plan(PlaceUnits(problem, NodeUnitsOf(*problem.graph, placed)));
-    if (Beats(candidate, best)) best = std::move(candidate);
+    counts.push_back(PrefixCovering(parts, missing_bytes, kQuartersTried[t]));
   }
-  return best;
+  PrefixSearch search(problem, std::move(parts), std::move(device), plan);
+  for (size_t count : counts) search.Try(count);
+  for (int round = 0; round < (large ? 0 : kRefineRounds); ++round) search.Refine();
+  return search.TakeBest();
 }
 
 }  // namespace hyperplan::planner

@@ -1,0 +1,155 @@
+// Nodes placed on the host (docs/design.md "Compute units"): what crosses between the units,
+// what does not, and when the planner moves a part there. Unit rates (planner_support.h): the
+// device computes 1 FLOP/ns, its links move 1 byte/ns with no latency; the host unit below
+// reads its memory (ddr) at 4 B/ns and computes 0.5 FLOP/ns. A Work node counts one FLOP per
+// output element and touches its inputs' and outputs' bytes, on either unit. Every number is
+// worked out beside its assertion.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <vector>
+
+#include "hyperplan/planner/host_parts.h"
+#include "hyperplan/planner/problem.h"
+#include "planner_support.h"
+
+using namespace hyperplan;
+using namespace hyperplan::planner_test;
+
+namespace {
+
+// UnitProfile with a host unit on ddr: 0.5 FLOP/ns, 4 B/ns, no dispatch cost.
+HardwareProfile HostProfile(int64_t device_bytes = int64_t{1} << 40) {
+  HardwareProfile profile = UnitProfile(device_bytes);
+  HostComputeSpec& host = profile.host_compute;
+  host.memory_tier = 1;
+  host.sockets = 1;
+  host.cores_per_socket = 1;
+  host.peak_flops_per_s[DType::kFloat32] = kOneBytePerNs / 2;
+  host.memory_bandwidth_bytes_per_s = 4 * kOneBytePerNs;
+  return profile;
+}
+
+// Two decoder layers: attention n<L>a (weight "model.layers.<L>.self_attn.w", 10 B, 10 ns)
+// then MLP n<L>m (weight "model.layers.<L>.mlp.up_proj.weight", 100 B, `mlp_flops` ns on the
+// device); every activation 4 B; x is the graph input, a1m the output.
+struct TwoLayers {
+  Graph graph;
+  ValueId x = kNoValue;
+  std::vector<ValueId> attention_out, mlp_out, mlp_weight;
+  explicit TwoLayers(int64_t mlp_flops) {
+    ValueId previous = x = Input(graph, "x", 4);
+    for (int layer = 0; layer < 2; ++layer) {
+      const std::string base = Named("model.layers.", layer);
+      const ValueId attention_weight = Weight(graph, base + ".self_attn.w", 10);
+      attention_out.push_back(Work(graph, Named("n", layer, "a"), {previous, attention_weight},
+                                   Named("a", layer), 4, 10));
+      mlp_weight.push_back(Weight(graph, base + ".mlp.up_proj.weight", 100));
+      previous = Work(graph, Named("n", layer, "m"), {attention_out.back(), mlp_weight.back()},
+                      Named("m", layer), 4, mlp_flops);
+      mlp_out.push_back(previous);
+    }
+    MarkOutput(graph, previous);
+  }
+};
+
+PlanOptions OneRun() {
+  PlanOptions options;
+  options.single_run = true;
+  options.allow_reorder = false;
+  return options;
+}
+
+const PlanStep& ComputeOf(const Plan& plan, NodeId node) {
+  for (const PlanStep& step : plan.steps) {
+    if (step.kind == StepKind::kCompute && step.node == node) return step;
+  }
+  FAIL("no compute step for node " << node);
+  return plan.steps.front();
+}
+
+int32_t IndexOf(const Plan& plan, const PlanStep& step) {
+  return static_cast<int32_t>(&step - plan.steps.data());
+}
+
+bool Waits(const PlanStep& step, int32_t index) {
+  return std::find(step.waits_for.begin(), step.waits_for.end(), index) != step.waits_for.end();
+}
+
+}  // namespace
+
+TEST_CASE("a node moved to the host: its input crosses, its weight does not", "[planner][host]") {
+  const TwoLayers model(20);
+  const HardwareProfile profile = HostProfile();
+  const PlanOptions options = OneRun();
+  const Problem problem = BuildProblem(model.graph, profile, options);
+  std::vector<ComputeUnit> units(model.graph.nodes.size(), ComputeUnit::kDevice);
+  units[1] = ComputeUnit::kHost;  // n0m, layer 0's MLP
+  const PlanResult result = PlanOffload(PlaceUnits(problem, units), options);
+  const Plan& plan = result.plan;
+  const PlanStep& mlp = ComputeOf(plan, 1);
+  CHECK(mlp.unit == ComputeUnit::kHost);
+  // a0 (4 B) is Stored device -> ddr before the host step, which waits for it.
+  const std::vector<int32_t> stores = StepsOf(plan, StepKind::kStore, model.attention_out[0]);
+  REQUIRE(stores.size() == 1);
+  CHECK(plan.steps[stores[0]].bytes == 4);
+  CHECK(plan.steps[stores[0]].dst_tier == 1);
+  CHECK(Waits(mlp, stores[0]));
+  // m0 (4 B) comes back by a Prefetch waiting for the host step; n1a waits for that Prefetch.
+  const std::vector<int32_t> prefetches = StepsOf(plan, StepKind::kPrefetch, model.mlp_out[0]);
+  REQUIRE(prefetches.size() == 1);
+  CHECK(Waits(plan.steps[prefetches[0]], IndexOf(plan, mlp)));
+  CHECK(Waits(ComputeOf(plan, 2), prefetches[0]));
+  // The weight never crosses: no transfer of it, no device residency, its home copy on ddr.
+  const ValueId weight = model.mlp_weight[0];
+  for (const PlanStep& step : plan.steps) CHECK(step.value != weight);
+  for (const ResidentInterval& interval : plan.residency) CHECK(interval.value != weight);
+  const auto home = std::find_if(plan.tier_copies.begin(), plan.tier_copies.end(),
+                                 [&](const TierCopy& copy) { return copy.value == weight; });
+  REQUIRE(home != plan.tier_copies.end());
+  CHECK(home->tier == 1);
+  CHECK(home->opened_by == -1);
+  CHECK(home->closed_by == -1);
+  // Time: n0a 10 ns; Store a0 4 B at 1 B/ns: 4 ns; n0m on the host: max(20 FLOP at 0.5/ns =
+  // 40 ns, (4 + 100 + 4) B at 4 B/ns = 27 ns) = 40 ns; Prefetch m0: 4 ns; n1a 10 ns; n1m on
+  // the device 20 ns. 10 + 4 + 40 + 4 + 10 + 20 = 88 ns.
+  CHECK(result.evaluation.timeline.makespan_ns == 88);
+  CHECK(result.evaluation.timeline.host_compute_ns == 40);
+  CHECK(plan.node_time_ns[1] == 40);
+}
+
+TEST_CASE("host parts: each layer's MLP, costed on both units", "[planner][host]") {
+  const TwoLayers model(20);
+  const HardwareProfile profile = HostProfile();
+  const std::vector<HostPart> parts = FindHostParts(BuildProblem(model.graph, profile, OneRun()));
+  REQUIRE(parts.size() == 2);  // attention weights are no part; the two MLPs are
+  CHECK(parts[0].name == "layer 0 MLP");
+  CHECK(parts[0].nodes == std::vector<NodeId>{1});
+  CHECK(parts[0].weight_bytes == 100);
+  CHECK(parts[0].device_ns == 20);  // 20 FLOP at 1 FLOP/ns
+  CHECK(parts[0].host_ns == 40);    // 20 FLOP at 0.5 FLOP/ns outlasts 108 B at 4 B/ns
+  CHECK(parts[1].name == "layer 1 MLP");
+}
+
+TEST_CASE("decode moves an MLP to the host, prefill keeps it on the device", "[planner][host]") {
+  // 150 B of device: both MLP weights (200 B) never fit together, each alone does.
+  const HardwareProfile profile = HostProfile(150);
+  const PlanOptions options = OneRun();
+  SECTION("decode: a 20-FLOP MLP is read faster on the host than streamed") {
+    const TwoLayers model(20);
+    const PlanResult result = PlanAndVerify(model.graph, profile, options);
+    // Layer 0's MLP on the host (the tie between the layers goes to the first), layer 1's on
+    // the device with its weight resident: 10 + 4 + 40 + 4 + 10 + 20 = 88 ns, as above.
+    CHECK(ComputeOf(result.plan, 1).unit == ComputeUnit::kHost);
+    CHECK(ComputeOf(result.plan, 3).unit == ComputeUnit::kDevice);
+    CHECK(result.evaluation.fits);
+    CHECK(result.evaluation.timeline.makespan_ns == 88);
+  }
+  SECTION("prefill: a 2000-FLOP MLP computes on the device, its weight streamed behind") {
+    const TwoLayers model(2000);
+    const PlanResult result = PlanAndVerify(model.graph, profile, options);
+    // On the host it would take 4000 ns (2000 FLOP at 0.5/ns); on the device 2000 ns, and
+    // layer 1's 100 B weight (100 ns of link) streams in behind layer 0's 2000 ns MLP.
+    for (const PlanStep& step : result.plan.steps) CHECK(step.unit == ComputeUnit::kDevice);
+    CHECK(result.evaluation.timeline.makespan_ns < 10 + 4 + 4000 + 4 + 10 + 2000);
+  }
+}
