@@ -17,19 +17,28 @@ bool Contains(std::string_view name, std::string_view token) {
   return name.find(token) != std::string_view::npos;
 }
 
-// The part a weight belongs to, or none (attention, norms, anything else).
-std::optional<std::pair<HostPartKind, int>> PartOfWeight(std::string_view name) {
+using PartKey = std::pair<HostPartKind, int>;
+
+// What a weight says about the node reading it: the part it belongs to; none (a layer's
+// attention or norm weight: that node is in no part); or neutral (a constant of no layer, e.g.
+// a Reshape's target shape or the rotary tables, which any part may read).
+struct WeightRole {
+  std::optional<PartKey> part;
+  bool neutral = false;
+};
+
+WeightRole RoleOfWeight(std::string_view name) {
   const int layer = LayerOfWeight(name);
   if (layer >= 0 && (Contains(name, ".mlp.") || Contains(name, ".feed_forward.") ||
                      Contains(name, ".ffn") || Contains(name, ".block_sparse_moe."))) {
-    return std::make_pair(HostPartKind::kMlp, layer);
+    return {PartKey(HostPartKind::kMlp, layer), false};
   }
-  if (layer >= 0) return std::nullopt;
-  if (Contains(name, "lm_head")) return std::make_pair(HostPartKind::kLmHead, -1);
+  if (layer >= 0) return {};
+  if (Contains(name, "lm_head")) return {PartKey(HostPartKind::kLmHead, -1), false};
   if (Contains(name, "embed_tokens") || Contains(name, "wte") || Contains(name, "tok_embeddings")) {
-    return std::make_pair(HostPartKind::kEmbedding, -1);
+    return {PartKey(HostPartKind::kEmbedding, -1), false};
   }
-  return std::nullopt;
+  return {std::nullopt, true};
 }
 
 bool IsWeight(const Value& value) {
@@ -60,9 +69,9 @@ bool HostCanRun(const Problem& problem, const Node& node) {
 }
 
 // The part each step's node reads weights of: kind and layer, or none; a node reading two
-// parts' weights (or a part's and another weight) belongs to none.
+// parts' weights (or a part's and a non-neutral other weight) belongs to none.
 struct StepParts {
-  std::map<std::pair<HostPartKind, int>, std::pair<Step, Step>> mlp_spans;
+  std::map<PartKey, std::pair<Step, Step>> mlp_spans;
   std::vector<std::pair<HostPartKind, Step>> single_nodes;  // LM head and embedding readers
   std::vector<uint8_t> reads_other_weight;                  // by step
 };
@@ -72,15 +81,15 @@ StepParts ClassifySteps(const Problem& problem) {
   StepParts parts;
   parts.reads_other_weight.assign(problem.order.size(), 0);
   for (Step k = 0; k < problem.step_count(); ++k) {
-    std::set<std::pair<HostPartKind, int>> keys;
+    std::set<PartKey> keys;
     for (ValueId input : graph.nodes[problem.order[k]].inputs) {
       if (input == kNoValue || !IsWeight(graph.values[input])) continue;
-      const auto key = PartOfWeight(graph.values[input].name);
-      if (!key) {
+      const WeightRole role = RoleOfWeight(graph.values[input].name);
+      if (role.part) {
+        keys.insert(*role.part);
+      } else if (!role.neutral) {
         parts.reads_other_weight[k] = 1;
-        continue;
       }
-      keys.insert(*key);
     }
     if (keys.size() != 1 || parts.reads_other_weight[k]) continue;
     const auto key = *keys.begin();

@@ -6,7 +6,8 @@
 // "*.layers.N.mlp.*", "feed_forward", "ffn" or "block_sparse_moe" in the order: gate, up, the
 // activation, down; a mixture-of-experts block with its router and experts), the LM head
 // ("lm_head" weights) and the token embedding ("embed_tokens", "wte", "tok_embeddings"); the
-// last two one node each, so a tied embedding's Gather and LM head are two parts. A part is
+// last two one node each, so a tied embedding's Gather and LM head are two parts. Constants
+// of no layer (a Reshape's shape, rotary tables) may be read by any part. A part is
 // eligible when every weight it reads is homed on the host compute tier and not written in
 // place, and it writes no persistent value (loop.h): a host step writing persistent state is
 // not planned yet (docs/design.md "Compute units").
