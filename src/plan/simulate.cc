@@ -178,6 +178,7 @@ std::vector<int64_t> ComputeStepStarts(const Plan& plan, const SimulationResult&
     start_ns[step.boundary] = timeline.steps[i].start_ns;
     start_ns[step.boundary + 1] = std::max(start_ns[step.boundary + 1], timeline.steps[i].end_ns);
   }
+  for (size_t k = 1; k < start_ns.size(); ++k) start_ns[k] = std::max(start_ns[k], start_ns[k - 1]);
   return start_ns;
 }
 

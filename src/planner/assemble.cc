@@ -442,6 +442,7 @@ class Assembler {
           break;
         case kDetachGroup:
           if (ReadsStore(p)) AddWait(step.waits_for, final_store_[step.value]);
+          AddHostReadWaits(step, index);
           last_stream = index;
           break;
         default:
@@ -503,6 +504,18 @@ class Assembler {
         HostCopyCloser(step.value) == index) {
       AddWait(step.waits_for, compute_index_[last_read]);
     }
+  }
+
+  // A Detach after a host step's read of the device copy (which its crossing Store made)
+  // waits for that Store and for the host step, which the compute stream does not order (a
+  // Detach before the crossing, of a gap before the host read, waits for neither).
+  void AddHostReadWaits(PlanStep& detach, int32_t index) {
+    if (crossings_.empty()) return;
+    const int32_t crossing_store = crossing_store_index_[detach.value];
+    if (crossing_store < index) AddWait(detach.waits_for, crossing_store);
+    if (detach.boundary == 0) return;
+    const int32_t before = compute_index_[detach.boundary - 1];
+    if (plan_.steps[before].unit == ComputeUnit::kHost) AddWait(detach.waits_for, before);
   }
 
   // A compute step waits for the Prefetches that opened its inputs' residency.

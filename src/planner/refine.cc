@@ -60,6 +60,7 @@ class Refiner {
         committed_(context.step_count()) {
     const std::vector<int64_t> zeros(static_cast<size_t>(step_count_), 0);
     for (size_t tier = 0; tier < profile_.tiers.size(); ++tier) tiers_.emplace_back(zeros);
+    CountHostReadHomes();
     alive_.assign(candidates_.size(), 1);
     if (request_.allowed != nullptr) {
       for (size_t c = 0; c < candidates_.size(); ++c) alive_[c] = (*request_.allowed)[c];
@@ -860,6 +861,19 @@ class Refiner {
     }
     selection_.predicted_stall_ns += repair.extra_stall_ns;
     current = std::move(replaced);
+  }
+
+  // The home copies host nodes read (a plan lists them whether or not they move: assemble.cc)
+  // hold their tier all along, so the staging copies placed here must fit beside them.
+  void CountHostReadHomes() {
+    const std::vector<uint8_t>& read_from_home = context_.units.read_from_home;
+    if (read_from_home.empty() || step_count_ == 0) return;
+    const TierId host_tier = profile_.host_compute.memory_tier;
+    for (size_t id = 0; id < read_from_home.size(); ++id) {
+      if (!read_from_home[id] || graph_.values[id].bytes <= 0) continue;
+      tiers_[host_tier].Add(0, step_count_ - 1, graph_.values[id].bytes);
+      home_counted_[id] = 1;
+    }
   }
 
   // Device bytes change over [first, last]: the profile and the trees that track it.

@@ -67,7 +67,9 @@ class StepClock {
 SimulationResult Simulate(const Graph& graph, const HardwareProfile& profile, const Plan& plan);
 
 // The compute steps' start times in `plan`'s timeline (stalls included), by position in
-// plan.order, then the last compute step's end: the axis the plan ran on.
+// plan.order, then the last compute step's end: the axis the plan ran on. Never decreasing:
+// a step that starts before the one before it ends (the other unit's lane) is taken to start
+// when that one started, so every time maps to one boundary.
 std::vector<int64_t> ComputeStepStarts(const Plan& plan, const SimulationResult& timeline);
 
 }  // namespace hyperplan
