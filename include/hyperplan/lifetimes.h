@@ -43,6 +43,7 @@ struct Lifetime {
 struct UnitPlacement {
   std::vector<ComputeUnit> node_unit;   // by NodeId; empty: every node on the device
   std::vector<uint8_t> read_from_home;  // by ValueId
+  std::vector<int64_t> device_time_ns;  // by NodeId: each node's time on the device
 
   bool OnHost(NodeId node) const {
     return !node_unit.empty() && node_unit[node] == ComputeUnit::kHost;

@@ -127,6 +127,12 @@ void AddLoopFlags(CLI::App& command, bool& single_run, std::vector<std::string>&
       ->check(CLI::Validator(ValidateAlias, "OUT=IN", "alias"));
 }
 
+void AddDeviceOnlyFlag(CLI::App& command, bool& device_only) {
+  command.add_flag("--device-only", device_only,
+                   "run every node on the device, even where the profile has a host_compute unit "
+                   "(for a runtime that cannot compute on the host)");
+}
+
 ImportOptions ImportOptionsFromFlags(const ModelInputFlags& flags,
                                      const std::vector<ClassRule>& profile_rules) {
   ImportOptions options;

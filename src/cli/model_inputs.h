@@ -57,6 +57,9 @@ void AddAllowUnknownFlag(CLI::App& command, ModelInputFlags& flags);
 // --alias OUT=IN (loop state beyond the exporter conventions).
 void AddLoopFlags(CLI::App& command, bool& single_run, std::vector<std::string>& alias_flags);
 
+// --device-only: plan every node on the device (PlanOptions::host_compute false).
+void AddDeviceOnlyFlag(CLI::App& command, bool& device_only);
+
 // The import options the flags give (they passed the validators AddModelInputFlags installs):
 // bound dims, then class rules, command-line rules first and `profile_rules` after. Throws
 // Error(kUsage) when one dim is bound to two values.

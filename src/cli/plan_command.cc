@@ -66,6 +66,7 @@ struct PlanFlags {
   bool summary_json = false;
   bool no_offload = false;
   bool single_run = false;
+  bool device_only = false;  // --device-only
 };
 
 // A power of two of at most 1 GiB, in bytes (a bare number) or with a byte unit.
@@ -126,6 +127,7 @@ void AddPlanFlags(CLI::App& command, PlanFlags& flags) {
                      "Perfetto), or in Perfetto's protobuf format when FILE ends in .pftrace "
                      "(several times smaller, for big plans)");
   AddLoopFlags(command, flags.single_run, flags.alias_flags);
+  AddDeviceOnlyFlag(command, flags.device_only);
   command.add_option("--node-times", flags.node_times_path,
                      "plan with measured node times: ONNX Runtime's profiling JSON "
                      "(enable_profiling); median per node over its runs, matched by node name; "
@@ -194,6 +196,7 @@ planio::PlanProvenance MakeProvenance(const PlanFlags& flags) {
   provenance.max_overhead_given = !flags.max_overhead.empty();
   provenance.cli_class_rules = CommandLineClassRules(flags.inputs);
   provenance.options.single_run = flags.single_run;
+  provenance.options.host_compute = !flags.device_only;
   provenance.alias_rules = flags.alias_flags;
   if (!flags.align.empty()) {
     std::string unused;

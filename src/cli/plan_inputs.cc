@@ -9,6 +9,7 @@
 #include "hyperplan/adapters/profile_yaml.h"
 #include "hyperplan/cost.h"
 #include "hyperplan/error.h"
+#include "hyperplan/host_cost.h"
 #include "hyperplan/loop.h"
 #include "model_inputs.h"
 #include "onnx_rewrite/model_binding.h"
@@ -96,6 +97,14 @@ void EstimateNodeTimes(PlanInputs& inputs) {
           ? EstimateLoopCosts(inputs.graph, LoopGraph(inputs.graph, plan.aliases), inputs.profile)
           : EstimateCosts(inputs.graph, inputs.profile);
   for (size_t n = 0; n < costs.size(); ++n) inputs.plan.node_time_ns[n] = costs[n].time_ns;
+  // A host step takes the host's roofline (the planner's: planner/problem.h PlaceUnits), and
+  // its device time is what the no-offload baseline counts.
+  for (PlanStep& step : inputs.plan.steps) {
+    if (step.kind != StepKind::kCompute || step.unit != ComputeUnit::kHost) continue;
+    step.device_time_ns = inputs.plan.node_time_ns[step.node];
+    inputs.plan.node_time_ns[step.node] =
+        EstimateHostNodeCost(inputs.graph, inputs.graph.nodes[step.node], inputs.profile).time_ns;
+  }
 }
 
 void SayRecordedProfile(const PlanInputs& inputs) {

@@ -49,7 +49,7 @@ PlanInputs LoadPlanInputs(const PlanInputFlags& flags, bool fold_channels);
 
 // Re-estimates the plan's node times on its profile, on the graph the plan was made on (the
 // loop graph of a periodic plan, where in-place updates charge what they change), as
-// `simulate` replays them and `run --timed` holds steps for.
+// `simulate` replays them and `run --timed` holds steps for; a host step's on the host unit.
 void EstimateNodeTimes(PlanInputs& inputs);
 
 // Prints the recorded-profile note on stderr, unless -q or --hw was given.

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "hyperplan/cost.h"
+#include "hyperplan/host_cost.h"
 #include "hyperplan/units.h"
 
 namespace hyperplan {
@@ -16,7 +17,8 @@ namespace {
 // "FLOPs", "HBM traffic" or "launches": the compute stream's bounds (a link names itself).
 std::string_view ComputeBoundName(BoundKind kind) {
   // Indexed by BoundKind, in its declaration order.
-  static constexpr std::string_view kNames[] = {"FLOPs", "HBM traffic", "launches"};
+  static constexpr std::string_view kNames[] = {"FLOPs", "HBM traffic", "launches", "host memory",
+                                                "host FLOPs"};
   return kNames[static_cast<size_t>(kind)];
 }
 
@@ -37,6 +39,12 @@ void SplitComputeStream(const Graph& graph, const HardwareProfile& profile, cons
       continue;
     }
     const int64_t duration_ns = timeline.steps[i].end_ns - timeline.steps[i].start_ns;
+    if (step.unit == ComputeUnit::kHost) {
+      const NodeCost host = EstimateHostNodeCost(graph, graph.nodes[step.node], profile);
+      (host.compute_ns > host.memory_ns ? bottleneck.host_flops_ns : bottleneck.host_memory_ns) +=
+          duration_ns;
+      continue;
+    }
     SplitNodeTime(EstimateNodeCost(graph, graph.nodes[step.node], profile), duration_ns,
                   bottleneck);
   }
@@ -51,7 +59,9 @@ void PickLargest(Bottleneck& bottleneck) {
   const std::pair<BoundKind, int64_t> compute[] = {
       {BoundKind::kFlops, bottleneck.flops_ns},
       {BoundKind::kHbmTraffic, bottleneck.hbm_traffic_ns},
-      {BoundKind::kLaunches, bottleneck.launch_ns}};
+      {BoundKind::kLaunches, bottleneck.launch_ns},
+      {BoundKind::kHostMemory, bottleneck.host_memory_ns},
+      {BoundKind::kHostFlops, bottleneck.host_flops_ns}};
   bottleneck.kind = BoundKind::kHbmTraffic;
   bottleneck.busy_ns = -1;
   for (const auto& [kind, busy_ns] : compute) {
@@ -80,7 +90,9 @@ std::vector<std::pair<std::string, int64_t>> OtherShares(const HardwareProfile& 
   std::vector<std::pair<std::string, int64_t>> shares = {
       {std::string(ComputeBoundName(BoundKind::kFlops)), bottleneck.flops_ns},
       {std::string(ComputeBoundName(BoundKind::kHbmTraffic)), bottleneck.hbm_traffic_ns},
-      {std::string(ComputeBoundName(BoundKind::kLaunches)), bottleneck.launch_ns}};
+      {std::string(ComputeBoundName(BoundKind::kLaunches)), bottleneck.launch_ns},
+      {std::string(ComputeBoundName(BoundKind::kHostMemory)), bottleneck.host_memory_ns},
+      {std::string(ComputeBoundName(BoundKind::kHostFlops)), bottleneck.host_flops_ns}};
   for (size_t l = 0; l < bottleneck.link_busy_ns.size(); ++l) {
     shares.emplace_back(LinkName(profile, l), bottleneck.link_busy_ns[l]);
   }

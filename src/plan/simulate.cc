@@ -63,6 +63,8 @@ void TimeSteps(const HardwareProfile& profile, const Plan& plan, SimulationResul
       result.stall_ns += stall_ns;
       result.compute_ns += plan.node_time_ns[step.node];
       if (step.unit == ComputeUnit::kHost) result.host_compute_ns += plan.node_time_ns[step.node];
+      result.baseline_makespan_ns +=
+          step.unit == ComputeUnit::kHost ? step.device_time_ns : plan.node_time_ns[step.node];
       last_compute_end_ns = std::max(last_compute_end_ns, timing.end_ns);
     } else if (step.kind != StepKind::kDetach) {
       result.bytes_moved_per_link[step.link] += step.bytes;
@@ -160,7 +162,6 @@ SimulationResult Simulate(const Graph& graph, const HardwareProfile& profile, co
   result.stall_ns_per_node.assign(graph.nodes.size(), 0);
   result.bytes_moved_per_link.assign(profile.links.size(), 0);
   TimeSteps(profile, plan, result);
-  result.baseline_makespan_ns = result.compute_ns;
   std::vector<std::vector<MemoryEvent>> events = MemoryEvents(profile, plan, result);
   result.bytes_per_tier.resize(events.size());
   result.peak_bytes_per_tier.assign(events.size(), 0);

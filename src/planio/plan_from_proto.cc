@@ -156,6 +156,7 @@ PlanStep ConvertStep(const pb::Step& in, const std::string& field, const Resolve
   if (step.kind == StepKind::kCompute) {
     step.node = resolve.Node(in.node(), field + ".node");
     step.unit = ConvertUnit(in.unit(), field, resolve, profile);
+    if (step.unit == ComputeUnit::kHost) step.device_time_ns = in.device_time_ns();
   } else {
     step.value = resolve.Value(in.value(), field + ".value");
     step.src_tier = resolve.UsedTier(in.src_tier(), field + ".src_tier");

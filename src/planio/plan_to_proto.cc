@@ -31,6 +31,7 @@ void AddProvenance(const Graph& graph, const PlanProvenance& in, pb::Provenance&
   options->set_max_overhead_given(in.max_overhead_given);
   options->set_allow_reorder(in.options.allow_reorder);
   options->set_single_run(in.options.single_run);
+  options->set_device_only(!in.options.host_compute);
   for (const std::string& rule : in.alias_rules) options->add_alias_rules(rule);
   if (in.align_bytes) options->set_align_bytes(*in.align_bytes);
   pb::LayoutKnobs* layout = options->mutable_layout();
@@ -117,6 +118,7 @@ void AddSteps(const HardwareProfile& profile, const Plan& plan, const PlanEvalua
     entry->set_planned_end_ns(step.planned_end_ns);
     if (step.kind == StepKind::kCompute && step.unit == ComputeUnit::kHost) {
       entry->set_unit(pb::COMPUTE_UNIT_HOST);
+      entry->set_device_time_ns(step.device_time_ns);
     }
   }
 }
@@ -135,8 +137,21 @@ void AddHostLane(const HardwareProfile& profile, const Plan& plan, pb::Plan& out
   pb::HostLane* lane = out.mutable_host_lane();
   lane->set_stream(StreamNumbering(profile).host_lane());
   lane->set_memory_tier(profile.host_compute.memory_tier);
-  lane->set_name("host (" + std::to_string(profile.host_compute.sockets) + " socket" +
-                 (profile.host_compute.sockets == 1 ? ")" : "s)"));
+  const HostComputeSpec& host = profile.host_compute;
+  lane->set_name("host (" + std::to_string(host.sockets) + " socket" +
+                 (host.sockets == 1 ? ")" : "s)"));
+  lane->set_sockets(host.sockets);
+  lane->set_cores_per_socket(host.cores_per_socket);
+  for (const auto& [dtype, flops_per_s] : host.peak_flops_per_s) {
+    pb::PeakFlops* peak = lane->add_peak();
+    peak->set_dtype(std::string(DTypeName(dtype)));
+    peak->set_flops_per_s(flops_per_s);
+  }
+  lane->set_memory_bandwidth_bytes_per_s(host.memory_bandwidth_bytes_per_s);
+  lane->set_efficiency_ppm(host.efficiency_ppm);
+  lane->set_memory_efficiency_ppm(host.memory_efficiency_ppm);
+  lane->set_share_ppm(host.share_ppm);
+  lane->set_op_overhead_ns(host.op_overhead_ns);
 }
 
 void AddMemory(const Plan& plan, pb::Plan& out) {

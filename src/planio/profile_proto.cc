@@ -72,6 +72,36 @@ void ProfileToProto(const HardwareProfile& profile, pb::Plan& plan) {
   }
 }
 
+namespace {
+
+// The host unit a plan that runs steps on the host recorded (plan.proto HostLane).
+template <typename Fail>
+HostComputeSpec HostFromProto(const pb::Plan& plan, const Fail& fail) {
+  const pb::HostLane& lane = plan.host_lane();
+  if (!InRange(lane.memory_tier(), plan.tiers_size()) ||
+      plan.tiers(lane.memory_tier()).is_device()) {
+    fail("host_lane.memory_tier does not name a tier off the device");
+  }
+  if (lane.sockets() < 1) fail("host_lane.sockets must be at least 1");
+  HostComputeSpec host;
+  host.memory_tier = lane.memory_tier();
+  host.sockets = lane.sockets();
+  host.cores_per_socket = lane.cores_per_socket();
+  for (const pb::PeakFlops& peak : lane.peak()) {
+    const std::optional<DType> dtype = ParseDType(peak.dtype());
+    if (!dtype) fail("host_lane.peak: unknown element type '" + peak.dtype() + "'");
+    host.peak_flops_per_s[*dtype] = peak.flops_per_s();
+  }
+  host.memory_bandwidth_bytes_per_s = lane.memory_bandwidth_bytes_per_s();
+  host.efficiency_ppm = lane.efficiency_ppm();
+  host.memory_efficiency_ppm = lane.memory_efficiency_ppm();
+  host.share_ppm = lane.share_ppm();
+  host.op_overhead_ns = lane.op_overhead_ns();
+  return host;
+}
+
+}  // namespace
+
 HardwareProfile ProfileFromProto(const pb::Plan& plan, const std::string& plan_path) {
   auto fail = [&](const std::string& what) {
     throw Error(ErrorKind::kPlanFile, plan_path + ": " + what);
@@ -107,6 +137,7 @@ HardwareProfile ProfileFromProto(const pb::Plan& plan, const std::string& plan_p
       fail("provenance.profile.compute.peak: unknown element type '" + peak.dtype() + "'");
     profile.compute.peak_flops_per_s[*dtype] = peak.flops_per_s();
   }
+  if (plan.has_host_lane()) profile.host_compute = HostFromProto(plan, fail);
   profile.compute.memory_bandwidth_bytes_per_s = in.compute().memory_bandwidth_bytes_per_s();
   profile.compute.efficiency_ppm = in.compute().efficiency_ppm();
   profile.compute.kernel_launch_overhead_ns = in.compute().kernel_launch_overhead_ns();

@@ -29,6 +29,7 @@ struct Pending {
   int group = kComputeGroup;
   int32_t placement = -1;
   int32_t hop = -1;
+  bool crossing = false;  // a unit crossing (host_crossings.h), of no placement
 };
 
 bool SequencedBefore(const Pending& a, const Pending& b) {
@@ -149,7 +150,10 @@ class Assembler {
       Pending compute;
       compute.step.kind = StepKind::kCompute;
       compute.step.node = context_.order[k];
-      if (context_.units.OnHost(compute.step.node)) compute.step.unit = ComputeUnit::kHost;
+      if (context_.units.OnHost(compute.step.node)) {
+        compute.step.unit = ComputeUnit::kHost;
+        compute.step.device_time_ns = context_.units.device_time_ns[compute.step.node];
+      }
       compute.step.boundary = k;
       compute.step.planned_start_ns = start_ns[k];
       compute.step.planned_end_ns = start_ns[k + 1];
@@ -189,6 +193,7 @@ class Assembler {
   void PendCrossing(StepKind kind, ValueId value, Step boundary, int32_t link) {
     Pending crossing;
     crossing.group = kCrossingGroup;
+    crossing.crossing = true;
     PlanStep& step = crossing.step;
     step.kind = kind;
     step.value = value;
@@ -204,13 +209,43 @@ class Assembler {
     pending_.push_back(std::move(crossing));
   }
 
-  // Section 1b: a Store before the first host read of each device value a host node reads,
-  // a Prefetch before the first device read of each value a host node writes.
+  // A Detach right after a host step that was the last read of a device value: its crossing
+  // Store read the device copy, and a device block is freed by a device-stream step (a host
+  // step freeing it would let the device reuse the block while the host still runs).
+  void PendCrossingDetach(ValueId value, Step boundary) {
+    Pending detach;
+    detach.group = kDetachGroup;
+    detach.crossing = true;
+    detach.step.kind = StepKind::kDetach;
+    detach.step.value = value;
+    detach.step.src_tier = context_.profile->device_tier;
+    detach.step.bytes = graph_.values[value].bytes;
+    detach.step.boundary = boundary;
+    detach.step.planned_start_ns = context_.cost.step_start_ns[boundary];
+    detach.step.planned_end_ns = detach.step.planned_start_ns;
+    pending_.push_back(std::move(detach));
+  }
+
+  // Whether the value's device residency would end at a host step (its last read).
+  bool EndsAtHostRead(ValueId value) const {
+    const Lifetime& lifetime = context_.lifetimes.lifetimes[value];
+    const Value& info = graph_.values[value];
+    const bool to_run_end = info.producer == kNoNode || info.is_graph_output;
+    return lifetime.on_device && !lifetime.crosses_in && !to_run_end &&
+           context_.units.OnHost(context_.order[lifetime.baseline_last_step]);
+  }
+
+  // Section 1b: a Store before the first host read of each device value a host node reads
+  // (and a Detach after its last read, when a host step is that), a Prefetch before the first
+  // device read of each value a host node writes.
   void PendCrossings() {
     for (size_t id = 0; id < graph_.values.size(); ++id) {
       const auto value = static_cast<ValueId>(id);
       if (crossings_.store_boundary[id] >= 0) {
         PendCrossing(StepKind::kStore, value, crossings_.store_boundary[id], crossings_.store_link);
+        if (EndsAtHostRead(value)) {
+          PendCrossingDetach(value, context_.lifetimes.lifetimes[id].baseline_last_step + 1);
+        }
       }
       const Lifetime& lifetime = context_.lifetimes.lifetimes[id];
       if (lifetime.crosses_in && graph_.values[id].bytes > 0) {
@@ -231,17 +266,19 @@ class Assembler {
     }
     crossing_store_index_.assign(crossings_.empty() ? 0 : graph_.values.size(), -1);
     crossing_prefetch_index_.assign(crossings_.empty() ? 0 : graph_.values.size(), -1);
+    crossing_detach_index_.assign(crossings_.empty() ? 0 : graph_.values.size(), -1);
     plan_.steps.reserve(pending_.size());
     for (size_t i = 0; i < pending_.size(); ++i) {
       const Pending& p = pending_[i];
       const auto index = static_cast<int32_t>(i);
+      plan_.steps.push_back(p.step);
+      if (p.crossing) {
+        CrossingIndex(p.step.kind)[p.step.value] = index;
+        continue;
+      }
       switch (p.group) {
         case kComputeGroup:
           compute_index_[p.step.boundary] = index;
-          break;
-        case kCrossingGroup:
-          (p.step.kind == StepKind::kStore ? crossing_store_index_
-                                           : crossing_prefetch_index_)[p.step.value] = index;
           break;
         case kStoreGroup:
           store_index_[p.placement][p.hop] = index;
@@ -253,8 +290,12 @@ class Assembler {
           prefetch_index_[p.placement][p.hop] = index;
           break;
       }
-      plan_.steps.push_back(p.step);
     }
+  }
+
+  std::vector<int32_t>& CrossingIndex(StepKind kind) {
+    if (kind == StepKind::kStore) return crossing_store_index_;
+    return kind == StepKind::kDetach ? crossing_detach_index_ : crossing_prefetch_index_;
   }
 
   // Section 2: placements per value, in gap order, and each stored value's final Store hop.
@@ -335,7 +376,9 @@ class Assembler {
     }
     if (open) {
       const Step last = lifetime.baseline_last_step;
-      AddInterval(value, first, last, opened_by, to_run_end ? -1 : compute_index_[last]);
+      const int32_t crossing_detach = crossings_.empty() ? -1 : crossing_detach_index_[value];
+      const int32_t closer = crossing_detach >= 0 ? crossing_detach : compute_index_[last];
+      AddInterval(value, first, last, opened_by, to_run_end ? -1 : closer);
     }
   }
 
@@ -422,15 +465,21 @@ class Assembler {
       const Pending& p = pending_[i];
       PlanStep& step = plan_.steps[i];
       const auto index = static_cast<int32_t>(i);
+      if (p.crossing && step.kind == StepKind::kDetach) {
+        AddHostReadWaits(step, index);
+        last_stream = index;
+        Normalise(step.waits_for);
+        continue;
+      }
       switch (p.group) {
         case kComputeGroup:
-          // A host step frees device values too (the last read of a value it crossed), so
-          // what the compute stream's order guarantees for a later Prefetch takes a wait.
+          // Host steps free no device block (a crossing Detach does), so they order nothing
+          // for the device's Prefetches and Stores.
           if (step.unit == ComputeUnit::kHost) {
             AddHostComputeWaits(step, index);
-          } else {
-            AddComputeWaits(step);
+            break;
           }
+          AddComputeWaits(step);
           last_compute = index;
           last_stream = index;
           break;
@@ -610,6 +659,7 @@ class Assembler {
   const HostCrossings crossings_;                     // empty: every node on the device
   std::vector<int32_t> crossing_store_index_;         // by ValueId; -1: none
   std::vector<int32_t> crossing_prefetch_index_;      // by ValueId; -1: none
+  std::vector<int32_t> crossing_detach_index_;        // by ValueId; -1: none
 };
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "hyperplan/planner/idle_gaps.h"
+#include "planner/spread.h"
 
 namespace hyperplan::planner {
 namespace {
@@ -21,13 +22,6 @@ Decision PinnedDecision(ValueId value, int64_t bytes, Step step_count, DecisionR
   decision.detail = std::move(detail);
   decision.bytes = bytes;
   return decision;
-}
-
-// `x`'s 32 bits in reverse order: 0, 1/2, 1/4, 3/4, 1/8, ... of the range map to 0, 1, 2, 3, 4.
-uint32_t BitReverse32(uint32_t x) {
-  uint32_t reversed = 0;
-  for (int bit = 0; bit < 32; ++bit) reversed |= ((x >> bit) & 1u) << (31 - bit);
-  return reversed;
 }
 
 // The gap time a candidate ranks by: a wrap-around half's whole wrap-around gap, else its own.
@@ -205,10 +199,9 @@ class CandidateFinder {
   void SetWrapRanking(Step first_step, Step last_step, ValueFacts& facts) const {
     const std::vector<int64_t>& start_ns = cost_.step_start_ns;
     facts.wrap_gap_ns = start_ns[first_step] + start_ns[step_count_] - start_ns[last_step + 1];
-    // The first step it is needed at as a 32-bit fraction of the steps (below 1). Steps, not time:
-    // on the supernode's 70B decode, spread by start time ran at 86.7 ms, by step 79.2 ms.
-    const uint64_t fraction = (static_cast<uint64_t>(first_step) << 32) / step_count_;
-    facts.spread_key = BitReverse32(static_cast<uint32_t>(fraction));
+    // The first step it is needed at, spread (spread.h). Steps, not time: on the supernode's
+    // 70B decode, spread by start time ran at 86.7 ms, by step 79.2 ms.
+    facts.spread_key = SpreadKey(first_step, step_count_);
   }
 
   // Which idle gaps (idle_gaps.h) the value has, and the steps each could free.

@@ -2,12 +2,14 @@
 #include "planner/host_placement.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <utility>
 #include <vector>
 
 #include "hyperplan/planner/host_parts.h"
 #include "planner/host_crossings.h"
 #include "planner/modes.h"
+#include "planner/spread.h"
 
 namespace hyperplan::planner {
 namespace {
@@ -19,7 +21,8 @@ constexpr int kRefineRounds = 3;        // then halving around the best, up to 6
 
 bool Worthwhile(const Problem& problem, const PlanOptions& options, const PlanResult& device) {
   const HardwareProfile& profile = *problem.profile;
-  if (!options.offload || !profile.host_compute.present() || !problem.units.node_unit.empty()) {
+  if (!options.offload || !options.host_compute || !profile.host_compute.present() ||
+      !problem.units.node_unit.empty()) {
     return false;
   }
   const TierId host_tier = profile.host_compute.memory_tier;
@@ -28,6 +31,18 @@ bool Worthwhile(const Problem& problem, const PlanOptions& options, const PlanRe
     return false;
   }
   return !device.evaluation.fits || device.evaluation.timeline.stall_ns > 0;
+}
+
+// Whether moving even the cheapest part could pay: the device's plan does not fit, or it
+// waits longer than that part adds on the host (in a chain of layers the host's time adds to
+// the iteration; only waits can absorb it).
+bool CouldPay(const PlanResult& device, const std::vector<HostPart>& parts) {
+  if (!device.evaluation.fits) return true;
+  int64_t cheapest_ns = INT64_MAX;
+  for (const HostPart& part : parts) {
+    cheapest_ns = std::min(cheapest_ns, part.host_ns - part.device_ns);
+  }
+  return device.evaluation.timeline.stall_ns > cheapest_ns;
 }
 
 // Bytes the device lacks at its no-offload peak: live peak less the budget or capacity.
@@ -40,13 +55,18 @@ int64_t MissingBytes(const Problem& problem, const PlanOptions& options) {
   return problem.lifetimes.timeline.peak_bytes - limit;
 }
 
-// Least host time added per device byte freed first; ties by step.
-void RankParts(std::vector<HostPart>& parts) {
+// Least host time added per device byte freed first; identical parts (a stack of layers)
+// spread over the iteration (spread.h), so that the layers left on the device, and streamed,
+// alternate with host ones and their fetches run while the host computes. Taken in step
+// order, the host took layers 0-28 of Llama-3-70B int4 decode on rtx-4090 and the streamed
+// ones came after, crossing PCIe once the host was done: 241.9 ms against a 210.3 ms bound.
+void RankParts(std::vector<HostPart>& parts, Step step_count) {
   auto added_ns = [](const HostPart& part) { return part.host_ns - part.device_ns; };
   std::stable_sort(parts.begin(), parts.end(), [&](const HostPart& a, const HostPart& b) {
     const __int128 lhs = static_cast<__int128>(added_ns(a)) * b.weight_bytes;
     const __int128 rhs = static_cast<__int128>(added_ns(b)) * a.weight_bytes;
-    return lhs < rhs;
+    if (lhs != rhs) return lhs < rhs;
+    return SpreadKey(a.first_step, step_count) < SpreadKey(b.first_step, step_count);
   });
 }
 
@@ -126,8 +146,8 @@ PlanResult PlaceOnHostWhereFaster(const Problem& problem, const PlanOptions& opt
   const int64_t missing_bytes = MissingBytes(problem, options);
   std::vector<HostPart> parts = FindHostParts(problem);
   std::erase_if(parts, [](const HostPart& part) { return part.weight_bytes <= 0; });
-  if (missing_bytes <= 0 || parts.empty()) return device;
-  RankParts(parts);
+  if (missing_bytes <= 0 || parts.empty() || !CouldPay(device, parts)) return device;
+  RankParts(parts, problem.step_count());
   const bool large = problem.step_count() > kSecondChoiceLimit;
   const int tries = large ? kQuartersTriedLarge : static_cast<int>(std::size(kQuartersTried));
   std::vector<size_t> counts;

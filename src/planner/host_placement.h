@@ -1,6 +1,7 @@
 // Host placement: PlanOffload's search over which layer parts run on the host (issue 30).
 //
-// Where the device's plan stalls or does not fit (its weights stream over a link, or cannot),
+// Where the device's plan does not fit, or stalls longer than moving the cheapest part would
+// add on the host (its weights stream over a link, or cannot),
 // the eligible parts (host_parts.h) are ranked by the host time they add per device byte they
 // free ((host_ns - device_ns) / weight_bytes, least first: at decode an MLP read from DDR adds
 // little, at prefill its FLOPs on CPUs add much), and the leading parts whose weights cover

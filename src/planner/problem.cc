@@ -77,6 +77,7 @@ Problem PlaceUnits(const Problem& base, std::vector<ComputeUnit> node_unit) {
   Problem problem = base;
   problem.units.node_unit = std::move(node_unit);
   problem.units.read_from_home.assign(graph.values.size(), 0);
+  problem.units.device_time_ns = base.node_time_ns;
   const TierId host_tier = profile.host_compute.memory_tier;
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     if (problem.units.node_unit[n] != ComputeUnit::kHost) continue;

@@ -10,13 +10,16 @@
 // time its transfers run, summed over its channels and divided by the channel count (a link of
 // c channels gives each 1/c of its bandwidth, so c transfers at once keep it busy once; on a
 // one-channel link this is exactly the time it is transferring).
-// The bottleneck is the largest of FLOPs, HBM traffic, launches and each link (ties: that
-// order, then the lower link index); waits are not a resource, so never the bottleneck (the
-// link they wait on is). "bottleneck: " is printed as "HBM traffic 71% of the 2.26 s
-// iteration (launches 9%, FLOPs 6%, ddr->hbm 2%; compute waits 12%)": the compute shares and
-// the waits add up to the makespan; links overlap them.
-// Cost: O(nodes + steps). Limits: a resource that is busy is not always the one that stalls; a
-// link's latency counts as busy time; a measured node time keeps its estimated bound.
+// Host compute steps (issue 30) are the host lane's work, split by the host roofline term that
+// sets their time (host_cost.h): "host memory" (the host's DDR reads) or "host FLOPs"; the
+// compute stream's waits count the device's alone.
+// The bottleneck is the largest of FLOPs, HBM traffic, launches, host memory, host FLOPs and
+// each link (ties: that order, then the lower link index); waits are not a resource, so never the
+// bottleneck (the link they wait on is). "bottleneck: " is printed as "HBM traffic 71% of the 2.26
+// s iteration (launches 9%, FLOPs 6%, ddr->hbm 2%; compute waits 12%)": the compute shares and the
+// waits add up to the makespan; links overlap them. Cost: O(nodes + steps). Limits: a resource that
+// is busy is not always the one that stalls; a link's latency counts as busy time; a measured node
+// time keeps its estimated bound.
 #pragma once
 
 #include <cstdint>
@@ -30,7 +33,7 @@
 
 namespace hyperplan {
 
-enum class BoundKind : uint8_t { kFlops, kHbmTraffic, kLaunches, kLink };
+enum class BoundKind : uint8_t { kFlops, kHbmTraffic, kLaunches, kHostMemory, kHostFlops, kLink };
 
 struct Bottleneck {
   BoundKind kind = BoundKind::kHbmTraffic;
@@ -45,6 +48,9 @@ struct Bottleneck {
   int64_t launch_ns = 0;
   int64_t compute_busy_ns = 0;
   int64_t compute_wait_ns = 0;
+  // The host lane's work (host compute steps), by the host roofline term that sets each.
+  int64_t host_memory_ns = 0;
+  int64_t host_flops_ns = 0;
   std::vector<int64_t> link_busy_ns;  // by link index
 };
 

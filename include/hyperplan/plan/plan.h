@@ -75,6 +75,9 @@ struct PlanStep {
   std::vector<int32_t> waits_for;  // indices into Plan::steps, ascending, all before this one
   int64_t planned_start_ns = 0;    // the planner's model, before any stall
   int64_t planned_end_ns = 0;
+  // A host compute step: the node's time had it run on the device, so that the no-offload
+  // baseline (SimulationResult::baseline_makespan_ns) is the device's, not the placement's.
+  int64_t device_time_ns = 0;
 };
 
 // The streams' numbering, the one plan files, the verifier, the report and the simulator
@@ -200,10 +203,12 @@ struct SimulationResult {
   std::vector<int64_t> stall_ns_per_node;     // by NodeId: wait before the node could start
   std::vector<int64_t> bytes_moved_per_link;  // by link index
   int64_t makespan_ns = 0;
-  int64_t compute_ns = 0;            // sum of node times, both units
-  int64_t host_compute_ns = 0;       // of which on the host lane
-  int64_t baseline_makespan_ns = 0;  // without offloading: the compute stream alone
-  int64_t stall_ns = 0;              // sum of stall_ns_per_node
+  int64_t compute_ns = 0;       // sum of node times, both units
+  int64_t host_compute_ns = 0;  // of which on the host lane
+  // Without offloading: the compute stream alone, every node on the device (a host step
+  // counts its device_time_ns).
+  int64_t baseline_makespan_ns = 0;
+  int64_t stall_ns = 0;  // sum of stall_ns_per_node
 
   // Over every link: what a plan moves per run (the tie-break between plans of one makespan).
   int64_t total_bytes_moved() const {

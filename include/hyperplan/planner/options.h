@@ -30,6 +30,9 @@ struct PlanOptions {
   // back through `aliases` (loop.h FindAliases); single_run plans one run from a free preload.
   bool single_run = false;
   std::vector<ValueAlias> aliases;
+  // Where the profile has a host unit, let the planner run layer parts there (host_placement.h);
+  // false plans every node on the device (a runtime that cannot compute on the host).
+  bool host_compute = true;
   LayoutOptions layout;  // how hard the arena and tier-buffer layouts try (layout.h)
 };
 
