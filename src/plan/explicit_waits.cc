@@ -38,22 +38,40 @@ class WaitChecker {
       }
     }
     copies_of_.resize(graph_.values.size());
+    copies_closed_by_.resize(plan_.steps.size());
     for (size_t c = 0; c < plan_.tier_copies.size(); ++c) {
-      copies_of_[plan_.tier_copies[c].value].push_back(static_cast<int32_t>(c));
+      const TierCopy& copy = plan_.tier_copies[c];
+      copies_of_[copy.value].push_back(static_cast<int32_t>(c));
+      if (copy.closed_by >= 0) copies_closed_by_[copy.closed_by].push_back(static_cast<int32_t>(c));
     }
     device_stores_of_.resize(graph_.values.size());
+    off_device_readers_of_.resize(graph_.values.size());
     for (size_t i = 0; i < plan_.steps.size(); ++i) {
       const PlanStep& step = plan_.steps[i];
+      const auto index = static_cast<int32_t>(i);
       if (step.kind == StepKind::kStore && step.src_tier == profile_.device_tier) {
-        device_stores_of_[step.value].push_back(static_cast<int32_t>(i));
+        device_stores_of_[step.value].push_back(index);
+      }
+      if (IsHostCompute(step)) {
+        for (ValueId input : graph_.nodes[step.node].inputs) {
+          off_device_readers_of_[input].push_back(index);
+        }
+      } else if (step.kind != StepKind::kCompute && step.kind != StepKind::kDetach &&
+                 step.src_tier != profile_.device_tier) {
+        off_device_readers_of_[step.value].push_back(index);
       }
     }
+  }
+
+  static bool IsHostCompute(const PlanStep& step) {
+    return step.kind == StepKind::kCompute && step.unit == ComputeUnit::kHost;
   }
 
   std::string CheckStep(int32_t index, int32_t last_compute_stream) const {
     const PlanStep& step = plan_.steps[index];
     switch (step.kind) {
       case StepKind::kCompute:
+        if (step.unit == ComputeUnit::kHost) return CheckHostCompute(index);
         return CheckCompute(index);
       case StepKind::kPrefetch:
         if (step.dst_tier == profile_.device_tier && last_compute_stream >= 0 &&
@@ -95,6 +113,38 @@ class WaitChecker {
     return "";
   }
 
+  // A host step: the Store or host step that wrote each input's copy on the host tier ended
+  // before it starts, and every reader of a copy it frees ended before it does.
+  std::string CheckHostCompute(int32_t index) const {
+    const TierId host_tier = profile_.host_compute.memory_tier;
+    for (ValueId input : graph_.nodes[plan_.steps[index].node].inputs) {
+      const int32_t writer = CopyWriter(input, host_tier, index);
+      if (writer >= 0 && !happens_before_(writer, index)) {
+        return "reads " + ValueName(input) + " on " + profile_.tiers[host_tier].name + " but " +
+               NotWaiting(writer, "it may read the copy before it is complete");
+      }
+    }
+    for (int32_t c : copies_closed_by_[index]) {
+      const TierCopy& copy = plan_.tier_copies[c];
+      for (int32_t reader : off_device_readers_of_[copy.value]) {
+        if (reader <= copy.opened_by || reader >= index || !Reads(reader, copy)) continue;
+        if (!happens_before_(reader, index)) {
+          return "frees the copy of " + ValueName(copy.value) + " on " +
+                 profile_.tiers[copy.tier].name + " but " +
+                 NotWaiting(reader, "it may free the copy while that step still reads it");
+        }
+      }
+    }
+    return "";
+  }
+
+  // Whether off-device reader `reader` (a host step or a transfer) reads from `copy`'s tier.
+  bool Reads(int32_t reader, const TierCopy& copy) const {
+    const PlanStep& step = plan_.steps[reader];
+    if (IsHostCompute(step)) return copy.tier == profile_.host_compute.memory_tier;
+    return step.src_tier == copy.tier;
+  }
+
   // The step that wrote the copy a transfer reads must have ended before it starts.
   std::string CheckSource(int32_t index) const {
     const PlanStep& step = plan_.steps[index];
@@ -121,9 +171,16 @@ class WaitChecker {
       }
       return writer;
     }
-    for (int32_t c : copies_of_[step.value]) {
+    return CopyWriter(step.value, step.src_tier, index);
+  }
+
+  // The last step before `index` that opened a copy of `value` on off-device `tier` (a
+  // transfer, or a host step writing its output); -1 when none (a home copy, an input).
+  int32_t CopyWriter(ValueId value, TierId tier, int32_t index) const {
+    int32_t writer = -1;
+    for (int32_t c : copies_of_[value]) {
       const TierCopy& copy = plan_.tier_copies[c];
-      if (copy.tier == step.src_tier && copy.opened_by < index && copy.opened_by > writer) {
+      if (copy.tier == tier && copy.opened_by < index && copy.opened_by > writer) {
         writer = copy.opened_by;
       }
     }
@@ -151,7 +208,10 @@ class WaitChecker {
   const planner::HappensBefore happens_before_;
   std::vector<std::vector<int32_t>> residency_of_;
   std::vector<std::vector<int32_t>> copies_of_;
+  std::vector<std::vector<int32_t>> copies_closed_by_;  // by step: the tier copies it frees
   std::vector<std::vector<int32_t>> device_stores_of_;  // Stores reading the device copy
+  // By value: the host steps and transfers reading an off-device copy of it.
+  std::vector<std::vector<int32_t>> off_device_readers_of_;
 };
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "hyperplan/names.h"
 #include "hyperplan/plan/simulate.h"
 #include "layout/tier_layout.h"
+#include "plan/host_step_checks.h"
 #include "plan/step_names.h"
 
 namespace hyperplan {
@@ -151,6 +152,7 @@ class Verifier {
         if (!CheckCacheOpFields(index)) return false;
         continue;
       }
+      if (step.unit == ComputeUnit::kHost && !CheckHostUnit(index)) return false;
       if (computes >= plan_.order.size() || step.node != plan_.order[computes] ||
           step.boundary != static_cast<Step>(computes)) {
         return Fail(4, index,
@@ -163,9 +165,28 @@ class Verifier {
     return true;
   }
 
+  // Invariant 1 per unit: a host step needs the profile's host unit and its memory tier.
+  bool CheckHostUnit(int32_t index) {
+    const HostComputeSpec& host = profile_.host_compute;
+    if (!host.present()) {
+      return Fail(1, index,
+                  fmt::format("runs on the host, but profile '{}' has no host_compute section "
+                              "(no host unit)",
+                              profile_.name));
+    }
+    if (host.memory_tier < 0 || static_cast<size_t>(host.memory_tier) >= profile_.tiers.size() ||
+        host.memory_tier == profile_.device_tier) {
+      return Fail(0, index, "runs on the host, but the host unit names no off-device memory tier");
+    }
+    return true;
+  }
+
   bool CheckCacheOpFields(int32_t index) {
     const PlanStep& step = plan_.steps[index];
     const TierId device = profile_.device_tier;
+    if (step.unit != ComputeUnit::kDevice) {
+      return Fail(0, index, "a cache op names a compute unit (only compute steps have one)");
+    }
     if (step.value < 0 || static_cast<size_t>(step.value) >= graph_.values.size()) {
       return Fail(0, index, "names no valid value");
     }
@@ -256,6 +277,12 @@ class Verifier {
       const PlanStep& step = plan_.steps[i];
       if (step.kind == StepKind::kCompute) compute_index_[step.boundary] = static_cast<int32_t>(i);
       if (step.kind == StepKind::kStore) stores_of_[step.value].push_back(static_cast<int32_t>(i));
+    }
+    device_compute_before_.assign(plan_.order.size() + 1, -1);
+    for (size_t k = 0; k < plan_.order.size(); ++k) {
+      const int32_t compute = compute_index_[k];
+      device_compute_before_[k + 1] =
+          plan_.steps[compute].unit == ComputeUnit::kHost ? device_compute_before_[k] : compute;
     }
     free_ns_.resize(plan_.residency.size());
     for (size_t r = 0; r < plan_.residency.size(); ++r) {
@@ -391,7 +418,8 @@ class Verifier {
         return Fail(4, index,
                     "no complete copy of " + ValueName(step.value) + " on " +
                         TierName(step.src_tier) + " when it starts at " +
-                        std::to_string(Start(index)) + " ns (e.g. its Store has not completed)");
+                        std::to_string(Start(index)) +
+                        " ns (e.g. the Store or host step that writes it has not completed)");
       }
       if (step.dst_tier != profile_.device_tier) {
         bool accounted = false;
@@ -407,6 +435,17 @@ class Verifier {
       }
     }
     return true;
+  }
+
+  // Invariant 1 per unit: what host steps read and write on the host tier (host_step_checks.h).
+  bool CheckHostStepsReadHostCopies() {
+    const HomeCopyCurrentFn home_copy_current = [this](ValueId value, TierId tier, int64_t at_ns) {
+      return HomeCopyCurrent(value, tier, at_ns);
+    };
+    const std::optional<HostStepFailure> failure =
+        CheckHostSteps(graph_, profile_, plan_, sim_, home_copy_current);
+    if (!failure) return true;
+    return Fail(failure->invariant, failure->step, failure->message);
   }
 
   // Invariant 1: a value's residencies do not overlap one another.
@@ -449,6 +488,11 @@ class Verifier {
       return true;
     }
     const PlanStep& opener = plan_.steps[interval.opened_by];
+    if (opener.kind == StepKind::kCompute && opener.unit == ComputeUnit::kHost) {
+      return Fail(1, interval.opened_by,
+                  name + " is opened by a host step, which writes its outputs on the host tier; " +
+                      "a device copy of one is opened by a Prefetch from there");
+    }
     if (opener.kind == StepKind::kCompute) {
       if (opener.node != value.producer || opener.boundary != interval.first_step) {
         return Fail(1, interval.opened_by, name + " is not opened by its producer");
@@ -464,10 +508,10 @@ class Verifier {
                   name + " must be opened by a Prefetch to the device issued before step " +
                       std::to_string(interval.first_step));
     }
-    if (interval.first_step > 0 &&
-        Start(interval.opened_by) < End(compute_index_[interval.first_step - 1])) {
+    const int32_t freeing = device_compute_before_[interval.first_step];
+    if (freeing >= 0 && Start(interval.opened_by) < End(freeing)) {
       return Fail(1, interval.opened_by,
-                  "allocates before step " + std::to_string(interval.first_step - 1) +
+                  "allocates before step " + std::to_string(plan_.steps[freeing].boundary) +
                       " ends, outside " + name);
     }
     return true;
@@ -483,6 +527,10 @@ class Verifier {
       return true;
     }
     const int32_t closer = interval.closed_by;
+    if (plan_.steps[closer].kind == StepKind::kCompute &&
+        plan_.steps[closer].unit == ComputeUnit::kHost) {
+      return Fail(1, closer, name + " is freed by a host step, which reads no device memory");
+    }
     if (plan_.steps[closer].kind == StepKind::kCompute) {
       if (plan_.steps[closer].boundary != interval.last_step) {
         return Fail(1, closer, name + " is not closed by its last step");
@@ -533,12 +581,12 @@ class Verifier {
     return true;
   }
 
-  // Invariant 1: every node finds its inputs (and its outputs) on the device when it starts,
-  // an input brought by a Prefetch only once that Prefetch has ended.
+  // Invariant 1: every device node finds its inputs (and its outputs) on the device when it
+  // starts, an input brought by a Prefetch only once that Prefetch has ended. A host node reads
+  // and writes the host tier instead (CheckHostStepsReadHostCopies).
   bool CheckInputsResident() {
     for (Step k = 0; k < static_cast<Step>(plan_.order.size()); ++k) {
       const int32_t compute = compute_index_[k];
-      // Until package B: a host step reads its inputs from the host tier (docs/design.md).
       if (plan_.steps[compute].unit == ComputeUnit::kHost) continue;
       const Node& node = graph_.nodes[plan_.order[k]];
       for (ValueId input : node.inputs) {
@@ -591,8 +639,10 @@ class Verifier {
         if (HomeCopyCurrent(value, copy.tier, at_ns)) return true;
         continue;
       }
+      // A Store's copy, or the one a host step wrote (its output, on the host tier).
       const PlanStep& writer = plan_.steps[copy.opened_by];
-      if (writer.kind == StepKind::kStore && End(copy.opened_by) <= at_ns) return true;
+      const bool writes = writer.kind == StepKind::kStore || writer.kind == StepKind::kCompute;
+      if (writes && End(copy.opened_by) <= at_ns) return true;
     }
     return false;
   }
@@ -849,14 +899,21 @@ class Verifier {
     return true;
   }
 
-  // Invariant 5: makespan >= compute total, and >= each link's bytes over its bandwidth.
+  // Invariant 5: makespan >= each unit's compute total (the device's compute stream and the
+  // host lane run side by side), and >= each link's bytes over its bandwidth.
   bool CheckMakespanBounds() {
-    int64_t compute_ns = 0;
-    for (NodeId node : plan_.order) compute_ns += plan_.node_time_ns[node];
-    if (sim_.makespan_ns < compute_ns) {
-      return Fail(5, -1,
-                  "makespan " + std::to_string(sim_.makespan_ns) +
-                      " ns is below the compute total of " + std::to_string(compute_ns));
+    int64_t compute_ns[2] = {0, 0};  // by ComputeUnit
+    for (const PlanStep& step : plan_.steps) {
+      if (step.kind != StepKind::kCompute) continue;
+      compute_ns[step.unit == ComputeUnit::kHost ? 1 : 0] += plan_.node_time_ns[step.node];
+    }
+    for (const ComputeUnit unit : {ComputeUnit::kDevice, ComputeUnit::kHost}) {
+      const int64_t unit_ns = compute_ns[unit == ComputeUnit::kHost ? 1 : 0];
+      if (sim_.makespan_ns < unit_ns) {
+        return Fail(5, -1,
+                    fmt::format("makespan {} ns is below the {}'s compute total of {} ns",
+                                sim_.makespan_ns, ComputeUnitName(unit), unit_ns));
+      }
     }
     for (size_t l = 0; l < profile_.links.size(); ++l) {
       const __int128 moved = static_cast<__int128>(sim_.bytes_moved_per_link[l]) * 1'000'000'000;
@@ -875,6 +932,11 @@ class Verifier {
   // Invariant 6: with offloading off, the plan is the no-offload baseline.
   bool CheckNoOffloadIsBaseline() {
     if (plan_.offload_enabled) return true;
+    for (size_t i = 0; i < plan_.steps.size(); ++i) {
+      if (plan_.steps[i].kind == StepKind::kCompute && plan_.steps[i].unit == ComputeUnit::kHost) {
+        return Fail(6, static_cast<int32_t>(i), "offloading is off but the step runs on the host");
+      }
+    }
     for (size_t i = 0; i < plan_.steps.size(); ++i) {
       if (plan_.steps[i].kind != StepKind::kCompute) {
         return Fail(6, static_cast<int32_t>(i), "offloading is off but the plan has a cache op");
@@ -951,6 +1013,7 @@ class Verifier {
   using Check = bool (Verifier::*)();
   static constexpr Check kChecks[] = {
       &Verifier::CheckTransfersReadCompleteCopies,
+      &Verifier::CheckHostStepsReadHostCopies,
       &Verifier::CheckResidenciesDisjointPerValue,
       &Verifier::CheckResidencyEnds,
       &Verifier::CheckCacheOpsAccounted,
@@ -976,6 +1039,9 @@ class Verifier {
   SimulationResult sim_;
   std::vector<Step> step_of_node_;
   std::vector<int32_t> compute_index_;  // by step
+  // By step k: the last device compute step at a position before k (index into Plan::steps);
+  // -1 when none. Host steps hold no device memory, so an allocation need not wait for them.
+  std::vector<int32_t> device_compute_before_;
   std::vector<int64_t> free_ns_;
   std::map<ValueId, std::vector<size_t>> intervals_of_;
   std::multimap<int32_t, size_t> copies_by_opener_;
@@ -993,6 +1059,7 @@ std::string DescribeStep(const Graph& graph, const HardwareProfile& profile, con
   if (step.kind == StepKind::kCompute) {
     const bool valid = step.node >= 0 && static_cast<size_t>(step.node) < graph.nodes.size();
     text += valid ? "'" + graph.nodes[step.node].name + "'" : "?";
+    if (step.unit == ComputeUnit::kHost) text += " on the host";
   } else {
     text += QuotedValueName(graph, step.value);
     if (step.kind != StepKind::kDetach) {
