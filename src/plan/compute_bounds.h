@@ -7,15 +7,16 @@
 // exactly when a chain of stream and wait edges leads from a to b. HappensBefore answers that
 // for any pair from one vector clock per step (the latest step of each stream known to have
 // ended when the step starts), built in one pass over the sequence.
-// ComputeBounds projects it on the compute steps: because the compute stream runs its compute
-// steps in order, "compute step c ended before b started" holds for every c up to some bound,
-// and "compute step c starts after a ended" for every c from some bound: two integers per
-// step. Used to lay out off-device tier buffers so that two copies share space only when one
-// is freed before the other is allocated in every execution (tier_layout.h), and by the
-// verifier's explicit-waits check (verify.h).
-// Cost: O((steps + waits) * streams) time and steps * streams int32 of memory. Limits: waits
-// must point back and transfers name valid channels (VerifyPlan checks both first); a wait
-// that points forward is ignored here.
+// ComputeBounds projects it on the compute steps: because each lane (the compute stream, and
+// the host lane when host steps run) runs its compute steps in order, "compute step c ended
+// before b started" holds for every c up to some bound, and "compute step c starts after a
+// ended" for every c from some bound: two integers per step, the tighter of the lanes' (a
+// device step ending says nothing of a host step before it in the order, nor the other way). Used
+// to lay out off-device tier buffers so that two copies share space only when one is freed before
+// the other is allocated in every execution (tier_layout.h), and by the verifier's explicit-waits
+// check (verify.h). Cost: O((steps + waits) * streams) time and steps * streams int32 of memory
+// (plus steps per lane for the bounds). Limits: waits must point back and transfers name valid
+// channels (VerifyPlan checks both first); a wait that points forward is ignored here.
 #pragma once
 
 #include <cstdint>

@@ -52,3 +52,42 @@ TEST_CASE("happens-before: through waits and stream order, never through timing"
   CHECK(bounds.ended_before == std::vector<Step>{-1, 0, -1, 0, 0, 1});
   CHECK(bounds.starts_after == std::vector<Step>{1, 2, 2, 2, 2, 2});
 }
+
+TEST_CASE("compute bounds: the host lane's steps count only once its own order says so") {
+  HardwareProfile profile = UnitProfile();
+  profile.host_compute.memory_tier = 1;
+  profile.host_compute.sockets = 1;
+  auto host = [](Step position, std::vector<int32_t> waits = {}) {
+    PlanStep step = ComputeStep(position, std::move(waits));
+    step.unit = ComputeUnit::kHost;
+    return step;
+  };
+  SECTION("a device step ending says nothing of a host step before it in the order") {
+    // 0 n0 on the host (position 0); 1 n1 on the device (position 1); 2 Store waits 1.
+    Plan plan;
+    plan.order = {0, 1};
+    plan.steps = {host(0), ComputeStep(1), TransferStep(StepKind::kStore, 0, 0, {1})};
+    const planner::ComputeBounds bounds = planner::BoundByCompute(plan, profile);
+    // The Store knows n1 ended, not n0 (nothing orders the host lane before it): -1, not 1.
+    CHECK(bounds.ended_before[2] == -1);
+    // No compute step is ordered after n0 or the Store: the order's size.
+    CHECK(bounds.starts_after[0] == 2);
+    CHECK(bounds.starts_after[2] == 2);
+  }
+  SECTION("a host step waiting says nothing of a device step after it in the order") {
+    // 0 Store; 1 n0 on the device (position 0); 2 n1 on the host (position 1) waits 0;
+    // 3 n2 on the device (position 2).
+    Plan plan;
+    plan.order = {0, 1, 2};
+    plan.steps = {TransferStep(StepKind::kStore, 0, 0), ComputeStep(0), host(1, {0}),
+                  ComputeStep(2)};
+    const planner::ComputeBounds bounds = planner::BoundByCompute(plan, profile);
+    // n1 starts after the Store, but n2 (position 2, the device) need not: no position from
+    // which every compute step follows it, the order's size 3 (not 1).
+    CHECK(bounds.starts_after[0] == 3);
+    // n2 knows n0 ended (the device's order) but not n1: 0.
+    CHECK(bounds.ended_before[3] == 0);
+    // n1 knows the Store ended but no compute step: -1.
+    CHECK(bounds.ended_before[2] == -1);
+  }
+}
