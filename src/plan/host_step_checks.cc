@@ -155,9 +155,18 @@ class HostStepChecker {
     return head + Describe(latest->closed_by) + " frees that copy before the host step ends";
   }
 
-  // Each output into a copy on H the step opens.
+  // Each output into a copy on H the step opens; no update in place (of loop state: a KV
+  // cache, a weight), which the host unit does not do yet (docs/design.md "Compute units").
   bool CheckHostOutputs(int32_t index) {
-    const Node& node = graph_.nodes[plan_.steps[index].node];
+    const NodeId node_id = plan_.steps[index].node;
+    const Node& node = graph_.nodes[node_id];
+    for (ValueId input : node.inputs) {
+      if (graph_.values[input].written_by == node_id) {
+        return Fail(index, fmt::format("the host step updates {} in place, which a host step "
+                                       "does not yet do (its writer runs on the device)",
+                                       ValueName(input)));
+      }
+    }
     for (ValueId output : node.outputs) {
       if (!HasBytes(graph_.values[output])) continue;
       bool written = false;

@@ -10,7 +10,8 @@
 //   copy whose opener (a transfer into H, or a host step) happens before it (HappensBefore,
 //   compute_bounds.h: waits, stream order and host-lane order); and that is not freed before it
 //   ends (closed by the run's end, the step itself, or a step it happens before);
-// - a host step writes each output into a TierCopy on H that it opens itself.
+// - a host step writes each output into a TierCopy on H that it opens itself, and updates no
+//   value in place (loop state: `Value::written_by`), which the host unit does not do yet.
 // A host step needs no device residency; the verifier's device rules skip it.
 // Cost: O(steps * streams) for the happens-before clocks plus O(copies + uses) for the checks.
 // Limits: expects a plan whose shapes VerifyPlan has checked (indices in range, the profile

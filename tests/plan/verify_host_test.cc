@@ -174,3 +174,15 @@ TEST_CASE("verify host: a host step writes each output into a copy on the host t
   CHECK(result.step == 2);
   CHECK_THAT(result.message, Catch::Contains("writes 'h' with no copy on ddr"));
 }
+
+TEST_CASE("verify host: a host step does not yet update a value in place") {
+  HostFixture f;
+  // As a loop graph says of an optimizer step: n1 rewrites W in place (all 1000 bytes).
+  f.graph.values[f.w].written_by = f.n1;
+  f.graph.values[f.w].written_bytes = 1000;
+  const VerifyResult result = f.Verify(f.Finish(f.Valid()));
+  CHECK_FALSE(result.ok);
+  CHECK(result.invariant == 1);
+  CHECK(result.step == 2);
+  CHECK_THAT(result.message, Catch::Contains("updates 'W' in place"));
+}
