@@ -529,7 +529,11 @@ class Verifier {
     const int32_t closer = interval.closed_by;
     if (plan_.steps[closer].kind == StepKind::kCompute &&
         plan_.steps[closer].unit == ComputeUnit::kHost) {
-      return Fail(1, closer, name + " is freed by a host step, which reads no device memory");
+      // Device steps do not follow the host lane, so a block it freed could be reused while
+      // the host step still runs: a device copy ends on the compute stream.
+      return Fail(1, closer,
+                  name + " is freed by a host step, which holds no device memory: free it at " +
+                      "its last device reader, or by a Detach after its Store");
     }
     if (plan_.steps[closer].kind == StepKind::kCompute) {
       if (plan_.steps[closer].boundary != interval.last_step) {

@@ -186,3 +186,22 @@ TEST_CASE("verify host: a host step does not yet update a value in place") {
   CHECK(result.step == 2);
   CHECK_THAT(result.message, Catch::Contains("updates 'W' in place"));
 }
+
+TEST_CASE("verify host: a host step frees no device residency") {
+  const HostFixture f;
+  Plan plan = f.Valid();
+  // a's device block ended by n1 (position 1), its last reader on the host, instead of n2:
+  // n2 on the device does not wait for n1, so the block could be reused while n1 runs.
+  const int32_t host = StepOfNode(plan, f.n1);
+  for (ResidentInterval& interval : plan.residency) {
+    if (interval.value == f.a) {
+      interval.last_step = 1;
+      interval.closed_by = host;
+    }
+  }
+  const VerifyResult result = f.Verify(f.Finish(std::move(plan)));
+  CHECK_FALSE(result.ok);
+  CHECK(result.invariant == 1);
+  CHECK(result.step == host);
+  CHECK_THAT(result.message, Catch::Contains("is freed by a host step"));
+}
