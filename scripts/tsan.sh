@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # ThreadSanitizer where hyperplan runs threads: the reference executor (src/executor, one
-# thread per stream) and the portfolio (src/contenders/portfolio.cc and contender_pool.cc, the
+# thread per stream, the host lane included: tests/executor/host_lane_test.cc runs host-placed
+# plans, clean and broken) and the portfolio (src/contenders/portfolio.cc and contender_pool.cc, the
 # contenders beside the planner). Kept small: its own build directory, build-tsan, and only those two test
 # executables (with the libraries they link), not the tree. The executor's tests include
 # hand-broken plans: it must refuse them without a race.

@@ -59,7 +59,8 @@ class Backend {
   // Copies `bytes` on copy stream `stream` and returns when they are all at `dst`.
   virtual void Copy(std::byte* dst, const std::byte* src, int64_t bytes, int32_t stream) = 0;
   // Runs a node: checks its inputs, then writes its outputs. Returns the first input whose
-  // bytes differ (the outputs are then left unwritten).
+  // bytes differ (the outputs are then left unwritten). A host compute step's spans all lie in
+  // the host compute tier's buffer (host memory, pinned under CUDA), never in the arena.
   virtual std::optional<InputMismatch> Compute(const ComputeCall& call) = 0;
   // The caller's part, between iterations: place a value (weights, inputs) / read an output.
   virtual void Place(const ValueSpan& span) = 0;

@@ -32,11 +32,14 @@ constexpr const char* kRuleDisjoint =
     "them has ended";
 constexpr const char* kRuleFree = "a block is freed only after every step using it has ended";
 constexpr const char* kRuleDetach =
-    "a Detach drops the device copy only when another complete copy of the same bytes exists "
-    "(it waits for the Store writing it)";
+    "a Detach drops the device copy only when another complete copy of the same bytes exists, "
+    "or existed until its last reader freed it (it waits for the Store writing it)";
 constexpr const char* kRuleBytes = "a step reads each input's bytes as their producer wrote them";
 constexpr const char* kRulePlaced =
     "every value a step reads or writes has a block at that step, inside its buffer";
+constexpr const char* kRuleHostUnit =
+    "a compute step runs on the host only in a profile with a host compute unit "
+    "(host_compute), reading and writing copies on its memory tier";
 constexpr const char* kRuleLoop =
     "an iteration ends as it began: every persistent value in the same block, its copies on "
     "the same tiers (invariant 8)";
@@ -53,6 +56,7 @@ class Run {
   Graph LoopView(const Graph& graph) const;
   std::string StepName(int32_t step) const;
   std::optional<std::string> CheckBlocksInBuffers() const;
+  bool CheckHostSteps();
   BytePattern PatternOf(ValueId value, int64_t version) const;
   int64_t VersionRead(ValueId value, Step step, int32_t iteration) const;
   int64_t VersionPlaced(ValueId value, int32_t iteration) const;
@@ -136,7 +140,8 @@ std::string Run::StepName(int32_t step) const {
   const PlanStep& planned = plan_.steps[step];
   const std::string kind(StepKindName(planned.kind));
   if (planned.kind == StepKind::kCompute) {
-    return fmt::format("{} '{}'", kind, loop_.nodes[planned.node].name);
+    return fmt::format("{} '{}'{}", kind, loop_.nodes[planned.node].name,
+                       planned.unit == ComputeUnit::kHost ? " on the host" : "");
   }
   const std::string& value = loop_.values[planned.value].name;
   if (planned.kind == StepKind::kDetach) return fmt::format("{} '{}'", kind, value);
@@ -162,6 +167,23 @@ std::optional<std::string> Run::CheckBlocksInBuffers() const {
     }
   }
   return std::nullopt;
+}
+
+// A host step needs a host unit to run on and its tier to read from: refused before any
+// thread starts, naming the first such step.
+bool Run::CheckHostSteps() {
+  if (view_.host_tier != kNoTier) return true;
+  for (size_t s = 0; s < plan_.steps.size(); ++s) {
+    const PlanStep& planned = plan_.steps[s];
+    if (planned.kind != StepKind::kCompute || planned.unit != ComputeUnit::kHost) continue;
+    const int32_t step = static_cast<int32_t>(s);
+    Fail(step, {step, 1},
+         fmt::format("runs on the host, but profile '{}' has no host_compute section",
+                     profile_.name),
+         kRuleHostUnit);
+    return false;
+  }
+  return true;
 }
 
 // A value written whole carries one version; alias state changes only its written_bytes tail.
@@ -357,8 +379,13 @@ bool Run::BeginStep(int32_t step, Access access, Work& work) {
 bool Run::BeginCompute(int32_t step, Access access, Work& work) {
   const StepBlocks& touched = view_.step_blocks[step];
   const Step position = plan_.steps[step].boundary;
+  const bool on_host = plan_.steps[step].unit == ComputeUnit::kHost;
   work.call.node = plan_.steps[step].node;
   const auto missing = [&](ValueId value) {
+    if (on_host) {
+      return fmt::format("'{}' has no {} copy at host compute step {} (the host computes from it)",
+                         loop_.values[value].name, profile_.tiers[view_.host_tier].name, position);
+    }
     return fmt::format("'{}' has no device block at compute step {}", loop_.values[value].name,
                        position);
   };
@@ -386,6 +413,7 @@ bool Run::BeginCompute(int32_t step, Access access, Work& work) {
     work.call.outputs.push_back(Span(block, written, 0));
   }
   report_.inputs_checked += static_cast<int64_t>(touched.reads.size());
+  report_.host_computes += on_host ? 1 : 0;
   return true;
 }
 
@@ -419,8 +447,11 @@ bool Run::BeginTransfer(int32_t step, Access access, Work& work) {
   return true;
 }
 
-// A Detach needs another block of the value, live, holding the same bytes, whose writer it
-// waits for (a home copy, or a Store's copy whose Store has ended).
+// A Detach needs another block of the value holding the same bytes, whose writer it waits for
+// (a home copy, or a Store's copy whose Store has ended). That copy may already have been
+// freed this iteration by the host step that last reads it (docs/design.md, "Compute units"):
+// the bytes dropped are then needed nowhere, and any later read of them is refused as a read
+// of freed bytes, so the verdict does not hang on which of the two ran first.
 bool Run::BeginDetach(int32_t step, Access access) {
   const int32_t dropped = view_.step_blocks[step].dropped;
   const std::string& name = loop_.values[plan_.steps[step].value].name;
@@ -431,7 +462,9 @@ bool Run::BeginDetach(int32_t step, Access access) {
   std::optional<std::string> problem =
       fmt::format("drops {}, but no other copy holds its bytes", view_.blocks[dropped].name);
   for (int32_t other : view_.blocks_of.at(plan_.steps[step].value)) {
-    if (view_.block_info[other].device || !ledger_->Live(other) ||
+    const std::optional<Access>& freed = ledger_->Freed(other);
+    const bool held = ledger_->Live(other) || (freed && freed->iteration == access.iteration);
+    if (view_.block_info[other].device || !held ||
         !(ledger_->Content(other) == ledger_->Content(dropped))) {
       continue;
     }
@@ -484,6 +517,7 @@ bool Run::EndStep(int32_t step, Access access) {
 }
 
 ExecutionReport Run::Go() {
+  if (!CheckHostSteps()) return report_;
   if (Fail(-1, {-1, 1}, CheckBlocksInBuffers(), kRulePlaced)) return report_;
   for (const BufferSpec& buffer : view_.buffers) {
     memory_.push_back(backend_.Allocate(buffer));

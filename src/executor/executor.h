@@ -2,14 +2,19 @@
 //
 // The device arena and every tier buffer are real buffers of the planned sizes (a Backend
 // allocates them; host_backend.h puts them all in host memory). One thread per stream (the
-// compute stream and each link channel) walks its steps in sequence order, and a step starts
-// when the previous step on its stream and every step in its `waits_for` have ended, nothing
-// else (schemas/README.md, "Running a plan"). The stream loop is StreamLoop in executor.cc.
-// Before a step touches bytes, the ledger (ledger.h) checks that the plan orders it after every
-// access it depends on; then a compute step checks each input's bytes against the pattern its
-// producer wrote (byte_pattern.h) and writes its outputs, a Prefetch or Store copies between
-// the buffers, a Detach frees. The first problem stops the run and is reported naming the
-// step, the value and the rule it breaks.
+// compute stream, each link channel, and the host lane when a step runs on the host) walks its
+// steps in sequence order, and a step starts when the previous step on its stream and every
+// step in its `waits_for` have ended, nothing else (schemas/README.md, "Running a plan"). The
+// stream loop is StreamLoop in executor.cc. Before a step touches bytes, the ledger (ledger.h)
+// checks that the plan orders it after every access it depends on; then a compute step checks
+// each input's bytes against the pattern its producer wrote (byte_pattern.h) and writes its
+// outputs, a Prefetch or Store copies between the buffers, a Detach frees. A device compute
+// step reads and writes its residencies in the arena; a host compute step (issue 30) reads
+// each input from its TierCopy on the host compute tier H (a home copy, a Store's, or an
+// earlier host step's) and writes each output into the copy on H it opens, in H's tier buffer:
+// the same checks, so a host step that does not wait for the Store bringing its input, or a
+// copy freed while a host step still reads it, is caught like any other. The first problem
+// stops the run and is reported naming the step, the value and the rule it breaks.
 //
 // Loops: a periodic plan runs `iterations` times from the cold start. The caller's part is
 // done between iterations, on the calling thread: before iteration 1 every block and copy open
@@ -51,6 +56,7 @@ struct ExecutionReport {
   int32_t stream_count = 0;
   int64_t buffer_bytes = 0;     // arena + tier buffers allocated
   int64_t inputs_checked = 0;   // compute inputs whose bytes were checked, over all iterations
+  int64_t host_computes = 0;    // compute steps run on the host lane, over all iterations
   int64_t outputs_checked = 0;  // blocks of graph outputs read back after their iteration
   int64_t transfers = 0;        // Prefetch and Store steps run
   int64_t bytes_copied = 0;

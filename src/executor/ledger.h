@@ -11,6 +11,8 @@
 // it. Because every access is entered here before its bytes are touched, and the later of two
 // unordered accesses is the one refused, the executor never races on a buffer even when the
 // plan is wrong (so ThreadSanitizer stays quiet on broken plans too).
+// The host lane is one more stream: a host step's reads of its input copies on the host tier,
+// its writes of the copies it opens and the frees of copies it closes are checked the same way.
 // Iterations run one after the other: anything in an earlier iteration is ordered before.
 // Cost: O(streams) per order query; an allocation O(log blocks + blocks it overlaps).
 // Limits: not thread-safe by itself (the executor holds one mutex around every call).
@@ -70,6 +72,8 @@ class Ledger {
   bool Live(int32_t block) const { return state_[block].live; }
   const std::optional<BytePattern>& Content(int32_t block) const { return state_[block].content; }
   Access Writer(int32_t block) const { return state_[block].writer; }
+  // The step that last freed it, until it is allocated again.
+  const std::optional<Access>& Freed(int32_t block) const { return state_[block].freed; }
   // Hands a live block's bytes and content to block `to` at the same place (the next
   // iteration's block of a persistent value), between iterations.
   std::optional<std::string> Carry(int32_t from, int32_t to, Access access);

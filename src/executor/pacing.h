@@ -1,5 +1,6 @@
-// Pacing: timing mode of the reference executor. A compute step holds its stream for the node
-// time the plan assumes (Plan::node_time_ns), a transfer for its channel's time on the link
+// Pacing: timing mode of the reference executor. A compute step holds its stream (the compute
+// stream, or the host lane for a host step) for the node time the plan assumes on its unit
+// (Plan::node_time_ns), a transfer for its channel's time on the link
 // (ChannelTransferTimeNs: latency + B * channels / bandwidth), a Detach for nothing; the
 // executor does the step's work first and then sleeps out the remainder, so a step never ends
 // before its planned duration and ends later only when the work itself (or the OS) is slower.

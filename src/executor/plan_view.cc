@@ -10,6 +10,10 @@
 namespace hyperplan::executor {
 namespace {
 
+bool IsHostCompute(const PlanStep& step) {
+  return step.kind == StepKind::kCompute && step.unit == ComputeUnit::kHost;
+}
+
 int64_t TierBufferIndex(const Plan& plan, TierId tier) {
   for (size_t b = 0; b < plan.tier_buffers.size(); ++b) {
     if (plan.tier_buffers[b].tier == tier) return static_cast<int64_t>(b);
@@ -22,6 +26,7 @@ class Builder {
   Builder(const Graph& loop, const HardwareProfile& profile, const Plan& plan)
       : loop_(loop), profile_(profile), plan_(plan) {}
   PlanView Build() {
+    if (profile_.host_compute.present()) view_.host_tier = profile_.host_compute.memory_tier;
     AddBlocks();
     AssignStreams();
     FindStepBlocks();
@@ -32,6 +37,8 @@ class Builder {
   void AddBlocks();
   void AssignStreams();
   void FindStepBlocks();
+  void FindComputeBlocks(int32_t step, StepBlocks& touched) const;
+  int32_t ComputeBlockAt(ValueId value, const PlanStep& step, int32_t index, bool written) const;
   int32_t ResidencyAt(ValueId value, Step step) const;
   int32_t BlockAt(ValueId value, TierId tier, int32_t step, bool opened_here) const;
 
@@ -77,23 +84,28 @@ void Builder::AddBlocks() {
   }
 }
 
-// Stream 0 computes (and detaches); each (link, channel) the plan uses is a copy stream, in
-// ascending order.
+// Stream 0 computes on the device (and detaches); each (link, channel) the plan uses is a copy
+// stream, in ascending order; the host lane, when a step runs on the host, comes last.
 void Builder::AssignStreams() {
   std::map<std::pair<int32_t, int32_t>, int32_t> channels;
+  bool any_host_step = false;
   for (const PlanStep& step : plan_.steps) {
     if (step.kind == StepKind::kPrefetch || step.kind == StepKind::kStore) {
       channels.emplace(std::make_pair(step.link, step.channel), 0);
     }
+    any_host_step = any_host_step || IsHostCompute(step);
   }
   int32_t next = 1;
   for (auto& [channel, stream] : channels) stream = next++;
+  if (any_host_step) view_.host_lane = next++;
   view_.stream_count = next;
   view_.steps_of_stream.resize(next);
   for (size_t s = 0; s < plan_.steps.size(); ++s) {
     const PlanStep& step = plan_.steps[s];
     const bool copy = step.kind == StepKind::kPrefetch || step.kind == StepKind::kStore;
-    const int32_t stream = copy ? channels.at({step.link, step.channel}) : 0;
+    const int32_t stream = copy                  ? channels.at({step.link, step.channel})
+                           : IsHostCompute(step) ? view_.host_lane
+                                                 : 0;
     view_.stream_of.push_back(stream);
     view_.steps_of_stream[stream].push_back(int32_t(s));
   }
@@ -143,24 +155,9 @@ void Builder::FindStepBlocks() {
     StepBlocks& touched = view_.step_blocks[s];
     const int32_t index = static_cast<int32_t>(s);
     switch (step.kind) {
-      case StepKind::kCompute: {
-        const Node& node = loop_.nodes[step.node];
-        std::vector<ValueId> inputs = node.inputs;
-        std::sort(inputs.begin(), inputs.end());
-        inputs.erase(std::unique(inputs.begin(), inputs.end()), inputs.end());
-        for (ValueId value : inputs) {
-          if (loop_.values[value].bytes <= 0) continue;
-          touched.reads.emplace_back(value, ResidencyAt(value, step.boundary));
-          if (loop_.values[value].written_by == step.node) {
-            touched.updates.emplace_back(value, ResidencyAt(value, step.boundary));
-          }
-        }
-        for (ValueId value : node.outputs) {
-          if (loop_.values[value].bytes <= 0) continue;
-          touched.writes.emplace_back(value, ResidencyAt(value, step.boundary));
-        }
+      case StepKind::kCompute:
+        FindComputeBlocks(index, touched);
         break;
-      }
       case StepKind::kPrefetch:
       case StepKind::kStore:
         touched.source = BlockAt(step.value, step.src_tier, index, false);
@@ -177,6 +174,34 @@ void Builder::FindStepBlocks() {
         break;
     }
   }
+}
+
+// A compute step's inputs (each once), the alias state it updates in place, and its outputs.
+void Builder::FindComputeBlocks(int32_t index, StepBlocks& touched) const {
+  const PlanStep& step = plan_.steps[index];
+  const Node& node = loop_.nodes[step.node];
+  std::vector<ValueId> inputs = node.inputs;
+  std::sort(inputs.begin(), inputs.end());
+  inputs.erase(std::unique(inputs.begin(), inputs.end()), inputs.end());
+  for (ValueId value : inputs) {
+    if (loop_.values[value].bytes <= 0) continue;
+    const int32_t block = ComputeBlockAt(value, step, index, false);
+    touched.reads.emplace_back(value, block);
+    if (loop_.values[value].written_by == step.node) touched.updates.emplace_back(value, block);
+  }
+  for (ValueId value : node.outputs) {
+    if (loop_.values[value].bytes <= 0) continue;
+    touched.writes.emplace_back(value, ComputeBlockAt(value, step, index, true));
+  }
+}
+
+// A device step touches the residency of its boundary; a host step the copy on H live before
+// it (an input) or the one it opens (an output).
+int32_t Builder::ComputeBlockAt(ValueId value, const PlanStep& step, int32_t index,
+                                bool written) const {
+  if (!IsHostCompute(step)) return ResidencyAt(value, step.boundary);
+  if (view_.host_tier == kNoTier) return -1;
+  return BlockAt(value, view_.host_tier, index, written);
 }
 
 }  // namespace

@@ -2,11 +2,15 @@
 // (the device arena, then one buffer per off-device tier), every block in them (each device
 // residency at its arena offset, each tier copy at its offset in its tier's buffer), the stream
 // of each step (stream 0 computes and detaches; each (link, channel) the plan uses is a copy
-// stream, in ascending order), and which blocks each step opens, closes, reads and writes.
+// stream, in ascending order; when a step runs on the host, the host lane is the last
+// stream), and which blocks each step opens, closes, reads and writes: a device compute step
+// its residencies, a host compute step its TierCopies on the host compute tier H
+// (HostComputeSpec::memory_tier): each input's copy live there, each output's copy it opens.
 // The reference executor (executor.h) runs over it, and the CUDA backend maps it onto CUDA
 // streams and events (cuda_schedule.h), so the two agree on every stream and offset.
 // Cost: O(steps + blocks x blocks of one value). Limits: a step whose value has no block where
-// it needs one gets -1 there; the executor reports it when the step runs (kRulePlaced).
+// it needs one gets -1 there (as does every value of a host step when the profile has no host
+// unit); the executor reports it when the step runs (kRulePlaced).
 #pragma once
 
 #include <cstdint>
@@ -34,7 +38,8 @@ struct BlockInfo {
 struct StepBlocks {
   std::vector<int32_t> opens;   // blocks allocated at its start
   std::vector<int32_t> closes;  // blocks freed at its end
-  // Compute: (value, block) read, written whole, and updated in place (alias state).
+  // Compute: (value, block) read, written whole, and updated in place (alias state): device
+  // blocks for a device step, copies on the host compute tier for a host step.
   std::vector<std::pair<ValueId, int32_t>> reads, writes, updates;
   int32_t source = -1;       // transfers: the block read
   int32_t destination = -1;  // transfers: the block written
@@ -47,6 +52,8 @@ struct PlanView {
   std::vector<BlockInfo> block_info;  // parallel to blocks
   std::map<ValueId, std::vector<int32_t>> blocks_of;
   int32_t stream_count = 1;
+  int32_t host_lane = -1;          // the stream of host compute steps; -1: no step runs there
+  TierId host_tier = kNoTier;      // H, where host steps read and write; kNoTier: no host unit
   std::vector<int32_t> stream_of;  // by step
   std::vector<std::vector<int32_t>> steps_of_stream;
   std::vector<StepBlocks> step_blocks;  // by step

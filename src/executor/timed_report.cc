@@ -38,7 +38,7 @@ TimelineFigures FiguresOf(const Plan& plan, const HardwareProfile& profile,
   }
   TimelineFigures figures;
   std::vector<std::vector<std::pair<int64_t, int64_t>>> busy(profile.links.size());
-  int64_t compute_stream_free_ns = 0;
+  int64_t lane_free_ns[2] = {0, 0};  // the compute stream, the host lane
   for (size_t s = 0; s < plan.steps.size(); ++s) {
     const PlanStep& step = plan.steps[s];
     const StepTiming& timing = timings[s];
@@ -47,11 +47,13 @@ TimelineFigures FiguresOf(const Plan& plan, const HardwareProfile& profile,
       busy[step.link].emplace_back(timing.start_ns, timing.end_ns);
       continue;
     }
-    // Compute and Detach share the compute stream, in sequence order.
+    // Device compute and Detach share the compute stream, host compute steps the host lane,
+    // each in sequence order: a compute step stalls after its own lane's previous step.
+    int64_t& free_ns = lane_free_ns[step.unit == ComputeUnit::kHost ? 1 : 0];
     if (step.kind == StepKind::kCompute) {
-      figures.stall_ns += std::max<int64_t>(0, timing.start_ns - compute_stream_free_ns);
+      figures.stall_ns += std::max<int64_t>(0, timing.start_ns - free_ns);
     }
-    compute_stream_free_ns = std::max(compute_stream_free_ns, timing.end_ns);
+    free_ns = std::max(free_ns, timing.end_ns);
   }
   for (auto& intervals : busy) figures.link_busy_ns.push_back(UnionNs(std::move(intervals)));
   return figures;

@@ -1,12 +1,13 @@
 // Timed comparison: a plan's step timings measured on a device (cuda_schedule.h, issued by the
 // CUDA backend) against the simulator's, in the same terms for both: the makespan (the latest
 // step end), the stall before compute steps (each compute step's start minus the end of the
-// step before it on the compute stream, or 0 for the first; summed), and each link's busy
-// time (the union of its transfers' [start, end) intervals, so channels running at once count
-// once). Measured iterations are compared by their fastest one (the least disturbed by the
-// host); every time is in integer ns from the iteration's start.
-// Cost: O(steps log steps) per timeline. Limits: it compares what it is given; event timing on
-// a GPU resolves about 0.5 us, which bounds how small a difference means anything.
+// step before it on its lane, the compute stream or the host lane, or 0 for the first; summed
+// over both lanes, as the simulator sums them), and each link's busy time (the union of its
+// transfers' [start, end) intervals, so channels running at once count once). Measured iterations
+// are compared by their fastest one (the least disturbed by the host); every time is in integer ns
+// from the iteration's start. Cost: O(steps log steps) per timeline. Limits: it compares what it is
+// given; event timing on a GPU resolves about 0.5 us, which bounds how small a difference means
+// anything.
 #pragma once
 
 #include <cstdint>
