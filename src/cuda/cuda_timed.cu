@@ -125,7 +125,10 @@ class TimedPass {
     shapes_.resize(StepCount());
     int64_t largest_bytes = 0;
     for (size_t s = 0; s < StepCount() && gemm_; ++s) {
-      if (plan_.steps[s].kind != StepKind::kCompute) continue;
+      // A host step's MatMul runs on the host: its hold stands for it (cuda_schedule.h).
+      if (plan_.steps[s].kind != StepKind::kCompute || plan_.steps[s].unit == ComputeUnit::kHost) {
+        continue;
+      }
       shapes_[s] = MatMulShape(graph_, plan_.steps[s].node);
       if (!shapes_[s]) continue;
       const GemmShape& shape = *shapes_[s];
