@@ -140,10 +140,12 @@ void RunPlan(const RunFlags& flags) {
                      plan.tier_buffers.size() == 1 ? "" : "s");
   const int64_t runs = std::max(report.iterations_run, 1);
   const int64_t outputs_read = report.outputs_checked / runs;
+  const int64_t host_steps = report.host_computes / runs;
   out += fmt::format(
-      "  per iteration: {} inputs checked ({} check), {} transfers moving {}, {} detaches, "
+      "  per iteration: {} inputs checked ({} check){}, {} transfers moving {}, {} detaches, "
       "graph outputs read back from {} block{}\n",
       report.inputs_checked / runs, on_gpu ? "full, on the GPU" : flags.check,
+      host_steps > 0 ? fmt::format(", {} compute steps on the host lane", host_steps) : "",
       report.transfers / runs, FormatBytes(report.bytes_copied / runs), report.detaches / runs,
       outputs_read, outputs_read == 1 ? "" : "s");
   if (report.ok && flags.timed) {
