@@ -74,7 +74,7 @@ TierCopy OnDdr(ValueId value, int64_t bytes, int32_t opened_by, int32_t closed_b
   return {value, kDdr, bytes, opened_by, closed_by, 0};
 }
 
-// A loop plan of the four nodes in model order, laid out and replayed.
+// A loop plan of the graph's nodes in model order, laid out and replayed.
 EvaluatedPlan Finish(const Graph& graph, Plan plan) {
   plan.periodic = true;
   plan.produced_by = "hand";
@@ -96,6 +96,8 @@ EvaluatedPlan Finish(const Graph& graph, Plan plan) {
 //   4 detach a, waits {1}                    0   [40, 40)
 //   5 prefetch b ddr->hbm, waits {2, 4}      2   [70, 90)
 //   6 compute n3, waits {5}                  0   [90, 100)
+// The Detach and n1, which frees a's ddr copy, are unordered: a Detach after that free is
+// still fine (executor.cc BeginDetach), a's bytes being needed nowhere after n1.
 struct HostMiddle {
   Graph graph;
   ValueId x, w, a, b, c, y;
@@ -228,6 +230,18 @@ TEST_CASE("host lane: a host step between a Store and a Prefetch runs clean 3 ti
   CHECK(report.bytes_copied == 3 * 40);
   CHECK(report.detaches == 3 * 1);
   CHECK(report.outputs_checked == 3 * 1);
+}
+
+TEST_CASE("host lane: a Detach after the host step freed the stored copy is fine") {
+  const HostMiddle middle;
+  Plan plan = middle.planned.plan;
+  // The Detach of a (step 4) now waits for n1 (step 2) too, so it always finds a's ddr copy
+  // already freed by n1, its last reader: nothing needs a's bytes any more.
+  plan.steps[4].waits_for = {1, 2};
+  const ExecutionReport report = Run(middle.graph, plan);
+  INFO(report.violation);
+  CHECK(report.ok);
+  CHECK(report.detaches == 3 * 1);
 }
 
 TEST_CASE("host lane: a value only host steps touch runs clean 3 times, never on the device") {
