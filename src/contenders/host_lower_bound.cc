@@ -1,0 +1,273 @@
+// The host-aware lower bound (see host_lower_bound.h).
+#include "contenders/host_lower_bound.h"
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <set>
+#include <vector>
+
+#include "hyperplan/routes.h"
+
+namespace hyperplan::contenders {
+namespace {
+
+constexpr long double kNsPerSecond = 1e9L;
+// Slack for long double rounding in the feasibility test: a T within a thousandth of a ns (or
+// of a byte) of the optimum passes, so the answer is ceil(T* - 0.001) <= ceil(T*), still below
+// every plan's integer makespan.
+constexpr long double kTolerance = 1e-3L;
+
+// A part that costs lane time on the host, by its added time and freed bytes.
+struct CostlyPart {
+  long double cost_ns = 0;
+  long double freed_bytes = 0;
+};
+
+// The relaxation: free parts taken, the rest sorted by added lane time per freed byte.
+struct Relaxation {
+  long double base_ns = 0;     // lane time with the free parts on the host
+  long double base_freed = 0;  // bytes those free
+  std::vector<CostlyPart> costly;
+  long double most_freed = 0;  // every part on the host
+  int free_parts = 0;
+};
+
+Relaxation Relax(const HostBoundInputs& inputs) {
+  Relaxation relaxed;
+  if (inputs.chain) relaxed.base_ns = inputs.serial_device_ns;
+  for (const HostBoundPart& part : inputs.parts) {
+    // On a chain a part adds h - d to L; without one, h to H.
+    const long double cost_ns = inputs.chain ? part.host_ns - part.device_ns : part.host_ns;
+    if (inputs.chain) relaxed.base_ns += part.device_ns;  // L(0)
+    if (cost_ns <= 0) {
+      relaxed.base_ns += cost_ns;
+      relaxed.base_freed += part.freed_bytes;
+      ++relaxed.free_parts;
+    } else if (part.freed_bytes > 0) {
+      relaxed.costly.push_back({cost_ns, static_cast<long double>(part.freed_bytes)});
+    }
+  }
+  std::sort(relaxed.costly.begin(), relaxed.costly.end(),
+            [](const CostlyPart& a, const CostlyPart& b) {
+              return a.cost_ns * b.freed_bytes < b.cost_ns * a.freed_bytes;
+            });
+  relaxed.most_freed = relaxed.base_freed;
+  for (const CostlyPart& part : relaxed.costly) relaxed.most_freed += part.freed_bytes;
+  return relaxed;
+}
+
+// The least lane time that frees `want` bytes (<= most_freed), and the parts it takes.
+long double LaneNsFreeing(const Relaxation& relaxed, long double want, long double* parts) {
+  long double lane_ns = relaxed.base_ns;
+  long double freed = relaxed.base_freed;
+  *parts = relaxed.free_parts;
+  for (const CostlyPart& part : relaxed.costly) {
+    if (freed >= want) break;
+    const long double share = std::min<long double>(1, (want - freed) / part.freed_bytes);
+    lane_ns += share * part.cost_ns;
+    freed += share * part.freed_bytes;
+    *parts += share;
+  }
+  return lane_ns;
+}
+
+// The least bytes freed that bring every transfer term within `t_ns`: the largest
+// bytes - t_ns * rate.
+long double FreedNeeded(const HostBoundInputs& inputs, long double t_ns) {
+  long double need = 0;
+  for (const ForcedTransfer& term : inputs.transfers) {
+    if (term.bytes <= 0 || term.bytes_per_s <= 0) continue;
+    need = std::max(need, term.bytes - t_ns * term.bytes_per_s / kNsPerSecond);
+  }
+  return need;
+}
+
+bool Feasible(const HostBoundInputs& inputs, const Relaxation& relaxed, int64_t t_ns,
+              long double* parts, long double* freed) {
+  const long double need = std::max(relaxed.base_freed, FreedNeeded(inputs, t_ns) - kTolerance);
+  if (need > relaxed.most_freed) return false;
+  *freed = need;
+  return LaneNsFreeing(relaxed, need, parts) <= t_ns + kTolerance;
+}
+
+// Walks over the dependencies within a window of steps, for the chain term.
+class ChainWalker {
+ public:
+  ChainWalker(const Problem& problem, const std::vector<HostPart>& parts)
+      : problem_(problem), in_part_(problem.graph->nodes.size(), 0) {
+    for (const HostPart& part : parts) {
+      for (NodeId node : part.nodes) in_part_[node] = 1;
+    }
+  }
+
+  // Whether `part` ends with its last node (every node of it is that node's ancestor) and
+  // `next` starts after it (every node of `next` its descendant); adds to `serial_ns` the
+  // device time of the nodes in no part that run in between (descendants of the one, ancestors
+  // of every node of the other).
+  bool Link(const HostPart& part, const HostPart& next, int64_t& serial_ns) const {
+    if (part.last_step >= next.first_step) return false;
+    const NodeId last = problem_.order[part.last_step];
+    const std::set<NodeId> before = Walk(last, part.first_step, part.last_step, false);
+    const std::set<NodeId> after = Walk(last, part.last_step, next.last_step, true);
+    if (!ContainsAll(before, part.nodes) || !ContainsAll(after, next.nodes)) return false;
+    serial_ns += DeviceNs(Intersect(after, AncestorsOfAll(next, part.last_step)));
+    return true;
+  }
+
+  // Nodes in no part that every node of `first` depends on: they run before it.
+  int64_t PrefixNs(const HostPart& first) const { return DeviceNs(AncestorsOfAll(first, 0)); }
+
+  // Nodes in no part that depend on the last node of `last`: they run after it.
+  int64_t SuffixNs(const HostPart& last) const {
+    return DeviceNs(
+        Walk(problem_.order[last.last_step], last.last_step, problem_.step_count() - 1, true));
+  }
+
+ private:
+  // Every node reached from `start` (itself included) along producers (or consumers) within
+  // steps [first, last].
+  std::set<NodeId> Walk(NodeId start, Step first, Step last, bool forward) const {
+    const Graph& graph = *problem_.graph;
+    std::set<NodeId> seen = {start};
+    std::vector<NodeId> stack = {start};
+    auto visit = [&](NodeId other) {
+      const Step step = problem_.lifetimes.step_of_node[other];
+      if (step >= first && step <= last && seen.insert(other).second) stack.push_back(other);
+    };
+    while (!stack.empty()) {
+      const Node& node = graph.nodes[stack.back()];
+      stack.pop_back();
+      for (ValueId value : forward ? node.outputs : node.inputs) {
+        if (value == kNoValue) continue;
+        if (forward) {
+          for (NodeId consumer : graph.values[value].consumers) visit(consumer);
+        } else if (graph.values[value].producer != kNoNode) {
+          visit(graph.values[value].producer);
+        }
+      }
+    }
+    return seen;
+  }
+
+  std::set<NodeId> AncestorsOfAll(const HostPart& part, Step from) const {
+    std::set<NodeId> common = Walk(part.nodes.front(), from, part.last_step, false);
+    for (NodeId node : part.nodes)
+      common = Intersect(common, Walk(node, from, part.last_step, false));
+    return common;
+  }
+
+  static std::set<NodeId> Intersect(const std::set<NodeId>& a, const std::set<NodeId>& b) {
+    std::set<NodeId> both;
+    std::set_intersection(a.begin(), a.end(), b.begin(), b.end(),
+                          std::inserter(both, both.begin()));
+    return both;
+  }
+
+  static bool ContainsAll(const std::set<NodeId>& seen, const std::vector<NodeId>& nodes) {
+    return std::all_of(nodes.begin(), nodes.end(), [&](NodeId n) { return seen.count(n) > 0; });
+  }
+
+  int64_t DeviceNs(const std::set<NodeId>& nodes) const {
+    int64_t ns = 0;
+    for (NodeId node : nodes) {
+      if (!in_part_[node]) ns += problem_.node_time_ns[node];
+    }
+    return ns;
+  }
+
+  const Problem& problem_;
+  std::vector<uint8_t> in_part_;
+};
+
+// Bytes of every value the part's nodes read or write, and their scratch.
+int64_t FreedBytes(const Graph& graph, const HostPart& part) {
+  std::set<ValueId> touched;
+  int64_t scratch_bytes = 0;
+  for (NodeId node : part.nodes) {
+    for (ValueId input : graph.nodes[node].inputs) touched.insert(input);
+    for (ValueId output : graph.nodes[node].outputs) touched.insert(output);
+    scratch_bytes += graph.nodes[node].subgraph_peak_bytes;
+  }
+  touched.erase(kNoValue);
+  int64_t bytes = scratch_bytes;
+  for (ValueId value : touched) bytes += graph.values[value].bytes;
+  return bytes;
+}
+
+// The device-only bound's forced bytes: into and out of the device, and per link.
+std::vector<ForcedTransfer> TransfersOf(const HardwareProfile& profile, const LowerBounds& device) {
+  const DeviceLinkRates rates = SumDeviceLinkRates(profile);
+  std::vector<ForcedTransfer> terms = {{device.must_fetch_bytes, rates.into_device_bytes_per_s},
+                                       {device.must_store_bytes, rates.out_of_device_bytes_per_s}};
+  for (size_t l = 0; l < device.must_move_bytes_per_link.size(); ++l) {
+    terms.push_back({device.must_move_bytes_per_link[l], profile.links[l].bandwidth_bytes_per_s});
+  }
+  return terms;
+}
+
+}  // namespace
+
+HostAwareBound SolveHostAwareBound(const HostBoundInputs& inputs) {
+  const Relaxation relaxed = Relax(inputs);
+  HostAwareBound bound;
+  bound.chain = inputs.chain;
+  bound.part_count = static_cast<int>(inputs.parts.size());
+  long double parts = 0;
+  long double freed = 0;
+  // Every costly part on the host as well frees the most: a feasible upper end.
+  int64_t high_ns = 1;
+  while (!Feasible(inputs, relaxed, high_ns, &parts, &freed)) high_ns *= 2;
+  int64_t low_ns = 0;  // infeasible or the answer
+  if (Feasible(inputs, relaxed, 0, &parts, &freed)) high_ns = 0;
+  while (high_ns - low_ns > 1) {
+    const int64_t mid_ns = low_ns + (high_ns - low_ns) / 2;
+    long double p = 0;
+    long double f = 0;
+    if (Feasible(inputs, relaxed, mid_ns, &p, &f)) {
+      high_ns = mid_ns;
+    } else {
+      low_ns = mid_ns;
+    }
+  }
+  Feasible(inputs, relaxed, high_ns, &parts, &freed);
+  bound.makespan_ns = std::max(high_ns, inputs.fixed_device_ns);
+  bound.host_parts = static_cast<double>(parts);
+  bound.freed_bytes = std::llround(freed);
+  return bound;
+}
+
+ChainWalk WalkChain(const Problem& problem, const std::vector<HostPart>& parts) {
+  ChainWalk walk;
+  if (parts.empty()) return walk;
+  const ChainWalker walker(problem, parts);
+  int64_t serial_ns = walker.PrefixNs(parts.front()) + walker.SuffixNs(parts.back());
+  for (size_t i = 0; i + 1 < parts.size(); ++i) {
+    if (!walker.Link(parts[i], parts[i + 1], serial_ns)) return walk;
+  }
+  walk.chain = true;
+  walk.serial_device_ns = serial_ns;
+  return walk;
+}
+
+HostBoundInputs HostBoundInputsFor(const Problem& problem, const LowerBounds& device) {
+  HostBoundInputs inputs;
+  const std::vector<HostPart> parts = FindHostParts(problem);
+  int64_t part_device_ns = 0;
+  for (const HostPart& part : parts) {
+    inputs.parts.push_back({part.device_ns, part.host_ns, FreedBytes(*problem.graph, part)});
+    part_device_ns += part.device_ns;
+  }
+  inputs.fixed_device_ns = device.compute_ns - part_device_ns;
+  const ChainWalk walk = WalkChain(problem, parts);
+  inputs.chain = walk.chain;
+  inputs.serial_device_ns = walk.serial_device_ns;
+  inputs.transfers = TransfersOf(*problem.profile, device);
+  return inputs;
+}
+
+HostAwareBound ComputeHostAwareBound(const Problem& problem, const LowerBounds& device) {
+  return SolveHostAwareBound(HostBoundInputsFor(problem, device));
+}
+
+}  // namespace hyperplan::contenders

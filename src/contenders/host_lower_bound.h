@@ -1,0 +1,103 @@
+// The host-aware lower bound (issue 30): what no plan that runs some layer parts on the host
+// (host_parts.h) can beat, at a given device budget and order.
+//
+// The plan space: placements by parts. The planner (PlaceOnHostWhereFaster) and the
+// contenders (llama_cpp_ffn.h) run a subset x of the eligible parts P on the host and every
+// other node on the device; the bound is the least makespan over every such x, so it holds
+// for any of them (and for the device-only plan, x = 0).
+// For a placement x (x_p = 1: part p on the host), with d_p, h_p part p's time on the device
+// and on the host, and f_p the bytes of every value p's nodes read or write plus their scratch:
+// - Host lane: the host runs its steps one at a time, so T >= H(x) = sum x_p h_p.
+// - Device lane: the nodes in no part always run on the device, so T >= their time.
+// - Link: the device-only bound (lower_bounds.h) forces M_t bytes over transfer term t (a link,
+//   or the device's links together) at rate r_t: at its step s, the values in U(s) beyond the
+//   room B - floor(s). Moving p to the host removes from the device's view only values p's
+//   nodes touch: its weights, the activations it reads or writes (at most all of them leave
+//   U(s) or, at p's own steps, the floor), and its scratch; every other value keeps its steps,
+//   so U(s) and floor(s) shrink by at most sum x_p f_p together. So T >= (M_t - F(x)) / r_t
+//   with F(x) = sum x_p f_p (an over-count of f_p only weakens it).
+// - Chain: where the parts form a dependency chain (checked on the graph: every node of part
+//   p is an ancestor of p's last node z_p, and every node of the next part q a descendant of
+//   z_p), part p's nodes run on one unit's lane, one at a time, within [its first start, z_p's
+//   end], and q starts after z_p ends; so those spans are disjoint and ordered. The nodes in no
+//   part (always on the device, one at a time) that descend from z_p and that every node of q
+//   depends on run between the two spans; those every node of the first part depends on run
+//   before it, those descending from the last part's last node after it. With S their device
+//   time, T >= L(x) = S + sum_p (x_p h_p + (1 - x_p) d_p). L >= H always, so with a chain H is
+//   dropped. A decoder is such a chain: layer N's MLP feeds layer N+1's attention (in S),
+//   which feeds its MLP.
+// The bound is min over x in [0,1]^P of max(L(x) or H(x), max_t (M_t - F(x)) / r_t), then the
+// larger of that and the no-part device time: the minimum over the fractional relaxation is
+// at most the minimum over integral placements, and dropping the device lane's x-dependent
+// term D(x) = no-part time + sum (1 - x_p) d_p from the max only lowers it, so it is valid.
+// Solved exactly (to 1 ns): parts that cost no lane time on the host (h_p <= d_p on a chain)
+// go there free; the rest, sorted by added lane time per freed byte, give the least lane time
+// c(F) that frees F bytes (a fractional knapsack, convex and increasing in F), and a bisection
+// on T finds the least integer T with c(F(T)) <= T for the least F(T) the transfer terms
+// need (makespans are whole ns, so ceil(T*) is a bound too).
+// Cost: O(parts log parts) plus the chain check's walks: per part, one walk from each of its
+// nodes over the steps back to the previous part and one forward to the next (O((nodes + uses)
+// log nodes) for a decoder), and the walks before the first part and after the last. Limits: the
+// device-only bound's step-0 terms only (its late-fetch and write-back terms are not carried over);
+// crossing transfers and their latency are not counted; parts only (attention, and so FlexGen's CPU
+// attention, is not in the space).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "contenders/context.h"
+#include "contenders/lower_bounds.h"
+#include "hyperplan/planner/host_parts.h"
+
+namespace hyperplan::contenders {
+
+// One part's times and the bytes it frees on the device when it runs on the host.
+struct HostBoundPart {
+  int64_t device_ns = 0;
+  int64_t host_ns = 0;
+  int64_t freed_bytes = 0;
+};
+
+// T >= (bytes - freed) / bytes_per_s.
+struct ForcedTransfer {
+  int64_t bytes = 0;
+  int64_t bytes_per_s = 0;
+};
+
+struct HostBoundInputs {
+  std::vector<HostBoundPart> parts;
+  int64_t fixed_device_ns = 0;  // nodes in no part
+  bool chain = false;
+  int64_t serial_device_ns = 0;  // S: nodes in no part before, between and after the chain
+  std::vector<ForcedTransfer> transfers;
+};
+
+struct HostAwareBound {
+  int64_t makespan_ns = 0;
+  bool chain = false;
+  double host_parts = 0;    // sum x_p at the relaxation's optimum (fractional)
+  int64_t freed_bytes = 0;  // F(x) there
+  int part_count = 0;
+};
+
+// The bound for given inputs (see above).
+HostAwareBound SolveHostAwareBound(const HostBoundInputs& inputs);
+
+// Whether consecutive `parts` (in step order, problem.order) form a dependency chain, and S
+// (above; 0 when they do not).
+struct ChainWalk {
+  bool chain = false;
+  int64_t serial_device_ns = 0;
+};
+ChainWalk WalkChain(const Problem& problem, const std::vector<HostPart>& parts);
+
+// The inputs for `problem` (every node on the device) with the device-only bound `device`
+// computed for it at the budget: the eligible parts, their freed bytes, the chain check and
+// the transfer terms.
+HostBoundInputs HostBoundInputsFor(const Problem& problem, const LowerBounds& device);
+
+// SolveHostAwareBound(HostBoundInputsFor(problem, device)).
+HostAwareBound ComputeHostAwareBound(const Problem& problem, const LowerBounds& device);
+
+}  // namespace hyperplan::contenders

@@ -1,0 +1,158 @@
+// The host-aware lower bound (contenders/host_lower_bound.h): the relaxation solved by hand,
+// the chain walk on the tiny host decoder, and that no plan beats it.
+#include "contenders/host_lower_bound.h"
+
+#include <algorithm>
+
+#include "contender_support.h"
+#include "contenders/llama_cpp_ffn.h"
+#include "contenders/lower_bounds.h"
+#include "host_decoder.h"
+#include "hyperplan/planner/planner.h"
+
+namespace hyperplan::contenders_test {
+namespace {
+
+using contenders::ForcedTransfer;
+using contenders::HostBoundInputs;
+using contenders::SolveHostAwareBound;
+
+// Parts A (device 10, host 30 ns) and B (device 10, host 50 ns), each freeing 100 B; 180 B
+// forced over a 1 byte/ns link.
+HostBoundInputs TwoParts(bool chain) {
+  HostBoundInputs inputs;
+  inputs.parts = {{10, 30, 100}, {10, 50, 100}};
+  inputs.fixed_device_ns = 5;
+  inputs.chain = chain;
+  inputs.transfers = {{180, 1'000'000'000}};
+  return inputs;
+}
+
+TEST_CASE("host-aware bound: a chain, by hand") {
+  // L(x) = 20 + 20 xA + 40 xB (A adds 20 ns per 100 B freed, B 40: A first); the link term
+  // (180 - 100 xA - 100 xB) ns. With A on the host L = 40, link 80; then B's share s:
+  // 40 + 40 s = 80 - 100 s, s = 2/7, T* = 40 + 80/7 = 51.43 ns, so 52 (whole ns).
+  auto bound = SolveHostAwareBound(TwoParts(true));
+  CHECK(bound.chain);
+  CHECK(bound.makespan_ns == 52);
+  // At T = 52 the link needs 180 - 52 = 128 B freed: A and 28/100 of B.
+  CHECK(bound.freed_bytes == 128);
+  CHECK(bound.host_parts == Approx(1.28));
+  // 10 ns of device work between the parts (S): L = 30 + ..., 50 + 40 s = 80 - 100 s,
+  // s = 3/14, T* = 58.57, so 59.
+  HostBoundInputs serial = TwoParts(true);
+  serial.serial_device_ns = 10;
+  CHECK(SolveHostAwareBound(serial).makespan_ns == 59);
+}
+
+TEST_CASE("host-aware bound: without a chain, the host lane alone") {
+  // H(x) = 30 xA + 50 xB; A first (0.3 ns per byte): 30 = 80 on the link with A alone, then
+  // 30 + 50 s = 80 - 100 s, s = 1/3, T* = 46.67, so 47.
+  CHECK(SolveHostAwareBound(TwoParts(false)).makespan_ns == 47);
+  // The nodes in no part bind when they take longer: 100 ns.
+  HostBoundInputs fixed = TwoParts(false);
+  fixed.fixed_device_ns = 100;
+  CHECK(SolveHostAwareBound(fixed).makespan_ns == 100);
+}
+
+TEST_CASE("host-aware bound: a part faster on the host goes there free") {
+  HostBoundInputs inputs;
+  inputs.parts = {{50, 20, 100}};  // 50 ns on the device, 20 on the host
+  inputs.chain = true;
+  inputs.serial_device_ns = 10;
+  // L = 10 + 50 - 30 x; with no transfer forced x = 1 costs nothing: 30 ns.
+  CHECK(SolveHostAwareBound(inputs).makespan_ns == 30);
+  // No parts and no transfer: the device's own time.
+  HostBoundInputs none;
+  none.fixed_device_ns = 70;
+  CHECK(SolveHostAwareBound(none).makespan_ns == 70);
+}
+
+TEST_CASE("host-aware bound: the tiny decoder is a chain, its attention between the MLPs") {
+  const HostDecoder d = MakeHostDecoder(3);
+  const HardwareProfile profile = HostUnitProfile(int64_t{1} << 40);
+  const auto context = contenders::BuildContenderContext(d.graph, profile, d.times);
+  const auto device = contenders::ComputeLowerBounds(*context.graph, profile, context.order,
+                                                     context.node_time_ns, 1 << 20);
+  CHECK(device.makespan_ns == 900);  // 3 x (100 + 200), nothing forced
+  const HostBoundInputs inputs = contenders::HostBoundInputsFor(context, device);
+  REQUIRE(inputs.parts.size() == 3);
+  for (const auto& part : inputs.parts) {
+    CHECK(part.device_ns == kMlpDeviceNs);
+    CHECK(part.host_ns == kMlpHostNs);
+    CHECK(part.freed_bytes == kActivationBytes + kWeightBytes + kActivationBytes);  // a, w, h
+  }
+  CHECK(inputs.chain);
+  // attn0 before the first MLP, attn1 and attn2 between: 300 ns; nothing after mlp2.
+  CHECK(inputs.serial_device_ns == 3 * kAttentionNs);
+  CHECK(inputs.fixed_device_ns == 3 * kAttentionNs);
+  // Nothing forced and every MLP slower on the host: L(0) = 300 + 3 x 200 = 900.
+  CHECK(contenders::ComputeHostAwareBound(context, device).makespan_ns == 900);
+}
+
+TEST_CASE("host-aware bound: parallel MLPs are no chain") {
+  // x -> mlp0 (layer 0) and x -> mlp1 (layer 1), both outputs: mlp1 does not follow mlp0.
+  Graph graph;
+  const ValueId x = testing::Tensor(graph, "x", {1, 16});
+  graph.values[x].is_graph_input = true;
+  graph.inputs.push_back(x);
+  for (int i = 0; i < 2; ++i) {
+    const ValueId w =
+        DecoderWeight(graph, "model.layers." + std::to_string(i) + ".mlp.down_proj.weight");
+    const ValueId y = testing::Tensor(graph, "y" + std::to_string(i), {1, 16});
+    testing::Op(graph, "mlp" + std::to_string(i), "MatMul", {x, w}, {y});
+    testing::MarkOutput(graph, y);
+  }
+  const HardwareProfile profile = HostUnitProfile(int64_t{1} << 40);  // the context keeps it
+  const auto context =
+      contenders::BuildContenderContext(graph, profile, {kMlpDeviceNs, kMlpDeviceNs});
+  const auto parts = FindHostParts(context);
+  REQUIRE(parts.size() == 2);
+  CHECK_FALSE(contenders::WalkChain(context, parts).chain);
+}
+
+TEST_CASE("host-aware bound: no plan of the planner or llama.cpp's rule beats it") {
+  const HostDecoder d = MakeHostDecoder(4);
+  // No offloading the device peaks at 8 x 1024 + 3 x 64 = 8384 B (h0 kept); budgets from all of it
+  // to less than the attention weights alone.
+  int host_plans = 0;  // plans that ran something on the host (so the check is not vacuous)
+  int fitting_plans = 0;
+  for (int64_t capacity : {8384, 6000, 4500, 3500, 2500}) {
+    INFO("capacity " << capacity);
+    const HardwareProfile profile = HostUnitProfile(capacity);
+    const auto context = contenders::BuildContenderContext(d.graph, profile, d.times);
+    auto bound_for = [&](const std::vector<NodeId>& order) {
+      const auto device = contenders::ComputeLowerBounds(*context.graph, profile, order,
+                                                         context.node_time_ns, capacity);
+      const int64_t host_ns = contenders::ComputeHostAwareBound(context, device).makespan_ns;
+      CHECK(host_ns <= device.makespan_ns);  // x = 0 is in the space
+      return host_ns;
+    };
+    const int64_t bound_ns = bound_for(context.order);
+    PlanOptions options;
+    options.budget_bytes = capacity;
+    options.node_time_ns = d.times;
+    options.single_run = true;
+    const PlanResult planned = PlanOffload(d.graph, profile, options);
+    RequireVerified(d.graph, profile, planned.plan, planned.evaluation);
+    if (planned.evaluation.fits) {
+      ++fitting_plans;
+      host_plans += planned.evaluation.timeline.host_compute_ns > 0;
+      CHECK(planned.evaluation.timeline.makespan_ns >=
+            std::min(bound_ns, bound_for(planned.plan.order)));
+    }
+    const auto llama = contenders::LlamaCppFfnPlan(context, std::nullopt);
+    if (llama.built && llama.result.evaluation.fits) {
+      ++fitting_plans;
+      host_plans += llama.result.evaluation.timeline.host_compute_ns > 0;
+      CHECK(llama.result.evaluation.timeline.makespan_ns >= bound_ns);
+    }
+  }
+  // Streaming an MLP's 1024 B weight takes 1024 ns, running it on the host 288: below the
+  // full capacity both policies run MLPs on the host.
+  CHECK(fitting_plans >= 6);
+  CHECK(host_plans >= 4);
+}
+
+}  // namespace
+}  // namespace hyperplan::contenders_test
