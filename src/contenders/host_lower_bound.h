@@ -38,9 +38,9 @@
 // Cost: O(parts log parts) plus the chain check's walks: per part, one walk from each of its
 // nodes over the steps back to the previous part and one forward to the next (O((nodes + uses)
 // log nodes) for a decoder), and the walks before the first part and after the last. Limits: the
-// device-only bound's step-0 terms only (its late-fetch and write-back terms are not carried over);
-// crossing transfers and their latency are not counted; parts only (attention, and so FlexGen's CPU
-// attention, is not in the space).
+// device-only bound's forced-bytes terms only (its late-fetch and write-back terms are not carried
+// over); crossing transfers and their latency are not counted; parts only (attention, and so
+// FlexGen's CPU attention, is not in the space).
 #pragma once
 
 #include <cstdint>
