@@ -10,8 +10,12 @@
 namespace hyperplan::bench {
 
 std::vector<NamedProfile> ShippedProfiles() {
+  return ShippedProfiles({"h100-sxm.yaml", "gh200.yaml", "a100-pcie4.yaml", "supernode.yaml"});
+}
+
+std::vector<NamedProfile> ShippedProfiles(const std::vector<std::string>& files) {
   std::vector<NamedProfile> profiles;
-  for (const char* file : {"h100-sxm.yaml", "gh200.yaml", "a100-pcie4.yaml", "supernode.yaml"}) {
+  for (const std::string& file : files) {
     profiles.push_back(
         {file, LoadProfileFile(std::string(HYPERPLAN_SOURCE_DIR) + "/configs/" + file)});
   }

@@ -24,6 +24,10 @@ struct NamedProfile {
 // configs/h100-sxm.yaml, gh200.yaml, a100-pcie4.yaml, supernode.yaml, in that order.
 std::vector<NamedProfile> ShippedProfiles();
 
+// Those of `files` (names under configs/, e.g. "rtx-4090.yaml"), in that order: a workload
+// that names its own profiles (workloads.h) runs on them instead.
+std::vector<NamedProfile> ShippedProfiles(const std::vector<std::string>& files);
+
 // What the home policy spilled, per tier it spilled into ("" when nothing did): e.g. "homes
 // (313 GB) exceed ddr (256 GB less its staging reserve): 73.0 GB spilled to nvme".
 std::string SpillNote(const HardwareProfile& profile, const ValueHomes& homes);

@@ -11,6 +11,7 @@
 #include "budgets.h"
 #include "contenders.h"
 #include "contenders/context.h"
+#include "contenders/host_lower_bound.h"
 #include "contenders/lower_bounds.h"
 #include "format.h"
 #include "goals.h"
@@ -137,10 +138,195 @@ std::string DigestLine(const Workload& workload, const NamedProfile& named,
                      PlanDigest(graph, named.profile, outcome));
 }
 
+// Busy time per lane of a plan: the device's compute, the host's, and each device link's
+// bytes over its bandwidth (what tells which resource a plan is short of).
+std::string LaneBusy(const HardwareProfile& profile, const Outcome& outcome) {
+  const SimulationResult& timeline = outcome.evaluation.timeline;
+  std::string text =
+      fmt::format("device {}, host {}", Duration(timeline.compute_ns - timeline.host_compute_ns),
+                  Duration(timeline.host_compute_ns));
+  const auto& moved = timeline.bytes_moved_per_link;
+  for (size_t l = 0; l < moved.size() && l < profile.links.size(); ++l) {
+    const Link& link = profile.links[l];
+    if (moved[l] == 0 || link.bandwidth_bytes_per_s <= 0) continue;
+    const auto busy_ns = static_cast<int64_t>(static_cast<double>(moved[l]) * 1e9 /
+                                              static_cast<double>(link.bandwidth_bytes_per_s));
+    text += fmt::format(", {}→{} {}", profile.tiers[link.from].name, profile.tiers[link.to].name,
+                        Duration(busy_ns));
+  }
+  return text;
+}
+
+// The bound with host compute (host_lower_bound.h) and the row that shows it beside the
+// device-only one: the relaxation's placement, how far the PCIe streaming bound is above
+// hyperplan's plan, and hyperplan's busy time per lane.
+std::string HostBoundRow(const std::string& budget, const HardwareProfile& profile,
+                         const contenders::HostAwareBound& host, int64_t device_bound_ns,
+                         const Outcome& planned, int64_t reference_ns) {
+  std::string text =
+      fmt::format("{} parts, {}; at the relaxation's optimum {:.1f} on the host, {} freed",
+                  host.part_count, host.chain ? "a dependency chain" : "not a chain",
+                  host.host_parts, Gigabytes(host.freed_bytes));
+  if (planned.ok) {
+    const double speedup = static_cast<double>(device_bound_ns) /
+                           static_cast<double>(planned.evaluation.timeline.makespan_ns);
+    text += fmt::format("; hyperplan {} faster than the device-only bound; its lanes busy: {}",
+                        Ratio(speedup), LaneBusy(profile, planned));
+  }
+  return fmt::format("| {} | lower bound with host compute | | | | {} | {} | 1.00x | {} |\n",
+                     budget, Duration(host.makespan_ns),
+                     SignedPercent(OverheadPercent(host.makespan_ns, reference_ns)), text);
+}
+
 struct GoalLine {
   GoalInputs inputs;
   GoalVerdicts verdicts;
 };
+
+// The bounds a budget's rows are measured against: the device-only bound (the smaller of the
+// model's order and the planner's: it holds per order) and, with a host unit, the bound with
+// host compute. With a host unit every plan here runs some parts on the host or none
+// (host_parts.h), so that bound holds for all of them and "× bound" is over it.
+struct BudgetBounds {
+  contenders::LowerBounds device;
+  std::optional<contenders::HostAwareBound> host;
+  int64_t ratio_ns = 1;
+};
+
+BudgetBounds BoundsAtBudget(const contenders::ContenderContext& context, int64_t budget_bytes,
+                            contenders::LowerBounds model_order, const Outcome& planned) {
+  BudgetBounds bounds{std::move(model_order), std::nullopt, 1};
+  const bool host_unit = context.profile->host_compute.present();
+  if (host_unit) bounds.host = contenders::ComputeHostAwareBound(context, bounds.device);
+  if (planned.ok && planned.plan.order != context.order) {
+    const auto own =
+        contenders::ComputeLowerBounds(*context.graph, *context.profile, planned.plan.order,
+                                       context.node_time_ns, budget_bytes, context.persistent);
+    if (host_unit) {
+      const auto own_host = contenders::ComputeHostAwareBound(context, own);
+      if (own_host.makespan_ns < bounds.host->makespan_ns) bounds.host = own_host;
+    }
+    if (own.makespan_ns < bounds.device.makespan_ns) bounds.device = own;
+  }
+  bounds.ratio_ns =
+      std::max<int64_t>(1, host_unit ? bounds.host->makespan_ns : bounds.device.makespan_ns);
+  return bounds;
+}
+
+// The bound rows of a budget: the device-only bound and, with a host unit, the one with host
+// compute.
+std::string BoundRows(const std::string& budget, const HardwareProfile& profile,
+                      const BudgetBounds& bounds, const Outcome& planned, int64_t reference_ns) {
+  const contenders::LowerBounds& bound = bounds.device;
+  std::string rows = fmt::format(
+      "| {} | {} | | ≥ {} | | {} | {} | {} | {} |\n", budget,
+      bounds.host ? "lower bound, device only (PCIe streaming)" : "lower bound",
+      Gigabytes(bound.peak_floor_bytes), Duration(bound.makespan_ns),
+      SignedPercent(OverheadPercent(bound.makespan_ns, reference_ns)),
+      Ratio(static_cast<double>(bound.makespan_ns) / static_cast<double>(bounds.ratio_ns)),
+      BoundTraffic(profile, bound));
+  if (bounds.host) {
+    rows += HostBoundRow(budget, profile, *bounds.host, bound.makespan_ns, planned, reference_ns);
+  }
+  return rows;
+}
+
+// The goal inputs of one budget's outcomes.
+BudgetRow GoalRow(const std::string& budget, const BudgetBounds& bounds,
+                  const std::vector<std::pair<Contender, Outcome>>& outcomes) {
+  BudgetRow goal_row;
+  goal_row.budget_label = budget;
+  goal_row.bound_makespan_ns = bounds.ratio_ns;
+  goal_row.bound_is_compute = !bounds.host && bounds.device.makespan_ns == bounds.device.compute_ns;
+  for (const auto& [contender, outcome] : outcomes) {
+    if (contender.kind == ContenderKind::kReactive) {
+      goal_row.reactive_fits = outcome.ok && outcome.fits;
+      goal_row.reactive_makespan_ns = outcome.evaluation.timeline.makespan_ns;
+    }
+    if (contender.kind == ContenderKind::kHyperplan) {
+      goal_row.hyperplan_fits = outcome.ok && outcome.fits;
+      goal_row.hyperplan_makespan_ns = outcome.evaluation.timeline.makespan_ns;
+    }
+  }
+  return goal_row;
+}
+
+// What one workload on one profile shares across its budgets.
+struct PairContext {
+  const Workload& workload;
+  const NamedProfile& named;
+  const contenders::ContenderContext& context;
+  int64_t reference_ns = 0;
+  bool plan_digests = false;
+};
+
+// One budget: every contender's row and the bound rows (or the plans' digests); its goal row.
+void EmitBudget(const PairContext& pair, const Budget& budget, GoalInputs& goals) {
+  const contenders::ContenderContext& context = pair.context;
+  const HardwareProfile& profile = pair.named.profile;
+  auto bound =
+      contenders::ComputeLowerBounds(*context.graph, profile, context.order, context.node_time_ns,
+                                     budget.bytes, context.persistent);
+  if (bound.budget_below_floor) {
+    if (pair.plan_digests) return;
+    Emit(
+        fmt::format("| {} | every policy | **no**: below the peak lower bound {}{} | | | | | | |\n",
+                    budget.label, Gigabytes(bound.peak_floor_bytes), CapacityNote(bound)));
+    goals.budgets.push_back({budget.label});
+    return;
+  }
+  std::vector<std::pair<Contender, Outcome>> outcomes;
+  for (const Contender& contender : BudgetContenders(profile)) {
+    outcomes.push_back({contender, RunContender(contender, context, budget.bytes)});
+  }
+  const Outcome& planned = outcomes.back().second;
+  const BudgetBounds bounds = BoundsAtBudget(context, budget.bytes, std::move(bound), planned);
+  goals.budgets.push_back(GoalRow(budget.label, bounds, outcomes));
+  std::string rows;
+  for (const auto& [contender, outcome] : outcomes) {
+    rows += pair.plan_digests ? DigestLine(pair.workload, pair.named, budget.label, contender.name,
+                                           *context.graph, outcome)
+                              : Row(budget.label, contender.name, outcome, profile,
+                                    pair.reference_ns, bounds.ratio_ns);
+  }
+  if (!pair.plan_digests)
+    rows += BoundRows(budget.label, profile, bounds, planned, pair.reference_ns);
+  Emit(rows);
+}
+
+// The no-budget mode's row (the deepest cut within 1% overhead), with its goal inputs.
+std::string OverheadModeRow(const PairContext& pair, const Outcome& reference, GoalInputs& goals) {
+  const contenders::ContenderContext& context = pair.context;
+  const HardwareProfile& profile = pair.named.profile;
+  const Outcome overhead_mode =
+      RunContender({"hyperplan", ContenderKind::kHyperplan, 0}, context, std::nullopt, 10'000);
+  goals.overhead_mode_ok = overhead_mode.ok;
+  goals.overhead_mode_fits = overhead_mode.fits;
+  if (overhead_mode.ok) {
+    goals.overhead_mode_arena_bytes = overhead_mode.plan.layout.arena_bytes;
+    goals.overhead_mode_percent =
+        OverheadPercent(overhead_mode.evaluation.timeline.makespan_ns, pair.reference_ns);
+  }
+  if (pair.plan_digests) {
+    return DigestLine(pair.workload, pair.named, "none", "no offloading", *context.graph,
+                      reference) +
+           DigestLine(pair.workload, pair.named, "none", "hyperplan", *context.graph,
+                      overhead_mode);
+  }
+  const auto no_budget_bound = contenders::ComputeLowerBounds(
+      *context.graph, profile, overhead_mode.plan.order, context.node_time_ns,
+      std::max<int64_t>(overhead_mode.plan.layout.live_peak_bytes, 0), context.persistent);
+  // With a host unit, the bound over placements by parts (host_lower_bound.h).
+  const int64_t bound_ns =
+      profile.host_compute.present()
+          ? contenders::ComputeHostAwareBound(context, no_budget_bound).makespan_ns
+          : no_budget_bound.makespan_ns;
+  return "| budget | policy | fits | live peak | arena | makespan | vs no offload | × bound | "
+         "moved per link |\n|---|---|---|---:|---:|---:|---:|---:|---|\n" +
+         Row(reference.evaluation.fits ? "none (≤1% overhead)" : "none (device binds)",
+             "**hyperplan**", overhead_mode, profile, pair.reference_ns,
+             std::max<int64_t>(1, bound_ns));
+}
 
 // One workload on one profile; returns its goal inputs.
 GoalInputs RunPair(const Workload& workload, const Graph& graph, const NamedProfile& named,
@@ -151,13 +337,13 @@ GoalInputs RunPair(const Workload& workload, const Graph& graph, const NamedProf
   const contenders::ContenderContext context =
       contenders::BuildContenderContext(graph, profile, {}, loop);
   const std::string home_note = SpillNote(profile, context.homes);
-  const Graph& loop_graph = *context.graph;
   const int64_t capacity = context.device_capacity_bytes();
   const Outcome reference =
       RunContender({"no offloading", ContenderKind::kNoOffload, 0}, context, std::nullopt);
-  const int64_t reference_ns = reference.evaluation.timeline.makespan_ns;
+  const PairContext pair{workload, named, context, reference.evaluation.timeline.makespan_ns,
+                         plan_digests};
   const auto floor = contenders::ComputeLowerBounds(
-      loop_graph, profile, context.order, context.node_time_ns, capacity, context.persistent);
+      *context.graph, profile, context.order, context.node_time_ns, capacity, context.persistent);
 
   GoalInputs goals;
   goals.workload = workload.label;
@@ -173,91 +359,17 @@ GoalInputs RunPair(const Workload& workload, const Graph& graph, const NamedProf
       "Peak lower bound (largest node working set plus what cannot leave, or what the tiers "
       "off the device cannot hold): {}{}.{}\n\n",
       graph.nodes.size(), Gigabytes(reference.plan.layout.live_peak_bytes),
-      Gigabytes(reference.plan.layout.arena_bytes), Duration(reference_ns),
+      Gigabytes(reference.plan.layout.arena_bytes), Duration(pair.reference_ns),
       reference.evaluation.fits
           ? ", fits the device"
           : fmt::format(", **does not fit** the {} device", Gigabytes(capacity)),
       Gigabytes(floor.peak_floor_bytes), CapacityNote(floor),
       home_note.empty() ? std::string() : " Note: " + home_note + ".");
-
-  // The no-budget mode: the deepest cut within 1% overhead.
-  const Outcome overhead_mode =
-      RunContender({"hyperplan", ContenderKind::kHyperplan, 0}, context, std::nullopt, 10'000);
-  goals.overhead_mode_ok = overhead_mode.ok;
-  goals.overhead_mode_fits = overhead_mode.fits;
-  if (overhead_mode.ok) {
-    goals.overhead_mode_arena_bytes = overhead_mode.plan.layout.arena_bytes;
-    goals.overhead_mode_percent =
-        OverheadPercent(overhead_mode.evaluation.timeline.makespan_ns, reference_ns);
-  }
-  text +=
-      "| budget | policy | fits | live peak | arena | makespan | vs no offload | × bound | "
-      "moved per link |\n|---|---|---|---:|---:|---:|---:|---:|---|\n";
-  const auto no_budget_bound = contenders::ComputeLowerBounds(
-      loop_graph, profile, overhead_mode.plan.order, context.node_time_ns,
-      std::max<int64_t>(overhead_mode.plan.layout.live_peak_bytes, 0), context.persistent);
-  text += Row(reference.evaluation.fits ? "none (≤1% overhead)" : "none (device binds)",
-              "**hyperplan**", overhead_mode, profile, reference_ns,
-              std::max<int64_t>(1, no_budget_bound.makespan_ns));
-  if (plan_digests) {
-    text = DigestLine(workload, named, "none", "no offloading", loop_graph, reference) +
-           DigestLine(workload, named, "none", "hyperplan", loop_graph, overhead_mode);
-  }
-  Emit(text);
-
+  const std::string overhead_row = OverheadModeRow(pair, reference, goals);
+  Emit(plan_digests ? overhead_row : text + overhead_row);
   for (const Budget& budget : StandardBudgets(reference.plan.layout.live_peak_bytes,
                                               reference.plan.layout.arena_bytes, capacity)) {
-    auto bound = contenders::ComputeLowerBounds(
-        loop_graph, profile, context.order, context.node_time_ns, budget.bytes, context.persistent);
-    if (bound.budget_below_floor) {
-      if (plan_digests) continue;
-      Emit(fmt::format(
-          "| {} | every policy | **no**: below the peak lower bound {}{} | | | | | | |\n",
-          budget.label, Gigabytes(bound.peak_floor_bytes), CapacityNote(bound)));
-      goals.budgets.push_back({budget.label});
-      continue;
-    }
-    std::vector<std::pair<Contender, Outcome>> outcomes;
-    for (const Contender& contender : BudgetContenders()) {
-      outcomes.push_back({contender, RunContender(contender, context, budget.bytes)});
-    }
-    const Outcome& planned = outcomes.back().second;
-    if (planned.ok && planned.plan.order != context.order) {
-      // The bound holds per order; the planner's own order may allow less.
-      const auto own =
-          contenders::ComputeLowerBounds(loop_graph, profile, planned.plan.order,
-                                         context.node_time_ns, budget.bytes, context.persistent);
-      if (own.makespan_ns < bound.makespan_ns) bound = own;
-    }
-    const int64_t bound_ns = std::max<int64_t>(1, bound.makespan_ns);
-    std::string rows;
-    BudgetRow goal_row;
-    goal_row.budget_label = budget.label;
-    goal_row.bound_makespan_ns = bound.makespan_ns;
-    goal_row.bound_is_compute = bound.makespan_ns == bound.compute_ns;
-    for (const auto& [contender, outcome] : outcomes) {
-      rows += Row(budget.label, contender.name, outcome, profile, reference_ns, bound_ns);
-      if (contender.kind == ContenderKind::kReactive) {
-        goal_row.reactive_fits = outcome.ok && outcome.fits;
-        goal_row.reactive_makespan_ns = outcome.evaluation.timeline.makespan_ns;
-      }
-      if (contender.kind == ContenderKind::kHyperplan) {
-        goal_row.hyperplan_fits = outcome.ok && outcome.fits;
-        goal_row.hyperplan_makespan_ns = outcome.evaluation.timeline.makespan_ns;
-      }
-    }
-    rows += fmt::format("| {} | lower bound | | ≥ {} | | {} | {} | 1.00x | {} |\n", budget.label,
-                        Gigabytes(bound.peak_floor_bytes), Duration(bound.makespan_ns),
-                        SignedPercent(OverheadPercent(bound.makespan_ns, reference_ns)),
-                        BoundTraffic(profile, bound));
-    goals.budgets.push_back(goal_row);
-    if (plan_digests) {
-      rows.clear();
-      for (const auto& [contender, outcome] : outcomes) {
-        rows += DigestLine(workload, named, budget.label, contender.name, loop_graph, outcome);
-      }
-    }
-    Emit(rows);
+    EmitBudget(pair, budget, goals);
   }
   return goals;
 }
@@ -280,7 +392,10 @@ int RunCompareBench(const CompareOptions& options) {
                        fmt::join(workload.dims, " ")));
     }
     std::optional<Graph> graph;
-    for (const NamedProfile& named : profiles) {
+    const std::vector<NamedProfile> own_profiles = workload.profiles.empty()
+                                                       ? std::vector<NamedProfile>{}
+                                                       : ShippedProfiles(workload.profiles);
+    for (const NamedProfile& named : workload.profiles.empty() ? profiles : own_profiles) {
       if (!Selected(named.file, options.profiles)) continue;
       if (options.quick && named.file != "h100-sxm.yaml" && named.file != "supernode.yaml") {
         continue;

@@ -6,6 +6,11 @@
 // live peak when within the capacity) a row per contender: fits, live peak, arena, makespan,
 // overhead against no offloading, ratio to the makespan lower bound, bytes per link; and the
 // lower bound's own row. Also hyperplan's no-budget mode (the largest cut within 1% overhead).
+// On a profile with a host unit (issue 30), llama.cpp's -ot FFN placement joins the contenders,
+// and the bound with host compute (host_lower_bound.h) gets a row beside the device-only one
+// ("PCIe streaming"): "× bound" is then over it, and its row gives the relaxation's placement,
+// hyperplan's speed-up over the device-only bound and its busy time per lane (device, host,
+// each link). The host-compute workloads name their own profiles (workloads.h).
 // At the end, the goals (2x faster than reactive at equal budget; within 10% of the lower
 // bound where the links can hide the traffic; >= 26% lower peak at < 1% overhead on the
 // supernode and GH200 profiles), each met or missed with its numbers.

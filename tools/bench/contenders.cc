@@ -7,6 +7,7 @@
 #include <exception>
 
 #include "contenders/layer_streaming.h"
+#include "contenders/llama_cpp_ffn.h"
 #include "contenders/no_offload.h"
 #include "contenders/op_distance.h"
 #include "contenders/portfolio.h"
@@ -32,18 +33,43 @@ TierId OverfullHostTier(const HardwareProfile& profile, const PlanEvaluation& ev
   return kNoTier;
 }
 
+// What `hyperplan plan` returns (PlanBest), with the note saying who made it.
+PlanResult HyperplanPlan(const contenders::ContenderContext& context, std::optional<int64_t> budget,
+                         int64_t max_overhead_ppm, std::string& note) {
+  PlanOptions options;
+  options.budget_bytes = budget;
+  options.max_overhead_ppm = max_overhead_ppm;
+  options.node_time_ns = context.node_time_ns;
+  options.single_run = !context.periodic;
+  options.aliases = context.aliases;
+  PlanResult result = contenders::PlanBest(*context.model, *context.profile, options);
+  if (result.status == PlanStatus::kInfeasible) {
+    note = result.infeasibility.message;
+  } else if (result.plan.produced_by != "hyperplan") {
+    note = fmt::format("won by {}'s plan; the planner's own: {}", result.plan.produced_by,
+                       result.own_fits ? Duration(result.own_makespan_ns) : std::string("no fit"));
+  } else if (result.plan.reordered) {
+    note = "reordered: " + result.plan.order_name;
+  }
+  return result;
+}
+
 }  // namespace
 
-std::vector<Contender> BudgetContenders() {
-  return {
+std::vector<Contender> BudgetContenders(const HardwareProfile& profile) {
+  std::vector<Contender> contenders = {
       {"reactive LRU", ContenderKind::kReactive, 0},
       {"layer streaming k=0", ContenderKind::kStreaming, 0},
       {"layer streaming k=1", ContenderKind::kStreaming, 1},
       {"layer streaming k=2", ContenderKind::kStreaming, 2},
       {"op distance 4", ContenderKind::kOpDistance, 4},
       {"op distance 32", ContenderKind::kOpDistance, 32},
-      {"**hyperplan**", ContenderKind::kHyperplan, 0},
   };
+  if (profile.host_compute.present()) {
+    contenders.push_back({"llama.cpp -ot FFN on CPU", ContenderKind::kLlamaCppFfn, 0});
+  }
+  contenders.push_back({"**hyperplan**", ContenderKind::kHyperplan, 0});
+  return contenders;
 }
 
 Outcome RunContender(const Contender& contender, const contenders::ContenderContext& context,
@@ -77,26 +103,16 @@ Outcome RunContender(const Contender& contender, const contenders::ContenderCont
         planned = contenders::OpDistancePlan(context, budget, options);
         break;
       }
-      case ContenderKind::kHyperplan: {
-        PlanOptions options;
-        options.budget_bytes = budget;
-        options.max_overhead_ppm = max_overhead_ppm;
-        options.node_time_ns = context.node_time_ns;
-        options.single_run = !context.periodic;
-        options.aliases = context.aliases;
-        PlanResult result = contenders::PlanBest(graph, profile, options);
-        if (result.status == PlanStatus::kInfeasible) {
-          outcome.note = result.infeasibility.message;
-        } else if (result.plan.produced_by != "hyperplan") {
-          outcome.note = fmt::format(
-              "won by {}'s plan; the planner's own: {}", result.plan.produced_by,
-              result.own_fits ? Duration(result.own_makespan_ns) : std::string("no fit"));
-        } else if (result.plan.reordered) {
-          outcome.note = "reordered: " + result.plan.order_name;
-        }
-        planned = std::move(result);
+      case ContenderKind::kLlamaCppFfn: {
+        auto result = contenders::LlamaCppFfnPlan(context, budget);
+        outcome.note = result.note;
+        if (!result.built) return outcome;
+        planned = std::move(result.result);
         break;
       }
+      case ContenderKind::kHyperplan:
+        planned = HyperplanPlan(context, budget, max_overhead_ppm, outcome.note);
+        break;
     }
   } catch (const std::exception& error) {
     outcome.note = std::string("error: ") + error.what();

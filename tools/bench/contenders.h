@@ -22,8 +22,9 @@ namespace hyperplan::bench {
 enum class ContenderKind {
   kNoOffload,
   kReactive,
-  kStreaming,   // parameter: lookahead layers
-  kOpDistance,  // parameter: prefetch distance in ops
+  kStreaming,    // parameter: lookahead layers
+  kOpDistance,   // parameter: prefetch distance in ops
+  kLlamaCppFfn,  // llama.cpp's -ot FFN placement (contenders/llama_cpp_ffn.h); host units only
   kHyperplan,
 };
 
@@ -33,9 +34,10 @@ struct Contender {
   int parameter = 0;
 };
 
-// Reactive, streaming k = 0, 1, 2, op distance 4 and 32, hyperplan (no offloading is the
-// reference each table starts with, not a row per budget).
-std::vector<Contender> BudgetContenders();
+// Reactive, streaming k = 0, 1, 2, op distance 4 and 32, llama.cpp's -ot FFN placement where
+// `profile` has a host unit, hyperplan (no offloading is the reference each table starts
+// with, not a row per budget).
+std::vector<Contender> BudgetContenders(const HardwareProfile& profile);
 
 // A contender's plan and its evaluation (EvaluatedPlan), with how the run went.
 struct Outcome : EvaluatedPlan {

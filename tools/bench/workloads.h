@@ -14,6 +14,13 @@ struct Workload {
   int layers = 0;                 // 0: the preset's own
   std::vector<std::string> dims;  // --dim arguments
   std::string ops = "standard";   // standard | contrib
+  std::string weights = {};       // --weights (empty: the preset's dtype)
+  // The generator's own defaults (fused attention, logits of the last position), as a user
+  // runs it; false: the eager, every-position form the issue-5 tables measured.
+  bool deployed_form = false;
+  // Only these profile files (empty: every shipped profile): the host-compute rows (issue 30)
+  // are about one desktop and one workstation.
+  std::vector<std::string> profiles = {};
 };
 
 // Real-scale models from the foundation issue: Llama-3 8B/70B/405B and the DeepSeek-V3-sized
@@ -25,7 +32,9 @@ std::vector<Workload> ScaleSeriesWorkloads();
 
 // The contenders comparison (issue 5): Llama-3-8B prefill 8k and 32k, Llama-3-70B decode with
 // a 32k KV cache at batch 1 and 16, Llama-3-405B prefill, the DeepSeek-V3-sized MoE, and a
-// Llama-3-8B training step. `quick`: the two smallest.
+// Llama-3-8B training step; and the host-compute rows (issue 30): Llama-3-70B int4 decode with
+// a 4k KV cache at batch 1 on rtx-4090, and bf16 on rtx-4090-xeon-2s. `quick`: the two
+// smallest.
 std::vector<Workload> CompareWorkloads(bool quick);
 
 // argv for hyperplan-gen writing `workload` to `path`.
