@@ -33,6 +33,24 @@ TierId OverfullHostTier(const HardwareProfile& profile, const PlanEvaluation& ev
   return kNoTier;
 }
 
+// Verifies the outcome's plan and says whether it fits: a plan over a host tier's capacity is
+// valid (its note names the tier) but does not fit.
+void Judge(const Graph& graph, const HardwareProfile& profile, Outcome& outcome) {
+  const VerifyResult verdict = VerifyPlan(graph, profile, outcome.plan, outcome.evaluation);
+  const TierId full = OverfullHostTier(profile, outcome.evaluation);
+  if (!verdict.ok && !(verdict.invariant == 2 && full != kNoTier)) {
+    outcome.note = "INVALID: " + verdict.message;
+    return;
+  }
+  outcome.ok = true;
+  outcome.fits = outcome.evaluation.fits && full == kNoTier;
+  if (full != kNoTier) {
+    if (!outcome.note.empty()) outcome.note += "; ";
+    outcome.note += fmt::format("{} over capacity: {}", profile.tiers[full].name,
+                                Gigabytes(outcome.evaluation.timeline.peak_bytes_per_tier[full]));
+  }
+}
+
 // What `hyperplan plan` returns (PlanBest), with the note saying who made it.
 PlanResult HyperplanPlan(const contenders::ContenderContext& context, std::optional<int64_t> budget,
                          int64_t max_overhead_ppm, std::string& note) {
@@ -121,19 +139,7 @@ Outcome RunContender(const Contender& contender, const contenders::ContenderCont
   outcome.wall_ns =
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
           .count();
-  const VerifyResult verdict = VerifyPlan(graph, profile, outcome.plan, outcome.evaluation);
-  const TierId full = OverfullHostTier(profile, outcome.evaluation);
-  if (!verdict.ok && !(verdict.invariant == 2 && full != kNoTier)) {
-    outcome.note = "INVALID: " + verdict.message;
-    return outcome;
-  }
-  outcome.ok = true;
-  outcome.fits = outcome.evaluation.fits && full == kNoTier;
-  if (full != kNoTier) {
-    if (!outcome.note.empty()) outcome.note += "; ";
-    outcome.note += fmt::format("{} over capacity: {}", profile.tiers[full].name,
-                                Gigabytes(outcome.evaluation.timeline.peak_bytes_per_tier[full]));
-  }
+  Judge(graph, profile, outcome);
   return outcome;
 }
 
