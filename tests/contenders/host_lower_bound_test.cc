@@ -3,12 +3,15 @@
 #include "contenders/host_lower_bound.h"
 
 #include <algorithm>
+#include <filesystem>
 
 #include "contender_support.h"
 #include "contenders/llama_cpp_ffn.h"
 #include "contenders/lower_bounds.h"
 #include "host_decoder.h"
+#include "hyperplan/adapters/onnx_import.h"
 #include "hyperplan/planner/planner.h"
+#include "support/run_command.h"
 
 namespace hyperplan::contenders_test {
 namespace {
@@ -152,6 +155,56 @@ TEST_CASE("host-aware bound: no plan of the planner or llama.cpp's rule beats it
   // full capacity both policies run MLPs on the host.
   CHECK(fitting_plans >= 6);
   CHECK(host_plans >= 4);
+}
+
+}  // namespace
+}  // namespace hyperplan::contenders_test
+
+namespace hyperplan::contenders_test {
+namespace {
+
+TEST_CASE("host-aware bound: the generated tiny decoder's plans never beat it") {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "hyperplan-host-bound-tiny-decode.onnx").string();
+  const auto generated =
+      testing::RunCommand({HYPERPLAN_GEN_PATH, "--preset", "tiny", "--form", "decode", "-o", path});
+  INFO(generated.stdout_text << generated.stderr_text);
+  REQUIRE(generated.exit_code == 0);
+  ImportOptions import;
+  import.dims = {{"batch", 1}, {"sequence", 1}, { "past_sequence", 16 }};
+  const Graph graph = ImportOnnxModel(path, import);
+  std::filesystem::remove(path);
+  // One decode step of a loop, its KV cache fed back, as `hyperplan-bench compare` plans it.
+  const LoopSpec loop{true, FindAliases(graph, {})};
+  const HardwareProfile roomy = HostUnitProfile(int64_t{1} << 40);
+  const int64_t peak_bytes =
+      contenders::BuildContenderContext(graph, roomy, {}, loop).baseline_peak_bytes;
+  int host_plans = 0;
+  for (int percent : {100, 74, 50, 30}) {
+    INFO(percent << "% of the no-offload peak");
+    const HardwareProfile profile = HostUnitProfile(peak_bytes * percent / 100);
+    const auto context = contenders::BuildContenderContext(graph, profile, {}, loop);
+    const int64_t budget = context.device_capacity_bytes();
+    const auto device = contenders::ComputeLowerBounds(
+        *context.graph, profile, context.order, context.node_time_ns, budget, context.persistent);
+    const int64_t bound_ns = contenders::ComputeHostAwareBound(context, device).makespan_ns;
+    CHECK(bound_ns <= device.makespan_ns);
+    CHECK(FindHostParts(context).size() >= 4);  // the 4 layers' MLPs at least
+    PlanOptions options;
+    options.budget_bytes = budget;
+    options.aliases = context.aliases;
+    const PlanResult planned = PlanOffload(graph, profile, options);
+    RequireVerified(graph, profile, planned.plan, planned.evaluation);
+    if (planned.evaluation.fits && planned.plan.order == context.order) {
+      host_plans += planned.evaluation.timeline.host_compute_ns > 0;
+      CHECK(planned.evaluation.timeline.makespan_ns >= bound_ns);
+    }
+    const auto llama = contenders::LlamaCppFfnPlan(context, budget);
+    if (llama.built && llama.result.evaluation.fits) {
+      CHECK(llama.result.evaluation.timeline.makespan_ns >= bound_ns);
+    }
+  }
+  CHECK(host_plans >= 1);
 }
 
 }  // namespace
