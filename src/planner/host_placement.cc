@@ -9,7 +9,6 @@
 #include "hyperplan/planner/host_parts.h"
 #include "planner/host_crossings.h"
 #include "planner/modes.h"
-#include "planner/spread.h"
 
 namespace hyperplan::planner {
 namespace {
@@ -55,18 +54,18 @@ int64_t MissingBytes(const Problem& problem, const PlanOptions& options) {
   return problem.lifetimes.timeline.peak_bytes - limit;
 }
 
-// Least host time added per device byte freed first; identical parts (a stack of layers)
-// spread over the iteration (spread.h), so that the layers left on the device, and streamed,
-// alternate with host ones and their fetches run while the host computes. Taken in step
-// order, the host took layers 0-28 of Llama-3-70B int4 decode on rtx-4090 and the streamed
-// ones came after, crossing PCIe once the host was done: 241.9 ms against a 210.3 ms bound.
-void RankParts(std::vector<HostPart>& parts, Step step_count) {
+// Least host time added per device byte freed first; ties (a stack of identical layers) by
+// step, so the host takes the first layers and the device the rest. Spread over the iteration
+// instead (spread.h, so that streamed layers alternate with host ones and fetch behind them),
+// Llama-3-70B int4 decode on rtx-4090 ran slower at every count tried (31 parts: 274.7 ->
+// 308.3 ms; best 242 -> 286 ms): the planner fetches a streamed layer as late as hides it, so
+// with host layers before it the fetch still lands where a host layer already ran.
+void RankParts(std::vector<HostPart>& parts) {
   auto added_ns = [](const HostPart& part) { return part.host_ns - part.device_ns; };
   std::stable_sort(parts.begin(), parts.end(), [&](const HostPart& a, const HostPart& b) {
     const __int128 lhs = static_cast<__int128>(added_ns(a)) * b.weight_bytes;
     const __int128 rhs = static_cast<__int128>(added_ns(b)) * a.weight_bytes;
-    if (lhs != rhs) return lhs < rhs;
-    return SpreadKey(a.first_step, step_count) < SpreadKey(b.first_step, step_count);
+    return lhs < rhs;
   });
 }
 
@@ -147,7 +146,7 @@ PlanResult PlaceOnHostWhereFaster(const Problem& problem, const PlanOptions& opt
   std::vector<HostPart> parts = FindHostParts(problem);
   std::erase_if(parts, [](const HostPart& part) { return part.weight_bytes <= 0; });
   if (missing_bytes <= 0 || parts.empty() || !CouldPay(device, parts)) return device;
-  RankParts(parts, problem.step_count());
+  RankParts(parts);
   const bool large = problem.step_count() > kSecondChoiceLimit;
   const int tries = large ? kQuartersTriedLarge : static_cast<int>(std::size(kQuartersTried));
   std::vector<size_t> counts;

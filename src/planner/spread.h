@@ -1,8 +1,9 @@
 // Spread order: a key that walks positions 0..count-1 in bit-reversed order of their fraction
 // (0, 1/2, 1/4, 3/4, 1/8, ...: van der Corput order), so that any prefix of identical things
 // sorted by it is spread evenly over the range. The candidates' wrap-around ranking spreads
-// streamed layers this way, the host placement its host parts, so that streamed and resident
-// (or host-run) layers alternate and each fetch has other work to hide behind.
+// streamed layers this way, so that streamed and resident layers alternate and each fetch has
+// other work to hide behind (the host placement tried it for its parts and lost:
+// host_placement.cc RankParts).
 // Cost: O(32) per key.
 #pragma once
 
