@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hyperplan/layers.h"
+#include "hyperplan/plan/host_placement.h"
 
 namespace hyperplan {
 namespace {
@@ -48,6 +49,7 @@ std::string GroupState(const Graph& graph, const HardwareProfile& profile,
     streamed_bytes += graph.values[value].bytes;
     tiers.insert(from[value]);
   }
+  if (values.empty()) return "on the host";  // every weight of the group is read there
   if (tiers.empty()) return "resident";
   std::vector<std::string> names;
   for (TierId tier : tiers) names.push_back(profile.tiers[tier].name);
@@ -80,11 +82,12 @@ std::string CountLayerStates(const std::vector<std::string>& state_of_rank) {
 // "layers 0-37 resident, 38-79 streamed from ddr": runs of consecutive layer numbers (in
 // order of first use) in the same state; past kMaxLayerRuns runs, the count in each state.
 std::string DescribeLayers(const Graph& graph, const HardwareProfile& profile,
-                           const WeightLayers& layers, const std::vector<TierId>& from) {
+                           const WeightLayers& layers, const std::vector<TierId>& from,
+                           const std::vector<bool>& host_only) {
   constexpr size_t kMaxLayerRuns = 8;
   std::vector<std::vector<ValueId>> weights_of_rank(layers.count());
   for (size_t id = 0; id < layers.rank_of_value.size(); ++id) {
-    if (layers.rank_of_value[id] >= 0) {
+    if (layers.rank_of_value[id] >= 0 && !host_only[id]) {
       weights_of_rank[layers.rank_of_value[id]].push_back(static_cast<ValueId>(id));
     }
   }
@@ -225,26 +228,32 @@ std::string DescribeLayerResidency(const Graph& graph, const HardwareProfile& pr
                                    const Plan& plan) {
   const std::vector<TierId> from = StreamedFrom(graph, profile, plan);
   const WeightLayers layers = FindWeightLayers(graph, plan.order);
+  // Weights only host steps read stay in their home copy on the host tier: their parts are
+  // named apart ("layers 0-31 MLP on the host"), not counted resident.
+  const std::vector<bool> host_only = HostOnlyValues(graph, plan);
   std::vector<bool> read(graph.values.size(), false);
   for (NodeId node : plan.order) {
     for (ValueId input : graph.nodes[node].inputs) read[input] = true;
   }
   std::vector<ValueId> other_weights;
   for (size_t id = 0; id < graph.values.size(); ++id) {
-    if (IsWeight(graph.values[id]) && read[id] && layers.rank_of_value[id] < 0) {
+    if (IsWeight(graph.values[id]) && read[id] && layers.rank_of_value[id] < 0 && !host_only[id]) {
       other_weights.push_back(static_cast<ValueId>(id));
     }
   }
   std::vector<std::string> parts;
   if (layers.count() > 0) {
-    parts.push_back(DescribeLayers(graph, profile, layers, from));
+    parts.push_back(DescribeLayers(graph, profile, layers, from, host_only));
     if (!other_weights.empty()) {
       parts.push_back(DescribeOtherWeights(graph, profile, other_weights, from));
     }
   } else if (!other_weights.empty()) {
     parts.push_back(DescribeUnnamedWeights(profile, other_weights, from));
-  } else {
+  } else if (!std::any_of(host_only.begin(), host_only.end(), [](bool only) { return only; })) {
     parts.push_back("no weights");
+  }
+  if (std::string host = DescribeHostPlacement(FindHostPlacement(graph, plan)); !host.empty()) {
+    parts.push_back(std::move(host));
   }
   if (std::string kv = DescribeKvCache(graph, profile, from); !kv.empty()) parts.push_back(kv);
   return fmt::format("{}", fmt::join(parts, "; "));
