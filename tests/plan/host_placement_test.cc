@@ -7,6 +7,8 @@
 #include <catch2/catch.hpp>
 
 #include "hyperplan/plan/layer_summary.h"
+#include "hyperplan/plan/summary.h"
+#include "hyperplan/units.h"
 #include "support/tiny_graph.h"
 
 using namespace hyperplan;
@@ -129,4 +131,30 @@ TEST_CASE("host placement: each unit's node times and stalls") {
   CHECK(units[1].nodes == 2);         // gate, act
   CHECK(units[1].compute_ns == 340);  // 300 + 40
   CHECK(units[1].stall_ns == 7);      // 7 + 0
+}
+
+TEST_CASE("host placement: the plan summary's compute units line") {
+  const Graph graph = Decoder(1);  // embed 0, q 1, gate 2, act 3, head 4
+  Plan plan = Placed(graph, {Gate(0), Act(0)});
+  plan.node_time_ns = {10, 20, 300, 40, 50};
+  plan.steps[2].waits_for = {1};  // gate waits for q
+  plan.steps[4].waits_for = {3};  // head waits for act
+  HardwareProfile profile = UnitProfile();
+  profile.host_compute.sockets = 1;
+  profile.host_compute.memory_tier = 1;
+  const PlanEvaluation evaluation = EvaluatePlan(graph, profile, plan, NoOffloadReference{});
+  // Device: embed 0..10, q 10..30; host: gate waits for q, 30..330 (its lane was free from 0:
+  // stall 30), act 330..370; head waits for act, 370..420 (device free from 30: stall 340).
+  CHECK(evaluation.timeline.makespan_ns == 420);
+  const std::string text = FormatPlanSummary(graph, profile, plan, evaluation);
+  CHECK_THAT(text, Catch::Contains("  compute units: device " + FormatDuration(80) + " (stall " +
+                                   FormatDuration(340) + "), host " + FormatDuration(340) +
+                                   " in 2 nodes (stall " + FormatDuration(30) + ")\n"));
+  CHECK_THAT(text, Catch::Contains("layer 0 MLP on the host"));
+  // All on the device: no such line.
+  Plan device = Placed(graph, {});
+  device.node_time_ns = plan.node_time_ns;
+  CHECK_THAT(FormatPlanSummary(graph, profile, device,
+                               EvaluatePlan(graph, profile, device, NoOffloadReference{})),
+             !Catch::Contains("compute units"));
 }
