@@ -102,10 +102,11 @@ void BeginComplete(JsonWriter& json, const std::string& name, std::string_view c
   json.Int(tid);
 }
 
-// One stall slice on the compute thread before each compute step that waited, naming the
+// One stall slice on its unit's thread before each compute step that waited, naming the
 // step and the transfer it waited for last (report/stall_attribution.h).
 void WriteStallSlices(JsonWriter& json, const Graph& graph, const Plan& plan,
-                      const PlanEvaluation& evaluation, const StallAttribution& stalls) {
+                      const PlanEvaluation& evaluation, const StallAttribution& stalls,
+                      const std::vector<int>& thread_of_step) {
   for (size_t i = 0; i < plan.steps.size() && i < evaluation.timeline.steps.size(); ++i) {
     const PlanStep& step = plan.steps[i];
     if (step.kind != StepKind::kCompute || step.node < 0 ||
@@ -115,7 +116,7 @@ void WriteStallSlices(JsonWriter& json, const Graph& graph, const Plan& plan,
     const int64_t stall_ns = evaluation.timeline.stall_ns_per_node[step.node];
     if (stall_ns <= 0) continue;
     const int64_t start_ns = evaluation.timeline.steps[i].start_ns;
-    BeginComplete(json, "stall", "stall", start_ns - stall_ns, stall_ns, kComputeThreadId);
+    BeginComplete(json, "stall", "stall", start_ns - stall_ns, stall_ns, thread_of_step[i]);
     json.Key("args");
     json.BeginObject();
     json.Key("before_step");
@@ -221,11 +222,12 @@ void WriteLinkCounters(JsonWriter& json, const HardwareProfile& profile, const P
 
 std::vector<int> TraceThreadOfStep(const PlanStreams& streams, size_t step_count) {
   std::vector<int> thread_of_step(step_count, kComputeThreadId);
+  for (int32_t step : streams.host_steps) {
+    if (static_cast<size_t>(step) < step_count) thread_of_step[step] = kHostThreadId;
+  }
   for (size_t s = 0; s < streams.copy_streams.size(); ++s) {
     for (int32_t step : streams.copy_streams[s].steps) {
-      if (static_cast<size_t>(step) < step_count) {
-        thread_of_step[step] = kComputeThreadId + 1 + static_cast<int>(s);
-      }
+      if (static_cast<size_t>(step) < step_count) thread_of_step[step] = CopyThreadId(streams, s);
     }
   }
   return thread_of_step;
@@ -258,15 +260,20 @@ std::vector<std::vector<BusyPoint>> LinkBusyPercent(const HardwareProfile& profi
 
 namespace {
 
-// Process and thread names: compute first, then each copy stream, in that sort order.
+// Process and thread names: compute first, the host lane, then each copy stream, in that
+// sort order.
 void WriteThreadNames(JsonWriter& json, const Graph& graph, const HardwareProfile& profile,
                       const PlanStreams& streams) {
   Metadata(json, "process_name", 0, "name", "hyperplan plan: " + graph.name + " on " + profile.name,
            0, false);
   Metadata(json, "thread_name", kComputeThreadId, "name", "compute", 0, false);
   Metadata(json, "thread_sort_index", kComputeThreadId, "sort_index", "", kComputeThreadId, true);
+  if (!streams.host_steps.empty()) {
+    Metadata(json, "thread_name", kHostThreadId, "name", "host compute", 0, false);
+    Metadata(json, "thread_sort_index", kHostThreadId, "sort_index", "", kHostThreadId, true);
+  }
   for (size_t s = 0; s < streams.copy_streams.size(); ++s) {
-    const int tid = kComputeThreadId + 1 + static_cast<int>(s);
+    const int tid = CopyThreadId(streams, s);
     Metadata(json, "thread_name", tid, "name", "copy " + streams.copy_streams[s].name, 0, false);
     Metadata(json, "thread_sort_index", tid, "sort_index", "", tid, true);
   }
@@ -344,7 +351,8 @@ void WriteChromeTrace(std::ostream& out, const Graph& graph, const HardwareProfi
   WriteThreadNames(json, graph, profile, streams);
   const std::vector<bool> written =
       WriteStepEvents(json, graph, profile, plan, evaluation, thread_of_step);
-  WriteStallSlices(json, graph, plan, evaluation, AttributeStalls(profile, plan, evaluation));
+  WriteStallSlices(json, graph, plan, evaluation, AttributeStalls(profile, plan, evaluation),
+                   thread_of_step);
   WriteWaitFlows(json, plan, evaluation, thread_of_step, written);
   WriteLinkCounters(json, profile, plan, evaluation);
   WriteTierCounters(json, profile, evaluation);

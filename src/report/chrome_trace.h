@@ -4,16 +4,17 @@
 // One JSON object {"traceEvents": [...], "displayTimeUnit": "ns", "otherData": {...}}. One
 // process (pid 1) named after the graph and profile; one thread per stream, named by
 // "thread_name" metadata and ordered by "thread_sort_index": tid 1 the compute stream, then
-// one per link channel that carries a transfer (by link, then channel). Every plan step is one
+// the host lane ("host compute", tid 2) when a step runs on the host, then one per link
+// channel that carries a transfer (by link, then channel). Every plan step is one
 // complete event ("ph": "X") in step order, its "cat" the step kind, "ts" and "dur" the
 // simulated start and duration in microseconds written exactly (ns / 1000 as a decimal, e.g.
 // 1234.567); Detach steps are zero-length events on the compute thread. args carry the step
 // index and what the step does. Bytes on each tier are counter tracks ("ph": "C", one event
 // per point of the simulated curve, named after the tier, its value in args.bytes).
 // Each compute stall is a complete event of its own ("cat": "stall", named "stall") on the
-// compute thread, just before the step that waited, naming the transfer it waited for last.
-// Each wait across threads is a flow ("ph" "s" in the wait's slice, "f" with "bp": "e" at the
-// waiter's start, sharing an "id"), so a viewer draws an arrow from a Prefetch to the compute
+// thread of the step that waited (compute or host), just before it, naming the transfer it waited
+// for last. Each wait across threads is a flow ("ph" "s" in the wait's slice, "f" with "bp": "e" at
+// the waiter's start, sharing an "id"), so a viewer draws an arrow from a Prefetch to the compute
 // step it holds back. Each link that carries a transfer has a counter track "link <from>-><to>"
 // whose args.busy_percent is busy channels x 100 / channels.
 // Output is byte-identical for the same inputs. Cost: O(steps + waits + curve points +
@@ -49,9 +50,15 @@ void WriteChromeTrace(std::ostream& out, const Graph& graph, const HardwareProfi
 // A step's event name: the node's for a compute step, else "<kind> <value>" ("prefetch w0").
 std::string TraceStepName(const Graph& graph, const PlanStep& step);
 
-// The thread of each plan step: compute and Detach steps on kComputeThreadId, a transfer on
-// kComputeThreadId + 1 + its copy stream's index in `streams`.
+// The thread of each plan step: device compute and Detach steps on kComputeThreadId, host
+// compute steps on kHostThreadId, a transfer on CopyThreadId of its copy stream's index.
 std::vector<int> TraceThreadOfStep(const PlanStreams& streams, size_t step_count);
+inline constexpr int kHostThreadId = kComputeThreadId + 1;  // only when host_steps exist
+// The copy streams follow the compute thread, and the host thread when there is one.
+inline int CopyThreadId(const PlanStreams& streams, size_t copy_stream) {
+  return kComputeThreadId + 1 + (streams.host_steps.empty() ? 0 : 1) +
+         static_cast<int>(copy_stream);
+}
 
 // A link's busy share from a time on: busy channels x 100 / channels, in percent.
 struct BusyPoint {

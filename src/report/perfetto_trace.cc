@@ -75,6 +75,18 @@ void WriteDescriptor(std::ostream& out, pp::TrackDescriptor track, bool first) {
   WritePacket(out, std::move(packet));
 }
 
+void WriteThreadTrack(std::ostream& out, int tid, const std::string& name) {
+  pp::TrackDescriptor thread_track;
+  thread_track.set_uuid(kThreadUuidBase + static_cast<uint64_t>(tid));
+  thread_track.set_parent_uuid(kProcessUuid);
+  pp::ThreadDescriptor* thread = thread_track.mutable_thread();
+  thread->set_pid(kPid);
+  thread->set_tid(tid);
+  thread->set_thread_name(name);
+  WriteDescriptor(out, std::move(thread_track), false);
+}
+
+// The process, then one thread per stream: compute, the host lane, each copy stream.
 void WriteTracks(std::ostream& out, const Graph& graph, const HardwareProfile& profile,
                  const PlanStreams& streams) {
   pp::TrackDescriptor process_track;
@@ -83,16 +95,10 @@ void WriteTracks(std::ostream& out, const Graph& graph, const HardwareProfile& p
   process->set_pid(kPid);
   process->set_process_name("hyperplan plan: " + graph.name + " on " + profile.name);
   WriteDescriptor(out, std::move(process_track), true);
-  for (size_t t = 0; t <= streams.copy_streams.size(); ++t) {
-    const int tid = kComputeThreadId + static_cast<int>(t);
-    pp::TrackDescriptor thread_track;
-    thread_track.set_uuid(kThreadUuidBase + static_cast<uint64_t>(tid));
-    thread_track.set_parent_uuid(kProcessUuid);
-    pp::ThreadDescriptor* thread = thread_track.mutable_thread();
-    thread->set_pid(kPid);
-    thread->set_tid(tid);
-    thread->set_thread_name(t == 0 ? "compute" : "copy " + streams.copy_streams[t - 1].name);
-    WriteDescriptor(out, std::move(thread_track), false);
+  WriteThreadTrack(out, kComputeThreadId, "compute");
+  if (!streams.host_steps.empty()) WriteThreadTrack(out, kHostThreadId, "host compute");
+  for (size_t s = 0; s < streams.copy_streams.size(); ++s) {
+    WriteThreadTrack(out, CopyThreadId(streams, s), "copy " + streams.copy_streams[s].name);
   }
 }
 

@@ -2,15 +2,15 @@
 // format (a `perfetto.protos.Trace` of TracePackets), which ui.perfetto.dev opens several
 // times smaller and faster than JSON for plans of 100k nodes and more.
 //
-// One process track, one thread track per stream (compute first, then each link channel that
-// carries a transfer, as in the JSON trace); every step a slice (BEGIN at its simulated start,
-// END at its end; a Detach, which takes no time, an instant), named as in the JSON trace, its
-// step kind the category; a "stall" slice before each compute step that waited; each wait
-// across threads a flow (flow_ids on the wait's BEGIN, terminating_flow_ids on the waiter's);
-// counter tracks for bytes per tier and each link's busy percent. Packets are sorted by time
-// (ENDs before BEGINs at one instant), all on sequence 1, the first clearing its incremental
-// state; timestamps in ns. Output is byte-identical for the same inputs.
-// Built as messages of schemas/perfetto_trace.proto (upstream's names and field numbers for
+// One process track, one thread track per stream (compute first, the host lane when a step
+// runs on the host, then each link channel that carries a transfer, as in the JSON trace); every
+// step a slice (BEGIN at its simulated start, END at its end; a Detach, which takes no time, an
+// instant), named as in the JSON trace, its step kind the category; a "stall" slice before each
+// compute step that waited; each wait across threads a flow (flow_ids on the wait's BEGIN,
+// terminating_flow_ids on the waiter's); counter tracks for bytes per tier and each link's busy
+// percent. Packets are sorted by time (ENDs before BEGINs at one instant), all on sequence 1, the
+// first clearing its incremental state; timestamps in ns. Output is byte-identical for the same
+// inputs. Built as messages of schemas/perfetto_trace.proto (upstream's names and field numbers for
 // the fields used: TracePacket, TrackDescriptor, TrackEvent, Process-, Thread- and
 // CounterDescriptor) and serialised by libprotobuf, deterministically, one packet at a time;
 // no Perfetto library is needed.

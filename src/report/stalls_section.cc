@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "hyperplan/plan/bottleneck.h"
+#include "hyperplan/plan/host_placement.h"
 #include "hyperplan/units.h"
 #include "report/markup.h"
 #include "report/names.h"
@@ -127,6 +128,18 @@ std::string ByTransferTable(const ReportInput& input) {
   return html;
 }
 
+// For a plan that computes on the host: each unit's own wait (a step's stall is its wait after
+// the previous step of its unit), in data-ns cells' terms; "" otherwise.
+std::string PerUnitParagraph(const ReportInput& input) {
+  const std::array<UnitTimes, 2> units = TimesPerUnit(input.plan, input.evaluation.timeline);
+  if (units[1].nodes == 0) return "";
+  return fmt::format(
+      "<p id=\"stalls-per-unit\">The device's compute stream waits <b data-ns=\"{}\">{}</b>; "
+      "the host lane waits <b data-ns=\"{}\">{}</b>.</p>\n",
+      units[0].stall_ns, EscapeMarkup(FormatDuration(units[0].stall_ns)), units[1].stall_ns,
+      EscapeMarkup(FormatDuration(units[1].stall_ns)));
+}
+
 }  // namespace
 
 std::string StallsSection(const ReportInput& input) {
@@ -144,6 +157,7 @@ std::string StallsSection(const ReportInput& input) {
       EscapeMarkup(FormatDuration(stalls.total_ns)),
       PercentOf(stalls.total_ns, evaluation.timeline.makespan_ns),
       EscapeMarkup(FormatDuration(evaluation.timeline.makespan_ns)));
+  html += PerUnitParagraph(input);
   html += "<div class=\"peaks\">\n<div>\n<h3>By link</h3>\n" + ByLinkTable(input) +
           "</div>\n<div>\n<h3>By layer</h3>\n" + ByLayerTable(input) + "</div>\n</div>\n";
   html +=

@@ -13,6 +13,11 @@ std::string LinkName(const HardwareProfile& profile, int32_t link) {
          TierName(profile, profile.links[link].to);
 }
 
+std::string HostLaneName(const HardwareProfile& profile) {
+  const int32_t sockets = profile.host_compute.sockets;
+  return "host (" + std::to_string(sockets) + (sockets == 1 ? " socket)" : " sockets)");
+}
+
 PlanStreams CollectStreams(const HardwareProfile& profile, const Plan& plan) {
   PlanStreams streams;
   // Steps by stream number, so the copy streams come out by link then channel.
@@ -23,7 +28,11 @@ PlanStreams CollectStreams(const HardwareProfile& profile, const Plan& plan) {
     const auto index = static_cast<int32_t>(i);
     switch (step.kind) {
       case StepKind::kCompute:
-        streams.compute_steps.push_back(index);
+        // A host step in a profile without a host unit is numbered on the compute stream
+        // (StreamNumbering::Of), where the verifier rejects it; it is drawn there too.
+        (numbering.Of(step) == StreamNumbering::kComputeStream ? streams.compute_steps
+                                                               : streams.host_steps)
+            .push_back(index);
         break;
       case StepKind::kDetach:
         streams.detach_steps.push_back(index);

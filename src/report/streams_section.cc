@@ -1,5 +1,6 @@
-// One lane per stream: compute (with its stalls and Detaches under it) and every link channel
-// that carries a transfer, all on the memory chart's time axis.
+// One lane per stream: compute (with its stalls and Detaches under it), the host lane when a
+// step runs on the host (with its own stalls), and every link channel that carries a
+// transfer, all on the memory chart's time axis.
 #include <fmt/format.h>
 
 #include "hyperplan/units.h"
@@ -33,8 +34,9 @@ std::string DescribeStep(const ReportInput& input, int32_t index) {
       const auto& stalls = input.evaluation.timeline.stall_ns_per_node;
       const int64_t stall_ns =
           step.node >= 0 && static_cast<size_t>(step.node) < stalls.size() ? stalls[step.node] : 0;
-      return fmt::format("step {}: {} ({}), {}{}", step.boundary, NodeName(input.graph, step.node),
-                         NodeOpType(input.graph, step.node), Span(timing),
+      return fmt::format("step {}: {} ({}){}, {}{}", step.boundary,
+                         NodeName(input.graph, step.node), NodeOpType(input.graph, step.node),
+                         step.unit == ComputeUnit::kHost ? " on the host" : "", Span(timing),
                          stall_ns > 0 ? ", waited " + FormatDuration(stall_ns) : "");
     }
     case StepKind::kDetach:
@@ -61,6 +63,21 @@ Lane MakeLane(const PlanEvaluation& evaluation, std::string label, std::string c
   return lane;
 }
 
+// The waits before `compute_steps` that stalled, as a thin lane under their unit's lane.
+void AddStallLane(const Plan& plan, const PlanEvaluation& evaluation,
+                  const std::vector<int32_t>& compute_steps, std::string label,
+                  std::vector<Lane>& lanes) {
+  Stalls stalls = CollectStalls(plan, evaluation, compute_steps);
+  if (stalls.steps.empty()) return;
+  Lane lane;
+  lane.label = std::move(label);
+  lane.css_class = "stall";
+  lane.height_px = kThinLanePx;
+  lane.items = std::move(stalls.intervals);
+  lane.ids = std::move(stalls.steps);
+  lanes.push_back(std::move(lane));
+}
+
 }  // namespace
 
 std::string StreamsSection(const ReportInput& input) {
@@ -71,18 +88,14 @@ std::string StreamsSection(const ReportInput& input) {
   lanes.push_back(
       MakeLane(evaluation, "compute", "compute", kComputeLanePx, streams.compute_steps));
 
-  Stalls stalls = CollectStalls(plan, evaluation, streams.compute_steps);
-  if (!stalls.steps.empty()) {
-    Lane lane;
-    lane.label = "stalled";
-    lane.css_class = "stall";
-    lane.height_px = kThinLanePx;
-    lane.items = std::move(stalls.intervals);
-    lane.ids = std::move(stalls.steps);
-    lanes.push_back(std::move(lane));
-  }
+  AddStallLane(plan, evaluation, streams.compute_steps, "stalled", lanes);
   if (!streams.detach_steps.empty()) {
     lanes.push_back(MakeLane(evaluation, "detach", "detach", kThinLanePx, streams.detach_steps));
+  }
+  if (!streams.host_steps.empty()) {
+    lanes.push_back(MakeLane(evaluation, HostLaneName(input.profile), "host", kComputeLanePx,
+                             streams.host_steps));
+    AddStallLane(plan, evaluation, streams.host_steps, "host stalled", lanes);
   }
   for (const CopyStream& stream : streams.copy_streams) {
     Lane lane = MakeLane(evaluation, stream.name, "copy", kCopyLanePx, stream.steps);
@@ -101,7 +114,10 @@ std::string StreamsSection(const ReportInput& input) {
       "<span><i class=\"key stall\"></i>stalled (waiting for a transfer)</span>"
       "<span><i class=\"key detach\"></i>detach</span>"
       "<span><i class=\"key prefetch\"></i>prefetch</span>"
-      "<span><i class=\"key store\"></i>store</span></div>\n";
+      "<span><i class=\"key store\"></i>store</span>" +
+      std::string(
+          streams.host_steps.empty() ? "" : "<span><i class=\"key host\"></i>host compute</span>") +
+      "</div>\n";
   html += "<figure>" +
           RenderLaneChart(
               lanes, input.columns, [&input](int32_t step) { return DescribeStep(input, step); },

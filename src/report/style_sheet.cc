@@ -1,7 +1,7 @@
-// The report's style sheet. Colours: plan blue, before grey, budget red; compute indigo,
-// prefetch green, store amber, detach violet, stalls red. No '<' or '&' anywhere (the page is
-// also well-formed XML). Written as five parts, one per kind of element they style, joined
-// once; the joined text is the sheet every report and fit page embeds.
+// The report's style sheet. Colours: plan blue, before grey, budget red; compute indigo, host
+// compute slate, prefetch green, store amber, detach violet, stalls red. No '<' or '&' anywhere
+// (the page is also well-formed XML). Written as five parts, one per kind of element they style,
+// joined once; the joined text is the sheet every report and fit page embeds.
 #include <string>
 
 #include "report/sections.h"
@@ -12,7 +12,7 @@ namespace {
 // The page: colours, type, sections and their headings, badges and alerts.
 constexpr char kPageCss[] = R"css(
 :root { --plan: #2563eb; --baseline: #6b7280; --budget: #dc2626; --capacity: #111827;
-  --compute: #6366f1; --prefetch: #059669; --store: #d97706; --detach: #7c3aed;
+  --compute: #6366f1; --host: #475569; --prefetch: #059669; --store: #d97706; --detach: #7c3aed;
   --stall: #dc2626; --tier: #0891b2; --ink: #1f2937; --muted: #6b7280; --line: #e5e7eb; }
 * { box-sizing: border-box; }
 body { margin: 0; background: #f8fafc; color: var(--ink);
@@ -56,7 +56,7 @@ constexpr char kCardsCss[] = R"css(
 .key.capacity { height: 0; border-top: 2px dotted var(--capacity); border-radius: 0; }
 .key.compute { background: var(--compute); } .key.stall { background: var(--stall); }
 .key.detach { background: var(--detach); } .key.prefetch { background: var(--prefetch); }
-.key.store { background: var(--store); })css";
+.key.store { background: var(--store); } .key.host { background: var(--host); })css";
 
 // Charts: grid, axes, memory curves, budget and capacity rules, notes and markers.
 constexpr char kChartCss[] = R"css(
@@ -87,7 +87,7 @@ constexpr char kLanesCss[] = R"css(
 .lane-label { font-size: 11px; fill: #374151; }
 .bar.compute { fill: var(--compute); } .bar.stall { fill: var(--stall); }
 .bar.detach { fill: var(--detach); } .bar.prefetch { fill: var(--prefetch); }
-.bar.store { fill: var(--store); }
+.bar.store { fill: var(--store); } .bar.host { fill: var(--host); }
 .bar.s1 { fill-opacity: .25; } .bar.s2 { fill-opacity: .5; } .bar.s3 { fill-opacity: .75; }
 .bar.s4 { fill-opacity: 1; }
 rect.bar:hover { fill-opacity: .6; })css";

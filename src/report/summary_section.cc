@@ -5,6 +5,7 @@
 
 #include "hyperplan/names.h"
 #include "hyperplan/plan/bottleneck.h"
+#include "hyperplan/plan/host_placement.h"
 #include "hyperplan/units.h"
 #include "report/markup.h"
 #include "report/sections.h"
@@ -62,6 +63,27 @@ std::string BoundRows(const ReportInput& input) {
   return html;
 }
 
+// Each unit's compute and stalls, and what runs on the host, for a plan that computes there
+// (issue 30); nothing otherwise.
+std::string UnitRows(const ReportInput& input) {
+  const std::array<UnitTimes, 2> units = TimesPerUnit(input.plan, input.evaluation.timeline);
+  if (units[1].nodes == 0) return "";
+  const int64_t makespan_ns = input.evaluation.summary.makespan_ns;
+  const auto share = [&](int64_t ns) { return PercentOf(ns, makespan_ns) + " of the makespan"; };
+  std::string html = AfterRow("device-compute", "device compute time", Unit::kNs,
+                              units[0].compute_ns, share(units[0].compute_ns));
+  html += AfterRow("device-stall", "device compute stalled", Unit::kNs, units[0].stall_ns,
+                   share(units[0].stall_ns));
+  html += AfterRow("host-compute", "host compute time", Unit::kNs,
+                   input.evaluation.timeline.host_compute_ns,
+                   share(input.evaluation.timeline.host_compute_ns));
+  html += AfterRow("host-stall", "host compute stalled", Unit::kNs, units[1].stall_ns,
+                   share(units[1].stall_ns));
+  html += AfterRow("host-nodes", "nodes on the host", Unit::kCount, units[1].nodes,
+                   DescribeHostPlacement(FindHostPlacement(input.graph, input.plan)));
+  return html;
+}
+
 }  // namespace
 
 std::string SummarySection(const ReportInput& input) {
@@ -84,6 +106,7 @@ std::string SummarySection(const ReportInput& input) {
   html += AfterRow("stall", "compute stalled", Unit::kNs, s.stall_ns,
                    PercentOf(s.stall_ns, s.makespan_ns) + " of the makespan");
   html += AfterRow("compute", "compute time", Unit::kNs, input.evaluation.timeline.compute_ns);
+  html += UnitRows(input);
   html += BoundRows(input);
   for (size_t l = 0; l < s.bytes_moved_per_link.size(); ++l) {
     if (s.bytes_moved_per_link[l] == 0) continue;

@@ -89,4 +89,42 @@ inline HandPlan StreamingPlan() {
   return hand;
 }
 
+// UnitProfile with a host compute unit of 2 sockets on ddr (tier 1): its host lane is stream 3,
+// after the compute stream (0) and the two links' channels (1, 2).
+inline HardwareProfile UnitProfileWithHost() {
+  HardwareProfile profile = UnitProfile();
+  profile.host_compute.memory_tier = 1;
+  profile.host_compute.sockets = 2;
+  profile.host_compute.peak_flops_per_s[DType::kFloat32] = 1'000'000'000;
+  profile.host_compute.memory_bandwidth_bytes_per_s = 1'000'000'000;
+  return profile;
+}
+
+// A layer's MLP on the host between two device steps, evaluated by the simulator:
+//   step 0  l0   device, 100 ns     0 .. 100
+//   step 1  mlp  host (reads model.layers.0.mlp.w), 300 ns, waits for step 0:
+//                the host lane is free from 0, so it starts at 100: 100 .. 400, stalled 100
+//   step 2  head device, 50 ns, waits for step 1: the compute stream is free from 100, so
+//                400 .. 450, stalled 300
+// Makespan 450 ns; compute 450 ns, of which 300 on the host.
+inline HandPlan HostMlpPlan() {
+  HandPlan hand;
+  Graph& g = hand.graph;
+  const ValueId x = Input(g, "x", 8);
+  const ValueId a0 = Bytes(g, "a0", 8);
+  const ValueId a1 = Bytes(g, "a1", 8);
+  const ValueId out = Bytes(g, "out", 8);
+  Op(g, "l0", "Relu", {x}, {a0});
+  Op(g, "mlp", "MatMul", {a0, Weight(g, "model.layers.0.mlp.w", 64)}, {a1});
+  Op(g, "head", "Relu", {a1}, {out});
+  MarkOutput(g, out);
+  Plan& plan = hand.plan;
+  plan.order = {0, 1, 2};
+  plan.node_time_ns = {100, 300, 50};
+  plan.steps = {Compute(0, 0, {}), Compute(1, 1, {0}), Compute(2, 2, {1})};
+  plan.steps[1].unit = ComputeUnit::kHost;
+  hand.evaluation = EvaluatePlan(g, UnitProfileWithHost(), plan, NoOffloadReference{});
+  return hand;
+}
+
 }  // namespace hyperplan::testing
