@@ -20,6 +20,7 @@
 #include "files/atomic_write.h"
 #include "files/output_guard.h"
 #include "fit_html.h"
+#include "fit_llama_cpp.h"
 #include "fit_point.h"
 #include "fit_range.h"
 #include "fit_search.h"
@@ -49,7 +50,8 @@ struct FitFlags {
   std::vector<std::string> ties;         // --tie NAME=EXPRESSION
   std::vector<std::string> alias_flags;  // --alias OUT=IN
   std::string tokens_input = "input_ids";
-  std::string report_path;  // --report fit.html
+  std::string report_path;      // --report fit.html
+  std::string llama_cpp_flags;  // --llama-cpp-flags[=shell|lines]; "" when not given
   bool json = false;
   bool single_run = false;
   bool beyond_window = false;  // --beyond-window
@@ -106,6 +108,17 @@ void AddFitFlags(CLI::App& command, FitFlags& flags) {
                      "FILE.html: also write a self-contained HTML page, from the same report as "
                      "--json: tokens/s, time per iteration, arena and overhead against the dim's "
                      "values, and the table");
+  command
+      .add_option("--llama-cpp-flags", flags.llama_cpp_flags,
+                  "[=shell|lines]: print instead of the table the llama.cpp flags that realise "
+                  "the answer's placement (--sweep: the largest passing value's): -ngl 999, and "
+                  "-ot patterns keeping on the CPU the weights of each part the plan runs on the "
+                  "host, with --no-op-offload; one shell-quoted line (shell, the default) or one "
+                  "argument per line (lines)")
+      ->expected(0, 1)
+      ->default_str("shell")
+      ->check(CLI::IsMember({"shell", "lines"}))
+      ->excludes(command.get_option("--json"));
   command.add_flag("--beyond-window", flags.beyond_window,
                    "--grow of a context length (a dim the kv cache grows with): search past the "
                    "model's context window (max_position_embeddings) instead of stopping at it");
@@ -302,15 +315,36 @@ void SetVerdict(const std::optional<Error>& verdict, fit::v1::FitReport& report)
   report.set_message(verdict->what());
 }
 
+// --llama-cpp-flags: the flags of the answer (--grow) or of the largest passing row (--sweep),
+// as one shell line or one argument per line; nothing when no value passes (the exit says
+// why).
+std::string LlamaCppText(const fit::v1::FitReport& report, const std::string& form) {
+  const fit::v1::FitPoint* chosen = nullptr;
+  if (report.mode() == "grow") {
+    if (report.found()) chosen = &report.at_answer();
+  } else {
+    for (const fit::v1::FitPoint& point : report.points()) {
+      if (Passes(point) && (chosen == nullptr || point.value() > chosen->value())) chosen = &point;
+    }
+  }
+  if (chosen == nullptr) return "";
+  const std::vector<std::string> args(chosen->llama_cpp_args().begin(),
+                                      chosen->llama_cpp_args().end());
+  if (form == "lines") return fmt::format("{}\n", fmt::join(args, "\n"));
+  return ShellLine(args) + "\n";
+}
+
 // The page first (a failed write is exit 9 before anything is printed), then stdout.
 void WriteOutputs(const FitFlags& flags, const fit::v1::FitReport& report) {
   if (!flags.report_path.empty()) {
     files::WriteFileAtomically(
         flags.report_path, FitHtmlReport(report, std::string("hyperplan ") + HYPERPLAN_VERSION));
   }
-  std::string text =
-      flags.json ? planio::EncodeJson(report, /*pretty=*/true) + "\n" : FormatFitText(report);
-  if (!flags.json && !flags.report_path.empty()) text += "  wrote " + flags.report_path + "\n";
+  std::string text = flags.json ? planio::EncodeJson(report, /*pretty=*/true) + "\n"
+                     : !flags.llama_cpp_flags.empty() ? LlamaCppText(report, flags.llama_cpp_flags)
+                                                      : FormatFitText(report);
+  const bool table = !flags.json && flags.llama_cpp_flags.empty();
+  if (table && !flags.report_path.empty()) text += "  wrote " + flags.report_path + "\n";
   std::fwrite(text.data(), 1, text.size(), stdout);
   std::fflush(stdout);
 }

@@ -10,6 +10,7 @@
 #include "contenders/context.h"
 #include "contenders/portfolio.h"
 #include "expert_stats_flag.h"
+#include "fit_llama_cpp.h"
 #include "hyperplan/adapters/dim_ties.h"
 #include "hyperplan/plan/bottleneck.h"
 #include "hyperplan/plan/layer_summary.h"
@@ -73,6 +74,7 @@ void RecordUnplanned(const Graph& graph, const FitSettings& settings,
       settings.profile,
       NoOffloadBottleneck(graph, settings.profile, context.node_time_ns, !settings.single_run),
       point);
+  for (std::string& arg : LlamaCppArgs(point)) point.add_llama_cpp_args(std::move(arg));  // -ngl
 }
 
 void RecordPlan(const Graph& graph, const FitSettings& settings, const PlanResult& result,
@@ -109,6 +111,8 @@ void RecordPlan(const Graph& graph, const FitSettings& settings, const PlanResul
   point.set_bytes_moved(moved);
   point.set_produced_by(plan.produced_by);
   point.set_residency(DescribeLayerResidency(graph, settings.profile, plan));
+  RecordHostPlacement(graph, plan, evaluation.timeline, point);
+  for (std::string& arg : LlamaCppArgs(point)) point.add_llama_cpp_args(std::move(arg));
 }
 
 }  // namespace

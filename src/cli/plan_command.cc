@@ -400,6 +400,7 @@ GateOutcome PlanAndWrite(const PlanFlags& flags, plan::v1::RunSummary& summary) 
       inputs.profile,
       FindBottleneck(inputs.graph, inputs.profile, result.plan, result.evaluation.timeline),
       summary);
+  RecordHostPlacement(inputs.graph, result.plan, result.evaluation.timeline, summary);
   EncodedOutputs outputs = EncodeOutputs(flags, message, plan_sha256);
   // The gate is judged before the views are made (the report's verdict shows it) and acted
   // on after every output is written.

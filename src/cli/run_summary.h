@@ -13,6 +13,7 @@
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
 #include "hyperplan/plan/bottleneck.h"
+#include "hyperplan/plan/host_placement.h"
 #include "plan_gate.h"
 #include "schemas/plan.pb.h"
 
@@ -33,6 +34,25 @@ void RecordBottleneckShares(const HardwareProfile& profile, const Bottleneck& bo
   message.set_hbm_traffic_ns(bottleneck.hbm_traffic_ns);
   message.set_launch_ns(bottleneck.launch_ns);
   message.set_compute_wait_ns(bottleneck.compute_wait_ns);
+}
+
+// What runs on the host (host_placement.h), in the fields plan's RunSummary and fit's FitPoint
+// both carry under the same names; nothing for a plan all on the device.
+template <typename Message>
+void RecordHostPlacement(const Graph& graph, const Plan& plan, const SimulationResult& timeline,
+                         Message& message) {
+  const HostPlacement placement = FindHostPlacement(graph, plan);
+  if (placement.empty()) return;
+  message.set_host_compute_ns(timeline.host_compute_ns);
+  message.set_host_nodes(placement.host_nodes);
+  for (const auto& [layer, parts] : placement.layer_parts) {
+    auto* entry = message.add_host_layers();
+    entry->set_layer(layer);
+    for (std::string& part : HostLayerPartList(parts)) entry->add_parts(std::move(part));
+  }
+  if (placement.embedding) message.add_host_parts("embedding");
+  if (placement.lm_head) message.add_host_parts("LM head");
+  for (const std::string& name : placement.other_weights) message.add_host_parts(name);
 }
 
 // What bounds the plan's iteration (bottleneck.h), for the fields it documents.

@@ -524,3 +524,29 @@ TEST_CASE("plan's summary says where the layers are and what binds the iteration
                             "(partly )?streamed from ddr[^]*"));
   CHECK_THAT(result.stdout_text, Catch::Contains("  bottleneck: "));
 }
+
+TEST_CASE("fit --llama-cpp-flags: the answer's llama.cpp flags instead of the table") {
+  // A device-only machine runs nothing on the host: every layer on the GPU, no override.
+  const std::string profile = DeviceOnlyProfile("1MB");
+  const CommandResult shell =
+      FitContrib(profile, {"--sweep", "past_sequence=512..1024:128", "--llama-cpp-flags"});
+  INFO(shell.stderr_text);
+  REQUIRE(shell.exit_code == 0);
+  CHECK(shell.stdout_text == "-ngl 999\n");
+  const CommandResult lines =
+      FitContrib(profile, {"--grow", "past_sequence=512..1024", "--llama-cpp-flags=lines", "-q"});
+  REQUIRE(lines.exit_code == 0);
+  CHECK(lines.stdout_text == "-ngl\n999\n");
+  // The JSON carries the same arguments on every planned point.
+  const fitpb::FitReport report =
+      ParseReport(FitContrib(profile, {"--sweep", "past_sequence=512..640:128", "--json"}));
+  REQUIRE(report.points_size() == 2);
+  CHECK(std::vector<std::string>(report.points(0).llama_cpp_args().begin(),
+                                 report.points(0).llama_cpp_args().end()) ==
+        std::vector<std::string>{"-ngl", "999"});
+  CHECK(report.points(0).host_nodes() == 0);
+  CheckOneLineError(FitContrib(profile, {"--grow", "past_sequence", "--llama-cpp-flags=yaml"}), 2,
+                    "yaml not in {shell,lines}");
+  CheckOneLineError(FitContrib(profile, {"--grow", "past_sequence", "--llama-cpp-flags", "--json"}),
+                    2, "excludes");
+}
