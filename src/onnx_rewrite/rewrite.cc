@@ -11,6 +11,7 @@
 #include "hyperplan/error.h"
 #include "onnx_rewrite/cache_functions.h"
 #include "onnx_rewrite/external_data.h"
+#include "onnx_rewrite/host_marks.h"
 #include "onnx_rewrite/model_check.h"
 #include "onnx_rewrite/model_file.h"
 
@@ -76,7 +77,8 @@ class Rewriter {
         onnx::NodeProto* node = nodes.Add();
         *node = std::move(original[source]);
         node->set_name(plan_.nodes(step.node()).name());
-        ReadCurrentCopies(*node);
+        ReadCurrentCopies(*node, ComputeTier(step, i));
+        if (step.unit() == pb::COMPUTE_UNIT_HOST) MarkHostNode(*node);
         ++compute_nodes;
       } else {
         *nodes.Add() = CacheNode(step, i);
@@ -173,11 +175,23 @@ class Rewriter {
 
   int32_t DeviceTier() const { return plan_.provenance().profile().device_tier(); }
 
-  void ReadCurrentCopies(onnx::NodeProto& node) const {
+  // The tier a compute step reads from: the device's, or the host lane's for a host step.
+  int32_t ComputeTier(const pb::Step& step, int index) const {
+    if (step.unit() != pb::COMPUTE_UNIT_HOST) return DeviceTier();
+    if (!plan_.has_host_lane()) {
+      Mismatch("steps[" + std::to_string(index) + "] runs on the host, but the plan has no " +
+               "host_lane");
+    }
+    return plan_.host_lane().memory_tier();
+  }
+
+  // A host step reads the copies on the host tier (a home copy, a Store's output or a host
+  // step's output, which is the model's own tensor), a device step those on the device.
+  void ReadCurrentCopies(onnx::NodeProto& node, int32_t tier) const {
     for (std::string& input : *node.mutable_input()) {
       if (input.empty()) continue;
       auto it = value_index_.find(input);
-      if (it != value_index_.end()) input = CopyOn(it->second, DeviceTier());
+      if (it != value_index_.end()) input = CopyOn(it->second, tier);
     }
   }
 
@@ -290,6 +304,7 @@ RewriteResult RewriteModel(const pb::Plan& plan, const RewriteOptions& options) 
   opset->set_version(kCacheOpsetVersion);
   if (model.ir_version() < kFunctionsMinIrVersion) model.set_ir_version(kFunctionsMinIrVersion);
   SetMetadata(model, plan, options);
+  AddHostMetadata(plan, model);
   if (options.static_shapes) FixShapes(*model.mutable_graph(), plan);
   result.external_tensors = RelocateExternalData(model, options.model_path, options.output_path);
   result.check = CheckRewrittenModel(model, options.output_path);

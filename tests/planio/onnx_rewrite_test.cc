@@ -24,6 +24,7 @@
 #include "hyperplan/adapters/onnx_import.h"
 #include "hyperplan/error.h"
 #include "hyperplan/planner/planner.h"
+#include "onnx_rewrite/host_marks.h"
 #include "onnx_rewrite/rewrite.h"
 #include "planio/plan_to_proto.h"
 #include "support/tiny_graph.h"
@@ -407,4 +408,58 @@ TEST_CASE(
     REQUIRE(match != read.values.end());
     CHECK(match->bytes == value.bytes);
   }
+}
+
+TEST_CASE("onnx rewrite: a host step reads host copies and is marked for ORT's layer assignment") {
+  const fs::path dir = TestDirectory();
+  const std::string model_path = Write(MakeModel(), dir / "host.onnx");
+  Rewritten rewritten = PlanAndRewrite(model_path, (dir / "host_out.onnx").string());
+  // "last" (Mul(W, c)) moved to the host by hand: its lane computes from ddr (tier 1).
+  pb::Plan plan = rewritten.plan;
+  for (pb::Step& step : *plan.mutable_steps()) {
+    if (step.kind() == pb::STEP_KIND_COMPUTE && plan.nodes(step.node()).name() == "last") {
+      step.set_unit(pb::COMPUTE_UNIT_HOST);
+    }
+  }
+  plan.mutable_host_lane()->set_memory_tier(1);
+  onnx_rewrite::RewriteOptions options;
+  options.model_path = model_path;
+  options.output_path = (dir / "host_out.onnx").string();
+  options.plan_sha256 = std::string(64, 'd');
+  options.tool_version = "9.9.9";
+  const onnx_rewrite::RewriteResult result = onnx_rewrite::RewriteModel(plan, options);
+  onnx::ModelProto model;
+  REQUIRE(model.ParseFromString(result.model_bytes));
+  int marked = 0;
+  for (const onnx::NodeProto& node : model.graph().node()) {
+    const bool host = node.name() == "last";
+    CHECK(onnx_rewrite::LayerAnnotation(node) == (host ? "hyperplan_host" : ""));
+    marked += host;
+    if (!host) continue;
+    // On the host, W is its home copy in ddr (no Prefetch output) and c the model's tensor.
+    CHECK(node.input(0) == "W");
+    CHECK(node.input(1) == "c");
+    // NodeProto field 9 (metadata_props in ONNX >= 1.16), length-delimited: tag (9 << 3) | 2 =
+    // 0x4A, then 27 bytes: key (field 1, 0x0A, 9 bytes "layer_ann") and value (field 2, 0x12,
+    // 14 bytes "hyperplan_host") = 2 + 9 + 2 + 14.
+    CHECK(node.SerializeAsString().find(
+              std::string("\x4a\x1b\x0a\x09layer_ann\x12\x0ehyperplan_host")) != std::string::npos);
+  }
+  CHECK(marked == 1);
+  CHECK(Metadata(model, "hyperplan.host_nodes") == "[\"last\"]");
+  CHECK(Metadata(model, "hyperplan.host_tier") == "ddr");
+  CHECK_NOTHROW(onnx::checker::check_model(model));
+  // A plan without host steps names none.
+  CHECK(Metadata(rewritten.model, "hyperplan.host_nodes").empty());
+  // A host step needs the lane: without it the plan is refused.
+  plan.clear_host_lane();
+  CHECK_THROWS_WITH(onnx_rewrite::RewriteModel(plan, options),
+                    Catch::Contains("runs on the host, but the plan has no host_lane"));
+}
+
+TEST_CASE("onnx rewrite: host node names as a JSON array") {
+  // A quote and a backslash escaped, a control character as \u00XX.
+  CHECK(onnx_rewrite::JsonStringArray({"a", "b\"c", "d\\e", std::string("f\x01")}) ==
+        "[\"a\",\"b\\\"c\",\"d\\\\e\",\"f\\u0001\"]");
+  CHECK(onnx_rewrite::JsonStringArray({}) == "[]");
 }
