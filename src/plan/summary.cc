@@ -128,7 +128,8 @@ void FormatMemory(const HardwareProfile& profile, const Plan& plan,
 }
 
 // "  compute units: device 3.0 ms (stall 10 us), host 1.2 ms in 18 nodes (stall 0 ns)", only
-// for a plan that computes on the host: each unit's node times and the waits before them.
+// for a plan that computes on the host: each unit's node times and the stalls of its steps
+// (simulate.cc: waits for transfers, not for the other unit).
 void FormatComputeUnits(const Plan& plan, const PlanEvaluation& evaluation,
                         std::ostringstream& out) {
   const std::array<UnitTimes, 2> units = TimesPerUnit(plan, evaluation.timeline);

@@ -128,8 +128,8 @@ std::string ByTransferTable(const ReportInput& input) {
   return html;
 }
 
-// For a plan that computes on the host: each unit's own wait (a step's stall is its wait after
-// the previous step of its unit), in data-ns cells' terms; "" otherwise.
+// For a plan that computes on the host: the stalls of each unit's steps (a step's stall is its
+// wait after every earlier compute step, of either unit, has ended), in data-ns; "" otherwise.
 std::string PerUnitParagraph(const ReportInput& input) {
   const std::array<UnitTimes, 2> units = TimesPerUnit(input.plan, input.evaluation.timeline);
   if (units[1].nodes == 0) return "";

@@ -100,18 +100,20 @@ inline HardwareProfile UnitProfileWithHost() {
   return profile;
 }
 
-// A layer's MLP on the host between two device steps, evaluated by the simulator:
-//   step 0  l0   device, 100 ns     0 .. 100
-//   step 1  mlp  host (reads model.layers.0.mlp.w), 300 ns, waits for step 0:
-//                the host lane is free from 0, so it starts at 100: 100 .. 400, stalled 100
-//   step 2  head device, 50 ns, waits for step 1: the compute stream is free from 100, so
-//                400 .. 450, stalled 300
-// Makespan 450 ns; compute 450 ns, of which 300 on the host.
+// A layer's MLP on the host between two device steps, its input crossing by a Store, evaluated
+// by the simulator (UnitProfile: 1 byte/ns links; a compute step's stall is its wait after
+// every earlier compute step, of either unit, has ended):
+//   step 0  l0    device, 100 ns                                     0 .. 100
+//   step 1  Store a0 (200 B) hbm -> ddr, waits for step 0          100 .. 300
+//   step 2  mlp   host (reads a0's ddr copy and model.layers.0.mlp.w), 300 ns, waits for
+//                 step 1: 300 .. 600, stalled 300 - 100 = 200 (on the Store)
+//   step 3  head  device, 50 ns, waits for step 2: 600 .. 650, stalled 0 (compute was busy)
+// Makespan 650 ns; compute 450 ns, of which 300 on the host.
 inline HandPlan HostMlpPlan() {
   HandPlan hand;
   Graph& g = hand.graph;
   const ValueId x = Input(g, "x", 8);
-  const ValueId a0 = Bytes(g, "a0", 8);
+  const ValueId a0 = Bytes(g, "a0", 200);
   const ValueId a1 = Bytes(g, "a1", 8);
   const ValueId out = Bytes(g, "out", 8);
   Op(g, "l0", "Relu", {x}, {a0});
@@ -121,8 +123,14 @@ inline HandPlan HostMlpPlan() {
   Plan& plan = hand.plan;
   plan.order = {0, 1, 2};
   plan.node_time_ns = {100, 300, 50};
-  plan.steps = {Compute(0, 0, {}), Compute(1, 1, {0}), Compute(2, 2, {1})};
-  plan.steps[1].unit = ComputeUnit::kHost;
+  PlanStep store = Prefetch(a0, 0, 200);  // then turned around: hbm -> ddr on link 0
+  store.kind = StepKind::kStore;
+  store.src_tier = 0;
+  store.dst_tier = 1;
+  store.link = 0;
+  store.waits_for = {0};
+  plan.steps = {Compute(0, 0, {}), store, Compute(1, 1, {1}), Compute(2, 2, {2})};
+  plan.steps[2].unit = ComputeUnit::kHost;
   hand.evaluation = EvaluatePlan(g, UnitProfileWithHost(), plan, NoOffloadReference{});
   return hand;
 }

@@ -24,28 +24,31 @@ using nlohmann::json;
 TEST_CASE("host lane: the simulator's times for the hand plan") {
   const testing::HandPlan hand = testing::HostMlpPlan();
   const SimulationResult& timeline = hand.evaluation.timeline;
-  REQUIRE(timeline.steps.size() == 3);
-  CHECK(timeline.steps[1].start_ns == 100);
-  CHECK(timeline.steps[1].end_ns == 400);
-  CHECK(timeline.steps[2].start_ns == 400);
-  CHECK(timeline.makespan_ns == 450);
+  REQUIRE(timeline.steps.size() == 4);
+  CHECK(timeline.steps[1].end_ns == 300);  // the Store: 200 B at 1 byte/ns from 100
+  CHECK(timeline.steps[2].start_ns == 300);
+  CHECK(timeline.steps[2].end_ns == 600);
+  CHECK(timeline.steps[3].start_ns == 600);
+  CHECK(timeline.makespan_ns == 650);
   CHECK(timeline.host_compute_ns == 300);
-  CHECK(timeline.stall_ns_per_node == std::vector<int64_t>{0, 100, 300});
+  CHECK(timeline.stall_ns_per_node == std::vector<int64_t>{0, 200, 0});
 }
 
 TEST_CASE("host lane: host compute steps are a stream of their own") {
   const testing::HandPlan hand = testing::HostMlpPlan();
   const report::PlanStreams streams =
       report::CollectStreams(testing::UnitProfileWithHost(), hand.plan);
-  CHECK(streams.compute_steps == std::vector<int32_t>{0, 2});
-  CHECK(streams.host_steps == std::vector<int32_t>{1});
+  CHECK(streams.compute_steps == std::vector<int32_t>{0, 3});
+  CHECK(streams.host_steps == std::vector<int32_t>{2});
+  REQUIRE(streams.copy_streams.size() == 1);
+  CHECK(streams.copy_streams[0].steps == std::vector<int32_t>{1});
   CHECK(report::HostLaneName(testing::UnitProfileWithHost()) == "host (2 sockets)");
-  // Its stall is the wait after the host lane's own previous step (none: from 0), 100 .. 100.
+  // The host step's stall, 100 .. 300, waiting on the Store.
   const report::Stalls stalls =
       report::CollectStalls(hand.plan, hand.evaluation, streams.host_steps);
-  REQUIRE(stalls.steps == std::vector<int32_t>{1});
-  CHECK(stalls.intervals[0].start_ns == 0);
-  CHECK(stalls.intervals[0].end_ns == 100);
+  REQUIRE(stalls.steps == std::vector<int32_t>{2});
+  CHECK(stalls.intervals[0].start_ns == 100);
+  CHECK(stalls.intervals[0].end_ns == 300);
 }
 
 TEST_CASE("host lane: the Chrome trace puts host steps and their stalls on a host thread") {
@@ -68,15 +71,16 @@ TEST_CASE("host lane: the Chrome trace puts host steps and their stalls on a hos
       tid_of[event.at("name").get<std::string>()] = event.at("tid").get<int64_t>();
     }
   }
-  // No transfer, so two threads: compute (1) and the host lane beside it (2).
-  CHECK(thread_names == std::map<int64_t, std::string>{{1, "compute"}, {2, "host compute"}});
+  // Compute (1), the host lane beside it (2), then the copy stream hbm->ddr channel 0 (3).
+  CHECK(thread_names == std::map<int64_t, std::string>{
+                            {1, "compute"}, {2, "host compute"}, {3, "copy hbm\u2192ddr ch 0"}});
   CHECK(tid_of.at("l0") == 1);
+  CHECK(tid_of.at("store a0") == 3);
   CHECK(tid_of.at("mlp") == 2);
   CHECK(tid_of.at("head") == 1);
-  CHECK(tid_of.at("stall mlp") == 2);   // 0 .. 100 on the host lane
-  CHECK(tid_of.at("stall head") == 1);  // 100 .. 400 on the compute stream
-  CHECK(stall_start.at("mlp") == 0);
-  CHECK(stall_start.at("head") == 100);
+  CHECK(tid_of.at("stall mlp") == 2);  // 100 .. 300 on the host lane
+  CHECK(stall_start.at("mlp") == 100);
+  CHECK(stall_start.count("head") == 0);
 }
 
 TEST_CASE("host lane: the Perfetto trace names a host thread") {
@@ -85,9 +89,10 @@ TEST_CASE("host lane: the Perfetto trace names a host thread") {
   report::WritePerfettoTrace(out, hand.graph, testing::UnitProfileWithHost(), hand.plan,
                              hand.evaluation, {"model.onnx", "hyperplan test"});
   const std::string bytes = out.str();
-  // Thread names are stored as plain strings in the descriptors' bytes.
+  // Thread names are stored as plain strings in the descriptors' bytes, in track order.
   CHECK(bytes.find("host compute") != std::string::npos);
   CHECK(bytes.find("compute") < bytes.find("host compute"));
+  CHECK(bytes.find("host compute") < bytes.find("copy hbm"));
 }
 
 TEST_CASE("host lane: the report draws the lane and gives each unit's time and stalls") {
@@ -106,9 +111,9 @@ TEST_CASE("host lane: the report draws the lane and gives each unit's time and s
   };
   CHECK(ns_of("device-compute") == "150");  // l0 100 + head 50
   CHECK(ns_of("host-compute") == "300");    // mlp
-  CHECK(ns_of("device-stall") == "300");    // head waits 100 .. 400
-  CHECK(ns_of("host-stall") == "100");      // mlp waits 0 .. 100
+  CHECK(ns_of("device-stall") == "0");      // head starts as mlp ends
+  CHECK(ns_of("host-stall") == "200");      // mlp waits for the Store, 100 .. 300
   CHECK(doc.by_id.at("host-nodes").attributes.at("data-count") == "1");
   CHECK_THAT(page, Catch::Contains("layer 0 MLP on the host"));
-  CHECK_THAT(doc.by_id.at("stalls-per-unit").text, Catch::Contains(FormatDuration(100)));
+  CHECK_THAT(doc.by_id.at("stalls-per-unit").text, Catch::Contains(FormatDuration(200)));
 }

@@ -59,7 +59,8 @@ std::vector<std::string> HostLayerPartList(uint8_t parts);
 std::string DescribeHostPlacement(const HostPlacement& placement);
 
 // One unit's share of a replay: its compute steps, their node times and the stalls before
-// them (SimulationResult::stall_ns_per_node: each after the previous step of its own unit).
+// them (SimulationResult::stall_ns_per_node: a step's wait after every earlier compute step,
+// of either unit, has ended, so a wait for a transfer and not for the other unit).
 struct UnitTimes {
   int64_t nodes = 0;
   int64_t compute_ns = 0;
