@@ -13,8 +13,8 @@
 // A model without layer names falls back to counts: "weights (no layer names): 12 resident,
 // 30 streamed from ddr". Weights only host steps read (issue 30) are the host's: left out of
 // those states (a layer with none left on the device is "on the host") and named last, by part
-// (host_placement.h): "layers 0-31 resident; ...; layers 0-31 MLP, LM head on the host". Cost: O(values + steps + tier copies). Limits: by name only; the
-// KV cache is not split per layer.
+// (host_placement.h): "layers 0-31 resident; ...; layers 0-31 MLP, LM head on the host". Cost:
+// O(values + steps + tier copies). Limits: by name only; the KV cache is not split per layer.
 #pragma once
 
 #include <string>
