@@ -35,7 +35,8 @@ namespace hyperplan {
 
 // The streams' clocks: a step starts once every step it waits for has ended and its stream
 // is free (the compute stream for a device Compute and a Detach, the host lane for a host
-// Compute, its link channel for a transfer); a Compute takes its node time on its unit, a Detach no time, a transfer ChannelTransferTimeNs.
+// Compute, its link channel for a transfer); a Compute takes its node time on its unit, a Detach no
+// time, a transfer ChannelTransferTimeNs.
 class StepClock {
  public:
   // `node_time_ns` by NodeId (the plan's); both must outlive the clock.
