@@ -135,11 +135,19 @@ std::optional<HostPart> MakePart(const Problem& problem, const StepParts& steps,
   return part;
 }
 
+// Whether the host tier holds its home copies: where they overflow it (homes.h leaves what fits
+// nowhere in its preferred tier), a host part's weights would be read from copies that do not fit.
+bool HomesFit(const Problem& problem) {
+  const TierId host_tier = problem.profile->host_compute.memory_tier;
+  const int64_t capacity = problem.profile->tiers[host_tier].capacity_bytes;
+  return capacity <= 0 || problem.homes.homed_bytes_per_tier[host_tier] <= capacity;
+}
+
 }  // namespace
 
 std::vector<HostPart> FindHostParts(const Problem& problem) {
   std::vector<HostPart> parts;
-  if (!problem.profile->host_compute.present()) return parts;
+  if (!problem.profile->host_compute.present() || !HomesFit(problem)) return parts;
   const StepParts steps = ClassifySteps(problem);
   for (const auto& [key, span] : steps.mlp_spans) {
     if (auto part = MakePart(problem, steps, key.first, key.second, span.first, span.second)) {

@@ -40,7 +40,8 @@ struct HostPart {
   std::string name;          // "layer 12 MLP", "LM head", "token embedding"
 };
 
-// The eligible parts of the problem, in step order. Empty when the profile has no host unit.
+// The eligible parts of the problem, in step order. Empty when the profile has no host unit or
+// the host tier's home copies overflow it.
 std::vector<HostPart> FindHostParts(const Problem& problem);
 
 // The node placement that runs `parts` on the host, by NodeId.
