@@ -54,6 +54,7 @@ struct FitFlags {
   std::string llama_cpp_flags;  // --llama-cpp-flags[=shell|lines]; "" when not given
   bool json = false;
   bool single_run = false;
+  bool device_only = false;    // --device-only
   bool beyond_window = false;  // --beyond-window
 };
 
@@ -123,6 +124,7 @@ void AddFitFlags(CLI::App& command, FitFlags& flags) {
                    "--grow of a context length (a dim the kv cache grows with): search past the "
                    "model's context window (max_position_embeddings) instead of stopping at it");
   AddLoopFlags(command, flags.single_run, flags.alias_flags);
+  AddDeviceOnlyFlag(command, flags.device_only);
   AddVerbosityFlags(command);
 }
 
@@ -174,6 +176,7 @@ FitSettings MakeSettings(const FitFlags& flags, const Moved& moved, const Parsed
                               : std::min(capacity, ParseQuantity(flags.budget, Quantity::kBytes));
   if (!flags.max_overhead.empty()) settings.max_overhead_ppm = ParseOverheadPpm(flags.max_overhead);
   settings.single_run = flags.single_run;
+  settings.host_compute = !flags.device_only;
   for (const std::string& text : flags.alias_flags) {
     settings.alias_rules.push_back(ParseAliasRule(text));
   }

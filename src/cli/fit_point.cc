@@ -223,6 +223,7 @@ fit::v1::FitPoint FitEvaluator::Measure(int64_t value, bool need_plan) {
     options.budget_bytes = settings_.budget_bytes;
     if (settings_.max_overhead_ppm) options.max_overhead_ppm = *settings_.max_overhead_ppm;
     options.single_run = settings_.single_run;
+    options.host_compute = settings_.host_compute;
     options.aliases = loop.aliases;
     RecordPlan(graph, settings_, contenders::PlanBest(graph, settings_.profile, options), point);
     ++plans_;

@@ -40,6 +40,7 @@ struct FitSettings {
   int64_t budget_bytes = 0;                 // --budget capped by the device, or the device
   std::optional<int64_t> max_overhead_ppm;  // the target; unset: none
   bool single_run = false;
+  bool host_compute = true;  // false: --device-only
   std::vector<AliasRule> alias_rules;
   std::string tokens_input;  // the graph input whose elements are the tokens of an iteration
 };
