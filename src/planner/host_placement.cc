@@ -58,8 +58,8 @@ int64_t MissingBytes(const Problem& problem, const PlanOptions& options) {
 // step, so the host takes the first layers and the device the rest. Spread over the iteration
 // instead (spread.h, so that streamed layers alternate with host ones and fetch behind them),
 // Llama-3-70B int4 decode on rtx-4090 ran slower at every count tried (31 parts: 274.7 ->
-// 308.3 ms; best 242 -> 286 ms): the planner fetches a streamed layer as late as hides it, so
-// with host layers before it the fetch still lands where a host layer already ran.
+// 308.3 ms; best 242 -> 286 ms); why was not traced (the step-order plan's link idles 43% of
+// the step, so what is missing is fetching earlier, behind the host's compute).
 void RankParts(std::vector<HostPart>& parts) {
   auto added_ns = [](const HostPart& part) { return part.host_ns - part.device_ns; };
   std::stable_sort(parts.begin(), parts.end(), [&](const HostPart& a, const HostPart& b) {
