@@ -43,6 +43,28 @@ int32_t DirectLink(const HardwareProfile& profile, TierId from, TierId to) {
   return -1;
 }
 
+std::vector<HostCopySpan> HostCopySpans(const Graph& graph, const LifetimeAnalysis& lifetimes,
+                                        const UnitPlacement& units,
+                                        const HostCrossings& crossings) {
+  std::vector<HostCopySpan> spans;
+  if (crossings.empty()) return spans;
+  const Step last_step = static_cast<Step>(lifetimes.order.size()) - 1;
+  for (size_t id = 0; id < graph.values.size(); ++id) {
+    const Value& value = graph.values[id];
+    const Step last_read = crossings.last_host_read[id];
+    if (value.bytes <= 0) continue;
+    if (crossings.store_boundary[id] >= 0) {
+      spans.push_back({crossings.store_boundary[id], last_read, value.bytes});
+    } else if (value.producer != kNoNode && units.OnHost(value.producer)) {
+      const Lifetime& lifetime = lifetimes.lifetimes[id];
+      Step last = std::max(last_read, lifetime.crosses_in ? lifetime.def_step : -1);
+      if (value.is_graph_output || last < 0) last = last_step;
+      spans.push_back({lifetimes.step_of_node[value.producer], last, value.bytes});
+    }
+  }
+  return spans;
+}
+
 HostCrossings FindHostCrossings(const Graph& graph, const HardwareProfile& profile,
                                 const LifetimeAnalysis& lifetimes, const UnitPlacement& units) {
   HostCrossings crossings;

@@ -33,6 +33,21 @@ struct HostCrossings {
   bool empty() const { return host_tier == kNoTier; }
 };
 
+// A copy on the host tier that crossings or host steps write (assemble.cc lists it), by the
+// steps it occupies there, inclusive.
+struct HostCopySpan {
+  Step first_step = 0;
+  Step last_step = 0;
+  int64_t bytes = 0;
+};
+
+// The spans of every crossing Store's copy (its boundary to its last host reader) and every
+// host output's copy (its producer to its last reader, a host step or the crossing Prefetch;
+// to the last step for a graph output or a value nothing reads), so the planner keeps room for
+// them beside its staging copies. Empty when `crossings` is.
+std::vector<HostCopySpan> HostCopySpans(const Graph& graph, const LifetimeAnalysis& lifetimes,
+                                        const UnitPlacement& units, const HostCrossings& crossings);
+
 // The link index from `from` to `to`, -1 when the profile has none.
 int32_t DirectLink(const HardwareProfile& profile, TierId from, TierId to);
 
