@@ -10,8 +10,8 @@
 // Approximation: tokens are taken as routed independently of each other. Real routers correlate
 // neighbouring tokens (a prompt's tokens favour the same experts), so a prefill touches somewhat
 // fewer distinct experts than this predicts; one token (decode at batch 1) is exact.
-// Cost: O(E) per call. Limits: expectations only; the spread over routings (a p99) needs the
-// sampled routings the simulator does not have yet.
+// Cost: O(E) per call. Limits: expectations only; the spread over routings (a p99) is
+// routing_samples.h's and plan/routing_spread.h's.
 #pragma once
 
 #include <cstdint>

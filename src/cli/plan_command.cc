@@ -44,6 +44,7 @@
 #include "report/chrome_trace.h"
 #include "report/html_report.h"
 #include "report/perfetto_trace.h"
+#include "routing_flags.h"
 #include "run_summary.h"
 #include "subcommand.h"
 #include "verbosity.h"
@@ -67,6 +68,7 @@ struct PlanFlags {
   bool no_offload = false;
   bool single_run = false;
   bool device_only = false;  // --device-only
+  RoutingFlags routing;      // --routing-samples, --routing-seed
 };
 
 // A power of two of at most 1 GiB, in bytes (a bare number) or with a byte unit.
@@ -128,6 +130,7 @@ void AddPlanFlags(CLI::App& command, PlanFlags& flags) {
                      "(several times smaller, for big plans)");
   AddLoopFlags(command, flags.single_run, flags.alias_flags);
   AddDeviceOnlyFlag(command, flags.device_only);
+  AddRoutingFlags(command, flags.routing);
   command.add_option("--node-times", flags.node_times_path,
                      "plan with measured node times: ONNX Runtime's profiling JSON "
                      "(enable_profiling); median per node over its runs, matched by node name; "
@@ -326,9 +329,11 @@ void WriteOutputs(const PlanFlags& flags, const EncodedOutputs& outputs,
 }
 
 std::string SummaryText(const PlanFlags& flags, const ModelInputs& inputs,
-                        const EvaluatedPlan& planned, const EncodedOutputs& outputs) {
+                        const EvaluatedPlan& planned, const std::string& routing_line,
+                        const EncodedOutputs& outputs) {
   std::string text =
       FormatPlanSummary(inputs.graph, inputs.profile, planned.plan, planned.evaluation);
+  text += routing_line;
   text += "  plan sha256: " + outputs.plan_sha256 + "\n";
   if (!flags.output_path.empty()) text += "  wrote " + flags.output_path + "\n";
   if (!flags.onnx_path.empty()) {
@@ -401,6 +406,8 @@ GateOutcome PlanAndWrite(const PlanFlags& flags, plan::v1::RunSummary& summary) 
       FindBottleneck(inputs.graph, inputs.profile, result.plan, result.evaluation.timeline),
       summary);
   RecordHostPlacement(inputs.graph, result.plan, result.evaluation.timeline, summary);
+  const std::string routing_line = SampleRoutings(flags.routing, flags.inputs.model_path,
+                                                  inputs.graph, inputs.profile, result, summary);
   EncodedOutputs outputs = EncodeOutputs(flags, message, plan_sha256);
   // The gate is judged before the views are made (the report's verdict shows it) and acted
   // on after every output is written.
@@ -417,7 +424,7 @@ GateOutcome PlanAndWrite(const PlanFlags& flags, plan::v1::RunSummary& summary) 
 
   RecordGate(gate, summary);
   Print(flags.summary_json ? SummaryLine(summary)
-                           : SummaryText(flags, inputs, result, outputs) +
+                           : SummaryText(flags, inputs, result, routing_line, outputs) +
                                  (node_times ? NodeTimesSummaryLine(*node_times) : std::string()));
   return gate;
 }

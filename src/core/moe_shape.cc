@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "cost_rules.h"
+#include "hyperplan/routing.h"
 
 namespace hyperplan::cost_rules {
 
@@ -60,6 +61,10 @@ std::optional<MoeShape> DescribeMoe(const Graph& graph, const Node& node) {
     shape.expert_bytes += graph.values[node.inputs[i]].bytes;
   }
   return shape;
+}
+
+int64_t RoutedMoeBytes(const MoeShape& shape, double distinct) {
+  return shape.activation_bytes + RoutedBytes(shape.expert_bytes, shape.experts, distinct);
 }
 
 }  // namespace hyperplan::cost_rules

@@ -34,4 +34,8 @@ inline bool IsMoeOp(const Node& node) {
 // The node's shape, or nullopt when it is not MoE/QMoE or the sizes are unknown.
 std::optional<MoeShape> DescribeMoe(const Graph& graph, const Node& node);
 
+// Bytes the node reads and writes when its tokens touch `distinct` experts: the activations
+// plus that share of the stacked expert operands (routing.h RoutedBytes).
+int64_t RoutedMoeBytes(const MoeShape& shape, double distinct);
+
 }  // namespace hyperplan::cost_rules

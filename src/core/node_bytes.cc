@@ -168,8 +168,7 @@ double DistinctExperts(const Graph& graph, const Node& node, const cost_rules::M
 int64_t MoeBytes(const Graph& graph, const Node& node) {
   const std::optional<cost_rules::MoeShape> shape = cost_rules::DescribeMoe(graph, node);
   if (!shape) return GenericBytes(graph, node);
-  return shape->activation_bytes +
-         RoutedBytes(shape->expert_bytes, shape->experts, DistinctExperts(graph, node, *shape));
+  return cost_rules::RoutedMoeBytes(*shape, DistinctExperts(graph, node, *shape));
 }
 
 }  // namespace

@@ -116,3 +116,47 @@ TEST_CASE("an expert-stats file that does not fit the model is refused, naming t
     CHECK(std::count(result.stderr_text.begin(), result.stderr_text.end(), '\n') == 1);
   }
 }
+
+namespace {
+
+// `plan --summary-json` on the ort model at `sequence` tokens, as JSON.
+nlohmann::json PlanSummary(const std::string& sequence, const std::vector<std::string>& extra) {
+  std::vector<std::string> args = {kCli,    "plan",   OrtModel(),     "--dim",         "batch=1",
+                                   "--dim", sequence, "--no-offload", "--summary-json"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const CommandResult result = RunCommand(args);
+  REQUIRE(result.exit_code == 0);
+  return nlohmann::json::parse(result.stdout_text);
+}
+
+int64_t Field(const nlohmann::json& summary, const char* name) {
+  return std::stoll(summary.at(name).get<std::string>());
+}
+
+}  // namespace
+
+TEST_CASE("sampled routings: one token reads k experts in every routing; more tokens spread") {
+  // One token: each of the 32 routings touches exactly k = 2 experts of each MoE node, the
+  // expectation the plan was made for, so every sample replays the planned iteration.
+  const nlohmann::json one = PlanSummary("sequence=1", {});
+  CHECK(one.at("routing_samples") == 32);
+  CHECK(one.at("routing_mean_distinct_experts").get<double>() == Approx(2.0));
+  CHECK(Field(one, "routing_mean_ns") == Field(one, "makespan_ns"));
+  CHECK(Field(one, "routing_p99_ns") == Field(one, "makespan_ns"));
+
+  // 8 tokens, uniform: 8 * (1 - 0.75^8) = 7.199 experts in expectation; a routing touches 2 to
+  // 8, so over 400 routings the mean is within 3 * 3 / sqrt(400) = 0.45 of it.
+  const nlohmann::json eight = PlanSummary("sequence=8", {"--routing-samples", "400"});
+  CHECK(eight.at("routing_mean_distinct_experts").get<double>() == Approx(7.199).margin(0.45));
+  CHECK(Field(eight, "routing_p99_ns") >= Field(eight, "routing_mean_ns"));
+  // The Zipf profile (5.78 experts expected, the case above) reads fewer.
+  const nlohmann::json zipf =
+      PlanSummary("sequence=8", {"--routing-samples", "400", "--expert-stats", kZipf});
+  CHECK(zipf.at("routing_mean_distinct_experts").get<double>() == Approx(5.78).margin(0.45));
+  CHECK(Field(zipf, "routing_mean_ns") < Field(eight, "routing_mean_ns"));
+
+  // No samples asked for: none reported.
+  const nlohmann::json none = PlanSummary("sequence=8", {"--routing-samples", "0"});
+  CHECK(none.at("routing_samples") == 0);
+  CHECK(Field(none, "routing_p99_ns") == 0);
+}

@@ -12,20 +12,6 @@ using namespace hyperplan::testing;
 
 namespace {
 
-// Two sockets of 1 GFLOP/s float and 1 GB/s each, at half efficiency for both: 1 FLOP/ns and
-// 1 byte/ns for the pair, the device's unit rates.
-HostComputeSpec UnitHost() {
-  HostComputeSpec host;
-  host.memory_tier = 1;  // UnitProfile's ddr
-  host.sockets = 2;
-  host.cores_per_socket = 4;
-  host.peak_flops_per_s[DType::kFloat32] = 1'000'000'000;
-  host.memory_bandwidth_bytes_per_s = 1'000'000'000;
-  host.efficiency_ppm = 500'000;
-  host.memory_efficiency_ppm = 500'000;
-  return host;
-}
-
 // x {2, 3} x w {3, 4} -> y {2, 4} in float: 48 FLOPs, 24 + 48 + 32 = 104 bytes (cost_test.cc).
 Graph SmallMatMul() {
   Graph graph;

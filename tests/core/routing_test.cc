@@ -4,11 +4,13 @@
 #include <catch2/catch.hpp>
 
 #include "hyperplan/cost.h"
+#include "support/moe_graphs.h"
 #include "support/tiny_graph.h"
 
 namespace hyperplan {
 namespace {
 
+using testing::FloatMoe;
 using testing::Op;
 using testing::Tensor;
 
@@ -46,22 +48,6 @@ TEST_CASE("routed bytes: whole experts exactly, never more than the tensor") {
   CHECK(RoutedBytes(8000, 8, 9.0) == 8000);  // clamped to the tensor
   CHECK(RoutedBytes(8000, 0, 2.0) == 8000);  // no expert axis: read whole
   CHECK(RoutedBytes(7, 3, 1.0) == 2);        // 7 / 3 = 2.33 rounds to 2
-}
-
-// A float32 com.microsoft MoE, SwiGLU with fc1 (gate), fc3 (up) and fc2 (down): hidden 16,
-// inter 32, E = 8, k = 2, `tokens` rows. Each expert matrix is 16 * 32 = 512 weights (2048 B).
-Graph FloatMoe(int64_t tokens) {
-  Graph graph;
-  const ValueId x = Tensor(graph, "x", {1, tokens, 16});
-  const ValueId router = Tensor(graph, "router", {tokens, 8});
-  const ValueId fc1 = Tensor(graph, "fc1", {8, 32, 16});
-  const ValueId fc2 = Tensor(graph, "fc2", {8, 16, 32});
-  const ValueId fc3 = Tensor(graph, "fc3", {8, 32, 16});
-  const ValueId y = Tensor(graph, "y", {1, tokens, 16});
-  const NodeId moe = Op(graph, "moe", "MoE", {x, router, fc1, fc2, fc3}, {y});
-  graph.nodes[moe].domain = "com.microsoft";
-  graph.nodes[moe].int_attributes["k"] = 2;
-  return graph;
 }
 
 TEST_CASE("MoE reads only the routed experts' weights") {

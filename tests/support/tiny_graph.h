@@ -74,4 +74,18 @@ inline HardwareProfile UnitProfile(int64_t device_capacity_bytes = int64_t{1} <<
   return profile;
 }
 
+// Two sockets of 1 GFLOP/s float and 1 GB/s each, at half efficiency for both: 1 FLOP/ns and
+// 1 byte/ns for the pair, the device's unit rates.
+inline HostComputeSpec UnitHost() {
+  HostComputeSpec host;
+  host.memory_tier = 1;  // UnitProfile's ddr
+  host.sockets = 2;
+  host.cores_per_socket = 4;
+  host.peak_flops_per_s[DType::kFloat32] = 1'000'000'000;
+  host.memory_bandwidth_bytes_per_s = 1'000'000'000;
+  host.efficiency_ppm = 500'000;
+  host.memory_efficiency_ppm = 500'000;
+  return host;
+}
+
 }  // namespace hyperplan::testing
