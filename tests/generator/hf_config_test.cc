@@ -152,7 +152,7 @@ TEST_CASE("Bad configs name the file and the field", "[generator][hf]") {
   CHECK(Problem(R"({"hidden_size": 64})") == "x.json: field 'model_type': missing");
   CHECK(Problem(R"({"model_type": "gemma2"})") ==
         "x.json: field 'model_type': 'gemma2' is not supported (llama, mistral, qwen2, mixtral, "
-        "deepseek_v3)");
+        "deepseek_v3, qwen3_moe, gpt_oss)");
   CHECK(Problem(R"({"model_type": "llama"})") == "x.json: field 'num_hidden_layers': missing");
   CHECK(Problem(R"({"model_type": "llama", "num_hidden_layers": 2, "hidden_size": "4k"})") ==
         "x.json: field 'hidden_size': expected an integer, found string \"4k\"");

@@ -113,16 +113,26 @@ TEST_CASE("MoE forms refuse what they cannot write", "[generator][moe]") {
   const ModelConfig tiny = *FindPreset("tiny-moe");
   CHECK(MoeFormProblem(tiny, MoeForm::kOrt, WeightFormat::kInt4, 32).empty());
   CHECK(MoeFormProblem(tiny, MoeForm::kDense, WeightFormat::kFp8, 32).empty());
-  // DeepSeek-V3's sigmoid group-limited router has no ONNX Runtime MoE equivalent.
+  // DeepSeek-V3's sigmoid group-limited router has no ONNX Runtime MoE equivalent; the gather
+  // form takes it.
   ModelConfig sigmoid = tiny;
   sigmoid.router = Router::kSigmoidGroupLimited;
   CHECK(MoeFormProblem(sigmoid, MoeForm::kOrt, WeightFormat::kPlain, 32)
             .find("sigmoid group-limited") != std::string::npos);
+  CHECK(MoeFormProblem(sigmoid, MoeForm::kGather, WeightFormat::kPlain, 32).empty());
   CHECK(MoeFormProblem(tiny, MoeForm::kOrt, WeightFormat::kFp8, 32).find("not fp8") !=
         std::string::npos);
-  CHECK(
-      MoeFormProblem(tiny, MoeForm::kGather, WeightFormat::kInt4, 32).find("plain weights only") !=
-      std::string::npos);
+  // The gather form stores experts plain, int4, fp8 or MXFP4: not int8.
+  CHECK(MoeFormProblem(tiny, MoeForm::kGather, WeightFormat::kInt4, 32).empty());
+  CHECK(MoeFormProblem(tiny, MoeForm::kGather, WeightFormat::kInt8, 32).find("int8") !=
+        std::string::npos);
+  // tiny-moe's hidden 64 is not a multiple of fp8's 128-row block; MXFP4 is gather-only.
+  CHECK(MoeFormProblem(tiny, MoeForm::kGather, WeightFormat::kFp8, 32).find("scale block") !=
+        std::string::npos);
+  CHECK(MoeFormProblem(tiny, MoeForm::kOrt, WeightFormat::kMxfp4, 32).find("not MXFP4") !=
+        std::string::npos);
+  CHECK(MoeFormProblem(tiny, MoeForm::kDense, WeightFormat::kMxfp4, 32).find("gather form only") !=
+        std::string::npos);
   // An expert width of 48 is not a multiple of the 32-element block QMoE quantizes along K.
   ModelConfig narrow = tiny;
   narrow.moe_intermediate = 48;

@@ -8,11 +8,54 @@
 #include "heads.h"
 #include "linear.h"
 #include "mla_attention.h"
+#include "norm.h"
 #include "rope.h"
 
 namespace hyperplan::gen {
 
 namespace {
+
+// Qwen3's q_norm / k_norm: RMSNorm over each head of `x` [batch, sequence, heads * head_dim].
+std::string HeadNorm(DecoderContext& ctx, const std::string& x, int64_t heads,
+                     const std::string& weight_name, const std::string& p) {
+  if (!ctx.config.qk_norm) return x;
+  GraphBuilder& g = ctx.graph;
+  const int64_t head_dim = ctx.config.head_dim;
+  const std::string split = g.Op("Reshape", {x, g.Int64s({0, 0, heads, head_dim})}, p + "/Reshape");
+  const std::string normed = RmsNorm(ctx, split, weight_name, p, head_dim);
+  return g.Op("Reshape", {normed, g.Int64s({0, 0, heads * head_dim})}, p + "/Reshape_1");
+}
+
+// GPT-OSS's per-head sink logits [heads], in the model's type.
+std::string Sinks(DecoderContext& ctx, const std::string& w) {
+  GraphBuilder& g = ctx.graph;
+  WeightStore* store = &g.weights();
+  const std::string name = w + ".sinks";
+  const int64_t heads = ctx.config.heads;
+  return g.Weight(name, {heads}, [=] { return store->Uniform(name, heads, 1.0f); });
+}
+
+// Softmax over the masked scores [batch, heads, sequence, total] with each head's sink logit
+// as one more column, which is then dropped (transformers' eager_attention_forward for
+// GPT-OSS): the probabilities over real keys sum to less than 1.
+std::string SoftmaxWithSinks(DecoderContext& ctx, const std::string& masked, const std::string& w,
+                             const std::string& p) {
+  GraphBuilder& g = ctx.graph;
+  if (!ctx.config.attention_sinks)
+    return g.Op("Softmax", {masked}, p + "/Softmax", {AttrInt("axis", -1)});
+  const std::string sinks =
+      g.Op("Reshape", {Sinks(ctx, w), g.Int64s({1, ctx.config.heads, 1, 1})}, p + "/sinks/Reshape");
+  // A [batch, heads, sequence, 1] column of the sinks: key 0's (always finite) scores times 0.
+  const std::string first =
+      g.Op("Slice", {masked, g.Int64s({0}), g.Int64s({1}), g.Int64s({-1})}, p + "/sinks/Slice");
+  const std::string zeros = g.Op("Mul", {first, g.FloatScalar(0.0f, g.dtype())}, p + "/sinks/Mul");
+  const std::string column = g.Op("Add", {zeros, sinks}, p + "/sinks/Add");
+  const std::string joined =
+      g.Op("Concat", {masked, column}, p + "/sinks/Concat", {AttrInt("axis", -1)});
+  const std::string probs = g.Op("Softmax", {joined}, p + "/Softmax", {AttrInt("axis", -1)});
+  return g.Op("Slice", {probs, g.Int64s({0}), g.Int64s({-1}), g.Int64s({-1})},
+              p + "/sinks/Slice_1");
+}
 
 std::string StandardAttention(DecoderContext& ctx, int64_t layer, const std::string& x) {
   GraphBuilder& g = ctx.graph;
@@ -23,10 +66,14 @@ std::string StandardAttention(DecoderContext& ctx, int64_t layer, const std::str
   const std::string present_value = PresentName(layer, "value");
   const char* op = ProjectionOp(ctx);
 
-  const std::string q = LinearMaybeBias(ctx, x, c.hidden, c.heads * c.head_dim, w + ".q_proj",
-                                        p + "/q_proj" + op, c.qkv_bias);
-  const std::string k = LinearMaybeBias(ctx, x, c.hidden, c.kv_heads * c.head_dim, w + ".k_proj",
-                                        p + "/k_proj" + op, c.qkv_bias);
+  const std::string q = HeadNorm(ctx,
+                                 LinearMaybeBias(ctx, x, c.hidden, c.heads * c.head_dim,
+                                                 w + ".q_proj", p + "/q_proj" + op, c.qkv_bias),
+                                 c.heads, w + ".q_norm.weight", p + "/q_norm");
+  const std::string k = HeadNorm(ctx,
+                                 LinearMaybeBias(ctx, x, c.hidden, c.kv_heads * c.head_dim,
+                                                 w + ".k_proj", p + "/k_proj" + op, c.qkv_bias),
+                                 c.kv_heads, w + ".k_norm.weight", p + "/k_norm");
   const std::string v = LinearMaybeBias(ctx, x, c.hidden, c.kv_heads * c.head_dim, w + ".v_proj",
                                         p + "/v_proj" + op, c.qkv_bias);
 
@@ -53,7 +100,7 @@ std::string StandardAttention(DecoderContext& ctx, int64_t layer, const std::str
   const float scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
   const std::string scaled = g.Op("Mul", {scores, g.FloatScalar(scale, g.dtype())}, p + "/qk/Mul");
   const std::string masked = g.Op("Add", {scaled, ctx.MaskFor(layer)}, p + "/qk/Add");
-  const std::string probs = g.Op("Softmax", {masked}, p + "/Softmax", {AttrInt("axis", -1)});
+  const std::string probs = SoftmaxWithSinks(ctx, masked, w, p);
   const std::string context = g.Op("MatMul", {probs, values_r}, p + "/pv/MatMul");
   const std::string by_token =
       g.Op("Transpose", {context}, p + "/pv/Transpose", {AttrInts("perm", {0, 2, 1, 3})});
@@ -100,10 +147,14 @@ std::string FusedAttention(DecoderContext& ctx, int64_t layer, const std::string
   const std::string w = fmt::format("model.layers.{}.self_attn", layer);
   const char* op = ProjectionOp(ctx);
 
-  const std::string q = LinearMaybeBias(ctx, x, c.hidden, c.heads * c.head_dim, w + ".q_proj",
-                                        p + "/q_proj" + op, c.qkv_bias);
-  const std::string k = LinearMaybeBias(ctx, x, c.hidden, c.kv_heads * c.head_dim, w + ".k_proj",
-                                        p + "/k_proj" + op, c.qkv_bias);
+  const std::string q = HeadNorm(ctx,
+                                 LinearMaybeBias(ctx, x, c.hidden, c.heads * c.head_dim,
+                                                 w + ".q_proj", p + "/q_proj" + op, c.qkv_bias),
+                                 c.heads, w + ".q_norm.weight", p + "/q_norm");
+  const std::string k = HeadNorm(ctx,
+                                 LinearMaybeBias(ctx, x, c.hidden, c.kv_heads * c.head_dim,
+                                                 w + ".k_proj", p + "/k_proj" + op, c.qkv_bias),
+                                 c.kv_heads, w + ".k_norm.weight", p + "/k_norm");
   const std::string v = LinearMaybeBias(ctx, x, c.hidden, c.kv_heads * c.head_dim, w + ".v_proj",
                                         p + "/v_proj" + op, c.qkv_bias);
   const std::string q_rotated = RotaryEmbedding(ctx, q, p + "/q_rotary/RotaryEmbedding");
@@ -121,6 +172,10 @@ std::string FusedAttention(DecoderContext& ctx, int64_t layer, const std::string
       AttrInt("local_window_size", c.IsSlidingLayer(layer) ? c.sliding_window : -1),
       AttrInt("do_rotary", 0),
       AttrInt("rotary_interleaved", 0)};
+  if (c.attention_sinks) {
+    inputs.resize(11);  // 7-10: cos/sin caches, position ids, attention bias (absent)
+    inputs.push_back(Sinks(ctx, w));
+  }
   if (ctx.quantized_kv()) AddCacheScales(ctx, w, inputs, attrs);
   g.OpOutputs("GroupQueryAttention", kMsDomain, inputs,
               {attended, PresentName(layer, "key"), PresentName(layer, "value")},

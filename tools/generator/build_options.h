@@ -23,7 +23,10 @@ enum class AttentionForm { kFused, kUnfused };
 // bits 4/8, block `quant_block_size` along K, scales in the model type. kFp8: float8e4m3fn codes
 // (stored as uint8: ONNX 1.12 has no float8 type) with a float32 scale per
 // fp8_block_rows x fp8_block_cols block, dequantized into the model type before the MatMul.
-enum class WeightFormat { kPlain, kInt4, kInt8, kFp8 };
+// kMxfp4: routed experts only, in the gather form (moe_quantized.h): OCP MXFP4, 4-bit e2m1
+// codes with one 8-bit power-of-two scale per 32 weights along K (GPT-OSS's checkpoint); every
+// other projection plain.
+enum class WeightFormat { kPlain, kInt4, kInt8, kFp8, kMxfp4 };
 // "plain", "int4", "int8", "fp8".
 inline const char* WeightFormatName(WeightFormat format) {
   switch (format) {
@@ -33,6 +36,8 @@ inline const char* WeightFormatName(WeightFormat format) {
       return "int8";
     case WeightFormat::kFp8:
       return "fp8";
+    case WeightFormat::kMxfp4:
+      return "mxfp4";
     case WeightFormat::kPlain:
       break;
   }

@@ -124,6 +124,17 @@ std::string GraphBuilder::FloatScalar(float value, ElemType type) {
   return Constant(key, std::move(t));
 }
 
+std::string GraphBuilder::FloatTable(const std::string& key, const std::vector<float>& values,
+                                     ElemType type) {
+  const std::string full_key = fmt::format("const.{}.{}", ElemTypeName(type), key);
+  if (constants_.count(full_key)) return constants_[full_key];
+  onnx::TensorProto t;
+  t.set_data_type(OnnxType(type));
+  t.add_dims(static_cast<int64_t>(values.size()));
+  for (float v : values) AppendValue(type, v, t.mutable_raw_data());
+  return Constant(full_key, std::move(t));
+}
+
 std::string GraphBuilder::Weight(const std::string& name, const std::vector<int64_t>& dims,
                                  const std::function<std::vector<float>()>& values) {
   weights_->AddFloat(graph_->add_initializer(), name, dims, dtype_, values);

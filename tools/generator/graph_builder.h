@@ -54,6 +54,8 @@ class GraphBuilder {
   std::string Int64s(const std::vector<int64_t>& values);  // 1-D
   std::string Int64Scalar(int64_t value);                  // 0-D
   std::string FloatScalar(float value, ElemType type);     // 0-D
+  // A 1-D inline table (a lookup table), keyed by `key`, which must name its values.
+  std::string FloatTable(const std::string& key, const std::vector<float>& values, ElemType type);
 
   // A float weight in the model's element type; `values` runs only for inline weights.
   std::string Weight(const std::string& name, const std::vector<int64_t>& dims,

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "hf_fields.h"
+#include "hf_moe_families.h"
 #include "hyperplan/error.h"
 
 namespace hyperplan::gen {
@@ -217,6 +218,15 @@ void ReadQuantization(const HfFields& f, const ModelConfig& c, HfConfig& out) {
         ElemTypeName(c.dtype)));
     return;
   }
+  if (method == "mxfp4") {
+    out.mxfp4_experts = true;
+    out.notes.push_back(fmt::format(
+        "quantization_config (mxfp4): routed experts are MXFP4 (4.25 bits a weight) in the "
+        "gather form (--moe-form gather, its default weights); attention, router, embedding and "
+        "LM head stay {}",
+        ElemTypeName(c.dtype)));
+    return;
+  }
   const std::string format = quantization->OptionalString("fmt").value_or("");
   out.notes.push_back(
       fmt::format("quantization_config ({}{}) is not modeled: weights are {} as torch_dtype says",
@@ -260,7 +270,7 @@ std::string SupportedModelType(const HfFields& f) {
 }  // namespace
 
 std::vector<std::string> HfModelTypes() {
-  return {"llama", "mistral", "qwen2", "mixtral", "deepseek_v3"};
+  return {"llama", "mistral", "qwen2", "mixtral", "deepseek_v3", "qwen3_moe", "gpt_oss"};
 }
 
 HfConfig ParseHfConfig(const std::string& json_text, const std::string& path) {
@@ -279,6 +289,8 @@ HfConfig ParseHfConfig(const std::string& json_text, const std::string& path) {
   if (model_type == "qwen2") ReadQwen2(f, c);
   if (model_type == "mixtral") ReadMixtral(f, c);
   if (model_type == "deepseek_v3") ReadDeepSeekV3(f, c, out);
+  if (model_type == "qwen3_moe") ReadQwen3Moe(f, c);
+  if (model_type == "gpt_oss") ReadGptOss(f, c, out);
   ReadQuantization(f, c, out);
   if (const std::string error = ValidateConfig(c); !error.empty())
     throw std::invalid_argument(fmt::format("{}: {}", path, error));

@@ -1,7 +1,8 @@
 // A Hugging Face config.json as the generator's ModelConfig, so that a user plans a model they
 // have not exported: `hyperplan-gen --from-hf-config config.json`.
 //
-// model_type llama, mistral, qwen2, mixtral and deepseek_v3, with their field names:
+// model_type llama, mistral, qwen2, mixtral, deepseek_v3, qwen3_moe and gpt_oss (the last two in
+// hf_moe_families.h), with their field names:
 //   all: hidden_size, intermediate_size, num_hidden_layers, num_attention_heads,
 //     num_key_value_heads (default: the head count), head_dim (default hidden / heads),
 //     vocab_size, max_position_embeddings (rotary table rows), rope_theta, rope_scaling
@@ -23,8 +24,9 @@
 // asks for it (another model_type, hidden_act, partial_rotary_factor, longrope, DeepSeek's
 // moe_layer_freq != 1 or attention_bias); what only changes values or is not run at inference
 // is accepted and reported as a note (multi-token prediction layers, dynamic rope scaling, a
-// quantization_config other than fp8 with weight_block_size). An fp8 quantization_config
-// (DeepSeek-V3's) is read: the generator's default weight format becomes fp8 with its blocks.
+// quantization_config other than fp8 with weight_block_size or mxfp4). An fp8
+// quantization_config (DeepSeek-V3's) is read: the generator's default weight format becomes fp8
+// with its blocks; mxfp4 (GPT-OSS's) marks the experts MXFP4 (main.cc: the gather form's default).
 #pragma once
 
 #include <string>
@@ -41,6 +43,9 @@ struct HfConfig {
   // stores float8 projections with a float32 scale per block (0: no fp8 checkpoint).
   int64_t fp8_block_rows = 0;
   int64_t fp8_block_cols = 0;
+  // quantization_config quant_method "mxfp4" (GPT-OSS): the routed experts' projections are
+  // stored as MXFP4 (4-bit e2m1 codes, one 8-bit exponent per 32 weights); nothing else is.
+  bool mxfp4_experts = false;
   std::vector<std::string> notes;  // what the graph approximates or leaves out
 };
 

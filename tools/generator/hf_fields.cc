@@ -59,14 +59,32 @@ int64_t HfFields::Int(const char* key) const {
 }
 
 std::optional<std::vector<int64_t>> HfFields::OptionalPositiveInts(const char* key) const {
+  return OptionalIntsAtLeast(key, 1);
+}
+
+std::optional<std::vector<int64_t>> HfFields::OptionalIntsAtLeast(const char* key,
+                                                                  int64_t min) const {
   const nlohmann::json* value = Find(key);
   if (value == nullptr) return std::nullopt;
   if (!value->is_array()) throw WrongType(key, "an array of integers");
   std::vector<int64_t> result;
   for (const nlohmann::json& item : *value) {
-    if (!item.is_number_integer() || item.get<int64_t>() < 1)
-      throw Problem(key, fmt::format("expected integers >= 1, found {}", item.dump()));
+    if (!item.is_number_integer() || item.get<int64_t>() < min)
+      throw Problem(key, fmt::format("expected integers >= {}, found {}", min, item.dump()));
     result.push_back(item.get<int64_t>());
+  }
+  return result;
+}
+
+std::optional<std::vector<std::string>> HfFields::OptionalStrings(const char* key) const {
+  const nlohmann::json* value = Find(key);
+  if (value == nullptr) return std::nullopt;
+  if (!value->is_array()) throw WrongType(key, "an array of strings");
+  std::vector<std::string> result;
+  for (const nlohmann::json& item : *value) {
+    if (!item.is_string())
+      throw Problem(key, fmt::format("expected strings, found {}", item.dump()));
+    result.push_back(item.get<std::string>());
   }
   return result;
 }

@@ -25,6 +25,10 @@ class HfFields {
   std::optional<int64_t> OptionalInt(const char* key) const;
   // An array of integers >= 1, or nullopt when absent or null.
   std::optional<std::vector<int64_t>> OptionalPositiveInts(const char* key) const;
+  // An array of integers >= `min`, or nullopt when absent or null.
+  std::optional<std::vector<int64_t>> OptionalIntsAtLeast(const char* key, int64_t min) const;
+  // An array of strings, or nullopt when absent or null.
+  std::optional<std::vector<std::string>> OptionalStrings(const char* key) const;
   double Number(const char* key) const;
   std::optional<double> OptionalNumber(const char* key) const;
   std::string String(const char* key) const;

@@ -159,8 +159,10 @@ void AddFormFlags(CLI::App& app, Flags& f) {
   app.add_option("--weights", f.weights,
                  "Stored projection weights: bf16 or fp16 (plain MatMul, also the element type), "
                  "fp8 (float8e4m3fn codes, 128x128 block scales), int8 or int4 (MatMulNBits, "
-                 "block 32); default: the config's dtype, or its fp8 quantization_config")
-      ->check(CLI::IsMember({"bf16", "fp16", "fp8", "int8", "int4"}));
+                 "block 32), mxfp4 (routed experts only, --moe-form gather: e2m1 codes with an "
+                 "8-bit exponent per 32); default: the config's dtype, or its fp8 "
+                 "quantization_config, or mxfp4 experts for a gpt_oss config in the gather form")
+      ->check(CLI::IsMember({"bf16", "fp16", "fp8", "int8", "int4", "mxfp4"}));
   app.add_option("--kv-dtype", f.kv_dtype,
                  "KV cache element type: bf16, fp16 (must be the activation type); int8, fp8: "
                  "GroupQueryAttention's quantized cache with float32 scales (fused attention "
@@ -268,8 +270,11 @@ hyperplan::gen::WeightFormat ResolveWeightFormat(const Flags& f,
   if (f.weights == "int4") return WeightFormat::kInt4;
   if (f.weights == "int8") return WeightFormat::kInt8;
   if (f.weights == "fp8") return WeightFormat::kFp8;
+  if (f.weights == "mxfp4") return WeightFormat::kMxfp4;
   if (!f.weights.empty()) return WeightFormat::kPlain;   // bf16, fp16
   if (hf.fp8_block_rows > 0) return WeightFormat::kFp8;  // the checkpoint's own format
+  // GPT-OSS's MXFP4 experts, where the form can write them (the gather form).
+  if (hf.mxfp4_experts && f.moe_form == "gather") return WeightFormat::kMxfp4;
   return f.ops == "contrib" ? WeightFormat::kInt4 : WeightFormat::kPlain;
 }
 
@@ -301,8 +306,8 @@ BuildOptions ResolveOptions(const Flags& f, const ModelConfig& config,
   o.moe_form = f.moe_form == "ort"      ? hyperplan::gen::MoeForm::kOrt
                : f.moe_form == "gather" ? hyperplan::gen::MoeForm::kGather
                                         : hyperplan::gen::MoeForm::kDense;
-  if (const std::string problem =
-          hyperplan::gen::MoeFormProblem(config, o.moe_form, o.weights, o.quant_block_size);
+  if (const std::string problem = hyperplan::gen::MoeFormProblem(
+          config, o.moe_form, o.weights, o.quant_block_size, o.fp8_block_rows, o.fp8_block_cols);
       !problem.empty())
     throw std::invalid_argument(problem);
   o.fake_quant = f.fake_quant;

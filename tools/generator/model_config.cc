@@ -115,6 +115,7 @@ std::string ValidateExperts(const ModelConfig& c) {
     return fmt::format("experts_per_token must be in [1, {}]", c.routed_experts);
   if (c.moe_intermediate < 1) return "moe_intermediate must be positive";
   if (c.first_dense_layers < 0) return "first_dense_layers must not be negative";
+  if (c.moe_layer_step < 1) return "the MoE layer step (decoder_sparse_step) must be at least 1";
   if (c.router != Router::kSigmoidGroupLimited) return {};
   if (c.expert_groups < 1 || c.routed_experts % c.expert_groups != 0)
     return fmt::format("expert groups ({}) must divide the routed experts ({})", c.expert_groups,
@@ -184,11 +185,25 @@ std::string DescribeVariations(const ModelConfig& c) {
         "; sigmoid router with a score bias, top {} of {} groups, weights scaled by {:g}",
         c.groups_per_token, c.expert_groups, c.routed_scaling_factor);
   }
+  if (c.router_bias) text += "; router bias";
+  if (c.moe_layer_step > 1 || !c.dense_mlp_layers.empty())
+    text += fmt::format("; experts every {} layers, {} layers dense", c.moe_layer_step,
+                        c.dense_mlp_layers.size());
   if (c.qkv_bias) text += "; q/k/v biases";
   if (c.o_bias) text += "; output projection bias";
   if (c.mlp_bias) text += "; MLP biases";
+  if (c.qk_norm) text += "; per-head q/k RMSNorm";
+  if (c.attention_sinks) text += "; attention sinks";
+  if (c.ClampedSwiGlu())
+    text += fmt::format("; SwiGLU clamped at {:g}, alpha {:g}, up + {:g}", c.swiglu_limit,
+                        c.swiglu_alpha, c.swiglu_beta);
   if (c.tie_embeddings) text += "; tied embeddings";
-  if (c.sliding_window > 0) {
+  if (c.sliding_window > 0 && !c.sliding_layers.empty()) {
+    int64_t sliding = 0;
+    for (bool slides : c.sliding_layers) sliding += slides ? 1 : 0;
+    text += fmt::format("; sliding window {} in {} of {} layers", c.sliding_window, sliding,
+                        c.sliding_layers.size());
+  } else if (c.sliding_window > 0) {
     text += fmt::format("; sliding window {} from layer {}", c.sliding_window,
                         c.sliding_window_first_layer);
   }

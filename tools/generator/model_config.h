@@ -67,21 +67,39 @@ struct ModelConfig {
   int64_t moe_intermediate = 0;
   int64_t shared_experts = 0;
   int64_t first_dense_layers = 0;
+  // Qwen3-MoE: experts in layers where (layer + 1) % moe_layer_step == 0 (decoder_sparse_step),
+  // except those listed in dense_mlp_layers (mlp_only_layers), which keep a dense MLP.
+  int64_t moe_layer_step = 1;
+  std::vector<int64_t> dense_mlp_layers;
+  bool router_bias = false;  // GPT-OSS: the router's logits have a bias ("<mlp>.gate.bias")
   Router router = Router::kSoftmaxTopK;
   int64_t expert_groups = 1;           // kSigmoidGroupLimited: routed experts split in groups
   int64_t groups_per_token = 1;        // kSigmoidGroupLimited: groups a token may pick from
   double routed_scaling_factor = 1.0;  // kSigmoidGroupLimited: gate weights multiplied by it
-  bool normalize_top_k = true;         // kSigmoidGroupLimited: picked weights sum to 1 first
+  bool normalize_top_k = true;         // picked weights renormalized to sum to 1
+  // The SwiGLU every MLP and expert computes: (clamp(up, -limit, limit) + beta) *
+  // g * sigmoid(alpha * g), g = min(gate, limit); limit 0: no clamp. Llama's plain SwiGLU is
+  // alpha 1, beta 0; GPT-OSS's is alpha 1.702, beta 1, limit 7 (swiglu_limit).
+  float swiglu_alpha = 1.0f;
+  float swiglu_beta = 0.0f;
+  float swiglu_limit = 0.0f;
   // Biases (Qwen2: q/k/v; Llama's attention_bias: q/k/v/o; Llama's mlp_bias).
   bool qkv_bias = false;
   bool o_bias = false;
   bool mlp_bias = false;
+  // Qwen3: an RMSNorm over each query and key head (head_dim wide) before the rotary embedding.
+  bool qk_norm = false;
+  // GPT-OSS: one learned logit per query head ("<attn>.sinks") that joins every softmax as an
+  // extra key with no value, so a row's probabilities may sum to less than 1.
+  bool attention_sinks = false;
   // One [vocab, hidden] table for the embedding and the LM head.
   bool tie_embeddings = false;
   // Attention sees only the last `sliding_window` positions in layers from
   // `sliding_window_first_layer` on; 0: full causal attention everywhere.
   int64_t sliding_window = 0;
   int64_t sliding_window_first_layer = 0;
+  // Per layer, whether it slides (GPT-OSS's layer_types); overrides the first layer when set.
+  std::vector<bool> sliding_layers;
   RopeScaling rope_scaling;
   LatentAttention mla;  // kv_lora_rank == 0: grouped-query attention
   ElemType dtype = ElemType::kFloat32;
@@ -90,10 +108,22 @@ struct ModelConfig {
   std::string note;    // how the preset differs from the published model, if it does
   std::string source;  // where a config came from ("config.json"); empty for presets
 
-  bool IsMoeLayer(int64_t layer) const { return routed_experts > 0 && layer >= first_dense_layers; }
+  bool IsMoeLayer(int64_t layer) const {
+    if (routed_experts == 0 || layer < first_dense_layers) return false;
+    for (int64_t dense : dense_mlp_layers)
+      if (dense == layer) return false;
+    return (layer + 1) % moe_layer_step == 0;
+  }
   bool IsMla() const { return mla.kv_lora_rank > 0; }
   bool IsSlidingLayer(int64_t layer) const {
-    return sliding_window > 0 && layer >= sliding_window_first_layer;
+    if (sliding_window == 0) return false;
+    if (!sliding_layers.empty())
+      return layer < static_cast<int64_t>(sliding_layers.size()) &&
+             sliding_layers[static_cast<size_t>(layer)];
+    return layer >= sliding_window_first_layer;
+  }
+  bool ClampedSwiGlu() const {
+    return swiglu_limit > 0.0f || swiglu_alpha != 1.0f || swiglu_beta != 0.0f;
   }
   // Width of the rotated part of a query or key head (what the rotary tables hold).
   int64_t RopeDim() const { return IsMla() ? mla.qk_rope_head_dim : head_dim; }

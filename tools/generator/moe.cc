@@ -27,6 +27,13 @@ std::string RouterLogits(DecoderContext& ctx, const std::string& x, const std::s
                           1.0f / std::sqrt(static_cast<float>(hidden)));
   });
   std::string logits = g.Op("MatMul", {x, router}, p + "/gate/MatMul");
+  if (c.router_bias) {
+    const std::string bias_name = w + ".gate.bias";
+    const std::string bias = g.Weight(bias_name, {experts}, [=] {
+      return store->Uniform(bias_name, experts, 1.0f / std::sqrt(static_cast<float>(hidden)));
+    });
+    logits = g.Op("Add", {logits, bias}, p + "/gate/Add_bias");
+  }
   if (float32 && g.dtype() != ElemType::kFloat32)
     logits =
         g.Op("Cast", {logits}, p + "/gate/Cast", {AttrInt("to", onnx::TensorProto_DataType_FLOAT)});
@@ -188,6 +195,7 @@ RoutedTopK RouterTopK(DecoderContext& ctx, const std::string& x, const std::stri
   const std::vector<std::string> top = GraphBuilder::OutputNames(p + "/gate/TopK", 2);
   g.OpOutputs("TopK", "", {probs, g.Int64s({c.experts_per_token})}, top, p + "/gate/TopK",
               {AttrInt("axis", -1), AttrInt("largest", 1), AttrInt("sorted", 1)});
+  if (!c.normalize_top_k) return {top[0], top[1], probs};  // Qwen3-MoE's norm_topk_prob false
   const std::string top_sum =
       g.Op("ReduceSum", {top[0], g.Int64s({-1})}, p + "/gate/ReduceSum", {AttrInt("keepdims", 1)});
   const std::string top_weights = g.Op("Div", {top[0], top_sum}, p + "/gate/Div");

@@ -15,10 +15,14 @@
 // reads, with static shapes.
 // Cost: ort adds 2 nodes and 2 (4 quantized) initializers per layer; gather about 16 nodes and
 // 3 initializers. Inline weights cost O(E * hidden * inter) to make.
-// Limits: ort and gather need the softmax router (ONNX Runtime's MoE has no sigmoid
-// group-limited routing) and no MLP bias; QMoE needs hidden and inter to be multiples of the
-// block size; gather materializes k expert slices per token, fine for decode, heavy for a long
-// prefill; gather writes plain weights only.
+// Expert biases (GPT-OSS): MoE/QMoE's fc1/fc2 bias inputs (fc1's interleaved as its rows);
+// gathered by index in the gather form. GPT-OSS's clamped SwiGLU: swiglu_limit,
+// activation_alpha and activation_beta (ORT's names), or the gather form's own nodes.
+// Limits: ort needs the softmax router (ONNX Runtime's MoE has no sigmoid group-limited
+// routing; gather takes DeepSeek-V3's router as moe.h computes it); QMoE needs hidden and inter
+// to be multiples of the block size and stores int4/int8 only (no fp8, no MXFP4); gather
+// materializes k expert slices per token, fine for decode, heavy for a long prefill; its
+// quantized experts (int4, fp8, mxfp4) are moe_quantized.h's.
 #pragma once
 
 #include <string>
@@ -37,6 +41,7 @@ std::string GatheredExperts(DecoderContext& ctx, const std::string& x, const Rou
 
 // Why `config` cannot be written in `form`, or empty (checked before building).
 std::string MoeFormProblem(const ModelConfig& config, MoeForm form, WeightFormat weights,
-                           int64_t quant_block_size);
+                           int64_t quant_block_size, int64_t fp8_rows = 128,
+                           int64_t fp8_cols = 128);
 
 }  // namespace hyperplan::gen
