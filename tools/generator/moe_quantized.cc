@@ -181,8 +181,9 @@ std::string Fp8Experts(DecoderContext& ctx, const std::string& w, const char* pr
   const std::string scales =
       g.WeightOfType(base + ".weight_scale_inv", {experts, k / rows, 1, n / cols, 1},
                      ElemType::kFloat32, [quantize] { return quantize().scales; });
-  const std::string values = LookUp(g, PickExperts(g, codes, indices, p + "/codes"),
-                                    g.FloatTable("e4m3fn", Fp8Table(), g.dtype()), p + "/codes");
+  const std::string values =
+      LookUp(g, PickExperts(g, codes, indices, p + "/codes"),
+             g.FloatTable("e4m3fn", Fp8Table(), g.dtype()), p + "/codes/e4m3fn");
   const std::string blocked = g.Op(
       "Reshape", {values, g.Int64s({0, 0, 0, k / rows, rows, n / cols, cols})}, p + "/Reshape");
   std::string scale_values = PickExperts(g, scales, indices, p + "/scales");
