@@ -29,10 +29,12 @@ max_diff() {
                 : Math.max(...r.compare.outputs.map(o => o.max_abs_diff ?? 0)));' "$1"
 }
 
+model=(--preset tiny-moe)  # the generator's model flags, for agree
+
 agree() {  # reference form-name extra-generator-flags...
   local reference=$1 name=$2
   shift 2
-  "$gen" --preset tiny-moe --form prefill "$@" --check -o "$work/$name.onnx" >/dev/null
+  "$gen" "${model[@]}" --form prefill "$@" --check -o "$work/$name.onnx" >/dev/null
   local report diff
   report=$(node tools/ort/run_model.mjs "$work/$reference.onnx" "${dims[@]}" --seed 1 --json \
     --compare "$work/$name.onnx")
@@ -63,4 +65,27 @@ agree dense ort --moe-form ort
 agree dense gather --moe-form gather
 agree dense-fake-int4 ort-int4 --moe-form ort --weights int4
 for name in ort gather ort-int4; do plans "$name"; done
+
+# The configs of issue 31's models at tiny size (tests/data/hf-configs): Qwen3-MoE (q/k norms,
+# a dense layer from mlp_only_layers), GPT-OSS (router and expert biases, the clamped SwiGLU as
+# MoE's swiglu_limit / activation_alpha / activation_beta) and DeepSeek-V3's sigmoid
+# group-limited router in the gather form. The gather form's int4 experts (codes widened by
+# nibble tables, the path MXFP4 shares) agree with QMoE's int4 on the same 4-bit grid.
+# (tiny-gpt-oss.json leaves out the published quantization_config, so its gather form is plain.)
+for config in tiny-qwen3-moe tiny-gpt-oss tiny-deepseek-v3; do
+  model=(--from-hf-config "tests/data/hf-configs/$config.json" --weight-storage inline)
+  "$gen" "${model[@]}" --form prefill -o "$work/$config-dense.onnx" >/dev/null
+  agree "$config-dense" "$config-gather" --moe-form gather
+  [ "$config" = tiny-deepseek-v3 ] && continue  # ONNX Runtime's MoE has no sigmoid router
+  agree "$config-dense" "$config-ort" --moe-form ort
+  "$gen" "${model[@]}" --form prefill --moe-form ort --weights int4 \
+    -o "$work/$config-ort-int4.onnx" >/dev/null
+  agree "$config-ort-int4" "$config-gather-int4" --moe-form gather --weights int4
+done
+# GPT-OSS's attention sinks and alternating windows (window 4 over 8 tokens): the unfused form's
+# extra softmax column and window mask against GroupQueryAttention's head_sink and
+# local_window_size.
+model=(--from-hf-config tests/data/hf-configs/tiny-gpt-oss.json --weight-storage inline)
+"$gen" "${model[@]}" --form prefill --attention unfused -o "$work/gpt-oss-unfused.onnx" >/dev/null
+agree gpt-oss-unfused gpt-oss-fused --attention fused
 exit $((failures > 0))
