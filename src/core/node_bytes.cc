@@ -74,11 +74,32 @@ int64_t Tokens(const Value& x) {
   return 1;
 }
 
+// A Gather along axis 0 of a stored table stacking experts ([E, ...], rank 3 or more) by the
+// router's [..., k] indices (the gather form of an MoE layer): T tokens of k picks each read
+// the distinct experts they touch (routing.h: k for one token, towards E), not T * k slices.
+// Returns -1 when the node is not one.
+int64_t ExpertGatherReadBytes(const Graph& graph, const Node& node) {
+  const Value* table = InputValue(graph, node, 0);
+  const Value* indices = InputValue(graph, node, 1);
+  const auto axis = node.int_attributes.find("axis");
+  if (node.op_type != "Gather" || table == nullptr || indices == nullptr ||
+      (axis != node.int_attributes.end() && axis->second != 0) || table->producer != kNoNode ||
+      table->shape.size() < 3 || indices->shape.size() < 2 || table->shape[0] < 1)
+    return -1;
+  const int64_t picks = indices->shape.back();
+  const int64_t lookups = Elements(*indices);
+  if (picks < 1 || lookups < picks) return -1;
+  const double distinct = ExpectedDistinctExperts(table->shape[0], picks, lookups / picks);
+  return RoutedBytes(table->bytes, table->shape[0], distinct);
+}
+
 // Gather, GatherElements, GatherND: the rows gathered are read from the table (as many bytes
-// as the output), the indices read, the output written.
+// as the output; an expert table's distinct experts), the indices read, the output written.
 int64_t GatherBytes(const Graph& graph, const Node& node) {
   const Value* indices = InputValue(graph, node, 1);
-  return 2 * OutputBytes(graph, node) + (indices ? indices->bytes : 0);
+  const int64_t experts_read = ExpertGatherReadBytes(graph, node);
+  const int64_t read = experts_read >= 0 ? experts_read : OutputBytes(graph, node);
+  return read + OutputBytes(graph, node) + (indices ? indices->bytes : 0);
 }
 
 // RotaryEmbedding reads the cos/sin rows of the positions it rotates: com.microsoft takes

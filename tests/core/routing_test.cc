@@ -109,5 +109,34 @@ TEST_CASE("a measured routing profile lowers the bytes a skewed router reads") {
   CHECK(NodeBytes(graph, graph.nodes[0]) == 2192);
 }
 
+// The gather form of an MoE layer (hyperplan-gen --moe-form gather): a stored float32 table of
+// E = 8 experts [8, 16, 32] (2048 B an expert, 16384 B) gathered along axis 0 by the router's
+// int64 indices [1, tokens, 2] (top 2), into [1, tokens, 2, 16, 32].
+Graph ExpertGather(int64_t tokens) {
+  Graph graph;
+  const ValueId table = Tensor(graph, "experts", {8, 16, 32});
+  const ValueId indices = Tensor(graph, "indices", {1, tokens, 2}, DType::kInt64);
+  const ValueId picked = Tensor(graph, "picked", {1, tokens, 2, 16, 32});
+  Op(graph, "gather", "Gather", {table, indices}, {picked});
+  return graph;
+}
+
+TEST_CASE("the gather form reads the distinct experts its tokens route to") {
+  // One token: 2 of 8 experts read (4096 B), their 2 slices written (4096 B), 2 indices of 8 B:
+  // 8208 B, and nothing of the other 6 experts' 12288 B.
+  const Graph decode = ExpertGather(1);
+  CHECK(NodeBytes(decode, decode.nodes[0]) == 8208);
+  // At unit rates (1 B/ns) a gather does no arithmetic: 8208 ns.
+  CHECK(EstimateCosts(decode, testing::UnitProfile())[0].time_ns == 8208);
+  // Two tokens: 8 * (1 - 0.75^2) = 3.5 distinct experts read, 3.5 * 2048 = 7168 B; 4 slices
+  // written, 8192 B; 4 indices, 32 B: 15392 B (4 slices read would be 8192).
+  const Graph two = ExpertGather(2);
+  CHECK(NodeBytes(two, two.nodes[0]) == 15392);
+  // 64 tokens: every expert, 16384 B once (not 128 slices, 262144 B); 262144 B written;
+  // 128 indices, 1024 B: 279552 B.
+  const Graph prefill = ExpertGather(64);
+  CHECK(NodeBytes(prefill, prefill.nodes[0]) == 279552);
+}
+
 }  // namespace
 }  // namespace hyperplan

@@ -113,12 +113,15 @@ TEST_CASE("MoE forms refuse what they cannot write", "[generator][moe]") {
   const ModelConfig tiny = *FindPreset("tiny-moe");
   CHECK(MoeFormProblem(tiny, MoeForm::kOrt, WeightFormat::kInt4, 32).empty());
   CHECK(MoeFormProblem(tiny, MoeForm::kDense, WeightFormat::kFp8, 32).empty());
-  // DeepSeek-V3's sigmoid group-limited router has no ONNX Runtime MoE equivalent; the gather
-  // form takes it.
+  // DeepSeek-V3's sigmoid group-limited router reaches ONNX Runtime's MoE as logits of its
+  // normalized weights; without norm_topk_prob the op's renormalization would change them.
+  // The gather form takes it either way.
   ModelConfig sigmoid = tiny;
   sigmoid.router = Router::kSigmoidGroupLimited;
-  CHECK(MoeFormProblem(sigmoid, MoeForm::kOrt, WeightFormat::kPlain, 32)
-            .find("sigmoid group-limited") != std::string::npos);
+  CHECK(MoeFormProblem(sigmoid, MoeForm::kOrt, WeightFormat::kInt4, 32).empty());
+  sigmoid.normalize_top_k = false;
+  CHECK(MoeFormProblem(sigmoid, MoeForm::kOrt, WeightFormat::kPlain, 32).find("norm_topk_prob") !=
+        std::string::npos);
   CHECK(MoeFormProblem(sigmoid, MoeForm::kGather, WeightFormat::kPlain, 32).empty());
   CHECK(MoeFormProblem(tiny, MoeForm::kOrt, WeightFormat::kFp8, 32).find("not fp8") !=
         std::string::npos);

@@ -164,12 +164,49 @@ std::string DenseExperts(DecoderContext& ctx, const std::string& x, const std::s
   return sum;
 }
 
+// DeepSeek-V3's routing through ONNX Runtime's MoE, which takes logits and applies its own
+// softmax top-k: the chosen experts' weights w (normalized, times routed_scaling_factor) become
+// logits log(w), every other expert -30000, so the op's top k are the chosen ones and its
+// softmax over them, renormalized, is w / sum(w), the normalized weights; the scaling factor
+// multiplies the output (the experts have no biases, so the sum is linear in the weights).
+// Needs norm_topk_prob (MoeFormProblem).
+std::string RoutedThroughLogits(DecoderContext& ctx, const std::string& x, const std::string& w,
+                                const std::string& p) {
+  GraphBuilder& g = ctx.graph;
+  const ModelConfig& c = ctx.config;
+  const RoutedTopK top = RouterTopK(ctx, x, w, p);
+  const std::string q = p + "/gate/as_logits";
+  const std::string floor =
+      g.Op("Add",
+           {g.Op("Mul", {top.scores, g.FloatScalar(0.0f, ElemType::kFloat32)}, q + "/Mul"),
+            g.FloatScalar(-30000.0f, ElemType::kFloat32)},
+           q + "/Add");
+  const std::string chosen = g.Op("Log", {top.weights}, q + "/Log");
+  std::string logits = g.Op("ScatterElements", {floor, top.indices, chosen}, q + "/ScatterElements",
+                            {AttrInt("axis", -1)});
+  if (g.dtype() != ElemType::kFloat32)
+    logits = g.Op("Cast", {logits}, q + "/Cast", {AttrInt("to", OnnxType(g.dtype()))});
+  const std::string routed = OrtMoeExperts(ctx, x, logits, w, p);
+  return g.Op("Mul",
+              {routed, g.FloatScalar(static_cast<float>(c.routed_scaling_factor), g.dtype())},
+              p + "/routed_scaling/Mul");
+}
+
+std::string WithShared(DecoderContext& ctx, const std::string& x, const std::string& w,
+                       const std::string& p, const std::string& routed) {
+  const std::string shared = SharedExperts(ctx, x, w, p);
+  if (shared.empty()) return routed;
+  return ctx.graph.Op("Add", {shared, routed}, p + "/shared_experts/Add");
+}
+
 // The experts' weighted sum in the build's form, the shared experts added.
 std::string Experts(DecoderContext& ctx, const std::string& x, const std::string& w,
                     const std::string& p) {
   std::string routed;
   switch (ctx.options.moe_form) {
     case MoeForm::kOrt:
+      if (ctx.config.router == Router::kSigmoidGroupLimited)
+        return WithShared(ctx, x, w, p, RoutedThroughLogits(ctx, x, w, p));
       routed = OrtMoeExperts(ctx, x, RouterLogits(ctx, x, w, p, /*float32=*/false), w, p);
       break;
     case MoeForm::kGather:
@@ -178,9 +215,7 @@ std::string Experts(DecoderContext& ctx, const std::string& x, const std::string
     case MoeForm::kDense:
       return DenseExperts(ctx, x, w, p);
   }
-  const std::string shared = SharedExperts(ctx, x, w, p);
-  if (shared.empty()) return routed;
-  return ctx.graph.Op("Add", {shared, routed}, p + "/shared_experts/Add");
+  return WithShared(ctx, x, w, p, routed);
 }
 
 }  // namespace

@@ -328,9 +328,11 @@ std::string MoeFormProblem(const ModelConfig& config, MoeForm form, WeightFormat
   const char* name = form == MoeForm::kOrt ? "ort" : "gather";
   if (config.routed_experts == 0)
     return fmt::format("--moe-form {}: the model has no experts", name);
-  if (form == MoeForm::kOrt && config.router != Router::kSoftmaxTopK)
-    return "--moe-form ort: ONNX Runtime's MoE routes by softmax top-k; this model's sigmoid "
-           "group-limited router is written in the dense and gather forms";
+  if (form == MoeForm::kOrt && config.router != Router::kSoftmaxTopK &&
+      (!config.normalize_top_k || config.mlp_bias))
+    return "--moe-form ort: ONNX Runtime's MoE renormalizes its softmax top-k; this model's "
+           "sigmoid group-limited router reaches it as logits only with norm_topk_prob and no "
+           "expert biases (the dense and gather forms take it as it is)";
   if (form == MoeForm::kGather) return GatherWeightProblem(config, weights, fp8_rows, fp8_cols);
   if (weights == WeightFormat::kMxfp4)
     return "--moe-form ort --weights mxfp4: QMoE reads int4 or int8 blocks with float scales, "
