@@ -11,7 +11,8 @@
 // the planner each expert's weights as separate tensors with their own producer and consumers.
 // Cost: 8 nodes and 3 weights per expert, about 12 more per block; the Add chain keeps one
 // running sum live rather than every expert's output.
-// Routers: softmax top-k renormalized (Mixtral, the presets), or DeepSeek-V3's sigmoid scores
+// Routers: softmax top-k, renormalized when the config says (Mixtral, Qwen3-MoE, the presets;
+// GPT-OSS's adds a bias to the logits), or DeepSeek-V3's sigmoid scores
 // with a float32 e_score_correction_bias choosing the experts within the best expert groups
 // (ranked by the sum of their top two scores), the chosen scores renormalized and multiplied
 // by routed_scaling_factor (about 20 more nodes per block).

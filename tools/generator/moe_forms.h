@@ -18,8 +18,9 @@
 // Expert biases (GPT-OSS): MoE/QMoE's fc1/fc2 bias inputs (fc1's interleaved as its rows);
 // gathered by index in the gather form. GPT-OSS's clamped SwiGLU: swiglu_limit,
 // activation_alpha and activation_beta (ORT's names), or the gather form's own nodes.
-// Limits: ort needs the softmax router (ONNX Runtime's MoE has no sigmoid group-limited
-// routing; gather takes DeepSeek-V3's router as moe.h computes it); QMoE needs hidden and inter
+// Limits: ort takes logits and applies its own softmax top-k: DeepSeek-V3's sigmoid
+// group-limited routing reaches it as the logits of its weights (moe.cc), exact only with
+// norm_topk_prob; gather takes any router as moe.h computes it; QMoE needs hidden and inter
 // to be multiples of the block size and stores int4/int8 only (no fp8, no MXFP4); gather
 // materializes k expert slices per token, fine for decode, heavy for a long prefill; its
 // quantized experts (int4, fp8, mxfp4) are moe_quantized.h's.
