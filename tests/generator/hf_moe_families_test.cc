@@ -186,6 +186,7 @@ TEST_CASE("GPT-OSS-120B's config: sinks, alternating windows, clamped SwiGLU, MX
   CHECK(c.rope_scaling.kind == RopeScaling::Kind::kYarn);
   CHECK(c.rope_scaling.factor == 32.0);
   CHECK(c.dtype == ElemType::kBFloat16);  // no torch_dtype: the checkpoint's bf16
+  CHECK(read.dtype_given);                // so hyperplan-gen needs no --dtype
   CHECK(read.mxfp4_experts);
 }
 

@@ -38,7 +38,7 @@ namespace hyperplan::gen {
 
 struct HfConfig {
   ModelConfig config;
-  bool dtype_given = false;  // torch_dtype (or dtype) was in the file
+  bool dtype_given = false;  // torch_dtype (or dtype) was in the file, or the family fixes it
   // quantization_config quant_method "fp8" with weight_block_size [rows, cols]: the checkpoint
   // stores float8 projections with a float32 scale per block (0: no fp8 checkpoint).
   int64_t fp8_block_rows = 0;

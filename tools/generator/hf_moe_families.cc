@@ -80,7 +80,10 @@ void ReadGptOss(const HfFields& f, ModelConfig& c, HfConfig& out) {
   ReadGptOssExperts(f, c);
   // The published config names no torch_dtype: every tensor the checkpoint does not store as
   // MXFP4 (attention, router, embedding, LM head, norms, biases, sinks) is bf16.
-  if (!out.dtype_given) c.dtype = ElemType::kBFloat16;
+  if (!out.dtype_given) {
+    c.dtype = ElemType::kBFloat16;
+    out.dtype_given = true;
+  }
   out.notes.push_back(
       "gpt_oss: gate_up_proj is written as separate gate and up projections (the same elements; "
       "the checkpoint interleaves them), and the router picks the top k of the softmax over every "
