@@ -12,6 +12,7 @@
 #include "hyperplan/cost.h"
 #include "hyperplan/routing.h"
 #include "moe_shape.h"
+#include "weight_decode.h"
 
 namespace hyperplan {
 namespace {
@@ -192,6 +193,35 @@ int64_t MoeBytes(const Graph& graph, const Node& node) {
   return cost_rules::RoutedMoeBytes(*shape, DistinctExperts(graph, node, *shape));
 }
 
+// A node of a weight decode chain (weight_decode.h), fused into its MatMul: it reads the
+// stored bytes it starts from and writes nothing. A Gather reads a lookup table whole when
+// decoded codes index it, the routed experts' rows when a router's indices do.
+int64_t WeightDecodeBytes(const Graph& graph, const Node& node) {
+  int64_t bytes = 0;
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    const Value& input = graph.values[static_cast<size_t>(node.inputs[i])];
+    const bool gather = node.op_type == "Gather";
+    if (gather && i == 1) {
+      if (!cost_rules::IsDecodedWeight(graph, node.inputs[i])) bytes += input.bytes;
+    } else if (gather && i == 0 && node.inputs.size() > 1 &&
+               !cost_rules::IsDecodedWeight(graph, node.inputs[1])) {
+      const int64_t experts = ExpertGatherReadBytes(graph, node);
+      bytes += experts >= 0 ? experts : OutputBytes(graph, node);
+    } else if (input.is_initializer || !cost_rules::IsDecodedWeight(graph, node.inputs[i])) {
+      bytes += input.bytes;  // stored, or widened by a node that wrote it out
+    }
+  }
+  return bytes;
+}
+
+// A MatMul or Gemm whose B is a decoded weight does not read B: its chain read the stored
+// bytes (a fused kernel widens them in registers).
+int64_t ProjectionBytes(const Graph& graph, const Node& node) {
+  const int64_t bytes = GenericBytes(graph, node);
+  if (node.inputs.size() < 2 || !cost_rules::IsDecodedWeight(graph, node.inputs[1])) return bytes;
+  return bytes - graph.values[static_cast<size_t>(node.inputs[1])].bytes;
+}
+
 }  // namespace
 
 bool IsViewOp(std::string_view op_type) {
@@ -204,6 +234,8 @@ bool IsViewOp(std::string_view op_type) {
 int64_t NodeBytes(const Graph& graph, const Node& node) {
   const std::string_view op = node.op_type;
   if (IsViewOp(op)) return 0;
+  if (cost_rules::IsWeightDecodeNode(graph, node)) return WeightDecodeBytes(graph, node);
+  if (op == "MatMul" || op == "Gemm") return ProjectionBytes(graph, node);
   if (op == "Gather" || op == "GatherElements" || op == "GatherND") {
     return GatherBytes(graph, node);
   }

@@ -138,5 +138,53 @@ TEST_CASE("the gather form reads the distinct experts its tokens route to") {
   CHECK(NodeBytes(prefill, prefill.nodes[0]) == 279552);
 }
 
+// fp8 codes decoded for a MatMul as a graph spells it: codes uint8 [32, 16] (512 B), Cast to
+// float32 (2048 B), times a float32 scale (4 B), read as B by x [1, 32] (128 B) -> y [1, 16]
+// (64 B).
+Graph DecodedProjection() {
+  Graph graph;
+  const ValueId codes = Tensor(graph, "codes", {32, 16}, DType::kUint8);
+  const ValueId scale = Tensor(graph, "scale", {1});
+  const ValueId wide = Tensor(graph, "wide", {32, 16});
+  const ValueId w = Tensor(graph, "w", {32, 16});
+  const ValueId x = Tensor(graph, "x", {1, 32});
+  const ValueId y = Tensor(graph, "y", {1, 16});
+  graph.values[codes].is_initializer = true;
+  graph.values[scale].is_initializer = true;
+  Op(graph, "cast", "Cast", {codes}, {wide});
+  Op(graph, "mul", "Mul", {wide, scale}, {w});
+  Op(graph, "matmul", "MatMul", {x, w}, {y});
+  return graph;
+}
+
+TEST_CASE("a weight decode chain is costed as fused into its MatMul: the codes, read once") {
+  const Graph graph = DecodedProjection();
+  // The Cast reads the 512 B of codes and writes nothing (the fused kernel widens in
+  // registers); written out it would be 512 + 2048 = 2560 B.
+  CHECK(NodeBytes(graph, graph.nodes[0]) == 512);
+  // The Mul reads the 4 B scale only.
+  CHECK(NodeBytes(graph, graph.nodes[1]) == 4);
+  // The MatMul reads x (128 B) and writes y (64 B), not the widened 2048 B of B: 192 B.
+  CHECK(NodeBytes(graph, graph.nodes[2]) == 192);
+  // The chain's total, 708 B, is the codes, the scale and the activations: at unit rates the
+  // projection takes 512 + 4 + 192 ns of memory time where the spelled-out graph took
+  // 2560 + 4100 + 2240.
+  int64_t total = 0;
+  for (const Node& node : graph.nodes) total += NodeBytes(graph, node);
+  CHECK(total == 708);
+}
+
+TEST_CASE("an activation never joins a decode chain") {
+  Graph graph = DecodedProjection();
+  // The widened weight also feeds an activation's consumer: no longer only a MatMul's B, so
+  // the Cast writes it (512 + 2048) and the MatMul reads it.
+  const ValueId out = Tensor(graph, "out", {32, 16});
+  Op(graph, "relu", "Relu", {graph.nodes[0].outputs[0]}, {out});
+  CHECK(NodeBytes(graph, graph.nodes[0]) == 2560);
+  // The Mul still feeds only the MatMul's B, so it writes nothing, but reads the widened
+  // weight the Cast wrote out (2048 B) and the scale (4 B): 2052 B.
+  CHECK(NodeBytes(graph, graph.nodes[1]) == 2052);
+}
+
 }  // namespace
 }  // namespace hyperplan
