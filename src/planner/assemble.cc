@@ -106,7 +106,7 @@ class Assembler {
         candidates_(context.candidates.candidates),
         step_count_(context.step_count()),
         placement_count_(std::min(options.placement_count, selection.placements.size())),
-        crossings_(FindHostCrossings(graph_, *context.profile, context.lifetimes, context.units)) {}
+        crossings_(context.crossings) {}
 
   EvaluatedPlan Run() {
     StartPlan();
@@ -656,7 +656,7 @@ class Assembler {
   std::vector<int32_t> by_value_;                     // placements by value, then gap start
   std::vector<int32_t> final_store_;                  // by ValueId: its Store's last hop; -1: none
   std::vector<std::vector<int32_t>> intervals_of_;    // by ValueId: its residency intervals
-  const HostCrossings crossings_;                     // empty: every node on the device
+  const HostCrossings& crossings_;                    // context.h; empty: every node on the device
   std::vector<int32_t> crossing_store_index_;         // by ValueId; -1: none
   std::vector<int32_t> crossing_prefetch_index_;      // by ValueId; -1: none
   std::vector<int32_t> crossing_detach_index_;        // by ValueId; -1: none

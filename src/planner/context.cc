@@ -39,6 +39,8 @@ PlanContext BuildContext(const Problem& problem) {
       .order_name = {},  // the model's order
       .lifetimes = problem.lifetimes,
       .units = problem.units,
+      .crossings =
+          FindHostCrossings(*problem.graph, *problem.profile, problem.lifetimes, problem.units),
       .cost = {problem.node_time_ns, StallFreeStepStarts(problem.order, problem.node_time_ns),
                problem.routes},
       .homes = problem.homes,

@@ -1,9 +1,10 @@
 // PlanContext: everything the planner derives from (graph, profile, order) before deciding.
 //
 // Lifetimes, costs and candidates for one order, plus the baseline device bytes per step
-// (the lifetimes timeline: values and control-flow scratch). Built once per order and then
-// read only by refine, assemble and the oracle tests. Cost: O(nodes + values + uses) plus the
-// candidate sort.
+// (the lifetimes timeline: values and control-flow scratch) and, where some nodes run on the
+// host, the crossings that placement needs (host_crossings.h: refine counts their copies'
+// room, assembly issues them). Built once per order and then read only by refine, assemble
+// and the oracle tests. Cost: O(nodes + values + uses) plus the candidate sort.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +18,7 @@
 #include "hyperplan/planner/problem.h"
 #include "planner/candidates.h"
 #include "planner/cost_analysis.h"
+#include "planner/host_crossings.h"
 
 namespace hyperplan::planner {
 
@@ -28,6 +30,7 @@ struct PlanContext {
   std::string order_name;      // Plan::order_name: set by whoever made a reordered context
   LifetimeAnalysis lifetimes;  // the device's view under `units`
   UnitPlacement units;         // Problem::units: which nodes run on the host
+  HostCrossings crossings;     // of `units` in `lifetimes`; empty: every node on the device
   CostAnalysis cost;
   ValueHomes homes;  // homes.h: the same for every order and time axis
   CandidateSet candidates;

@@ -65,6 +65,12 @@ std::vector<HostCopySpan> HostCopySpans(const Graph& graph, const LifetimeAnalys
   return spans;
 }
 
+bool HostLinkedBothWays(const HardwareProfile& profile) {
+  const TierId host_tier = profile.host_compute.memory_tier;
+  return DirectLink(profile, profile.device_tier, host_tier) >= 0 &&
+         DirectLink(profile, host_tier, profile.device_tier) >= 0;
+}
+
 HostCrossings FindHostCrossings(const Graph& graph, const HardwareProfile& profile,
                                 const LifetimeAnalysis& lifetimes, const UnitPlacement& units) {
   HostCrossings crossings;
@@ -72,7 +78,7 @@ HostCrossings FindHostCrossings(const Graph& graph, const HardwareProfile& profi
   crossings.host_tier = profile.host_compute.memory_tier;
   crossings.store_link = DirectLink(profile, profile.device_tier, crossings.host_tier);
   crossings.prefetch_link = DirectLink(profile, crossings.host_tier, profile.device_tier);
-  if (crossings.store_link < 0 || crossings.prefetch_link < 0) {
+  if (!HostLinkedBothWays(profile)) {
     throw Error(ErrorKind::kInternal, "profile '" + profile.name +
                                           "': a node placed on the host, but the device and the "
                                           "host tier are not linked both ways");

@@ -51,6 +51,10 @@ std::vector<HostCopySpan> HostCopySpans(const Graph& graph, const LifetimeAnalys
 // The link index from `from` to `to`, -1 when the profile has none.
 int32_t DirectLink(const HardwareProfile& profile, TierId from, TierId to);
 
+// Whether the profile links the device and its host compute tier both ways: where it does not,
+// no node may run on the host (FindHostCrossings throws; the host placement search skips).
+bool HostLinkedBothWays(const HardwareProfile& profile);
+
 // The crossings of `units` in the device view `lifetimes`; empty when no node runs on the
 // host. Throws Error(kInternal) when a host node runs where the device and H are not linked
 // both ways.

@@ -21,12 +21,7 @@ constexpr int kRefineRounds = 3;        // then halving around the best, up to 6
 bool Worthwhile(const Problem& problem, const PlanOptions& options, const PlanResult& device) {
   const HardwareProfile& profile = *problem.profile;
   if (!options.offload || !options.host_compute || !profile.host_compute.present() ||
-      !problem.units.node_unit.empty()) {
-    return false;
-  }
-  const TierId host_tier = profile.host_compute.memory_tier;
-  if (DirectLink(profile, profile.device_tier, host_tier) < 0 ||
-      DirectLink(profile, host_tier, profile.device_tier) < 0) {
+      !problem.units.node_unit.empty() || !HostLinkedBothWays(profile)) {
     return false;
   }
   return !device.evaluation.fits || device.evaluation.timeline.stall_ns > 0;

@@ -877,10 +877,8 @@ class Refiner {
       tiers_[host_tier].Add(0, step_count_ - 1, graph_.values[id].bytes);
       home_counted_[id] = 1;
     }
-    const HostCrossings crossings =
-        FindHostCrossings(graph_, profile_, context_.lifetimes, context_.units);
     for (const HostCopySpan& span :
-         HostCopySpans(graph_, context_.lifetimes, context_.units, crossings)) {
+         HostCopySpans(graph_, context_.lifetimes, context_.units, context_.crossings)) {
       tiers_[host_tier].Add(span.first_step, span.last_step, span.bytes);
     }
   }
