@@ -13,15 +13,18 @@
 namespace hyperplan::planner {
 namespace {
 
-// Crossings (host_crossings.h) come last before the compute step of their boundary: a Store
-// to the host after the Prefetch that brought the value back, a Prefetch from it after the
-// planner's own.
+// Crossings (host_crossings.h) at a boundary: a Store to the host comes last before the
+// compute step, after the Prefetch that brought the value back; a Prefetch from the host comes
+// before the planner's own, so that on a FIFO channel it never queues behind a weight's
+// transfer: it carries a value the next device step waits for (at batch-1 decode, every
+// step after it), while a planner Prefetch issued at that boundary feeds a later step.
 enum Group : int {
   kStoreGroup = 0,
   kDetachGroup = 1,
-  kPrefetchGroup = 2,
-  kCrossingGroup = 3,
-  kComputeGroup = 4
+  kCrossingPrefetchGroup = 2,
+  kPrefetchGroup = 3,
+  kCrossingStoreGroup = 4,
+  kComputeGroup = 5
 };
 
 struct Pending {
@@ -192,7 +195,7 @@ class Assembler {
   // One crossing hop on channel 0 of `link`, planned at its boundary's stall-free start.
   void PendCrossing(StepKind kind, ValueId value, Step boundary, int32_t link) {
     Pending crossing;
-    crossing.group = kCrossingGroup;
+    crossing.group = kind == StepKind::kPrefetch ? kCrossingPrefetchGroup : kCrossingStoreGroup;
     crossing.crossing = true;
     PlanStep& step = crossing.step;
     step.kind = kind;
@@ -483,7 +486,8 @@ class Assembler {
           last_compute = index;
           last_stream = index;
           break;
-        case kCrossingGroup:
+        case kCrossingPrefetchGroup:
+        case kCrossingStoreGroup:
           AddCrossingWaits(step, index, last_stream);
           break;
         case kStoreGroup:

@@ -41,6 +41,7 @@ PlanContext BuildContext(const Problem& problem) {
       .units = problem.units,
       .crossings =
           FindHostCrossings(*problem.graph, *problem.profile, problem.lifetimes, problem.units),
+      .reserve_crossings = problem.reserve_crossings,
       .cost = {problem.node_time_ns, StallFreeStepStarts(problem.order, problem.node_time_ns),
                problem.routes},
       .homes = problem.homes,

@@ -27,10 +27,11 @@ struct PlanContext {
   const HardwareProfile* profile = nullptr;
   std::vector<NodeId> order;
   bool reordered = false;
-  std::string order_name;      // Plan::order_name: set by whoever made a reordered context
-  LifetimeAnalysis lifetimes;  // the device's view under `units`
-  UnitPlacement units;         // Problem::units: which nodes run on the host
-  HostCrossings crossings;     // of `units` in `lifetimes`; empty: every node on the device
+  std::string order_name;          // Plan::order_name: set by whoever made a reordered context
+  LifetimeAnalysis lifetimes;      // the device's view under `units`
+  UnitPlacement units;             // Problem::units: which nodes run on the host
+  HostCrossings crossings;         // of `units` in `lifetimes`; empty: every node on the device
+  bool reserve_crossings = false;  // Problem::reserve_crossings: refine.cc ReserveCrossings
   CostAnalysis cost;
   ValueHomes homes;  // homes.h: the same for every order and time axis
   CandidateSet candidates;

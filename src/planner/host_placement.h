@@ -15,13 +15,24 @@
 // iteration, then fewer bytes moved; the device's plan is kept on ties. So the decision flips
 // by itself: at batch-1 decode the host reads a layer faster than PCIe brings it, at prefill
 // the device computes it far faster than the host.
-// Cost: up to eleven more plannings of the problem (two on graphs above kSecondChoiceLimit
-// steps: the whole gap and half of it, no halving), plus FindHostParts.
-// Limits: a prefix of one ranking, not a search over subsets; parts only (host_parts.h).
+// Interleaved: a prefix keeps every parts-th MLP on the device, so the link streams it behind
+// the host's work on the MLPs before it (a contiguous prefix cannot: the device's layers after
+// it must all be resident when the host's end, and the link idles behind the host; on
+// Llama-3-70B int4 decode on rtx-4090 the best prefix, 34 parts, ran 242 ms with the link
+// busy 57%). With the best prefix found, the interleaved ranking is planned at 2 and 3 parts
+// fewer, with the crossings' link time reserved (Problem::reserve_crossings: a weight's
+// Prefetch queued ahead of a crossing on the FIFO channel would hold the chain back): 226 ms,
+// the link busy 90% (the bound with host compute: 210.3 ms).
+// Cost: up to thirteen more plannings of the problem (two on graphs above kSecondChoiceLimit
+// steps: the whole gap and half of it, no halving, no interleaving), plus FindHostParts.
+// Limits: prefixes of two rankings, not a search over subsets; parts only (host_parts.h); one
+// gap for every MLP (from their sums).
 #pragma once
 
 #include <functional>
+#include <vector>
 
+#include "hyperplan/planner/host_parts.h"
 #include "hyperplan/planner/options.h"
 #include "hyperplan/planner/planner.h"
 #include "hyperplan/planner/problem.h"
@@ -29,6 +40,18 @@
 namespace hyperplan::planner {
 
 using PlanProblem = std::function<PlanResult(const Problem&)>;
+
+// How many consecutive MLP parts share one kept on the device, so that the link streams its
+// weights behind the host's work on the others: each host MLP leaves the link its host time
+// less the transfer of its layer's other weights (its attention, streamed behind it), and a
+// device MLP needs the transfer of its own weights; gap = 1 + ceil(need / spare), each summed
+// over the MLP parts, on the link from the host tier to the device. 0 (no interleaving) where
+// the host time leaves the link nothing.
+int InterleaveGap(const Problem& problem, const std::vector<HostPart>& parts);
+
+// `ranked` with every `gap`-th MLP part (in its order) moved to the end: a prefix of it runs
+// gap - 1 of each `gap` consecutive MLPs on the host and keeps the last on the device.
+std::vector<HostPart> Interleaved(const std::vector<HostPart>& ranked, int gap);
 
 // `device` (the plan of `problem` with every node on the device) or a better plan with some
 // parts on the host, each planned by `plan`.

@@ -122,6 +122,14 @@ void LinkSchedule::Reserve(int32_t link, const Slot& slot) {
   channels_[link][slot.channel].Reserve(slot.start_ns, slot.end_ns);
 }
 
+Slot LinkSchedule::ReserveEarliest(int32_t link, int32_t channel, int64_t lower_ns,
+                                   int64_t duration_ns) {
+  ChannelSchedule& schedule = channels_[link][channel];
+  const int64_t start_ns = schedule.EarliestStart(lower_ns, duration_ns);
+  schedule.Reserve(start_ns, start_ns + duration_ns);
+  return Slot{channel, start_ns, start_ns + duration_ns};
+}
+
 void LinkSchedule::Release(int32_t link, const Slot& slot) {
   channels_[link][slot.channel].Release(slot.start_ns, slot.end_ns);
 }

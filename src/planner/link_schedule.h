@@ -60,6 +60,9 @@ class LinkSchedule {
   std::vector<LinkSlot> EarliestChain(const HardwareProfile& profile, const Route& route,
                                       int64_t lower_ns, int64_t bytes) const;
   void Reserve(int32_t link, const Slot& slot);
+  // Reserves, on `channel` of `link`, the earliest free [s, s + duration_ns) with s >= lower_ns
+  // (a transfer issued outside the planner's choice, such as a host crossing), and returns it.
+  Slot ReserveEarliest(int32_t link, int32_t channel, int64_t lower_ns, int64_t duration_ns);
   void Release(int32_t link, const Slot& slot);
 
  private:

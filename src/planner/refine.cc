@@ -62,6 +62,7 @@ class Refiner {
     const std::vector<int64_t> zeros(static_cast<size_t>(step_count_), 0);
     for (size_t tier = 0; tier < profile_.tiers.size(); ++tier) tiers_.emplace_back(zeros);
     CountHostCopies();
+    ReserveCrossings();
     alive_.assign(candidates_.size(), 1);
     if (request_.allowed != nullptr) {
       for (size_t c = 0; c < candidates_.size(); ++c) alive_[c] = (*request_.allowed)[c];
@@ -881,6 +882,43 @@ class Refiner {
          HostCopySpans(graph_, context_.lifetimes, context_.units, context_.crossings)) {
       tiers_[host_tier].Add(span.first_step, span.last_step, span.bytes);
     }
+  }
+
+  // The crossings (host_crossings.h) run on channel 0 of their links, FIFO with the planner's
+  // transfers there, as soon as their value is ready: a Store after its device producer, a
+  // Prefetch after its host producer. With PlanContext::reserve_crossings their time is
+  // reserved before anything is placed, so no transfer is planned across it: a weight's
+  // Prefetch issued earlier and still running holds the crossing back, and the device step
+  // reading it waits (at batch-1 decode, every step after it). Llama-3-70B int4 decode on
+  // rtx-4090 with every 8th of the first 36 MLPs on the device stalled 16.2 ms on crossings
+  // queued behind 4.7 ms weight Prefetches; reserved, 0.35 ms. Where transfers outlast the
+  // time between two crossings (bf16 attention weights, 5.4 ms, between MLPs on the host every
+  // 3.3 ms), no transfer fits between them and the plan stalls longer (70B bf16 decode on
+  // rtx-4090-xeon-2s: 295 -> 319 ms), so the host search asks for it (host_placement.h).
+  void ReserveCrossings() {
+    const HostCrossings& crossings = context_.crossings;
+    if (crossings.empty() || !context_.reserve_crossings) return;
+    for (size_t id = 0; id < graph_.values.size(); ++id) {
+      const Value& value = graph_.values[id];
+      if (value.bytes <= 0) continue;
+      if (crossings.store_boundary[id] >= 0) {
+        ReserveCrossing(crossings.store_link, ReadyNs(value), value.bytes);
+      }
+      if (context_.lifetimes.lifetimes[id].crosses_in) {
+        ReserveCrossing(crossings.prefetch_link, ReadyNs(value), value.bytes);
+      }
+    }
+  }
+
+  // When `value` is written on the stall-free axis: the end of its producer's step (the start
+  // of the iteration for a graph input).
+  int64_t ReadyNs(const Value& value) const {
+    if (value.producer == kNoNode) return 0;
+    return start_ns_[context_.lifetimes.step_of_node[value.producer] + 1];
+  }
+
+  void ReserveCrossing(int32_t link, int64_t ready_ns, int64_t bytes) {
+    links_.ReserveEarliest(link, 0, ready_ns, ChannelTransferTimeNs(profile_.links[link], bytes));
   }
 
   // Device bytes change over [first, last]: the profile and the trees that track it.

@@ -4,12 +4,16 @@
 // reads its memory (ddr) at 4 B/ns and computes 0.5 FLOP/ns. A Work node counts one FLOP per
 // output element and touches its inputs' and outputs' bytes, on either unit. Every number is
 // worked out beside its assertion.
+#include "planner/host_placement.h"
+
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <vector>
 
 #include "hyperplan/planner/host_parts.h"
 #include "hyperplan/planner/problem.h"
+#include "planner/context.h"
+#include "planner/refine.h"
 #include "planner_support.h"
 
 using namespace hyperplan;
@@ -29,16 +33,17 @@ HardwareProfile HostProfile(int64_t device_bytes = int64_t{1} << 40) {
   return profile;
 }
 
-// Two decoder layers: attention n<L>a (weight "model.layers.<L>.self_attn.w", 10 B, 10 ns)
-// then MLP n<L>m (weight "model.layers.<L>.mlp.up_proj.weight", 100 B, `mlp_flops` ns on the
-// device); every activation 4 B; x is the graph input, a1m the output.
+// Decoder layers (two unless told): attention n<L>a (weight "model.layers.<L>.self_attn.w",
+// 10 B, 10 ns) then MLP n<L>m (weight "model.layers.<L>.mlp.up_proj.weight", 100 B,
+// `mlp_flops` ns on the device); every activation 4 B; x is the graph input, the last MLP's
+// output the graph's.
 struct TwoLayers {
   Graph graph;
   ValueId x = kNoValue;
   std::vector<ValueId> attention_out, mlp_out, mlp_weight;
-  explicit TwoLayers(int64_t mlp_flops) {
+  explicit TwoLayers(int64_t mlp_flops, int layers = 2) {
     ValueId previous = x = Input(graph, "x", 4);
-    for (int layer = 0; layer < 2; ++layer) {
+    for (int layer = 0; layer < layers; ++layer) {
       const std::string base = Named("model.layers.", layer);
       const ValueId attention_weight = Weight(graph, base + ".self_attn.w", 10);
       attention_out.push_back(Work(graph, Named("n", layer, "a"), {previous, attention_weight},
@@ -152,4 +157,75 @@ TEST_CASE("decode moves an MLP to the host, prefill keeps it on the device", "[p
     for (const PlanStep& step : result.plan.steps) CHECK(step.unit == ComputeUnit::kDevice);
     CHECK(result.evaluation.timeline.makespan_ns < 10 + 4 + 4000 + 4 + 10 + 2000);
   }
+}
+
+TEST_CASE("reserved crossings: a weight's Prefetch ends before the host's output crosses",
+          "[planner][host]") {
+  // n0a () -> a0 (4 B, 10 ns, 200 B scratch)    on the device
+  // n0m a0, w0 -> m0 (200 FLOP)                 on the host: 200 / 0.5 = 400 ns (outlasts
+  //                                             (4 + 100 + 4) B at 4 B/ns = 27 ns)
+  // n1a m0 -> a1 (10 ns)                        on the device, after m0 crosses back
+  // n1m a1, w1 -> y (10 ns)                     on the device, w1 100 B
+  // Stall-free axis T = [0, 10, 410, 420, 430]. Step 0 holds a0 4 + scratch 200 + w1 100 =
+  // 304 B, so a 250 B target takes w1 off there and fetches it for step 3 (100 ns at 1 B/ns),
+  // no earlier than step 1 (T = 10). m0's crossing Prefetch (4 B) runs on the same channel as
+  // n0m ends: [410, 414).
+  Graph graph;
+  const ValueId w0 = Weight(graph, "model.layers.0.mlp.up_proj.weight", 100);
+  const ValueId w1 = Weight(graph, "model.layers.1.mlp.up_proj.weight", 100);
+  const ValueId a0 = Work(graph, "n0a", {}, "a0", 4, 10, 200);
+  const ValueId m0 = Work(graph, "n0m", {a0, w0}, "m0", 4, 200);
+  const ValueId a1 = Work(graph, "n1a", {m0}, "a1", 4, 10);
+  MarkOutput(graph, Work(graph, "n1m", {a1, w1}, "y", 4, 10));
+  const HardwareProfile profile = HostProfile();
+  std::vector<ComputeUnit> units(graph.nodes.size(), ComputeUnit::kDevice);
+  units[1] = ComputeUnit::kHost;
+  const Problem placed = PlaceUnits(BuildProblem(graph, profile, OneRun()), units);
+  planner::PlanContext context = planner::BuildContext(placed);
+  REQUIRE(context.cost.step_start_ns == std::vector<int64_t>{0, 10, 410, 420, 430});
+  planner::RefineRequest request;
+  request.target_live_bytes = 250;
+  for (const bool reserve : {false, true}) {
+    INFO("crossings reserved: " << reserve);
+    context.reserve_crossings = reserve;
+    const planner::Selection selection = planner::Refine(context, request);
+    CHECK(selection.reached_target);
+    REQUIRE(selection.placements.size() == 1);
+    const planner::Placement& placement = selection.placements[0];
+    CHECK(context.candidates.candidates[placement.candidate].value == w1);
+    REQUIRE(placement.prefetch_hops.size() == 1);
+    // As late as still hides: ending as step 3 starts, [320, 420), across the crossing's
+    // [410, 414); reserved, the latest 100 ns free before 420 ends as the crossing starts:
+    // [310, 410).
+    const planner::Slot& slot = placement.prefetch_hops[0].slot;
+    CHECK(slot.start_ns == (reserve ? 310 : 320));
+    CHECK(slot.end_ns == (reserve ? 410 : 420));
+  }
+}
+
+TEST_CASE("interleaved host parts: every gap-th MLP stays on the device", "[planner][host]") {
+  // Four layers, MLPs of 60 FLOP: 60 ns on the device, 60 / 0.5 = 120 ns on the host
+  // (outlasting (4 + 100 + 4) B at 4 B/ns = 27 ns). Links move 1 B/ns from ddr to the device.
+  const TwoLayers model(60, 4);
+  const HardwareProfile profile = HostProfile();
+  const Problem problem = BuildProblem(model.graph, profile, OneRun());
+  const std::vector<HostPart> parts = FindHostParts(problem);
+  REQUIRE(parts.size() == 4);
+  // Per MLP on the host the link has 120 ns, less its layer's attention weight (10 B: 10 ns):
+  // 110 ns to spare; a device MLP's weight needs 100 ns. Summed over the 4 parts: need 400,
+  // spare 440: gap = 1 + ceil(400 / 440) = 2.
+  CHECK(planner::InterleaveGap(problem, parts) == 2);
+  // Gap 2: the 2nd and 4th MLPs move to the end: layers 0, 2, 1, 3.
+  std::vector<int> layers;
+  for (const HostPart& part : planner::Interleaved(parts, 2)) layers.push_back(part.layer);
+  CHECK(layers == std::vector<int>{0, 2, 1, 3});
+  // MLPs of 20 FLOP take 40 ns on the host: 30 ns to spare each, need 100: gap 1 + ceil(400 /
+  // 120) = 5, more than the layers: the interleaved ranking keeps the order.
+  const TwoLayers light(20, 4);
+  const Problem light_problem = BuildProblem(light.graph, profile, OneRun());
+  const std::vector<HostPart> light_parts = FindHostParts(light_problem);
+  CHECK(planner::InterleaveGap(light_problem, light_parts) == 5);
+  layers.clear();
+  for (const HostPart& part : planner::Interleaved(light_parts, 5)) layers.push_back(part.layer);
+  CHECK(layers == std::vector<int>{0, 1, 2, 3});
 }

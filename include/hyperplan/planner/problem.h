@@ -40,6 +40,9 @@ struct Problem {
   ValueHomes homes;
   // Which unit runs each node (docs/design.md "Compute units"); empty node_unit: the device.
   UnitPlacement units;
+  // Whether the planner keeps the crossings' link time free of its own transfers (refine.cc
+  // ReserveCrossings); the host placement search asks for it on interleaved placements.
+  bool reserve_crossings = false;
 
   Step step_count() const { return static_cast<Step>(order.size()); }
 };
