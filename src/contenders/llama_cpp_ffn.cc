@@ -22,7 +22,7 @@ struct LlamaCppParts {
 LlamaCppParts SplitParts(const Problem& problem) {
   LlamaCppParts split;
   for (HostPart& part : FindHostParts(problem)) {
-    if (part.kind == HostPartKind::kMlp) {
+    if (part.kind == HostPartKind::kMlp || part.kind == HostPartKind::kRoutedExperts) {
       split.ffn.push_back(std::move(part));
     } else if (part.kind == HostPartKind::kEmbedding) {
       split.always.push_back(std::move(part));
@@ -30,6 +30,18 @@ LlamaCppParts SplitParts(const Problem& problem) {
   }
   std::stable_sort(split.ffn.begin(), split.ffn.end(),
                    [](const HostPart& a, const HostPart& b) { return a.layer < b.layer; });
+  // A MoE layer's two parts (router and shared experts, routed experts) are one FFN to
+  // llama.cpp: blk.N.ffn_.* matches them all.
+  std::vector<HostPart> by_layer;
+  for (HostPart& part : split.ffn) {
+    if (!by_layer.empty() && by_layer.back().layer == part.layer) {
+      by_layer.back().nodes.insert(by_layer.back().nodes.end(), part.nodes.begin(),
+                                   part.nodes.end());
+    } else {
+      by_layer.push_back(std::move(part));
+    }
+  }
+  split.ffn = std::move(by_layer);
   return split;
 }
 

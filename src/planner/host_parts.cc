@@ -105,34 +105,97 @@ StepParts ClassifySteps(const Problem& problem) {
 
 std::string PartName(HostPartKind kind, int layer) {
   if (kind == HostPartKind::kMlp) return "layer " + std::to_string(layer) + " MLP";
+  if (kind == HostPartKind::kRoutedExperts) {
+    return "layer " + std::to_string(layer) + " routed experts";
+  }
   return kind == HostPartKind::kLmHead ? "LM head" : "token embedding";
 }
 
-// The part over steps [first, last], costed; none when a node in it cannot run on the host or
-// reads a weight of another part.
-std::optional<HostPart> MakePart(const Problem& problem, const StepParts& steps, HostPartKind kind,
-                                 int layer, Step first, Step last) {
+// `nodes` (in step order) as a part, costed.
+HostPart CostedPart(const Problem& problem, HostPartKind kind, int layer,
+                    std::vector<NodeId> nodes) {
   const Graph& graph = *problem.graph;
   HostPart part;
   part.kind = kind;
   part.layer = layer;
-  part.first_step = first;
-  part.last_step = last;
+  part.first_step = problem.lifetimes.step_of_node[nodes.front()];
+  part.last_step = problem.lifetimes.step_of_node[nodes.back()];
   part.name = PartName(kind, layer);
   std::set<ValueId> weights;
-  for (Step k = first; k <= last; ++k) {
-    const NodeId id = problem.order[k];
+  for (NodeId id : nodes) {
     const Node& node = graph.nodes[id];
-    if (steps.reads_other_weight[k] || !HostCanRun(problem, node)) return std::nullopt;
-    part.nodes.push_back(id);
     part.device_ns += problem.node_time_ns[id];
     part.host_ns += EstimateHostNodeCost(graph, node, *problem.profile).time_ns;
     for (ValueId input : node.inputs) {
       if (input != kNoValue && IsWeight(graph.values[input])) weights.insert(input);
     }
   }
+  part.nodes = std::move(nodes);
   for (ValueId weight : weights) part.weight_bytes += graph.values[weight].bytes;
   return part;
+}
+
+// The part over steps [first, last], costed; none when a node in it cannot run on the host or
+// reads a weight of another part.
+std::optional<HostPart> MakePart(const Problem& problem, const StepParts& steps, HostPartKind kind,
+                                 int layer, Step first, Step last) {
+  std::vector<NodeId> nodes;
+  for (Step k = first; k <= last; ++k) {
+    const NodeId id = problem.order[k];
+    if (steps.reads_other_weight[k] || !HostCanRun(problem, problem.graph->nodes[id])) {
+      return std::nullopt;
+    }
+    nodes.push_back(id);
+  }
+  return CostedPart(problem, kind, layer, std::move(nodes));
+}
+
+bool IsSharedExpertWeight(std::string_view name) { return Contains(name, "shared_expert"); }
+
+bool IsRoutedExpertWeight(std::string_view name) {
+  return Contains(name, ".experts.") && !IsSharedExpertWeight(name);
+}
+
+// Whether a node is fed by a routed expert (its weight, or a value such a node produced) and
+// by a shared one; `routed` and `shared` gain its outputs accordingly.
+bool FedByRoutedOnly(const Graph& graph, const Node& node, std::set<ValueId>& routed,
+                     std::set<ValueId>& shared) {
+  bool by_routed = false;
+  bool by_shared = false;
+  for (ValueId input : node.inputs) {
+    if (input == kNoValue) continue;
+    const Value& value = graph.values[input];
+    const bool weight = IsWeight(value);
+    by_routed = by_routed || (weight ? IsRoutedExpertWeight(value.name) : routed.count(input) > 0);
+    by_shared = by_shared || (weight ? IsSharedExpertWeight(value.name) : shared.count(input) > 0);
+  }
+  for (ValueId output : node.outputs) {
+    if (output == kNoValue) continue;
+    if (by_routed) routed.insert(output);
+    if (by_shared) shared.insert(output);
+  }
+  return by_routed && !by_shared;
+}
+
+// An MLP part as its routed experts and the rest of the block (see host_parts.h), or as is
+// when it has no routed experts (a dense MLP) or nothing else. The part's nodes are in step
+// order, so one pass sees every producer before its consumers.
+void AddSplitAtExperts(const Problem& problem, HostPart part, std::vector<HostPart>& parts) {
+  std::set<ValueId> routed;
+  std::set<ValueId> shared;
+  std::vector<NodeId> experts;
+  std::vector<NodeId> rest;
+  for (NodeId id : part.nodes) {
+    (FedByRoutedOnly(*problem.graph, problem.graph->nodes[id], routed, shared) ? experts : rest)
+        .push_back(id);
+  }
+  if (experts.empty() || rest.empty()) {
+    parts.push_back(std::move(part));
+    return;
+  }
+  parts.push_back(
+      CostedPart(problem, HostPartKind::kRoutedExperts, part.layer, std::move(experts)));
+  parts.push_back(CostedPart(problem, HostPartKind::kMlp, part.layer, std::move(rest)));
 }
 
 // Whether the host tier holds its home copies: where they overflow it (homes.h leaves what fits
@@ -151,7 +214,7 @@ std::vector<HostPart> FindHostParts(const Problem& problem) {
   const StepParts steps = ClassifySteps(problem);
   for (const auto& [key, span] : steps.mlp_spans) {
     if (auto part = MakePart(problem, steps, key.first, key.second, span.first, span.second)) {
-      parts.push_back(std::move(*part));
+      AddSplitAtExperts(problem, std::move(*part), parts);
     }
   }
   for (const auto& [kind, step] : steps.single_nodes) {
