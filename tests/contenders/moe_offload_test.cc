@@ -1,0 +1,117 @@
+// The MoE contenders (contenders/moe_offload.h) and the bound's sparse terms
+// (host_lower_bound.h) on the generator's tiny MoE in the ORT form, by hand.
+// tiny-moe: 3 layers, layer 0 dense, layers 1 and 2 MoE with 8 routed experts (top 2) of width
+// 64 on hidden 64 and one shared expert, float32.
+#include "contenders/moe_offload.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "contender_support.h"
+#include "contenders/host_lower_bound.h"
+#include "contenders/lower_bounds.h"
+#include "host_decoder.h"
+#include "hyperplan/adapters/onnx_import.h"
+#include "support/run_command.h"
+
+namespace hyperplan::contenders_test {
+namespace {
+
+Graph TinyMoeDecode() {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "hyperplan-contenders-tiny-moe.onnx").string();
+  const auto generated = testing::RunCommand({HYPERPLAN_GEN_PATH, "--preset", "tiny-moe", "--form",
+                                              "decode", "--moe-form", "ort", "-o", path});
+  INFO(generated.stdout_text << generated.stderr_text);
+  REQUIRE(generated.exit_code == 0);
+  ImportOptions import;
+  import.dims = {{"batch", 1}, {"sequence", 1}, { "past_sequence", 4 }};
+  Graph graph = ImportOnnxModel(path, import);
+  std::filesystem::remove(path);
+  return graph;
+}
+
+// The unit of the compute step of the node named `name` in `plan`.
+ComputeUnit UnitOf(const Graph& graph, const Plan& plan, const std::string& name) {
+  for (const PlanStep& step : plan.steps) {
+    if (step.kind == StepKind::kCompute && graph.nodes[step.node].name == name) return step.unit;
+  }
+  FAIL("no compute step for " << name);
+  return ComputeUnit::kDevice;
+}
+
+constexpr int64_t kBigDevice = int64_t{1} << 40;
+
+TEST_CASE("MoE contenders: the routed experts are each MoE layer's com.microsoft MoE node") {
+  const Graph graph = TinyMoeDecode();
+  const auto context = contenders::BuildContenderContext(graph, HostUnitProfile(kBigDevice));
+  const auto experts = contenders::FindRoutedExperts(context);
+  // Layer 0 is dense; layers 1 and 2 each have one MoE node and nothing else fed by it alone
+  // (its output goes straight into the add with the shared expert's).
+  REQUIRE(experts.size() == 2);
+  CHECK(experts[0].layer == 1);
+  CHECK(experts[1].layer == 2);
+  for (const auto& layer : experts) {
+    REQUIRE(layer.nodes.size() == 1);
+    CHECK(graph.nodes[layer.nodes[0]].op_type == "MoE");
+  }
+}
+
+TEST_CASE("KTransformers: routed experts on the host; router and shared expert on the device") {
+  const Graph graph = TinyMoeDecode();
+  const HardwareProfile profile = HostUnitProfile(kBigDevice);
+  const auto context = contenders::BuildContenderContext(graph, profile);
+  const auto result =
+      contenders::MoeOffloadPlan(context, std::nullopt, contenders::MoePlacement::kKTransformers);
+  REQUIRE(result.built);
+  CHECK(result.expert_layers == 2);
+  CHECK(result.host_expert_layers == 2);
+  CHECK(result.note == "routed experts of all 2 MoE layers on the CPU");
+  const Plan& plan = result.result.plan;
+  CHECK(plan.produced_by == "KTransformers");
+  for (int layer : {1, 2}) {
+    const std::string p = "/model/layers." + std::to_string(layer) + "/mlp";
+    CHECK(UnitOf(graph, plan, p + "/MoE") == ComputeUnit::kHost);
+    CHECK(UnitOf(graph, plan, p + "/gate/MatMul") == ComputeUnit::kDevice);
+    CHECK(UnitOf(graph, plan, p + "/shared_experts/down_proj/MatMul") == ComputeUnit::kDevice);
+  }
+  // The dense layer's MLP stays on the device too.
+  CHECK(UnitOf(graph, plan, "/model/layers.0/mlp/down_proj/MatMul") == ComputeUnit::kDevice);
+  RequireVerified(graph, profile, plan, result.result.evaluation);
+}
+
+TEST_CASE("llama.cpp --n-cpu-moe and --fit: a device that holds everything keeps the experts") {
+  const Graph graph = TinyMoeDecode();
+  const auto context = contenders::BuildContenderContext(graph, HostUnitProfile(kBigDevice));
+  const auto n_cpu_moe =
+      contenders::MoeOffloadPlan(context, std::nullopt, contenders::MoePlacement::kLlamaCppNCpuMoe);
+  REQUIRE(n_cpu_moe.built);
+  CHECK(n_cpu_moe.host_expert_layers == 0);
+  CHECK(n_cpu_moe.note == "--n-cpu-moe 0 (0/2 MoE layers' experts on the CPU)");
+  const auto fit =
+      contenders::MoeOffloadPlan(context, std::nullopt, contenders::MoePlacement::kGpuExpertsFirst);
+  REQUIRE(fit.built);
+  CHECK(fit.host_expert_layers == 0);
+  CHECK(fit.note == "experts of MoE layers 1-2 on the GPU (2/2), the rest on the CPU");
+}
+
+TEST_CASE("host-aware bound: a MoE node's unrouted experts leave the forced transfers") {
+  const Graph graph = TinyMoeDecode();
+  const HardwareProfile profile = HostUnitProfile(kBigDevice);
+  const auto context = contenders::BuildContenderContext(graph, profile);
+  const auto device = contenders::ComputeLowerBounds(*context.graph, profile, context.order,
+                                                     context.node_time_ns, 0, context.persistent);
+  const auto inputs = contenders::HostBoundInputsFor(context, device);
+  // Per MoE layer, float32: fc1 [8, 128, 64] = 262144 B and fc2 [8, 64, 64] = 131072 B, W =
+  // 393216 B; one token routes to 2 of 8 experts, R = W / 4 = 98304 B, so W - R = 294912 B
+  // and rho = 3/4. Z over the two layers = 589824 B. Each device-only term (M, r) becomes
+  // (M - Z, r) and (M, 4 r).
+  const size_t terms = 2 + device.must_move_bytes_per_link.size();
+  REQUIRE(inputs.transfers.size() == 2 * terms);
+  CHECK(inputs.transfers[0].bytes == std::max<int64_t>(0, device.must_fetch_bytes - 589824));
+  CHECK(inputs.transfers[1].bytes == device.must_fetch_bytes);
+  CHECK(inputs.transfers[1].bytes_per_s == 4 * inputs.transfers[0].bytes_per_s);
+}
+
+}  // namespace
+}  // namespace hyperplan::contenders_test
