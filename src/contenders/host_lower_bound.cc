@@ -4,9 +4,12 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <optional>
 #include <set>
 #include <vector>
 
+#include "core/moe_shape.h"
+#include "hyperplan/cost.h"
 #include "hyperplan/routes.h"
 
 namespace hyperplan::contenders {
@@ -195,6 +198,42 @@ int64_t FreedBytes(const Graph& graph, const HostPart& part) {
   return bytes;
 }
 
+// The bytes of a com.microsoft MoE/QMoE node's stacked experts its tokens do not route to
+// (NodeBytes reads the routed ones: routing.h), 0 for any other node.
+int64_t UnroutedBytes(const Graph& graph, const Node& node) {
+  if (!cost_rules::IsMoeOp(node)) return 0;
+  const std::optional<cost_rules::MoeShape> shape = cost_rules::DescribeMoe(graph, node);
+  if (!shape) return 0;
+  return std::max<int64_t>(0,
+                           shape->expert_bytes + shape->activation_bytes - NodeBytes(graph, node));
+}
+
+// Sparsity (see the header): each forced transfer (M, r) becomes (M - Z, r) and
+// (M, r / (1 - rho)), with Z every MoE node's unrouted bytes and rho their largest unrouted
+// share of a node's stacked bytes.
+void AddSparseTerms(const Graph& graph, HostBoundInputs& inputs) {
+  long double unrouted_bytes = 0;
+  long double rho = 0;
+  for (const Node& node : graph.nodes) {
+    const int64_t unrouted = UnroutedBytes(graph, node);
+    if (unrouted == 0) continue;
+    unrouted_bytes += unrouted;
+    const auto shape = cost_rules::DescribeMoe(graph, node);
+    rho = std::max(rho, static_cast<long double>(unrouted) / shape->expert_bytes);
+  }
+  if (unrouted_bytes == 0) return;
+  std::vector<ForcedTransfer> terms;
+  for (const ForcedTransfer& term : inputs.transfers) {
+    terms.push_back(
+        {std::max<int64_t>(0, term.bytes - std::llround(unrouted_bytes)), term.bytes_per_s});
+    // Rates are whole bytes per second; rounding the scaled rate up only lowers the term.
+    if (rho < 1) {
+      terms.push_back({term.bytes, static_cast<int64_t>(std::ceil(term.bytes_per_s / (1 - rho)))});
+    }
+  }
+  inputs.transfers = std::move(terms);
+}
+
 // The device-only bound's forced bytes: into and out of the device, and per link.
 std::vector<ForcedTransfer> TransfersOf(const HardwareProfile& profile, const LowerBounds& device) {
   const DeviceLinkRates rates = SumDeviceLinkRates(profile);
@@ -263,6 +302,7 @@ HostBoundInputs HostBoundInputsFor(const Problem& problem, const LowerBounds& de
   inputs.chain = walk.chain;
   inputs.serial_device_ns = walk.serial_device_ns;
   inputs.transfers = TransfersOf(*problem.profile, device);
+  AddSparseTerms(*problem.graph, inputs);
   return inputs;
 }
 

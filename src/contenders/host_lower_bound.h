@@ -26,6 +26,18 @@
 //   time, T >= L(x) = S + sum_p (x_p h_p + (1 - x_p) d_p). L >= H always, so with a chain H is
 //   dropped. A decoder is such a chain: layer N's MLP feeds layer N+1's attention (in S),
 //   which feeds its MLP.
+// - Sparsity (issue 31): a com.microsoft MoE/QMoE node reads only the experts its tokens
+//   route to (routing.h: k of E for one token, E(1-(1-k/E)^T) for T in expectation), so its
+//   node time on either unit is over those bytes (node_bytes.cc), and the bound is taken over
+//   a larger space: plans that, for a stacked operand of W bytes not wholly resident, bring to
+//   the device each iteration only the routed share R/W of its bytes that are not (fetch
+//   after the router picks, hot experts resident), as the plan format cannot express yet;
+//   today's plans, which move whole tensors, are in it too. At the term's step, bytes(N) >=
+//   M_t - F(x) of U(s) are off the device for the placement x; a byte of N costs one byte of
+//   transfer, or R/W >= 1 - rho of one when it belongs to a stacked operand (rho: the largest
+//   unrouted share (W - R) / W of a MoE node); and N's stacked bytes save at most Z (the sum
+//   of W - R over every MoE node). So T >= (M_t - F(x) - Z) / r_t and T >= (1 - rho)(M_t -
+//   F(x)) / r_t, the second a transfer term at rate r_t / (1 - rho): both join the terms.
 // The bound is min over x in [0,1]^P of max(L(x) or H(x), max_t (M_t - F(x)) / r_t), then the
 // larger of that and the no-part device time: the minimum over the fractional relaxation is
 // at most the minimum over integral placements, and dropping the device lane's x-dependent
@@ -40,7 +52,9 @@
 // log nodes) for a decoder), and the walks before the first part and after the last. Limits: the
 // device-only bound's forced-bytes terms only (its late-fetch and write-back terms are not carried
 // over); crossing transfers and their latency are not counted; parts only (attention, and so
-// FlexGen's CPU attention, is not in the space).
+// FlexGen's CPU attention, is not in the space); with T > 1 tokens the routed bytes are an
+// expectation (as the node times are), so it bounds the mean routing; the gather form's
+// stacked experts (read by Gather) keep their whole bytes.
 #pragma once
 
 #include <cstdint>
