@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <stdexcept>
+
 #include "format.h"
 #include "hyperplan/adapters/profile_yaml.h"
 
@@ -20,6 +22,16 @@ std::vector<NamedProfile> ShippedProfiles(const std::vector<std::string>& files)
         {file, LoadProfileFile(std::string(HYPERPLAN_SOURCE_DIR) + "/configs/" + file)});
   }
   return profiles;
+}
+
+void SetTierCapacity(NamedProfile& named, const std::string& tier, int64_t bytes) {
+  for (Tier& candidate : named.profile.tiers) {
+    if (candidate.name != tier) continue;
+    candidate.capacity_bytes = bytes;
+    named.file += fmt::format(", {} {}", tier, Gigabytes(bytes));
+    return;
+  }
+  throw std::runtime_error(fmt::format("{}: no tier named '{}'", named.file, tier));
 }
 
 std::string SpillNote(const HardwareProfile& profile, const ValueHomes& homes) {

@@ -28,6 +28,11 @@ std::vector<NamedProfile> ShippedProfiles();
 // that names its own profiles (workloads.h) runs on them instead.
 std::vector<NamedProfile> ShippedProfiles(const std::vector<std::string>& files);
 
+// Sets tier `tier`'s capacity to `bytes` and says so in `file` ("rtx-4090.yaml, ddr 128 GB"):
+// a row that runs a shipped profile with more memory (workloads.h). Throws std::runtime_error
+// when the profile has no such tier.
+void SetTierCapacity(NamedProfile& named, const std::string& tier, int64_t bytes);
+
 // What the home policy spilled, per tier it spilled into ("" when nothing did): e.g. "homes
 // (313 GB) exceed ddr (256 GB less its staging reserve): 73.0 GB spilled to nvme".
 std::string SpillNote(const HardwareProfile& profile, const ValueHomes& homes);

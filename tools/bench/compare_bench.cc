@@ -13,6 +13,7 @@
 #include "contenders/context.h"
 #include "contenders/host_lower_bound.h"
 #include "contenders/lower_bounds.h"
+#include "contenders/moe_offload.h"
 #include "format.h"
 #include "goals.h"
 #include "hyperplan/adapters/onnx_import.h"
@@ -260,6 +261,7 @@ struct PairContext {
   const contenders::ContenderContext& context;
   int64_t reference_ns = 0;
   bool plan_digests = false;
+  bool moe_model = false;  // routed experts the host may run: the MoE contenders join
 };
 
 // One budget: every contender's row and the bound rows (or the plans' digests); its goal row.
@@ -278,7 +280,7 @@ void EmitBudget(const PairContext& pair, const Budget& budget, GoalInputs& goals
     return;
   }
   std::vector<std::pair<Contender, Outcome>> outcomes;
-  for (const Contender& contender : BudgetContenders(profile)) {
+  for (const Contender& contender : BudgetContenders(profile, pair.moe_model)) {
     outcomes.push_back({contender, RunContender(contender, context, budget.bytes)});
   }
   const Outcome& planned = outcomes.back().second;
@@ -342,8 +344,9 @@ GoalInputs RunPair(const Workload& workload, const Graph& graph, const NamedProf
   const int64_t capacity = context.device_capacity_bytes();
   const Outcome reference =
       RunContender({"no offloading", ContenderKind::kNoOffload, 0}, context, std::nullopt);
-  const PairContext pair{workload, named, context, reference.evaluation.timeline.makespan_ns,
-                         plan_digests};
+  const PairContext pair{workload,     named,
+                         context,      reference.evaluation.timeline.makespan_ns,
+                         plan_digests, !contenders::FindRoutedExperts(context).empty()};
   const auto floor = contenders::ComputeLowerBounds(
       *context.graph, profile, context.order, context.node_time_ns, capacity, context.persistent);
 
@@ -394,9 +397,13 @@ int RunCompareBench(const CompareOptions& options) {
                        fmt::join(workload.dims, " ")));
     }
     std::optional<Graph> graph;
-    const std::vector<NamedProfile> own_profiles = workload.profiles.empty()
-                                                       ? std::vector<NamedProfile>{}
-                                                       : ShippedProfiles(workload.profiles);
+    std::vector<NamedProfile> own_profiles = workload.profiles.empty()
+                                                 ? std::vector<NamedProfile>{}
+                                                 : ShippedProfiles(workload.profiles);
+    for (NamedProfile& named : own_profiles) {
+      if (!workload.tier.empty())
+        SetTierCapacity(named, workload.tier, workload.tier_capacity_bytes);
+    }
     for (const NamedProfile& named : workload.profiles.empty() ? profiles : own_profiles) {
       if (!Selected(named.file, options.profiles)) continue;
       if (options.quick && named.file != "h100-sxm.yaml" && named.file != "supernode.yaml") {

@@ -8,6 +8,7 @@
 
 #include "contenders/layer_streaming.h"
 #include "contenders/llama_cpp_ffn.h"
+#include "contenders/moe_offload.h"
 #include "contenders/no_offload.h"
 #include "contenders/op_distance.h"
 #include "contenders/portfolio.h"
@@ -72,9 +73,25 @@ PlanResult HyperplanPlan(const contenders::ContenderContext& context, std::optio
   return result;
 }
 
+contenders::MoePlacement MoePlacementOf(ContenderKind kind) {
+  if (kind == ContenderKind::kKTransformers) return contenders::MoePlacement::kKTransformers;
+  return kind == ContenderKind::kGpuExpertsFirst ? contenders::MoePlacement::kGpuExpertsFirst
+                                                 : contenders::MoePlacement::kLlamaCppNCpuMoe;
+}
+
+// Issue 31's MoE placements (moe_offload.h), as a contender's outcome.
+bool RunMoePlacement(const contenders::ContenderContext& context, std::optional<int64_t> budget,
+                     contenders::MoePlacement placement, Outcome& outcome) {
+  auto result = contenders::MoeOffloadPlan(context, budget, placement);
+  outcome.note = result.note;
+  if (!result.built) return false;
+  static_cast<EvaluatedPlan&>(outcome) = std::move(result.result);
+  return true;
+}
+
 }  // namespace
 
-std::vector<Contender> BudgetContenders(const HardwareProfile& profile) {
+std::vector<Contender> BudgetContenders(const HardwareProfile& profile, bool moe_model) {
   std::vector<Contender> contenders = {
       {"reactive LRU", ContenderKind::kReactive, 0},
       {"layer streaming k=0", ContenderKind::kStreaming, 0},
@@ -85,6 +102,13 @@ std::vector<Contender> BudgetContenders(const HardwareProfile& profile) {
   };
   if (profile.host_compute.present()) {
     contenders.push_back({"llama.cpp -ot FFN on CPU", ContenderKind::kLlamaCppFfn, 0});
+  }
+  if (profile.host_compute.present() && moe_model) {
+    contenders.push_back(
+        {"KTransformers (routed experts on CPU)", ContenderKind::kKTransformers, 0});
+    contenders.push_back({"llama.cpp --fit MoE = KTransformers GPU experts by layer",
+                          ContenderKind::kGpuExpertsFirst, 0});
+    contenders.push_back({"llama.cpp --n-cpu-moe N", ContenderKind::kLlamaCppNCpuMoe, 0});
   }
   contenders.push_back({"**hyperplan**", ContenderKind::kHyperplan, 0});
   return contenders;
@@ -128,6 +152,12 @@ Outcome RunContender(const Contender& contender, const contenders::ContenderCont
         planned = std::move(result.result);
         break;
       }
+      case ContenderKind::kKTransformers:
+      case ContenderKind::kGpuExpertsFirst:
+      case ContenderKind::kLlamaCppNCpuMoe:
+        if (!RunMoePlacement(context, budget, MoePlacementOf(contender.kind), outcome))
+          return outcome;
+        break;
       case ContenderKind::kHyperplan:
         planned = HyperplanPlan(context, budget, max_overhead_ppm, outcome.note);
         break;

@@ -25,6 +25,10 @@ enum class ContenderKind {
   kStreaming,    // parameter: lookahead layers
   kOpDistance,   // parameter: prefetch distance in ops
   kLlamaCppFfn,  // llama.cpp's -ot FFN placement (contenders/llama_cpp_ffn.h); host units only
+  // Issue 31's MoE placements (contenders/moe_offload.h); host units and MoE models only.
+  kKTransformers,
+  kGpuExpertsFirst,  // llama.cpp --fit on a MoE model, KTransformers' per-layer GPU experts
+  kLlamaCppNCpuMoe,
   kHyperplan,
 };
 
@@ -36,8 +40,11 @@ struct Contender {
 
 // Reactive, streaming k = 0, 1, 2, op distance 4 and 32, llama.cpp's -ot FFN placement where
 // `profile` has a host unit, hyperplan (no offloading is the reference each table starts
-// with, not a row per budget).
-std::vector<Contender> BudgetContenders(const HardwareProfile& profile);
+// with, not a row per budget). With a host unit and `moe_model` (routed experts the host may
+// run, moe_offload.h), KTransformers', llama.cpp --fit's and --n-cpu-moe's placements too.
+// Not a contender: an LRU expert cache with fetch on demand (Mixtral-offloading, Eliseev &
+// Mazur 2023) needs a data-dependent Prefetch the plan format does not have (moe_offload.h).
+std::vector<Contender> BudgetContenders(const HardwareProfile& profile, bool moe_model = false);
 
 // A contender's plan and its evaluation (EvaluatedPlan), with how the run went.
 struct Outcome : EvaluatedPlan {

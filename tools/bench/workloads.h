@@ -2,6 +2,7 @@
 // count, and the dims that bind their symbolic shapes.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,14 @@ struct Workload {
   // Only these profile files (empty: every shipped profile): the host-compute rows (issue 30)
   // are about one desktop and one workstation.
   std::vector<std::string> profiles = {};
+  // Issue 31's MoE rows: a Hugging Face config.json under the source tree, written with
+  // --from-hf-config instead of `preset` (which then only names the cached file); the MoE form
+  // (--moe-form; empty: the generator's default, dense); and a tier capacity set on the
+  // profiles (`tier` empty: as shipped), its source beside the row in workloads.cc.
+  std::string hf_config = {};
+  std::string moe_form = {};
+  std::string tier = {};
+  int64_t tier_capacity_bytes = 0;
 };
 
 // Real-scale models from the foundation issue: Llama-3 8B/70B/405B and the DeepSeek-V3-sized
@@ -32,9 +41,10 @@ std::vector<Workload> ScaleSeriesWorkloads();
 
 // The contenders comparison (issue 5): Llama-3-8B prefill 8k and 32k, Llama-3-70B decode with
 // a 32k KV cache at batch 1 and 16, Llama-3-405B prefill, the DeepSeek-V3-sized MoE, and a
-// Llama-3-8B training step; and the host-compute rows (issue 30): Llama-3-70B int4 decode with
-// a 4k KV cache at batch 1 on rtx-4090, and bf16 on rtx-4090-xeon-2s. `quick`: the two
-// smallest.
+// Llama-3-8B training step; the host-compute rows (issue 30): Llama-3-70B int4 decode with
+// a 4k KV cache at batch 1 on rtx-4090, and bf16 on rtx-4090-xeon-2s; and the MoE rows (issue
+// 31): DeepSeek-V3-sized int4 decode (QMoE) on rtx-4090-xeon-2s and h100-sxm, Mixtral-8x7B
+// bf16 decode on rtx-4090 with 128 GB of DDR. `quick`: the two smallest.
 std::vector<Workload> CompareWorkloads(bool quick);
 
 // argv for hyperplan-gen writing `workload` to `path`.
