@@ -10,6 +10,7 @@
 
 #include "core/moe_shape.h"
 #include "hyperplan/cost.h"
+#include "hyperplan/host_cost.h"
 #include "hyperplan/routes.h"
 
 namespace hyperplan::contenders {
@@ -40,9 +41,12 @@ Relaxation Relax(const HostBoundInputs& inputs) {
   Relaxation relaxed;
   if (inputs.chain) relaxed.base_ns = inputs.serial_device_ns;
   for (const HostBoundPart& part : inputs.parts) {
-    // On a chain a part adds h - d to L; without one, h to H.
-    const long double cost_ns = inputs.chain ? part.host_ns - part.device_ns : part.host_ns;
-    if (inputs.chain) relaxed.base_ns += part.device_ns;  // L(0)
+    // On a chain a part adds h - d to L (its chain times); without one, h to H.
+    const int64_t chain_device_ns =
+        part.chain_device_ns >= 0 ? part.chain_device_ns : part.device_ns;
+    const int64_t chain_host_ns = part.chain_host_ns >= 0 ? part.chain_host_ns : part.host_ns;
+    const long double cost_ns = inputs.chain ? chain_host_ns - chain_device_ns : part.host_ns;
+    if (inputs.chain) relaxed.base_ns += chain_device_ns;  // L(0)
     if (cost_ns <= 0) {
       relaxed.base_ns += cost_ns;
       relaxed.base_freed += part.freed_bytes;
@@ -245,6 +249,102 @@ std::vector<ForcedTransfer> TransfersOf(const HardwareProfile& profile, const Lo
   return terms;
 }
 
+// Step-order walks within a MoE block's nodes, from one node along producers (or consumers).
+std::set<NodeId> WalkWithin(const Graph& graph, const std::set<NodeId>& block, NodeId start,
+                            bool forward) {
+  std::set<NodeId> seen = {start};
+  std::vector<NodeId> stack = {start};
+  auto visit = [&](NodeId other) {
+    if (other != kNoNode && block.count(other) > 0 && seen.insert(other).second) {
+      stack.push_back(other);
+    }
+  };
+  while (!stack.empty()) {
+    const Node& node = graph.nodes[stack.back()];
+    stack.pop_back();
+    for (ValueId value : forward ? node.outputs : node.inputs) {
+      if (value == kNoValue) continue;
+      if (!forward) visit(graph.values[value].producer);
+      if (forward) {
+        for (NodeId consumer : graph.values[value].consumers) visit(consumer);
+      }
+    }
+  }
+  return seen;
+}
+
+// The chain times of a MoE block's rest `rest` beside its routed experts `experts` (see the
+// header): its nodes that are ancestors of the experts' first node or descendants of their
+// last.
+void SetRestChainTimes(const Problem& problem, const HostPart& rest, const HostPart& experts,
+                       HostBoundPart& bound_part) {
+  const Graph& graph = *problem.graph;
+  std::set<NodeId> block(rest.nodes.begin(), rest.nodes.end());
+  block.insert(experts.nodes.begin(), experts.nodes.end());
+  const std::set<NodeId> before = WalkWithin(graph, block, experts.nodes.front(), false);
+  const std::set<NodeId> after = WalkWithin(graph, block, experts.nodes.back(), true);
+  bound_part.chain_device_ns = 0;
+  bound_part.chain_host_ns = 0;
+  for (NodeId node : rest.nodes) {
+    if (before.count(node) == 0 && after.count(node) == 0) continue;
+    bound_part.chain_device_ns += problem.node_time_ns[node];
+    bound_part.chain_host_ns +=
+        EstimateHostNodeCost(graph, graph.nodes[node], *problem.profile).time_ns;
+  }
+}
+
+// Ends a MoE block's link at the node that adds the routed experts' output to the shared
+// experts' (it reads no weight, so no part holds it) when that node comes after the link: the
+// link's nodes are then all its ancestors, as the walk checks. Its time counts in no term.
+void EndAtJoin(const Problem& problem, const HostPart& experts, HostPart& link) {
+  const Graph& graph = *problem.graph;
+  NodeId join = kNoNode;
+  for (ValueId output : graph.nodes[experts.nodes.back()].outputs) {
+    if (output == kNoValue) continue;
+    for (NodeId consumer : graph.values[output].consumers) {
+      const Step step = problem.lifetimes.step_of_node[consumer];
+      if (step > link.last_step &&
+          (join == kNoNode || step < problem.lifetimes.step_of_node[join])) {
+        join = consumer;
+      }
+    }
+  }
+  if (join == kNoNode) return;
+  link.nodes.push_back(join);
+  link.last_step = problem.lifetimes.step_of_node[join];
+}
+
+// The chain's links: `parts`, with each MoE block's routed experts and rest joined into one
+// (their steps interleave); the rest's chain times set in `bound_parts` (by part).
+std::vector<HostPart> MoeBlocksJoined(const Problem& problem, const std::vector<HostPart>& parts,
+                                      std::vector<HostBoundPart>& bound_parts) {
+  std::vector<HostPart> links;
+  std::vector<uint8_t> joined(parts.size(), 0);
+  for (size_t e = 0; e < parts.size(); ++e) {
+    if (parts[e].kind != HostPartKind::kRoutedExperts) continue;
+    for (size_t r = 0; r < parts.size(); ++r) {
+      if (parts[r].kind != HostPartKind::kMlp || parts[r].layer != parts[e].layer) continue;
+      SetRestChainTimes(problem, parts[r], parts[e], bound_parts[r]);
+      HostPart link = parts[r];
+      link.nodes.insert(link.nodes.end(), parts[e].nodes.begin(), parts[e].nodes.end());
+      std::sort(link.nodes.begin(), link.nodes.end(), [&](NodeId a, NodeId b) {
+        return problem.lifetimes.step_of_node[a] < problem.lifetimes.step_of_node[b];
+      });
+      link.first_step = std::min(parts[r].first_step, parts[e].first_step);
+      link.last_step = std::max(parts[r].last_step, parts[e].last_step);
+      EndAtJoin(problem, parts[e], link);
+      links.push_back(std::move(link));
+      joined[e] = joined[r] = 1;
+    }
+  }
+  for (size_t p = 0; p < parts.size(); ++p) {
+    if (!joined[p]) links.push_back(parts[p]);
+  }
+  std::sort(links.begin(), links.end(),
+            [](const HostPart& a, const HostPart& b) { return a.first_step < b.first_step; });
+  return links;
+}
+
 }  // namespace
 
 HostAwareBound SolveHostAwareBound(const HostBoundInputs& inputs) {
@@ -298,7 +398,7 @@ HostBoundInputs HostBoundInputsFor(const Problem& problem, const LowerBounds& de
     part_device_ns += part.device_ns;
   }
   inputs.fixed_device_ns = device.compute_ns - part_device_ns;
-  const ChainWalk walk = WalkChain(problem, parts);
+  const ChainWalk walk = WalkChain(problem, MoeBlocksJoined(problem, parts, inputs.parts));
   inputs.chain = walk.chain;
   inputs.serial_device_ns = walk.serial_device_ns;
   inputs.transfers = TransfersOf(*problem.profile, device);

@@ -25,7 +25,15 @@
 //   before it, those descending from the last part's last node after it. With S their device
 //   time, T >= L(x) = S + sum_p (x_p h_p + (1 - x_p) d_p). L >= H always, so with a chain H is
 //   dropped. A decoder is such a chain: layer N's MLP feeds layer N+1's attention (in S),
-//   which feeds its MLP.
+//   which feeds its MLP. A MoE block is two parts whose steps interleave (host_parts.h: its
+//   routed experts e, and the rest r: router, shared experts, final add), joined into one
+//   link for the walk, ended at the node adding the two outputs (in no part; its time then
+//   counts nowhere, which only lowers L). Within it, e's nodes run on one lane in step order, so
+//   r's nodes that are ancestors of e's first node end before any of e starts, and those descending
+//   from e's last node start after all of e ends; the shared experts may run beside e. So the
+//   link's span is at least e's time plus those r nodes' time on r's unit: in L, r counts only them
+//   (its chain times), which keeps L a sum of one term per part; L >= H no longer holds
+//   (the shared experts' host time is left out), but dropping H stays valid.
 // - Sparsity (issue 31): a com.microsoft MoE/QMoE node reads only the experts its tokens
 //   route to (routing.h: k of E for one token, E(1-(1-k/E)^T) for T in expectation), so its
 //   node time on either unit is over those bytes (node_bytes.cc), and the bound is taken over
@@ -71,6 +79,10 @@ struct HostBoundPart {
   int64_t device_ns = 0;
   int64_t host_ns = 0;
   int64_t freed_bytes = 0;
+  // On a chain, the times that count in L (-1: device_ns, host_ns): a MoE block's rest counts
+  // its nodes before and after the routed experts only (see above).
+  int64_t chain_device_ns = -1;
+  int64_t chain_host_ns = -1;
 };
 
 // T >= (bytes - freed) / bytes_per_s.

@@ -44,7 +44,8 @@ constexpr int64_t kBigDevice = int64_t{1} << 40;
 
 TEST_CASE("MoE contenders: the routed experts are each MoE layer's com.microsoft MoE node") {
   const Graph graph = TinyMoeDecode();
-  const auto context = contenders::BuildContenderContext(graph, HostUnitProfile(kBigDevice));
+  const HardwareProfile profile = HostUnitProfile(kBigDevice);  // the context keeps a reference
+  const auto context = contenders::BuildContenderContext(graph, profile);
   const auto experts = contenders::FindRoutedExperts(context);
   // Layer 0 is dense; layers 1 and 2 each have one MoE node and nothing else fed by it alone
   // (its output goes straight into the add with the shared expert's).
@@ -82,7 +83,8 @@ TEST_CASE("KTransformers: routed experts on the host; router and shared expert o
 
 TEST_CASE("llama.cpp --n-cpu-moe and --fit: a device that holds everything keeps the experts") {
   const Graph graph = TinyMoeDecode();
-  const auto context = contenders::BuildContenderContext(graph, HostUnitProfile(kBigDevice));
+  const HardwareProfile profile = HostUnitProfile(kBigDevice);  // the context keeps a reference
+  const auto context = contenders::BuildContenderContext(graph, profile);
   const auto n_cpu_moe =
       contenders::MoeOffloadPlan(context, std::nullopt, contenders::MoePlacement::kLlamaCppNCpuMoe);
   REQUIRE(n_cpu_moe.built);
@@ -111,6 +113,34 @@ TEST_CASE("host-aware bound: a MoE node's unrouted experts leave the forced tran
   CHECK(inputs.transfers[0].bytes == std::max<int64_t>(0, device.must_fetch_bytes - 589824));
   CHECK(inputs.transfers[1].bytes == device.must_fetch_bytes);
   CHECK(inputs.transfers[1].bytes_per_s == 4 * inputs.transfers[0].bytes_per_s);
+}
+
+TEST_CASE("host-aware bound: a MoE block's two parts join one link of the decoder's chain") {
+  const Graph graph = TinyMoeDecode();
+  const HardwareProfile profile = HostUnitProfile(kBigDevice);
+  const auto context = contenders::BuildContenderContext(graph, profile);
+  const auto device = contenders::ComputeLowerBounds(*context.graph, profile, context.order,
+                                                     context.node_time_ns, 0, context.persistent);
+  const auto inputs = contenders::HostBoundInputsFor(context, device);
+  // Parts in step order: the embedding, layer 0's MLP, layer 1's rest (router MatMul and
+  // Reshape, the shared expert) and routed experts (the MoE node), layer 2's two, the LM head.
+  const auto parts = FindHostParts(context);
+  REQUIRE(parts.size() == 7);
+  REQUIRE(parts[2].name == "layer 1 MLP");
+  REQUIRE(parts[3].name == "layer 1 routed experts");
+  // Each block's rest, MoE node and the add of the two outputs are one link, ending at that
+  // add, so the decoder is still a chain.
+  CHECK(inputs.chain);
+  // In L the rest counts only its nodes before the MoE node (the router MatMul and its
+  // Reshape); the shared expert may run beside the experts, and nothing of the rest follows
+  // them.
+  auto time_of = [&](const std::string& name) {
+    return context.node_time_ns[graph.FindNode(name)];
+  };
+  CHECK(inputs.parts[2].chain_device_ns ==
+        time_of("/model/layers.1/mlp/gate/MatMul") + time_of("/model/layers.1/mlp/gate/Reshape"));
+  CHECK(inputs.parts[2].chain_device_ns < inputs.parts[2].device_ns);
+  CHECK(inputs.parts[3].chain_device_ns == -1);  // the experts count whole
 }
 
 }  // namespace
