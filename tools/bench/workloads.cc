@@ -1,6 +1,8 @@
 // Benchmark workloads (see workloads.h).
 #include "workloads.h"
 
+#include <utility>
+
 namespace hyperplan::bench {
 
 std::vector<Workload> RealScaleWorkloads() {
@@ -46,32 +48,49 @@ void AddHostComputeWorkloads(std::vector<Workload>& workloads) {
   workloads.push_back(bf16);
 }
 
-// Issue 31's MoE rows, at batch-1 decode with a 4k KV cache as issue 30's, in the sparse
-// com.microsoft MoE/QMoE form ONNX Runtime GenAI exports (--moe-form ort), so a token reads
-// its top-k experts. Not here yet: DeepSeek-V3 at fp8 (QMoE stores int4/int8 codes; the
-// sparse forms' fp8 experts are package X's), Qwen3-235B-A22B and GPT-OSS-120B (no generator
-// config yet).
+// Issue 31's MoE rows, at batch-1 decode with a 4k KV cache as issue 30's, from the published
+// config.json files (DeepSeek-V3 with its multi-head latent attention and sigmoid
+// group-limited routing), in a sparse form so a token reads its top-k experts: ONNX Runtime
+// GenAI's com.microsoft MoE/QMoE (--moe-form ort) where it stores the weights (int4 as QMoE,
+// bf16), else the gather form (fp8 and MXFP4 experts).
+Workload MoeDecode(const std::string& label, const std::string& name, const std::string& config,
+                   const std::string& moe_form, const std::string& weights,
+                   std::vector<std::string> profiles) {
+  Workload workload = {label, name, "decode", 0, {"batch=1", "sequence=1", "past_sequence=4096"}};
+  workload.hf_config = "tests/data/hf-configs/" + config;
+  workload.moe_form = moe_form;
+  workload.weights = weights;
+  workload.deployed_form = true;
+  workload.profiles = std::move(profiles);
+  return workload;
+}
+
+// Issue 31's desktop: the experts need more than the rtx-4090 profile's 64 GB; 128 GB is the
+// Ryzen 9 7950X's supported maximum (AMD product page, "Max. Memory 128 GB", the profile's
+// [RYZEN-7950X] source).
+void WithDesktopDdr128(Workload& workload) {
+  workload.tier = "ddr";
+  workload.tier_capacity_bytes = 128'000'000'000;
+}
+
 void AddMoeWorkloads(std::vector<Workload>& workloads) {
-  const std::vector<std::string> decode_4k = {"batch=1", "sequence=1", "past_sequence=4096"};
-  Workload deepseek = {"DeepSeek-V3-sized int4 (QMoE) decode, 4k KV, batch 1", "deepseek-v3",
-                       "decode", 0, decode_4k};
-  deepseek.weights = "int4";
-  deepseek.moe_form = "ort";
-  deepseek.deployed_form = true;
-  deepseek.profiles = {"rtx-4090-xeon-2s.yaml", "h100-sxm.yaml"};
-  workloads.push_back(deepseek);
-  Workload mixtral = {"Mixtral-8x7B bf16 decode, 4k KV, batch 1", "mixtral-8x7b", "decode", 0,
-                      decode_4k};
-  mixtral.hf_config = "tests/data/hf-configs/mixtral-8x7b.json";
-  mixtral.moe_form = "ort";
-  mixtral.deployed_form = true;
-  mixtral.profiles = {"rtx-4090.yaml"};
-  // Issue 31's desktop: 93 GB of bf16 experts need more than the profile's 64 GB; 128 GB is
-  // the Ryzen 9 7950X's supported maximum (AMD product page, "Max. Memory 128 GB", the
-  // profile's [RYZEN-7950X] source).
-  mixtral.tier = "ddr";
-  mixtral.tier_capacity_bytes = 128'000'000'000;
+  workloads.push_back(MoeDecode("DeepSeek-V3 int4 (QMoE) decode, 4k KV, batch 1", "deepseek-v3-hf",
+                                "deepseek-v3.json", "ort", "int4",
+                                {"rtx-4090-xeon-2s.yaml", "h100-sxm.yaml"}));
+  workloads.push_back(MoeDecode("DeepSeek-V3 fp8 (gather) decode, 4k KV, batch 1", "deepseek-v3-hf",
+                                "deepseek-v3.json", "gather", "fp8", {"rtx-4090-xeon-2s.yaml"}));
+  workloads.push_back(MoeDecode("Qwen3-235B-A22B int4 (QMoE) decode, 4k KV, batch 1",
+                                "qwen3-235b-a22b", "qwen3-235b-a22b.json", "ort", "int4",
+                                {"rtx-4090-xeon-2s.yaml"}));
+  Workload mixtral = MoeDecode("Mixtral-8x7B bf16 decode, 4k KV, batch 1", "mixtral-8x7b",
+                               "mixtral-8x7b.json", "ort", "", {"rtx-4090.yaml"});
+  WithDesktopDdr128(mixtral);
   workloads.push_back(mixtral);
+  Workload gpt_oss = MoeDecode("GPT-OSS-120B MXFP4 (gather) decode, 4k KV, batch 1", "gpt-oss-120b",
+                               "gpt-oss-120b.json", "gather", "mxfp4", {"rtx-4090.yaml"});
+  gpt_oss.dtype = "bf16";  // the published config has no torch_dtype; its weights are bf16
+  WithDesktopDdr128(gpt_oss);
+  workloads.push_back(gpt_oss);
 }
 
 }  // namespace
@@ -123,6 +142,7 @@ std::vector<std::string> GeneratorArgs(const std::string& generator_path, const 
   }
   args.insert(args.end(), {"--form", workload.form, "-o", path});
   if (!workload.moe_form.empty()) args.insert(args.end(), {"--moe-form", workload.moe_form});
+  if (!workload.dtype.empty()) args.insert(args.end(), {"--dtype", workload.dtype});
   if (workload.layers > 0) {
     args.push_back("--layers");
     args.push_back(std::to_string(workload.layers));

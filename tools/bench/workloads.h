@@ -27,6 +27,7 @@ struct Workload {
   // (--moe-form; empty: the generator's default, dense); and a tier capacity set on the
   // profiles (`tier` empty: as shipped), its source beside the row in workloads.cc.
   std::string hf_config = {};
+  std::string dtype = {};  // --dtype, for a config.json without torch_dtype (GPT-OSS)
   std::string moe_form = {};
   std::string tier = {};
   int64_t tier_capacity_bytes = 0;
@@ -43,8 +44,9 @@ std::vector<Workload> ScaleSeriesWorkloads();
 // a 32k KV cache at batch 1 and 16, Llama-3-405B prefill, the DeepSeek-V3-sized MoE, and a
 // Llama-3-8B training step; the host-compute rows (issue 30): Llama-3-70B int4 decode with
 // a 4k KV cache at batch 1 on rtx-4090, and bf16 on rtx-4090-xeon-2s; and the MoE rows (issue
-// 31): DeepSeek-V3-sized int4 decode (QMoE) on rtx-4090-xeon-2s and h100-sxm, Mixtral-8x7B
-// bf16 decode on rtx-4090 with 128 GB of DDR. `quick`: the two smallest.
+// 31): DeepSeek-V3 int4 (QMoE) decode on rtx-4090-xeon-2s and h100-sxm, DeepSeek-V3 fp8 and
+// Qwen3-235B-A22B int4 on rtx-4090-xeon-2s, Mixtral-8x7B bf16 and GPT-OSS-120B MXFP4 on
+// rtx-4090 with 128 GB of DDR. `quick`: the two smallest.
 std::vector<Workload> CompareWorkloads(bool quick);
 
 // argv for hyperplan-gen writing `workload` to `path`.
