@@ -11,31 +11,12 @@
 #include "build_options.h"
 #include "decoder.h"
 #include "hf_config.h"
+#include "support/onnx_tensor_bytes.h"
 
 namespace hyperplan::gen {
 namespace {
 
 const std::string kConfigs = std::string(HYPERPLAN_SOURCE_DIR) + "/tests/data/hf-configs/";
-
-int64_t ElementBytes(int32_t onnx_type) {
-  switch (onnx_type) {
-    case onnx::TensorProto_DataType_FLOAT:
-      return 4;
-    case onnx::TensorProto_DataType_BFLOAT16:
-    case onnx::TensorProto_DataType_FLOAT16:
-      return 2;
-    case onnx::TensorProto_DataType_INT64:
-      return 8;
-    default:
-      return 1;
-  }
-}
-
-int64_t TensorBytes(const onnx::TensorProto& t) {
-  int64_t elements = 1;
-  for (int64_t d : t.dims()) elements *= d;
-  return elements * ElementBytes(t.data_type());
-}
 
 bool StartsWith(const std::string& text, const std::string& prefix) {
   return text.compare(0, prefix.size(), prefix) == 0;
@@ -69,14 +50,14 @@ ModelBytes Measure(const std::string& file, onnx::ModelProto* model,
   for (const auto& t : model->graph().initializer()) {
     if (StartsWith(t.name(), "model.rotary_emb.") || t.name() == "cos_cache" ||
         t.name() == "sin_cache") {
-      bytes.rope_table_bytes += TensorBytes(t);
+      bytes.rope_table_bytes += testing::OnnxTensorBytes(t);
     } else if (StartsWith(t.name(), "model.") || StartsWith(t.name(), "lm_head.")) {
-      bytes.parameter_bytes += TensorBytes(t);
+      bytes.parameter_bytes += testing::OnnxTensorBytes(t);
     }
   }
   for (const auto& input : model->graph().input()) {
     if (!StartsWith(input.name(), "past_key_values.")) continue;
-    int64_t per_token = ElementBytes(input.type().tensor_type().elem_type());
+    int64_t per_token = testing::OnnxElementBytes(input.type().tensor_type().elem_type());
     for (const auto& dim : input.type().tensor_type().shape().dim()) {
       if (dim.has_dim_value()) per_token *= dim.dim_value();  // batch, past_sequence: 1
     }

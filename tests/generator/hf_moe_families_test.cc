@@ -11,31 +11,12 @@
 #include "build_options.h"
 #include "decoder.h"
 #include "hf_config.h"
+#include "support/onnx_tensor_bytes.h"
 
 namespace hyperplan::gen {
 namespace {
 
 const std::string kConfigs = std::string(HYPERPLAN_SOURCE_DIR) + "/tests/data/hf-configs/";
-
-int64_t ElementBytes(int32_t onnx_type) {
-  switch (onnx_type) {
-    case onnx::TensorProto_DataType_FLOAT:
-      return 4;
-    case onnx::TensorProto_DataType_BFLOAT16:
-    case onnx::TensorProto_DataType_FLOAT16:
-      return 2;
-    case onnx::TensorProto_DataType_INT64:
-      return 8;
-    default:
-      return 1;
-  }
-}
-
-int64_t TensorBytes(const onnx::TensorProto& t) {
-  int64_t elements = 1;
-  for (int64_t d : t.dims()) elements *= d;
-  return elements * ElementBytes(t.data_type());
-}
 
 bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
@@ -61,13 +42,13 @@ Bytes Measure(const onnx::ModelProto& model) {
     const std::string& name = t.name();
     if (name.rfind("model.", 0) != 0 && name.rfind("lm_head.", 0) != 0) continue;
     if (name.rfind("model.rotary_emb.", 0) == 0) continue;
-    bytes.parameters += TensorBytes(t);
+    bytes.parameters += testing::OnnxTensorBytes(t);
     if (Contains(name, ".mlp.experts.") && !Contains(name, ".bias"))
-      bytes.expert_weights += TensorBytes(t);
+      bytes.expert_weights += testing::OnnxTensorBytes(t);
   }
   for (const auto& input : model.graph().input()) {
     if (input.name().rfind("past_key_values.", 0) != 0) continue;
-    int64_t per_token = ElementBytes(input.type().tensor_type().elem_type());
+    int64_t per_token = testing::OnnxElementBytes(input.type().tensor_type().elem_type());
     for (const auto& dim : input.type().tensor_type().shape().dim())
       if (dim.has_dim_value()) per_token *= dim.dim_value();
     bytes.kv_per_token += per_token;

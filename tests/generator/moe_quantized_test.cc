@@ -12,22 +12,12 @@
 #include "build_options.h"
 #include "decoder.h"
 #include "hf_config.h"
+#include "support/onnx_tensor_bytes.h"
 
 namespace hyperplan::gen {
 namespace {
 
 const std::string kConfigs = std::string(HYPERPLAN_SOURCE_DIR) + "/tests/data/hf-configs/";
-
-int64_t ElementBytes(int32_t onnx_type) {
-  switch (onnx_type) {
-    case onnx::TensorProto_DataType_FLOAT:
-      return 4;
-    case onnx::TensorProto_DataType_BFLOAT16:
-      return 2;
-    default:
-      return 1;
-  }
-}
 
 struct Bytes {
   int64_t parameters = 0;      // model.* and lm_head.*
@@ -40,8 +30,7 @@ Bytes Measure(const onnx::ModelProto& model) {
     const std::string& name = t.name();
     if (name.rfind("model.", 0) != 0 && name.rfind("lm_head.", 0) != 0) continue;
     if (name.rfind("model.rotary_emb.", 0) == 0) continue;  // precomputed tables
-    int64_t size = ElementBytes(t.data_type());
-    for (int64_t d : t.dims()) size *= d;
+    const int64_t size = testing::OnnxTensorBytes(t);
     bytes.parameters += size;
     if (name.find(".mlp.experts.") != std::string::npos) bytes.routed_experts += size;
   }
