@@ -49,4 +49,13 @@ ContenderContext BuildContenderContext(const Problem& problem) {
   return context;
 }
 
+PlanOptions DeviceSideOptions(const ContenderContext& context, int64_t budget_bytes) {
+  PlanOptions options;
+  options.budget_bytes = budget_bytes;
+  options.node_time_ns = context.node_time_ns;
+  options.single_run = !context.periodic;
+  options.aliases = context.aliases;
+  return options;
+}
+
 }  // namespace hyperplan::contenders

@@ -18,6 +18,7 @@
 #include "hyperplan/homes.h"
 #include "hyperplan/lifetimes.h"
 #include "hyperplan/loop.h"
+#include "hyperplan/planner/options.h"
 #include "hyperplan/planner/problem.h"
 
 namespace hyperplan::contenders {
@@ -42,5 +43,10 @@ ContenderContext BuildContenderContext(const Graph& graph, const HardwareProfile
 
 // The contenders' context for a problem built already (PlanBest shares it with the planner).
 ContenderContext BuildContenderContext(const Problem& problem);
+
+// The planner's options for the device side of a contender's placed problem (the host
+// placement contenders: llama_cpp_ffn.h, moe_offload.h): the budget, the context's node
+// times, its loop (one run or an iteration) and aliases.
+PlanOptions DeviceSideOptions(const ContenderContext& context, int64_t budget_bytes);
 
 }  // namespace hyperplan::contenders

@@ -73,15 +73,6 @@ size_t FewestFitting(const Problem& problem, const LlamaCppParts& split, int64_t
   return fits;
 }
 
-PlanOptions DeviceSideOptions(const ContenderContext& context, int64_t budget_bytes) {
-  PlanOptions options;
-  options.budget_bytes = budget_bytes;
-  options.node_time_ns = context.node_time_ns;
-  options.single_run = !context.periodic;
-  options.aliases = context.aliases;
-  return options;
-}
-
 }  // namespace
 
 LlamaCppFfnResult LlamaCppFfnPlan(const ContenderContext& context, std::optional<int64_t> budget) {

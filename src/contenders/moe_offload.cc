@@ -60,15 +60,6 @@ size_t FewestFitting(size_t most, const std::function<bool(size_t)>& fits) {
   return most;
 }
 
-PlanOptions DeviceSideOptions(const ContenderContext& context, int64_t budget_bytes) {
-  PlanOptions options;
-  options.budget_bytes = budget_bytes;
-  options.node_time_ns = context.node_time_ns;
-  options.single_run = !context.periodic;
-  options.aliases = context.aliases;
-  return options;
-}
-
 // "3-5", or "3" for one layer.
 std::string LayerSpan(const MoeParts& parts, size_t first, size_t last) {
   const int from = parts.layers[first].layer;
