@@ -8,21 +8,15 @@
 #include "support/run_command.h"
 
 using hyperplan::testing::CommandResult;
+using hyperplan::testing::Hyperplan;
 using hyperplan::testing::LineCount;
-using hyperplan::testing::RunCommand;
 
 namespace {
 
-const std::string kCli = HYPERPLAN_CLI_PATH;
 const std::string kDecodeModel =
     std::string(HYPERPLAN_SOURCE_DIR) + "/models/llama-tiny-decode.onnx";
 const std::vector<std::string> kDecodeDims = {"--dim",      "batch=1", "--dim",
                                               "sequence=1", "--dim",   "past_sequence=16"};
-
-CommandResult Hyperplan(std::vector<std::string> args) {
-  args.insert(args.begin(), kCli);
-  return RunCommand(args);
-}
 
 std::vector<std::string> InspectDecode(std::vector<std::string> extra) {
   std::vector<std::string> args = {"inspect", kDecodeModel};

@@ -20,6 +20,7 @@
 #include "support/scratch_dir.h"
 
 using hyperplan::testing::CommandResult;
+using hyperplan::testing::Hyperplan;
 using hyperplan::testing::LineCount;
 using hyperplan::testing::RunCommand;
 namespace fs = std::filesystem;
@@ -27,7 +28,6 @@ namespace fitpb = hyperplan::fit::v1;
 
 namespace {
 
-const std::string kCli = HYPERPLAN_CLI_PATH;
 const std::string kSource = HYPERPLAN_SOURCE_DIR;
 // hyperplan-gen --preset tiny --form decode --ops contrib (models/README.md): 4 layers, hidden
 // 64, 4 query heads and 2 KV heads of 16, MLP 192, vocab 512; float32 activations and KV
@@ -73,11 +73,6 @@ std::string TwoTierProfile() {
                          "  efficiency: 1\n"
                          "  kernel_launch_overhead: 0ns\n";
   return path;
-}
-
-CommandResult Hyperplan(std::vector<std::string> args) {
-  args.insert(args.begin(), kCli);
-  return RunCommand(args);
 }
 
 // `hyperplan fit` on the contrib decode model at batch 1, one new token, with `extra` flags.

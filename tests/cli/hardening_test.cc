@@ -22,6 +22,7 @@
 #include "support/scratch_dir.h"
 
 using hyperplan::testing::CommandResult;
+using hyperplan::testing::Hyperplan;
 using hyperplan::testing::LineCount;
 using hyperplan::testing::ReadWholeFile;
 using hyperplan::testing::RunCommand;
@@ -30,7 +31,6 @@ namespace pb = hyperplan::plan::v1;
 
 namespace {
 
-const std::string kCli = HYPERPLAN_CLI_PATH;
 const std::string kGen = HYPERPLAN_GEN_PATH;
 const std::string kSource = HYPERPLAN_SOURCE_DIR;
 const std::string kDecode = kSource + "/models/llama-tiny-decode.onnx";
@@ -46,11 +46,6 @@ std::string Temp(const std::string& name) {
 
 void WriteText(const std::string& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
-}
-
-CommandResult Hyperplan(std::vector<std::string> args) {
-  args.insert(args.begin(), kCli);
-  return RunCommand(args);
 }
 
 CommandResult PlanDecode(std::vector<std::string> extra) {

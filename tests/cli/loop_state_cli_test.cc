@@ -13,6 +13,7 @@
 #include "support/scratch_dir.h"
 
 using hyperplan::testing::CommandResult;
+using hyperplan::testing::Hyperplan;
 using hyperplan::testing::RunCommand;
 using hyperplan::testing::ScratchDir;
 
@@ -21,11 +22,6 @@ namespace {
 const ScratchDir& Scratch() {
   static const ScratchDir scratch("loop-state");
   return scratch;
-}
-
-CommandResult Hyperplan(std::vector<std::string> args) {
-  args.insert(args.begin(), HYPERPLAN_CLI_PATH);
-  return RunCommand(args);
 }
 
 std::string Generate(const std::string& form, const std::string& directory) {

@@ -20,6 +20,7 @@
 #include "support/scratch_dir.h"
 
 using hyperplan::testing::CommandResult;
+using hyperplan::testing::Hyperplan;
 using hyperplan::testing::LineCount;
 using hyperplan::testing::ReadWholeFile;
 using hyperplan::testing::RunCommand;
@@ -28,7 +29,6 @@ namespace pb = hyperplan::plan::v1;
 
 namespace {
 
-const std::string kCli = HYPERPLAN_CLI_PATH;
 const std::string kSource = HYPERPLAN_SOURCE_DIR;
 const std::string kDecode = kSource + "/models/llama-tiny-decode.onnx";
 const std::string kPrefill = kSource + "/models/llama-tiny-prefill.onnx";
@@ -39,11 +39,6 @@ const std::vector<std::string> kDecodeDims = {"--dim",      "batch=1", "--dim",
 std::string Temp(const std::string& name) {
   static const hyperplan::testing::ScratchDir scratch("plan-cli");
   return scratch.File(name);
-}
-
-CommandResult Hyperplan(std::vector<std::string> args) {
-  args.insert(args.begin(), kCli);
-  return RunCommand(args);
 }
 
 // `hyperplan plan` on the decode model with `extra` flags.

@@ -12,17 +12,11 @@
 #include "support/run_command.h"
 
 using hyperplan::testing::CommandResult;
-using hyperplan::testing::RunCommand;
+using hyperplan::testing::Hyperplan;
 
 namespace {
 
 const std::string kSource = HYPERPLAN_SOURCE_DIR;
-const std::string kCli = HYPERPLAN_CLI_PATH;
-
-CommandResult Hyperplan(std::vector<std::string> args) {
-  args.insert(args.begin(), kCli);
-  return RunCommand(args);
-}
 
 std::vector<std::string> DimsOf(const std::string& model) {
   if (model.find("decode") != std::string::npos) {

@@ -16,6 +16,7 @@
 #include "support/scratch_dir.h"
 
 using hyperplan::testing::CommandResult;
+using hyperplan::testing::Hyperplan;
 using hyperplan::testing::LineCount;
 using hyperplan::testing::RunCommand;
 
@@ -27,11 +28,6 @@ const std::string kGen = HYPERPLAN_GEN_PATH;
 std::string Temp(const std::string& name) {
   static const hyperplan::testing::ScratchDir scratch("unknown");
   return scratch.File(name);
-}
-
-CommandResult Hyperplan(std::vector<std::string> args) {
-  args.insert(args.begin(), kCli);
-  return RunCommand(args);
 }
 
 // x [1, 1024] float -> Relu -> r -> com.microsoft.Mystery (no shape rule) -> y -> Relu -> out.

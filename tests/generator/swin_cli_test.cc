@@ -16,6 +16,7 @@
 namespace {
 
 using hyperplan::testing::CommandResult;
+using hyperplan::testing::Hyperplan;
 using hyperplan::testing::RunCommand;
 using hyperplan::testing::ScratchDir;
 
@@ -27,11 +28,6 @@ const ScratchDir& Scratch() {
 std::string FileBytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-CommandResult Hyperplan(std::vector<std::string> args) {
-  args.insert(args.begin(), HYPERPLAN_CLI_PATH);
-  return RunCommand(args);
 }
 
 TEST_CASE("swin form: checked, sized without --dim, planned, verified and run") {

@@ -55,6 +55,12 @@ inline CommandResult RunCommand(const std::vector<std::string>& argv) {
   return result;
 }
 
+// `hyperplan ARGS...`: the CLI built beside the tests (HYPERPLAN_CLI_PATH, tests/CMakeLists.txt).
+inline CommandResult Hyperplan(std::vector<std::string> args) {
+  args.insert(args.begin(), HYPERPLAN_CLI_PATH);
+  return RunCommand(args);
+}
+
 // The number of lines in `text` (a last line without '\n' counts).
 inline int LineCount(const std::string& text) {
   int lines = 0;
