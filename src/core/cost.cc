@@ -5,17 +5,14 @@
 #include <algorithm>
 
 #include "hyperplan/attention_pattern.h"
+#include "rate_math.h"
 
 namespace hyperplan {
 namespace {
 
-int64_t CeilDiv(__int128 numerator, __int128 denominator) {
-  if (denominator <= 0) return 0;
-  return static_cast<int64_t>((numerator + denominator - 1) / denominator);
-}
-
-constexpr __int128 kNsPerS = 1'000'000'000;
-constexpr __int128 kPpm = 1'000'000;
+using rate_math::CeilDiv;
+using rate_math::kNsPerS;
+using rate_math::kPpm;
 
 // FLOPs at peak(dtype) * efficiency.
 int64_t ComputeNs(int64_t flops, DType dtype, const HardwareProfile& profile) {

@@ -5,17 +5,15 @@
 #include <algorithm>
 
 #include "hyperplan/error.h"
+#include "rate_math.h"
 
 namespace hyperplan {
 namespace {
 
-constexpr __int128 kNsPerS = 1'000'000'000;
-constexpr __int128 kPpmSquared = __int128{1'000'000} * 1'000'000;
+using rate_math::CeilDiv;
+using rate_math::kNsPerS;
 
-int64_t CeilDiv(__int128 numerator, __int128 denominator) {
-  if (denominator <= 0) return 0;
-  return static_cast<int64_t>((numerator + denominator - 1) / denominator);
-}
+constexpr __int128 kPpmSquared = rate_math::kPpm * rate_math::kPpm;
 
 // rate x sockets x two ppm fractions, as whole units per second (rounded down).
 int64_t Scaled(int64_t rate_per_socket, int32_t sockets, int64_t ppm_a, int64_t ppm_b) {

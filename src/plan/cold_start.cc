@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "hyperplan/cost.h"
 #include "hyperplan/routes.h"
 
 namespace hyperplan {
@@ -77,10 +78,7 @@ ColdStart ComputeColdStart(const Graph& loop_graph, const HardwareProfile& profi
   for (size_t l = 0; l < profile.links.size(); ++l) {
     const Link& link = profile.links[l];
     if (!link_used[l] || link.bandwidth_bytes_per_s <= 0) continue;
-    const __int128 transfer_ns = (static_cast<__int128>(bytes_per_link[l]) * 1'000'000'000 +
-                                  link.bandwidth_bytes_per_s - 1) /
-                                 link.bandwidth_bytes_per_s;
-    cold.time_ns = std::max(cold.time_ns, link.latency_ns + static_cast<int64_t>(transfer_ns));
+    cold.time_ns = std::max(cold.time_ns, TransferTimeNs(link, bytes_per_link[l]));
   }
   return cold;
 }
