@@ -216,7 +216,9 @@ const FitPoint* FitFirstFailure(const FitReport& report) {
 std::string FitBoundsText(const FitPoint& point) {
   std::vector<std::pair<std::string, int64_t>> shares = {{"FLOPs", point.flops_ns()},
                                                          {"HBM traffic", point.hbm_traffic_ns()},
-                                                         {"launches", point.launch_ns()}};
+                                                         {"launches", point.launch_ns()},
+                                                         {"host memory", point.host_memory_ns()},
+                                                         {"host FLOPs", point.host_flops_ns()}};
   for (const fit::v1::LinkBusy& link : point.links())
     shares.emplace_back(link.link(), link.busy_ns());
   std::stable_sort(shares.begin(), shares.end(),

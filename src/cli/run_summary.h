@@ -34,6 +34,8 @@ void RecordBottleneckShares(const HardwareProfile& profile, const Bottleneck& bo
   message.set_hbm_traffic_ns(bottleneck.hbm_traffic_ns);
   message.set_launch_ns(bottleneck.launch_ns);
   message.set_compute_wait_ns(bottleneck.compute_wait_ns);
+  message.set_host_memory_ns(bottleneck.host_memory_ns);
+  message.set_host_flops_ns(bottleneck.host_flops_ns);
 }
 
 // What runs on the host (host_placement.h), in the fields plan's RunSummary and fit's FitPoint

@@ -76,3 +76,17 @@ TEST_CASE("run summary: a plan all on the device fills no host field; fit's poin
   CHECK(point.host_layers(0).layer() == 1);
   CHECK(point.host_parts_size() == 0);
 }
+
+TEST_CASE("run summary and fit's point: the host's time split by its roofline term") {
+  Bottleneck bottleneck;
+  bottleneck.host_memory_ns = 270;
+  bottleneck.host_flops_ns = 30;
+  plan::v1::RunSummary summary;
+  cli::RecordBottleneckShares(UnitProfile(), bottleneck, summary);
+  CHECK(summary.host_memory_ns() == 270);
+  CHECK(summary.host_flops_ns() == 30);
+  fit::v1::FitPoint point;
+  cli::RecordBottleneckShares(UnitProfile(), bottleneck, point);
+  CHECK(point.host_memory_ns() == 270);
+  CHECK(point.host_flops_ns() == 30);
+}

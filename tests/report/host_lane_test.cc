@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <sstream>
 
+#include "hyperplan/plan/bottleneck.h"
 #include "hyperplan/units.h"
 #include "report/chrome_trace.h"
 #include "report/hand_plans.h"
@@ -32,6 +33,19 @@ TEST_CASE("host lane: the simulator's times for the hand plan") {
   CHECK(timeline.makespan_ns == 650);
   CHECK(timeline.host_compute_ns == 300);
   CHECK(timeline.stall_ns_per_node == std::vector<int64_t>{0, 200, 0});
+}
+
+TEST_CASE("host lane: the bottleneck counts the host's work apart from the device's") {
+  const testing::HandPlan hand = testing::HostMlpPlan();
+  const Bottleneck bottleneck = FindBottleneck(hand.graph, testing::UnitProfileWithHost(),
+                                               hand.plan, hand.evaluation.timeline);
+  // The host step runs 300 .. 600: its 300 ns go to host memory or host FLOPs, whichever host
+  // roofline term sets it; the device's work is l0 and head, 100 + 50 ns.
+  CHECK(bottleneck.host_memory_ns + bottleneck.host_flops_ns == 300);
+  CHECK(bottleneck.compute_busy_ns == 150);
+  // 300 ns outlasts the device's 150 and the Store's 200 ns on the link: the host bounds it.
+  CHECK(bottleneck.busy_ns == 300);
+  CHECK((bottleneck.kind == BoundKind::kHostMemory || bottleneck.kind == BoundKind::kHostFlops));
 }
 
 TEST_CASE("host lane: host compute steps are a stream of their own") {
