@@ -208,7 +208,27 @@ bool HomesFit(const Problem& problem) {
 
 }  // namespace
 
-std::vector<HostPart> FindHostParts(const Problem& problem) {
+std::string_view HostPartKindName(HostPartKind kind) {
+  switch (kind) {
+    case HostPartKind::kMlp:
+      return "MLP";
+    case HostPartKind::kLmHead:
+      return "LM head";
+    case HostPartKind::kEmbedding:
+      return "token embedding";
+    case HostPartKind::kAttention:
+      return "attention";
+    case HostPartKind::kAttentionCore:
+      return "attention core";
+    case HostPartKind::kOptimizer:
+      return "optimizer";
+    case HostPartKind::kRoutedExperts:
+      return "routed experts";
+  }
+  return "?";
+}
+
+std::vector<HostPart> FindHostParts(const Problem& problem, const HostPartOptions& /*options*/) {
   std::vector<HostPart> parts;
   if (!problem.profile->host_compute.present() || !HomesFit(problem)) return parts;
   const StepParts steps = ClassifySteps(problem);
