@@ -29,9 +29,20 @@ class HostStepChecker {
         replay_(replay),
         home_copy_current_(home_copy_current),
         host_tier_(profile.host_compute.memory_tier),
-        copies_of_(graph.values.size()) {
+        copies_of_(graph.values.size()),
+        intervals_of_(graph.values.size()),
+        step_of_node_(graph.nodes.size(), -1) {
     for (size_t c = 0; c < plan.tier_copies.size(); ++c) {
       copies_of_[plan.tier_copies[c].value].push_back(static_cast<int32_t>(c));
+    }
+    for (size_t r = 0; r < plan.residency.size(); ++r) {
+      const ValueId value = plan.residency[r].value;
+      if (value != kNoValue) intervals_of_[value].push_back(static_cast<int32_t>(r));
+    }
+    for (size_t i = 0; i < plan.steps.size(); ++i) {
+      if (plan.steps[i].kind == StepKind::kCompute) {
+        step_of_node_[plan.steps[i].node] = static_cast<int32_t>(i);
+      }
     }
   }
 
@@ -42,7 +53,8 @@ class HostStepChecker {
     for (size_t i = 0; i < plan_.steps.size(); ++i) {
       if (!IsHostCompute(static_cast<int32_t>(i))) continue;
       if (!happens_before_) happens_before_.emplace(plan_, profile_);
-      if (CheckHostInputs(static_cast<int32_t>(i)) || CheckHostOutputs(static_cast<int32_t>(i))) {
+      const auto index = static_cast<int32_t>(i);
+      if (CheckHostUpdates(index) || CheckHostInputs(index) || CheckHostOutputs(index)) {
         return failure_;
       }
     }
@@ -155,18 +167,10 @@ class HostStepChecker {
     return head + Describe(latest->closed_by) + " frees that copy before the host step ends";
   }
 
-  // Each output into a copy on H the step opens; no update in place (of loop state: a KV
-  // cache, a weight), which the host unit does not do yet (docs/design.md "Compute units").
+  // Each output into a copy on H the step opens (an update in place writes the input's home
+  // copy instead: CheckHostUpdates).
   bool CheckHostOutputs(int32_t index) {
-    const NodeId node_id = plan_.steps[index].node;
-    const Node& node = graph_.nodes[node_id];
-    for (ValueId input : node.inputs) {
-      if (graph_.values[input].written_by == node_id) {
-        return Fail(index, fmt::format("the host step updates {} in place, which a host step "
-                                       "does not yet do (its writer runs on the device)",
-                                       ValueName(input)));
-      }
-    }
+    const Node& node = graph_.nodes[plan_.steps[index].node];
     for (ValueId output : node.outputs) {
       if (!HasBytes(graph_.values[output])) continue;
       bool written = false;
@@ -183,6 +187,125 @@ class HostStepChecker {
     return false;
   }
 
+  // Each value the step updates in place (docs/design.md "Compute units", in-place updates on
+  // the host): its home copy is on H, nothing writes that copy back, device reads see the
+  // update only through a Prefetch after it, and no device copy outlives the iteration.
+  bool CheckHostUpdates(int32_t index) {
+    const NodeId node_id = plan_.steps[index].node;
+    for (ValueId input : graph_.nodes[node_id].inputs) {
+      if (graph_.values[input].written_by != node_id || !HasBytes(graph_.values[input])) continue;
+      if (CheckHomeOnHostTier(index, input) || CheckNoStoreOver(index, input) ||
+          CheckHomeReadsOrdered(index, input) || CheckNotCarried(index, input) ||
+          CheckDeviceReadsFresh(index, input)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  bool CheckHomeOnHostTier(int32_t writer, ValueId value) {
+    std::optional<TierId> home;
+    for (int32_t c : copies_of_[value]) {
+      if (plan_.tier_copies[c].opened_by < 0) home = plan_.tier_copies[c].tier;
+    }
+    if (home == host_tier_) return false;
+    return Fail(writer,
+                fmt::format("the host step updates {} in place, but its home copy is {}, "
+                            "not on {}, the host compute tier (a host step updates only "
+                            "a home copy there)",
+                            ValueName(value), home ? "on " + TierName(profile_, *home) : "nowhere",
+                            HostTierName()));
+  }
+
+  bool IsTransferOf(int32_t index, ValueId value) const {
+    const PlanStep& step = plan_.steps[index];
+    return (step.kind == StepKind::kStore || step.kind == StepKind::kPrefetch) &&
+           step.value == value;
+  }
+
+  // The host's update is the home copy's current bytes: a Store there would overwrite it with
+  // the device's stale copy.
+  bool CheckNoStoreOver(int32_t writer, ValueId value) {
+    for (size_t i = 0; i < plan_.steps.size(); ++i) {
+      const auto index = static_cast<int32_t>(i);
+      if (!IsTransferOf(index, value) || plan_.steps[i].kind != StepKind::kStore ||
+          plan_.steps[i].dst_tier != host_tier_) {
+        continue;
+      }
+      return Fail(index, fmt::format("writes the home copy of {} on {}, which {} updates in place "
+                                     "(the update is the current copy: nothing is written back)",
+                                     ValueName(value), HostTierName(), Describe(writer)));
+    }
+    return false;
+  }
+
+  // Every transfer reading the home copy is ordered with the update, so none reads it half
+  // written.
+  bool CheckHomeReadsOrdered(int32_t writer, ValueId value) {
+    for (size_t i = 0; i < plan_.steps.size(); ++i) {
+      const auto index = static_cast<int32_t>(i);
+      if (!IsTransferOf(index, value) || plan_.steps[i].src_tier != host_tier_) continue;
+      if ((*happens_before_)(index, writer) || (*happens_before_)(writer, index)) continue;
+      return Fail(writer, fmt::format("the host step updates {} in place while {} may still read "
+                                      "its home copy (neither waits for the other, directly or "
+                                      "through other waits and stream order)",
+                                      ValueName(value), Describe(index)));
+    }
+    return false;
+  }
+
+  // A device step reads the bytes of its place in the order: before the update, a copy
+  // fetched before it; after the update, a copy a Prefetch after it brought.
+  bool CheckDeviceReadsFresh(int32_t writer, ValueId value) {
+    const Step write_step = plan_.steps[writer].boundary;
+    for (NodeId reader : graph_.values[value].consumers) {
+      const int32_t index = step_of_node_[reader];
+      if (index < 0 || plan_.steps[index].unit != ComputeUnit::kDevice) continue;
+      const int32_t opener = DeviceCopyOpener(value, plan_.steps[index].boundary);
+      if (opener == kNoOpener) continue;  // CheckInputsResident names a missing copy
+      const bool after = plan_.steps[index].boundary > write_step;
+      const bool fresh = opener >= 0 && (after ? (*happens_before_)(writer, opener)
+                                               : (*happens_before_)(opener, writer));
+      if (fresh) continue;
+      return Fail(index, fmt::format("reads {} {} {} updates it in place, from a device copy {} (a "
+                                     "Prefetch that {} that update brings the bytes of this step)",
+                                     ValueName(value), after ? "after" : "before", Describe(writer),
+                                     opener < 0 ? "resident from the run's start"
+                                                : "opened by " + Describe(opener),
+                                     after ? "waits for" : "happens before"));
+    }
+    return false;
+  }
+
+  static constexpr int32_t kNoOpener = -2;
+
+  // The step that opened the device residency covering `at` (-1: the run's start), or
+  // kNoOpener.
+  int32_t DeviceCopyOpener(ValueId value, Step at) const {
+    for (int32_t r : intervals_of_[value]) {
+      const ResidentInterval& interval = plan_.residency[r];
+      if (interval.first_step <= at && at <= interval.last_step) return interval.opened_by;
+    }
+    return kNoOpener;
+  }
+
+  // In a loop, a device copy open at the iteration's end would start the next one holding
+  // bytes the next update makes stale; the next iteration fetches afresh.
+  bool CheckNotCarried(int32_t writer, ValueId value) {
+    if (!plan_.periodic) return false;
+    for (int32_t r : intervals_of_[value]) {
+      const ResidentInterval& interval = plan_.residency[r];
+      if (interval.opened_by >= 0 && interval.closed_by >= 0) continue;
+      return Fail(interval.closed_by < 0 ? -1 : interval.opened_by,
+                  fmt::format("{}, which {} updates in place, is on the device when the "
+                              "iteration {} (each iteration's device reads fetch it from its "
+                              "home copy: docs/design.md \"Compute units\")",
+                              ValueName(value), Describe(writer),
+                              interval.closed_by < 0 ? "ends" : "starts"));
+    }
+    return false;
+  }
+
   const Graph& graph_;
   const HardwareProfile& profile_;
   const Plan& plan_;
@@ -190,7 +313,9 @@ class HostStepChecker {
   const HomeCopyCurrentFn& home_copy_current_;
   const TierId host_tier_;
   std::optional<planner::HappensBefore> happens_before_;
-  std::vector<std::vector<int32_t>> copies_of_;  // by value: indices into Plan::tier_copies
+  std::vector<std::vector<int32_t>> copies_of_;     // by value: indices into Plan::tier_copies
+  std::vector<std::vector<int32_t>> intervals_of_;  // by value: indices into Plan::residency
+  std::vector<int32_t> step_of_node_;               // by node: its compute step, or -1
   HostStepFailure failure_;
 };
 

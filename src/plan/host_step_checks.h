@@ -10,8 +10,14 @@
 //   copy whose opener (a transfer into H, or a host step) happens before it (HappensBefore,
 //   compute_bounds.h: waits, stream order and host-lane order); and that is not freed before it
 //   ends (closed by the run's end, the step itself, or a step it happens before);
-// - a host step writes each output into a TierCopy on H that it opens itself, and updates no
-//   value in place (loop state: `Value::written_by`), which the host unit does not do yet.
+// - a host step writes each output into a TierCopy on H that it opens itself;
+// - a host step may update a value V in place (`Value::written_by`: a KV append, an optimizer
+//   update), which writes V's home copy, current from then on (docs/design.md "Compute
+//   units"); the plan breaks that by: V's home copy not on H; a Store writing V's home copy
+//   (the update would be overwritten); a transfer reading the home copy not ordered with the
+//   update (HappensBefore either way); a device step reading V after the update (by order
+//   position) from a copy no Prefetch after the update opened, or before it from one not
+//   fetched before it; in a loop, a device copy of V open at the iteration's start or end.
 // A host step needs no device residency; the verifier's device rules skip it.
 // Cost: O(steps * streams) for the happens-before clocks plus O(copies + uses) for the checks.
 // Limits: expects a plan whose shapes VerifyPlan has checked (indices in range, the profile

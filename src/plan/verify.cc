@@ -364,10 +364,13 @@ class Verifier {
   // no Store after the write wrote it back by the end (the value stayed on the device), and a
   // Store before the write (of the device copy, still the previous iteration's) makes it
   // current again. A one-shot plan starts from a free preload, current everywhere.
+  // A host step updates the home copy itself (docs/design.md "Compute units"), so that copy is
+  // always current; CheckHostSteps checks the update's rules.
   bool HomeCopyCurrent(ValueId value, TierId tier, int64_t at_ns) const {
     const NodeId writer = graph_.values[value].written_by;
     if (writer == kNoNode) return true;
     const int32_t write = compute_index_[step_of_node_[writer]];
+    if (plan_.steps[write].unit == ComputeUnit::kHost) return true;
     const bool before_write = at_ns <= Start(write);
     const bool stale_at_start =
         plan_.periodic && !StoredBetween(value, tier, End(write), sim_.makespan_ns);

@@ -9,6 +9,10 @@
 //    H whose writer (a transfer into H or a host step) happens before it, not freed before it
 //    ends, and writes each output into a copy on H it opens (plan/host_step_checks.h); it
 //    neither opens nor frees device residency, so a device copy of its output is a Prefetch's.
+//    A host step may update a value in place when its home copy is on H: no Store writes that
+//    copy, transfers reading it are ordered with the update, device reads after the update
+//    read a copy a Prefetch after it opened, and in a loop no device copy of it is open at the
+//    iteration's start or end.
 // 2. Simulated bytes on every tier stay within its capacity (capacity <= 0: unbounded); the
 //    arena fits the device (and the budget when the plan claims to fit); the summary's peak
 //    is the maximum of the simulated device timeline.
