@@ -41,6 +41,12 @@ NodeCost HostRooflineCost(const HostComputeSpec& host, DType dtype, int64_t flop
 // Error(kInternal) when the profile has no host unit: asking is a caller's bug.
 NodeCost EstimateHostNodeCost(const Graph& graph, const Node& node, const HardwareProfile& profile);
 
+// A loop's host time for `node`: FLOPs on the model, bytes on the loop graph, as
+// EstimateLoopCosts (cost.h) does for the device (an in-place update's aliased output has left
+// the loop graph's node; its work has not). With the same graph twice, EstimateHostNodeCost.
+NodeCost EstimateHostLoopNodeCost(const Graph& model, const Graph& loop_graph, NodeId node,
+                                  const HardwareProfile& profile);
+
 // One node on `unit`: EstimateNodeCost for the device, EstimateHostNodeCost for the host.
 NodeCost EstimateNodeCostOn(ComputeUnit unit, const Graph& graph, const Node& node,
                             const HardwareProfile& profile);

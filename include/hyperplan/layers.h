@@ -14,6 +14,7 @@
 // Limits: names only; a layer spelled differently is not found.
 #pragma once
 
+#include <cstdint>
 #include <string_view>
 #include <vector>
 
@@ -24,6 +25,27 @@ namespace hyperplan {
 
 // The layer number, or -1.
 int LayerOfWeight(std::string_view name);
+
+// What a weight's name says it is part of: the one classifier the host parts (planner/
+// host_parts.h) and the plan's host placement (plan/host_placement.h) share. In a layer, by the
+// module right after "layers.N.": the MLP or mixture-of-experts block ("mlp", "feed_forward",
+// "ffn", "block_sparse_moe", "moe", "experts", GGUF's "ffn_up"/"ffn_gate"/"ffn_down"; or
+// ".experts." further on), the attention ("self_attn", "attention", "attn", "self_attention",
+// GGUF's "attn_q"...), else another piece of the layer (its norms: "input_layernorm", Meta's
+// "attention_norm" and "ffn_norm", GGUF's "attn_norm"). Outside layers: the LM head
+// ("lm_head", GPT-NeoX's "embed_out", Meta's "output.weight"), the token embedding
+// ("embed_tokens", "wte", "tok_embeddings", "embed_in", "word_embeddings"), else none (the
+// final norm, rotary tables, a Reshape's shape). A tied embedding's name says embedding; the
+// node reading it (a Gather or a MatMul) says which use it is.
+enum class WeightPart : uint8_t {
+  kNone,
+  kLayerMlp,
+  kLayerAttention,
+  kLayerOther,
+  kLmHead,
+  kEmbedding,
+};
+WeightPart WeightPartOfName(std::string_view name);
 
 // A maximal run of steps that read one layer's weights (a forward pass visits each layer
 // once; a training step twice, forward and backward).

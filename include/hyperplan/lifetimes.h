@@ -11,7 +11,10 @@
 // device's view: a host node's reads of host values (its weights' home copies, what other
 // host nodes wrote) are not device uses; a value a host node writes is on the device only
 // when a device node reads it, from its first device read (a crossing Prefetch brings it);
-// a value nothing on the device touches has no device residency at all.
+// a value nothing on the device touches has no device residency at all; a persistent value a
+// host node updates in place (a weight after a CPU optimizer step) is on the device from the
+// iteration's start (a crossing Prefetch from its home copy) to its last device read, never
+// across iterations.
 // Cost: O(nodes + values + uses).
 #pragma once
 
@@ -34,7 +37,9 @@ struct Lifetime {
   // Unit placements only. False: never on the device (only host nodes touch it).
   bool on_device = true;
   // Written by a host node and read on the device: def_step is its first device read, where a
-  // crossing Prefetch has brought it; the planner never cuts its residency.
+  // crossing Prefetch has brought it (0 for a persistent value the host updates in place: the
+  // Prefetch reads the home copy at the iteration's start); the planner never cuts its
+  // residency.
   bool crosses_in = false;
 };
 

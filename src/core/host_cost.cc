@@ -63,6 +63,16 @@ NodeCost EstimateHostNodeCost(const Graph& graph, const Node& node,
                           NodeBytes(graph, node));
 }
 
+NodeCost EstimateHostLoopNodeCost(const Graph& model, const Graph& loop_graph, NodeId node,
+                                  const HardwareProfile& profile) {
+  const Node& loop_node = loop_graph.nodes[node];
+  const NodeCost on_loop = EstimateHostNodeCost(loop_graph, loop_node, profile);
+  if (&model == &loop_graph || IsViewOp(loop_node.op_type)) return on_loop;
+  const Node& model_node = model.nodes[node];
+  return HostRooflineCost(profile.host_compute, ComputeDType(model, model_node),
+                          NodeFlops(model, model_node), NodeBytes(loop_graph, loop_node));
+}
+
 NodeCost EstimateNodeCostOn(ComputeUnit unit, const Graph& graph, const Node& node,
                             const HardwareProfile& profile) {
   return unit == ComputeUnit::kHost ? EstimateHostNodeCost(graph, node, profile)

@@ -2,6 +2,7 @@
 #include "hyperplan/layers.h"
 
 #include <algorithm>
+#include <initializer_list>
 #include <map>
 #include <utility>
 
@@ -12,9 +13,12 @@ namespace {
 // Layer numbers stop growing here, so a long run of digits cannot overflow.
 constexpr long kLayerNumberLimit = 1000L * 1000 * 1000;
 
-}  // namespace
+struct LayerKey {
+  int layer = -1;
+  size_t rest = 0;  // where the name continues after "layers.N."
+};
 
-int LayerOfWeight(std::string_view name) {
+LayerKey FindLayerKey(std::string_view name) {
   constexpr std::string_view kKey = "layers.";
   for (size_t at = name.find(kKey); at != std::string_view::npos; at = name.find(kKey, at + 1)) {
     if (at > 0 && name[at - 1] != '.' && name[at - 1] != '/') continue;
@@ -25,10 +29,53 @@ int LayerOfWeight(std::string_view name) {
       ++end;
     }
     if (end > at + kKey.size() && end < name.size() && name[end] == '.') {
-      return static_cast<int>(layer);
+      return {static_cast<int>(layer), end + 1};
     }
   }
-  return -1;
+  return {};
+}
+
+bool Contains(std::string_view text, std::string_view token) {
+  return text.find(token) != std::string_view::npos;
+}
+
+bool IsAnyOf(std::string_view text, std::initializer_list<std::string_view> words) {
+  return std::find(words.begin(), words.end(), text) != words.end();
+}
+
+// The module right after "layers.N." ("mlp", "self_attn", "ffn_up", "input_layernorm") and
+// the rest of the name from there.
+WeightPart LayerPartOfModule(std::string_view module, std::string_view rest) {
+  const bool norm = Contains(module, "norm");
+  if (IsAnyOf(module, {"mlp", "feed_forward", "ffn", "block_sparse_moe", "moe", "experts"}) ||
+      (module.starts_with("ffn_") && !norm) || Contains(rest, ".experts.")) {
+    return WeightPart::kLayerMlp;
+  }
+  if (IsAnyOf(module, {"self_attn", "attention", "attn", "self_attention"}) ||
+      (module.starts_with("attn_") && !norm)) {
+    return WeightPart::kLayerAttention;
+  }
+  return WeightPart::kLayerOther;
+}
+
+}  // namespace
+
+int LayerOfWeight(std::string_view name) { return FindLayerKey(name).layer; }
+
+WeightPart WeightPartOfName(std::string_view name) {
+  const LayerKey key = FindLayerKey(name);
+  if (key.layer >= 0) {
+    const std::string_view rest = name.substr(key.rest);
+    return LayerPartOfModule(rest.substr(0, rest.find_first_of("./")), rest);
+  }
+  if (Contains(name, "lm_head") || Contains(name, "embed_out") || name == "output.weight") {
+    return WeightPart::kLmHead;
+  }
+  for (std::string_view token :
+       {"embed_tokens", "wte", "tok_embeddings", "embed_in", "word_embeddings"}) {
+    if (Contains(name, token)) return WeightPart::kEmbedding;
+  }
+  return WeightPart::kNone;
 }
 
 namespace {

@@ -14,35 +14,27 @@ namespace {
 
 constexpr size_t kMaxHostRuns = 8;
 
-bool HasAny(std::string_view name, std::initializer_list<std::string_view> words) {
-  return std::any_of(words.begin(), words.end(),
-                     [&](std::string_view word) { return name.find(word) != name.npos; });
-}
-
 uint8_t LayerPartOfWeight(std::string_view name) {
-  if (HasAny(name, {".mlp.", ".feed_forward.", ".ffn.", ".block_sparse_moe.", ".experts."})) {
-    return kHostMlp;
+  switch (WeightPartOfName(name)) {
+    case WeightPart::kLayerMlp:
+      return kHostMlp;
+    case WeightPart::kLayerAttention:
+      return kHostAttention;
+    default:
+      return kHostOtherLayerPart;
   }
-  if (HasAny(name, {".self_attn.", ".attention.", ".attn.", ".self_attention."})) {
-    return kHostAttention;
-  }
-  return kHostOtherLayerPart;
 }
 
 bool IsWeightRead(const Value& value) {
   return value.producer == kNoNode && value.value_class == ValueClass::kWeight;
 }
 
-bool IsLmHeadName(std::string_view name) {
-  return HasAny(name, {"lm_head", "embed_out"}) || name == "output.weight";
-}
-
-// A weight outside every layer, read by `node` on the host.
+// A weight outside every layer, read by `node` on the host: the embedding's Gather, or a
+// matmul over the (possibly tied) vocabulary matrix (WeightPartOfName, layers.h).
 void AddOutsideWeight(const Node& node, const std::string& name, HostPlacement& placement) {
-  if (node.op_type == "Gather") {
-    placement.embedding = true;
-  } else if (IsLmHeadName(name) || HasAny(name, {"embed", "wte"})) {
-    placement.lm_head = true;  // a matmul over the (possibly tied) vocabulary matrix
+  const WeightPart part = WeightPartOfName(name);
+  if (part == WeightPart::kEmbedding || part == WeightPart::kLmHead) {
+    (node.op_type == "Gather" ? placement.embedding : placement.lm_head) = true;
   } else {
     placement.other_weights.push_back(name);
   }

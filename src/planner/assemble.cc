@@ -526,8 +526,10 @@ class Assembler {
       if (crossings_.store_boundary[input] >= 0) {
         AddWait(step.waits_for, crossing_store_index_[input]);
       }
+      // An update in place waits for the Prefetch that reads the home copy it overwrites.
       const int32_t prefetch = crossing_prefetch_index_[input];
-      if (prefetch >= 0 && prefetch < index && HostCopyCloser(input) == index) {
+      const bool updates = graph_.values[input].written_by == step.node;
+      if (prefetch >= 0 && prefetch < index && (updates || HostCopyCloser(input) == index)) {
         AddWait(step.waits_for, prefetch);
       }
     }
@@ -548,7 +550,9 @@ class Assembler {
       }
       return;
     }
-    AddWait(step.waits_for, compute_index_[context_.lifetimes.step_of_node[value.producer]]);
+    if (value.producer != kNoNode) {  // else a home copy the host updates, read before that
+      AddWait(step.waits_for, compute_index_[context_.lifetimes.step_of_node[value.producer]]);
+    }
     AddWait(step.waits_for, last_stream);
     const Step last_read = crossings_.last_host_read[step.value];
     if (last_read >= 0 && compute_index_[last_read] < index &&

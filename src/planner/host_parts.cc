@@ -3,12 +3,14 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <utility>
 
 #include "hyperplan/host_cost.h"
 #include "hyperplan/layers.h"
+#include "planner/optimizer_nodes.h"
 
 namespace hyperplan {
 namespace {
@@ -19,9 +21,9 @@ bool Contains(std::string_view name, std::string_view token) {
 
 using PartKey = std::pair<HostPartKind, int>;
 
-// What a weight says about the node reading it: the part it belongs to; none (a layer's
-// attention or norm weight: that node is in no part); or neutral (a constant of no layer, e.g.
-// a Reshape's target shape or the rotary tables, which any part may read).
+// What a weight says about the node reading it (WeightPartOfName, layers.h): the part it
+// belongs to; none (a layer's norm weight: that node is in no part); or neutral (a constant
+// of no layer, e.g. a Reshape's target shape or the rotary tables, which any part may read).
 struct WeightRole {
   std::optional<PartKey> part;
   bool neutral = false;
@@ -29,14 +31,19 @@ struct WeightRole {
 
 WeightRole RoleOfWeight(std::string_view name) {
   const int layer = LayerOfWeight(name);
-  if (layer >= 0 && (Contains(name, ".mlp.") || Contains(name, ".feed_forward.") ||
-                     Contains(name, ".ffn") || Contains(name, ".block_sparse_moe."))) {
-    return {PartKey(HostPartKind::kMlp, layer), false};
-  }
-  if (layer >= 0) return {};
-  if (Contains(name, "lm_head")) return {PartKey(HostPartKind::kLmHead, -1), false};
-  if (Contains(name, "embed_tokens") || Contains(name, "wte") || Contains(name, "tok_embeddings")) {
-    return {PartKey(HostPartKind::kEmbedding, -1), false};
+  switch (WeightPartOfName(name)) {
+    case WeightPart::kLayerMlp:
+      return {PartKey(HostPartKind::kMlp, layer), false};
+    case WeightPart::kLayerAttention:
+      return {PartKey(HostPartKind::kAttention, layer), false};
+    case WeightPart::kLayerOther:
+      return {};
+    case WeightPart::kLmHead:
+      return {PartKey(HostPartKind::kLmHead, -1), false};
+    case WeightPart::kEmbedding:
+      return {PartKey(HostPartKind::kEmbedding, -1), false};
+    case WeightPart::kNone:
+      break;
   }
   return {std::nullopt, true};
 }
@@ -45,9 +52,14 @@ bool IsWeight(const Value& value) {
   return value.producer == kNoNode && value.value_class == ValueClass::kWeight;
 }
 
-// Whether the host can run `node`: its weights are homed on the host tier and not written,
-// and it neither reads nor writes other persistent state.
-bool HostCanRun(const Problem& problem, const Node& node) {
+// Persistent values a part may read or update in place beyond read-only weights: a layer's KV
+// cache, or its weights and optimizer state.
+using StateSet = std::set<ValueId>;
+
+// Whether the host can run `node` in a part allowed `state`: every weight it reads is homed on
+// the host tier, and every other persistent value it reads or updates, and every weight it
+// updates, is in `state` and homed there.
+bool HostCanRun(const Problem& problem, const Node& node, const StateSet& state) {
   const Graph& graph = *problem.graph;
   const TierId host_tier = problem.profile->host_compute.memory_tier;
   auto persistent = [&](ValueId id) {
@@ -56,11 +68,10 @@ bool HostCanRun(const Problem& problem, const Node& node) {
   for (ValueId input : node.inputs) {
     if (input == kNoValue) continue;
     const Value& value = graph.values[input];
-    if (IsWeight(value)) {
-      if (problem.homes.home_tier[input] != host_tier || value.written_by != kNoNode) return false;
-    } else if (persistent(input)) {
-      return false;
-    }
+    const bool plain_weight = IsWeight(value) && value.written_by == kNoNode;
+    if (!plain_weight && !persistent(input)) continue;
+    if (problem.homes.home_tier[input] != host_tier) return false;
+    if (!plain_weight && !state.count(input)) return false;
   }
   for (ValueId output : node.outputs) {
     if (output != kNoValue && persistent(output)) return false;
@@ -69,20 +80,35 @@ bool HostCanRun(const Problem& problem, const Node& node) {
 }
 
 // The part each step's node reads weights of: kind and layer, or none; a node reading two
-// parts' weights (or a part's and a non-neutral other weight) belongs to none.
+// parts' weights (or a part's and a non-neutral other weight), or updating a layer's weights
+// (an optimizer node), belongs to none and ends every span over it.
 struct StepParts {
-  std::map<PartKey, std::pair<Step, Step>> mlp_spans;
+  std::map<PartKey, std::pair<Step, Step>> spans;           // MLPs and attentions
   std::vector<std::pair<HostPartKind, Step>> single_nodes;  // LM head and embedding readers
   std::vector<uint8_t> reads_other_weight;                  // by step
+  std::vector<std::optional<PartKey>> key_of_step;          // the one part's weights it reads
 };
 
-StepParts ClassifySteps(const Problem& problem) {
+// The LM head and the embedding by the node: a tied matrix read by a Gather is the embedding,
+// by a MatMul the LM head.
+HostPartKind SingleNodeKind(HostPartKind named, const Node& node) {
+  if (named != HostPartKind::kLmHead && named != HostPartKind::kEmbedding) return named;
+  return node.op_type == "Gather" ? HostPartKind::kEmbedding : HostPartKind::kLmHead;
+}
+
+StepParts ClassifySteps(const Problem& problem, const std::vector<std::optional<int>>& updates) {
   const Graph& graph = *problem.graph;
   StepParts parts;
   parts.reads_other_weight.assign(problem.order.size(), 0);
+  parts.key_of_step.assign(problem.order.size(), std::nullopt);
   for (Step k = 0; k < problem.step_count(); ++k) {
+    const NodeId id = problem.order[k];
+    if (updates[id]) {
+      parts.reads_other_weight[k] = 1;
+      continue;
+    }
     std::set<PartKey> keys;
-    for (ValueId input : graph.nodes[problem.order[k]].inputs) {
+    for (ValueId input : graph.nodes[id].inputs) {
       if (input == kNoValue || !IsWeight(graph.values[input])) continue;
       const WeightRole role = RoleOfWeight(graph.values[input].name);
       if (role.part) {
@@ -91,63 +117,70 @@ StepParts ClassifySteps(const Problem& problem) {
         parts.reads_other_weight[k] = 1;
       }
     }
+    if (keys.size() > 1) parts.reads_other_weight[k] = 1;
     if (keys.size() != 1 || parts.reads_other_weight[k]) continue;
-    const auto key = *keys.begin();
-    if (key.first != HostPartKind::kMlp) {
-      parts.single_nodes.push_back({key.first, k});
+    const PartKey key = *keys.begin();
+    parts.key_of_step[k] = key;
+    if (key.second < 0) {
+      parts.single_nodes.push_back({SingleNodeKind(key.first, graph.nodes[id]), k});
       continue;
     }
-    auto [it, added] = parts.mlp_spans.try_emplace(key, k, k);
+    auto [it, added] = parts.spans.try_emplace(key, k, k);
     if (!added) it->second.second = k;
   }
   return parts;
 }
 
 std::string PartName(HostPartKind kind, int layer) {
-  if (kind == HostPartKind::kMlp) return "layer " + std::to_string(layer) + " MLP";
-  if (kind == HostPartKind::kRoutedExperts) {
-    return "layer " + std::to_string(layer) + " routed experts";
-  }
-  return kind == HostPartKind::kLmHead ? "LM head" : "token embedding";
+  const std::string kind_name(HostPartKindName(kind));
+  if (kind == HostPartKind::kOptimizer && layer < 0) return "optimizer outside layers";
+  if (layer < 0) return kind_name;
+  return "layer " + std::to_string(layer) + " " + kind_name;
 }
 
-// `nodes` (in step order) as a part, costed.
-HostPart CostedPart(const Problem& problem, HostPartKind kind, int layer,
-                    std::vector<NodeId> nodes) {
+// The part running `nodes` (in step order), costed; none when a node in it cannot run on the
+// host with `state`.
+std::optional<HostPart> MakePart(const Problem& problem, HostPartKind kind, int layer,
+                                 const std::vector<NodeId>& nodes, const StateSet& state) {
   const Graph& graph = *problem.graph;
+  const Graph& model = problem.model != nullptr ? *problem.model : graph;
   HostPart part;
   part.kind = kind;
   part.layer = layer;
+  part.name = PartName(kind, layer);
   part.first_step = problem.lifetimes.step_of_node[nodes.front()];
   part.last_step = problem.lifetimes.step_of_node[nodes.back()];
-  part.name = PartName(kind, layer);
   std::set<ValueId> weights;
+  std::set<ValueId> states;
   for (NodeId id : nodes) {
     const Node& node = graph.nodes[id];
+    if (!HostCanRun(problem, node, state)) return std::nullopt;
+    part.nodes.push_back(id);
     part.device_ns += problem.node_time_ns[id];
-    part.host_ns += EstimateHostNodeCost(graph, node, *problem.profile).time_ns;
+    part.host_ns += EstimateHostLoopNodeCost(model, graph, id, *problem.profile).time_ns;
     for (ValueId input : node.inputs) {
-      if (input != kNoValue && IsWeight(graph.values[input])) weights.insert(input);
+      if (input == kNoValue) continue;
+      const Value& value = graph.values[input];
+      if (IsWeight(value) && value.written_by == kNoNode) weights.insert(input);
+      if (state.count(input) && !IsWeight(value)) states.insert(input);
     }
   }
-  part.nodes = std::move(nodes);
   for (ValueId weight : weights) part.weight_bytes += graph.values[weight].bytes;
+  for (ValueId value : states) part.state_bytes += graph.values[value].bytes;
   return part;
 }
 
-// The part over steps [first, last], costed; none when a node in it cannot run on the host or
-// reads a weight of another part.
-std::optional<HostPart> MakePart(const Problem& problem, const StepParts& steps, HostPartKind kind,
-                                 int layer, Step first, Step last) {
+// The nodes of steps [first, last]; none when one of them reads a weight of another part than
+// `key` (none: of any part) or of no part, or updates a layer's weights.
+std::optional<std::vector<NodeId>> SpanNodes(const Problem& problem, const StepParts& steps,
+                                             std::optional<PartKey> key, Step first, Step last) {
   std::vector<NodeId> nodes;
   for (Step k = first; k <= last; ++k) {
-    const NodeId id = problem.order[k];
-    if (steps.reads_other_weight[k] || !HostCanRun(problem, problem.graph->nodes[id])) {
-      return std::nullopt;
-    }
-    nodes.push_back(id);
+    if (steps.reads_other_weight[k]) return std::nullopt;
+    if (steps.key_of_step[k] && steps.key_of_step[k] != key) return std::nullopt;
+    nodes.push_back(problem.order[k]);
   }
-  return CostedPart(problem, kind, layer, std::move(nodes));
+  return nodes;
 }
 
 bool IsSharedExpertWeight(std::string_view name) { return Contains(name, "shared_expert"); }
@@ -193,9 +226,99 @@ void AddSplitAtExperts(const Problem& problem, HostPart part, std::vector<HostPa
     parts.push_back(std::move(part));
     return;
   }
-  parts.push_back(
-      CostedPart(problem, HostPartKind::kRoutedExperts, part.layer, std::move(experts)));
-  parts.push_back(CostedPart(problem, HostPartKind::kMlp, part.layer, std::move(rest)));
+  // Every node already ran on the host in `part`, so both halves are parts.
+  parts.push_back(*MakePart(problem, HostPartKind::kRoutedExperts, part.layer, experts, {}));
+  parts.push_back(*MakePart(problem, HostPartKind::kMlp, part.layer, rest, {}));
+}
+
+// A layer's KV cache: the persistent values other than weights its attention span's nodes read
+// or update, and the steps of every node that reads or updates them; none when such a node
+// lies outside the span (the device would read the cache the host appends to).
+struct LayerCache {
+  StateSet values;
+  Step first = 0;
+  Step last = -1;
+};
+
+std::optional<LayerCache> CacheOfSpan(const Problem& problem, Step first, Step last) {
+  const Graph& graph = *problem.graph;
+  LayerCache cache;
+  if (problem.persistent.empty()) return cache;
+  for (Step k = first; k <= last; ++k) {
+    for (ValueId input : graph.nodes[problem.order[k]].inputs) {
+      if (input != kNoValue && problem.persistent[input] && !IsWeight(graph.values[input])) {
+        cache.values.insert(input);
+      }
+    }
+  }
+  for (ValueId value : cache.values) {
+    std::vector<NodeId> touching = graph.values[value].consumers;
+    if (graph.values[value].written_by != kNoNode)
+      touching.push_back(graph.values[value].written_by);
+    for (NodeId node : touching) {
+      const Step step = problem.lifetimes.step_of_node[node];
+      if (step < first || step > last) return std::nullopt;
+      cache.first = cache.last < 0 ? step : std::min(cache.first, step);
+      cache.last = std::max(cache.last, step);
+    }
+  }
+  return cache;
+}
+
+// A layer's attention span as kAttention, or its cache's steps as kAttentionCore (FlexGen: no
+// weight of any part read there).
+std::optional<HostPart> AttentionPart(const Problem& problem, const StepParts& steps, int layer,
+                                      std::pair<Step, Step> span, bool core) {
+  const std::optional<LayerCache> cache = CacheOfSpan(problem, span.first, span.second);
+  if (!cache) return std::nullopt;
+  if (!core) {
+    const auto nodes = SpanNodes(problem, steps, PartKey(HostPartKind::kAttention, layer),
+                                 span.first, span.second);
+    if (!nodes) return std::nullopt;
+    return MakePart(problem, HostPartKind::kAttention, layer, *nodes, cache->values);
+  }
+  if (cache->values.empty()) return std::nullopt;
+  const auto nodes = SpanNodes(problem, steps, std::nullopt, cache->first, cache->last);
+  if (!nodes) return std::nullopt;
+  return MakePart(problem, HostPartKind::kAttentionCore, layer, *nodes, cache->values);
+}
+
+// Each layer's optimizer update (optimizer_nodes.h), with the state it may touch: its
+// optimizer state and the weights it updates. None where the device reads an updated weight
+// after its update (the plan would need a second Prefetch; the planner brings it once, at the
+// iteration's start).
+std::vector<HostPart> OptimizerParts(const Problem& problem,
+                                     const std::vector<std::optional<int>>& updates) {
+  const Graph& graph = *problem.graph;
+  std::map<int, std::vector<NodeId>> nodes_of_layer;
+  for (Step k = 0; k < problem.step_count(); ++k) {
+    const NodeId id = problem.order[k];
+    if (updates[id]) nodes_of_layer[*updates[id]].push_back(id);
+  }
+  std::vector<HostPart> parts;
+  for (const auto& [layer, nodes] : nodes_of_layer) {
+    StateSet state;
+    bool read_after = false;
+    for (NodeId id : nodes) {
+      for (ValueId input : graph.nodes[id].inputs) {
+        if (input == kNoValue || problem.persistent.empty() || !problem.persistent[input]) {
+          continue;
+        }
+        state.insert(input);
+        const NodeId writer = graph.values[input].written_by;
+        if (writer == kNoNode) continue;
+        for (NodeId reader : graph.values[input].consumers) {
+          read_after |= !updates[reader] && problem.lifetimes.step_of_node[reader] >
+                                                problem.lifetimes.step_of_node[writer];
+        }
+      }
+    }
+    if (read_after) continue;
+    if (auto part = MakePart(problem, HostPartKind::kOptimizer, layer, nodes, state)) {
+      parts.push_back(std::move(*part));
+    }
+  }
+  return parts;
 }
 
 // Whether the host tier holds its home copies: where they overflow it (homes.h leaves what fits
@@ -228,21 +351,34 @@ std::string_view HostPartKindName(HostPartKind kind) {
   return "?";
 }
 
-std::vector<HostPart> FindHostParts(const Problem& problem, const HostPartOptions& /*options*/) {
+std::vector<HostPart> FindHostParts(const Problem& problem, const HostPartOptions& options) {
   std::vector<HostPart> parts;
   if (!problem.profile->host_compute.present() || !HomesFit(problem)) return parts;
-  const StepParts steps = ClassifySteps(problem);
-  for (const auto& [key, span] : steps.mlp_spans) {
-    if (auto part = MakePart(problem, steps, key.first, key.second, span.first, span.second)) {
+  const std::vector<std::optional<int>> updates =
+      planner::OptimizerLayers(*problem.graph, problem.persistent);
+  const StepParts steps = ClassifySteps(problem, updates);
+  for (const auto& [key, span] : steps.spans) {
+    std::optional<HostPart> part;
+    if (key.first == HostPartKind::kAttention) {
+      part = AttentionPart(problem, steps, key.second, span, options.attention_cores);
+    } else if (auto nodes = SpanNodes(problem, steps, key, span.first, span.second)) {
+      part = MakePart(problem, key.first, key.second, *nodes, {});
+    }
+    if (part && part->kind == HostPartKind::kMlp) {
       AddSplitAtExperts(problem, std::move(*part), parts);
+    } else if (part) {
+      parts.push_back(std::move(*part));
     }
   }
   for (const auto& [kind, step] : steps.single_nodes) {
-    if (auto part = MakePart(problem, steps, kind, -1, step, step))
+    if (auto part = MakePart(problem, kind, -1, {problem.order[step]}, {})) {
       parts.push_back(std::move(*part));
+    }
   }
-  std::sort(parts.begin(), parts.end(),
-            [](const HostPart& a, const HostPart& b) { return a.first_step < b.first_step; });
+  for (HostPart& part : OptimizerParts(problem, updates)) parts.push_back(std::move(part));
+  std::stable_sort(parts.begin(), parts.end(), [](const HostPart& a, const HostPart& b) {
+    return a.first_step < b.first_step;
+  });
   return parts;
 }
 

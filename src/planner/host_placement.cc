@@ -65,8 +65,8 @@ int64_t MissingBytes(const Problem& problem, const PlanOptions& options) {
 void RankParts(std::vector<HostPart>& parts) {
   auto added_ns = [](const HostPart& part) { return part.host_ns - part.device_ns; };
   std::stable_sort(parts.begin(), parts.end(), [&](const HostPart& a, const HostPart& b) {
-    const __int128 lhs = static_cast<__int128>(added_ns(a)) * b.weight_bytes;
-    const __int128 rhs = static_cast<__int128>(added_ns(b)) * a.weight_bytes;
+    const __int128 lhs = static_cast<__int128>(added_ns(a)) * b.device_bytes();
+    const __int128 rhs = static_cast<__int128>(added_ns(b)) * a.device_bytes();
     return lhs < rhs;
   });
 }
@@ -76,7 +76,7 @@ size_t PrefixCovering(const std::vector<HostPart>& parts, int64_t missing_bytes,
   const __int128 want = static_cast<__int128>(missing_bytes) * quarters / 4;
   __int128 covered = 0;
   size_t count = 0;
-  while (count < parts.size() && covered < want) covered += parts[count++].weight_bytes;
+  while (count < parts.size() && covered < want) covered += parts[count++].device_bytes();
   return count;
 }
 
@@ -206,7 +206,7 @@ PlanResult PlaceOnHostWhereFaster(const Problem& problem, const PlanOptions& opt
   if (!Worthwhile(problem, options, device)) return device;
   const int64_t missing_bytes = MissingBytes(problem, options);
   std::vector<HostPart> parts = FindHostParts(problem);
-  std::erase_if(parts, [](const HostPart& part) { return part.weight_bytes <= 0; });
+  std::erase_if(parts, [](const HostPart& part) { return part.device_bytes() <= 0; });
   if (missing_bytes <= 0 || parts.empty() || !CouldPay(device, parts)) return device;
   RankParts(parts);
   const int gap = InterleaveGap(problem, parts);

@@ -3,10 +3,10 @@
 // Where the device's plan does not fit, or stalls longer than moving the cheapest part would
 // add on the host (its weights stream over a link, or cannot),
 // the eligible parts (host_parts.h) are ranked by the host time they add per device byte they
-// free ((host_ns - device_ns) / weight_bytes, least first: at decode an MLP read from DDR adds
-// little, at prefill its FLOPs on CPUs add much), and the leading parts whose weights cover
-// 1/4, 1/2, 3/4, 1 and 5/4 of the bytes the device lacks at its no-offload peak (live peak less
-// the budget, or the device's capacity) are each planned as a problem of their own
+// free ((host_ns - device_ns) / device_bytes(): weights and state, least first: at decode an MLP
+// read from DDR adds little, at prefill its FLOPs on CPUs add much), and the leading parts whose
+// weights cover 1/4, 1/2, 3/4, 1 and 5/4 of the bytes the device lacks at its no-offload peak (live
+// peak less the budget, or the device's capacity) are each planned as a problem of their own
 // (PlaceUnits): the rest of the gap is streamed by the planner as before, behind the host's
 // compute where the link is otherwise idle. Then, three times, the counts halfway between the
 // best so far and its nearest tried neighbours (the best mix of host reads and streaming lies

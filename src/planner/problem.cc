@@ -82,11 +82,16 @@ Problem PlaceUnits(const Problem& base, std::vector<ComputeUnit> node_unit) {
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     if (problem.units.node_unit[n] != ComputeUnit::kHost) continue;
     const Node& node = graph.nodes[n];
-    problem.node_time_ns[n] = EstimateHostNodeCost(graph, node, profile).time_ns;
+    problem.node_time_ns[n] = EstimateHostLoopNodeCost(base.model != nullptr ? *base.model : graph,
+                                                       graph, static_cast<NodeId>(n), profile)
+                                  .time_ns;
     for (ValueId input : node.inputs) {
       if (input == kNoValue) continue;
       const Value& value = graph.values[input];
-      if (problem.homes.home_tier[input] == host_tier && value.written_by == kNoNode) {
+      const bool host_updated = value.written_by != kNoNode &&
+                                problem.units.node_unit[value.written_by] == ComputeUnit::kHost;
+      if (problem.homes.home_tier[input] == host_tier &&
+          (value.written_by == kNoNode || host_updated)) {
         problem.units.read_from_home[input] = 1;
       }
     }

@@ -122,17 +122,25 @@ TEST_CASE("a node moved to the host: its input crosses, its weight does not", "[
   CHECK(plan.node_time_ns[1] == 40);
 }
 
-TEST_CASE("host parts: each layer's MLP, costed on both units", "[planner][host]") {
+TEST_CASE("host parts: each layer's attention and MLP, costed on both units", "[planner][host]") {
   const TwoLayers model(20);
   const HardwareProfile profile = HostProfile();
   const std::vector<HostPart> parts = FindHostParts(BuildProblem(model.graph, profile, OneRun()));
-  REQUIRE(parts.size() == 2);  // attention weights are no part; the two MLPs are
-  CHECK(parts[0].name == "layer 0 MLP");
-  CHECK(parts[0].nodes == std::vector<NodeId>{1});
-  CHECK(parts[0].weight_bytes == 100);
-  CHECK(parts[0].device_ns == 20);  // 20 FLOP at 1 FLOP/ns
-  CHECK(parts[0].host_ns == 40);    // 20 FLOP at 0.5 FLOP/ns outlasts 108 B at 4 B/ns
-  CHECK(parts[1].name == "layer 1 MLP");
+  REQUIRE(parts.size() == 4);  // in step order: attention 0, MLP 0, attention 1, MLP 1
+  CHECK(parts[0].name == "layer 0 attention");
+  CHECK(parts[0].kind == HostPartKind::kAttention);
+  CHECK(parts[0].nodes == std::vector<NodeId>{0});
+  CHECK(parts[0].weight_bytes == 10);
+  CHECK(parts[0].state_bytes == 0);  // a one-shot run has no KV cache to carry
+  CHECK(parts[0].device_ns == 10);   // 10 FLOP at 1 FLOP/ns
+  CHECK(parts[0].host_ns == 20);     // 10 FLOP at 0.5 FLOP/ns outlasts 18 B at 4 B/ns
+  CHECK(parts[1].name == "layer 0 MLP");
+  CHECK(parts[1].nodes == std::vector<NodeId>{1});
+  CHECK(parts[1].weight_bytes == 100);
+  CHECK(parts[1].device_ns == 20);  // 20 FLOP at 1 FLOP/ns
+  CHECK(parts[1].host_ns == 40);    // 20 FLOP at 0.5 FLOP/ns outlasts 108 B at 4 B/ns
+  CHECK(parts[2].name == "layer 1 attention");
+  CHECK(parts[3].name == "layer 1 MLP");
 }
 
 TEST_CASE("decode moves an MLP to the host, prefill keeps it on the device", "[planner][host]") {

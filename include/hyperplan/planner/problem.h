@@ -65,7 +65,8 @@ Problem BuildProblem(const Graph& model, const HardwareProfile& profile,
 
 // `base` with `node_unit` (by NodeId) as its placement: host nodes take their host roofline
 // time (host_cost.h), read their weights' home copies on the host tier where those are homed
-// there and not written in place, and the lifetimes become the device's view (lifetimes.h).
+// there and not written in place on the device (a host node's in-place update writes that home
+// copy), and the lifetimes become the device's view (lifetimes.h).
 // Throws Error(kInternal) when a host node is given but the profile has no host unit.
 Problem PlaceUnits(const Problem& base, std::vector<ComputeUnit> node_unit);
 

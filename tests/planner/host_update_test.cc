@@ -1,0 +1,250 @@
+// Host parts that update persistent state in place (docs/design.md "Compute units"): a layer's
+// optimizer update (ZeRO-Offload's CPU Adam) and a layer's attention appending to its KV cache
+// (llama.cpp's CPU layer, FlexGen's CPU attention), found as parts, planned as loops and
+// verified. Unit rates (planner_support.h): the device computes 1 FLOP/ns with unbounded
+// memory bandwidth, its links move 1 byte/ns each way; the host unit reads ddr at 4 B/ns and
+// computes 0.5 FLOP/ns. A Work node counts one FLOP per output element of the model (a loop's
+// FLOPs are the model's: cost.h EstimateLoopCosts, host_cost.h EstimateHostLoopNodeCost); its
+// bytes are the loop graph's, where an in-place writer touches the input as read plus the
+// bytes its update writes (node_bytes.cc). Every number is worked out beside its assertion.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <vector>
+
+#include "hyperplan/loop.h"
+#include "hyperplan/planner/host_parts.h"
+#include "hyperplan/planner/problem.h"
+#include "planner_support.h"
+
+using namespace hyperplan;
+using namespace hyperplan::planner_test;
+
+namespace {
+
+HardwareProfile HostProfile() {
+  HardwareProfile profile = UnitProfile();
+  HostComputeSpec& host = profile.host_compute;
+  host.memory_tier = 1;
+  host.sockets = 1;
+  host.cores_per_socket = 1;
+  host.peak_flops_per_s[DType::kFloat32] = kOneBytePerNs / 2;
+  host.memory_bandwidth_bytes_per_s = 4 * kOneBytePerNs;
+  return profile;
+}
+
+// One layer's training step, reduced: forward n0 (x, W) -> a (4 B, 10 FLOP), backward n1
+// a -> g (W's gradient, 100 B, 100 FLOP), then Adam: n2 (g, M) -> M.updated (the moment, in
+// place), n3 (W, M.updated) -> W.updated (the weight, in place). W: the layer's MLP weight,
+// 100 B; M: its optimizer state, 100 B. The loop's conventions alias X.updated[.exp_avg] to
+// X[.exp_avg].
+struct TrainStep {
+  Graph graph;
+  ValueId x, w, m, a, g;
+  TrainStep() {
+    const std::string name = "model.layers.0.mlp.w";
+    x = Input(graph, "x", 4);
+    w = Weight(graph, name, 100);
+    m = Input(graph, name + ".exp_avg", 100);
+    graph.values[m].value_class = ValueClass::kOptimizerState;
+    a = Work(graph, "n0", {x, w}, "a", 4, 10);
+    g = Work(graph, "n1", {a}, name + ".grad", 100, 100);
+    const ValueId m_updated = Work(graph, "n2", {g, m}, name + ".updated.exp_avg", 100, 100);
+    const ValueId w_updated = Work(graph, "n3", {w, m_updated}, name + ".updated", 100, 100);
+    MarkOutput(graph, m_updated);
+    MarkOutput(graph, w_updated);
+  }
+};
+
+// One decode layer: n0 (x, Wq) -> q (4 B, 10 FLOP); n1 (q, past) -> o (4 B), present (44 B),
+// 10 FLOP each; n2 (o, Wo) -> y (4 B, 10 FLOP); n3 on the device, y -> z (4 B, 10 FLOP). The
+// cache "past_key_values.0.key" (40 B) grows by 4 B into "present.0.key" (the optimum kv
+// convention), so on the loop graph n1 appends 4 B in place to a 44 B buffer.
+struct DecodeLayer {
+  Graph graph;
+  ValueId x, past, q, o, y;
+  DecodeLayer() {
+    x = Input(graph, "x", 4);
+    past = Input(graph, "past_key_values.0.key", 40);
+    graph.values[past].value_class = ValueClass::kKvCache;
+    q = Work(graph, "n0", {x, Weight(graph, "model.layers.0.self_attn.q_proj.weight", 10)}, "q", 4,
+             10);
+    const std::vector<ValueId> outs =
+        WorkN(graph, "n1", {q, past}, {{"o", 4}, {"present.0.key", 44}}, 20);
+    o = outs[0];
+    y = Work(graph, "n2", {o, Weight(graph, "model.layers.0.self_attn.o_proj.weight", 10)}, "y", 4,
+             10);
+    MarkOutput(graph, outs[1]);
+    MarkOutput(graph, Work(graph, "n3", {y}, "z", 4, 10));
+  }
+};
+
+const PlanStep& ComputeOf(const Plan& plan, NodeId node) {
+  for (const PlanStep& step : plan.steps) {
+    if (step.kind == StepKind::kCompute && step.node == node) return step;
+  }
+  FAIL("no compute step for node " << node);
+  return plan.steps.front();
+}
+
+// A loop whose aliases the conventions find (loop.h), as the CLI plans it.
+PlanOptions LoopOf(const Graph& model) {
+  PlanOptions options;
+  options.aliases = FindAliases(model, {});
+  return options;
+}
+
+bool Waits(const PlanStep& step, int32_t index) {
+  return std::find(step.waits_for.begin(), step.waits_for.end(), index) != step.waits_for.end();
+}
+
+// Plans `problem` and verifies the plan against the model, as the CLI does.
+PlanResult PlanVerified(const Graph& model, const HardwareProfile& profile,
+                        const Problem& problem) {
+  PlanResult result = PlanOffload(problem, LoopOf(model));
+  const VerifyResult verdict = VerifyPlan(model, profile, result.plan, result.evaluation);
+  INFO(verdict.message);
+  REQUIRE(verdict.ok);
+  return result;
+}
+
+const HostPart* FindPart(const std::vector<HostPart>& parts, HostPartKind kind) {
+  for (const HostPart& part : parts) {
+    if (part.kind == kind) return &part;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("host update: a layer's optimizer update is a part, its moments the bytes it frees",
+          "[planner][host]") {
+  const TrainStep model;
+  const HardwareProfile profile = HostProfile();
+  const Problem problem = BuildProblem(model.graph, profile, LoopOf(model.graph));
+  const std::vector<HostPart> parts = FindHostParts(problem);
+  // The forward n0 reads W, which the update writes: no MLP part (its weight is not
+  // read-only); the backward n1 computes the gradient from a (4 B) and stays out of the update.
+  REQUIRE(parts.size() == 1);
+  const HostPart& update = parts[0];
+  CHECK(update.kind == HostPartKind::kOptimizer);
+  CHECK(update.name == "layer 0 optimizer");
+  CHECK(update.nodes == std::vector<NodeId>{2, 3});
+  CHECK(update.weight_bytes == 0);   // W is updated, not read-only
+  CHECK(update.state_bytes == 100);  // M
+  // Device: n2 and n3 100 FLOP each (their model outputs' elements) at 1 FLOP/ns.
+  CHECK(update.device_ns == 200);
+  // Host: n2 100 FLOP at 0.5 FLOP/ns = 200 ns, over its bytes (g 100 B, M read 100 B and
+  // rewritten 100 B: 300 B at 4 B/ns = 75 ns); n3 the same (W and M read, W rewritten).
+  CHECK(update.host_ns == 400);
+}
+
+TEST_CASE("host update: the optimizer on the host, the gradient Stored, the weight fetched back",
+          "[planner][host]") {
+  const TrainStep model;
+  const HardwareProfile profile = HostProfile();
+  const Problem problem = BuildProblem(model.graph, profile, LoopOf(model.graph));
+  const std::vector<HostPart> parts = FindHostParts(problem);
+  const PlanResult result =
+      PlanVerified(model.graph, profile, PlaceUnits(problem, NodeUnitsOf(*problem.graph, parts)));
+  const Plan& plan = result.plan;
+  CHECK(plan.periodic);
+  CHECK(ComputeOf(plan, 2).unit == ComputeUnit::kHost);
+  CHECK(ComputeOf(plan, 3).unit == ComputeUnit::kHost);
+  // W comes to the device by one Prefetch at the iteration's start, from its home copy on ddr
+  // (last iteration's update); the forward waits for it, and so does the update (it overwrites
+  // the copy that Prefetch reads).
+  const std::vector<int32_t> fetches = StepsOf(plan, StepKind::kPrefetch, model.w);
+  REQUIRE(fetches.size() == 1);
+  CHECK(plan.steps[fetches[0]].boundary == 0);
+  CHECK(plan.steps[fetches[0]].src_tier == 1);
+  CHECK(Waits(ComputeOf(plan, 0), fetches[0]));
+  CHECK(Waits(ComputeOf(plan, 3), fetches[0]));
+  // Nothing writes W or M back: no Store of either; M never reaches the device.
+  CHECK(StepsOf(plan, StepKind::kStore, model.w).empty());
+  CHECK(StepsOf(plan, StepKind::kStore, model.m).empty());
+  CHECK(StepsOf(plan, StepKind::kPrefetch, model.m).empty());
+  for (const ResidentInterval& interval : plan.residency) {
+    CHECK(interval.value != model.m);
+    if (interval.value == model.w) {  // from the Prefetch to the forward, its last device read
+      CHECK(interval.opened_by == fetches[0]);
+      CHECK(interval.last_step == 0);
+    }
+  }
+  // The gradient (100 B) crosses to the host once, before n2, which waits for it.
+  const std::vector<int32_t> stores = StepsOf(plan, StepKind::kStore, model.g);
+  REQUIRE(stores.size() == 1);
+  CHECK(Waits(ComputeOf(plan, 2), stores[0]));
+  // Time: Prefetch W 100 B at 1 B/ns [0, 100]; n0 10 ns [100, 110]; n1 100 ns [110, 210];
+  // Store g 100 B [210, 310]; n2 on the host 200 ns [310, 510]; n3 200 ns [510, 710].
+  const SimulationResult& replay = result.evaluation.timeline;
+  CHECK(replay.makespan_ns == 710);
+  CHECK(replay.host_compute_ns == 400);
+  CHECK(replay.total_bytes_moved() == 200);  // W down, g up
+}
+
+TEST_CASE("host update: a layer's attention with its KV cache, whole or its core",
+          "[planner][host]") {
+  const DecodeLayer model;
+  const HardwareProfile profile = HostProfile();
+  const Problem problem = BuildProblem(model.graph, profile, LoopOf(model.graph));
+  SECTION("attention: projections, the append and the scores") {
+    const std::vector<HostPart> parts = FindHostParts(problem);
+    const HostPart* attention = FindPart(parts, HostPartKind::kAttention);
+    REQUIRE(attention != nullptr);
+    CHECK(attention->name == "layer 0 attention");
+    CHECK(attention->nodes == std::vector<NodeId>{0, 1, 2});
+    CHECK(attention->weight_bytes == 20);  // Wq, Wo
+    CHECK(attention->state_bytes == 44);   // the cache's buffer, grown by the append
+    // Host: n0 10 FLOP at 0.5/ns = 20 ns (18 B at 4 B/ns is 5 ns); n1 20 FLOP (o and present
+    // on the model) = 40 ns (q 4 + the cache as read 40 + the 4 B appended + o 4 = 52 B:
+    // 13 ns); n2 20 ns.
+    CHECK(attention->host_ns == 80);
+    CHECK(FindPart(parts, HostPartKind::kAttentionCore) == nullptr);
+  }
+  SECTION("attention core: the append and the scores alone (FlexGen)") {
+    HostPartOptions options;
+    options.attention_cores = true;
+    const std::vector<HostPart> parts = FindHostParts(problem, options);
+    CHECK(FindPart(parts, HostPartKind::kAttention) == nullptr);
+    const HostPart* core = FindPart(parts, HostPartKind::kAttentionCore);
+    REQUIRE(core != nullptr);
+    CHECK(core->name == "layer 0 attention core");
+    CHECK(core->nodes == std::vector<NodeId>{1});
+    CHECK(core->weight_bytes == 0);
+    CHECK(core->state_bytes == 44);
+    CHECK(core->host_ns == 40);
+  }
+}
+
+TEST_CASE("host update: the host appends K/V in place, the cache never crosses",
+          "[planner][host]") {
+  const DecodeLayer model;
+  const HardwareProfile profile = HostProfile();
+  const Problem problem = BuildProblem(model.graph, profile, LoopOf(model.graph));
+  SECTION("the whole attention on the host") {
+    std::vector<HostPart> parts = FindHostParts(problem);
+    std::erase_if(parts, [](const HostPart& p) { return p.kind != HostPartKind::kAttention; });
+    const PlanResult result =
+        PlanVerified(model.graph, profile, PlaceUnits(problem, NodeUnitsOf(model.graph, parts)));
+    const Plan& plan = result.plan;
+    for (const PlanStep& step : plan.steps) CHECK(step.value != model.past);
+    for (const ResidentInterval& interval : plan.residency) CHECK(interval.value != model.past);
+    // Store x 4 B [0, 4]; n0 20 ns [4, 24]; n1 40 ns [24, 64]; n2 20 ns [64, 84]; Prefetch y
+    // 4 B [84, 88]; n3 on the device 10 ns [88, 98].
+    CHECK(result.evaluation.timeline.makespan_ns == 98);
+    CHECK(result.evaluation.timeline.total_bytes_moved() == 8);
+  }
+  SECTION("the core on the host, the projections on the device") {
+    HostPartOptions options;
+    options.attention_cores = true;
+    std::vector<HostPart> parts = FindHostParts(problem, options);
+    std::erase_if(parts, [](const HostPart& p) { return p.kind != HostPartKind::kAttentionCore; });
+    const PlanResult result =
+        PlanVerified(model.graph, profile, PlaceUnits(problem, NodeUnitsOf(model.graph, parts)));
+    for (const PlanStep& step : result.plan.steps) CHECK(step.value != model.past);
+    // n0 10 ns [0, 10]; Store q 4 B [10, 14]; n1 on the host 40 ns [14, 54]; Prefetch o 4 B
+    // [54, 58]; n2 10 ns [58, 68]; n3 10 ns [68, 78].
+    CHECK(result.evaluation.timeline.makespan_ns == 78);
+    CHECK(result.evaluation.timeline.total_bytes_moved() == 8);
+  }
+}
