@@ -81,6 +81,7 @@ class Run {
   bool BeginCompute(int32_t step, Access access, Work& work);
   bool BeginTransfer(int32_t step, Access access, Work& work);
   bool BeginDetach(int32_t step, Access access);
+  bool UpdatedOnHost(int32_t block, Access access) const;
   bool DoWork(int32_t step, Access access, const Work& work);
   bool EndStep(int32_t step, Access access);
   bool Fail(int32_t step, Access access, const std::optional<std::string>& problem,
@@ -449,9 +450,10 @@ bool Run::BeginTransfer(int32_t step, Access access, Work& work) {
 
 // A Detach needs another block of the value holding the same bytes, whose writer it waits for
 // (a home copy, or a Store's copy whose Store has ended). That copy may already have been
-// freed this iteration by the host step that last reads it (docs/design.md, "Compute units"):
-// the bytes dropped are then needed nowhere, and any later read of them is refused as a read
-// of freed bytes, so the verdict does not hang on which of the two ran first.
+// freed this iteration by the host step that last reads it (docs/design.md, "Compute units"),
+// or updated in place by a host step: the bytes dropped are then needed nowhere, and any later
+// read of them is refused as a read of freed or stale bytes, so the verdict does not hang on
+// which of the two ran first.
 bool Run::BeginDetach(int32_t step, Access access) {
   const int32_t dropped = view_.step_blocks[step].dropped;
   const std::string& name = loop_.values[plan_.steps[step].value].name;
@@ -464,10 +466,12 @@ bool Run::BeginDetach(int32_t step, Access access) {
   for (int32_t other : view_.blocks_of.at(plan_.steps[step].value)) {
     const std::optional<Access>& freed = ledger_->Freed(other);
     const bool held = ledger_->Live(other) || (freed && freed->iteration == access.iteration);
-    if (view_.block_info[other].device || !held ||
-        !(ledger_->Content(other) == ledger_->Content(dropped))) {
-      continue;
+    if (view_.block_info[other].device || !held) continue;
+    if (UpdatedOnHost(other, access)) {
+      problem.reset();  // the dropped bytes are the update's old ones, needed nowhere now
+      break;
     }
+    if (!(ledger_->Content(other) == ledger_->Content(dropped))) continue;
     const Access writer = ledger_->Writer(other);
     if (order_->Ordered(writer, access)) {
       problem.reset();
@@ -481,6 +485,18 @@ bool Run::BeginDetach(int32_t step, Access access) {
   }
   ++report_.detaches;
   return !Fail(step, access, problem, kRuleDetach);
+}
+
+// Whether `block` (a home copy on the host tier) was last written by its value's in-place
+// writer running on the host, in `access`'s iteration (docs/design.md "Compute units").
+bool Run::UpdatedOnHost(int32_t block, Access access) const {
+  const NodeId writer_node = loop_.values[view_.block_info[block].value].written_by;
+  if (writer_node == kNoNode || !ledger_->Content(block)) return false;
+  const Access writer = ledger_->Writer(block);
+  if (writer.step < 0 || writer.iteration != access.iteration) return false;
+  const PlanStep& planned = plan_.steps[writer.step];
+  return planned.kind == StepKind::kCompute && planned.unit == ComputeUnit::kHost &&
+         planned.node == writer_node;
 }
 
 // The bytes, outside the lock: the ledger has ordered every access to them.

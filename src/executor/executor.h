@@ -13,8 +13,11 @@
 // each input from its TierCopy on the host compute tier H (a home copy, a Store's, or an
 // earlier host step's) and writes each output into the copy on H it opens, in H's tier buffer:
 // the same checks, so a host step that does not wait for the Store bringing its input, or a
-// copy freed while a host step still reads it, is caught like any other. The first problem
-// stops the run and is reported naming the step, the value and the rule it breaks.
+// copy freed while a host step still reads it, is caught like any other. A host step updating
+// an input in place (loop state) writes the update into its home copy on H; a device copy
+// fetched before the update then holds the last iteration's bytes, which a device read after
+// the update is refused for, and which a Detach may drop once the update is written. The first
+// problem stops the run and is reported naming the step, the value and the rule it breaks.
 //
 // Loops: a periodic plan runs `iterations` times from the cold start. The caller's part is
 // done between iterations, on the calling thread: before iteration 1 every block and copy open
