@@ -1,6 +1,9 @@
 // The nodes of each layer's optimizer update (see optimizer_nodes.h).
 #include "planner/optimizer_nodes.h"
 
+#include <set>
+#include <string>
+
 #include "hyperplan/layers.h"
 
 namespace hyperplan::planner {
@@ -95,6 +98,15 @@ class UpdateClosure {
     return grew;
   }
 
+  // Elementwise ops only: a contraction (the backward's Gemm) can have its output's shape at
+  // every input when the token count equals a layer's width.
+  static bool IsElementwise(const Node& node) {
+    static const std::set<std::string, std::less<>> kOps = {
+        "Abs", "Add", "Cast", "Clip",       "Div",  "Identity", "Max", "Min",
+        "Mul", "Neg", "Pow",  "Reciprocal", "Sign", "Sqrt",     "Sub"};
+    return node.domain.empty() && kOps.count(node.op_type) > 0;
+  }
+
   bool SameShapeOrScalar(const Value& input, const Value& output) const {
     if (IsNeutralConstant(input) || input.shape.empty()) return true;
     return input.shape == output.shape;
@@ -103,7 +115,7 @@ class UpdateClosure {
   // Whether `producer` only feeds layer `layer`'s update, elementwise over the parameter.
   bool Feeds(NodeId producer, int layer) const {
     const Node& node = graph_.nodes[producer];
-    if (node.outputs.empty()) return false;
+    if (node.outputs.empty() || !IsElementwise(node)) return false;
     for (ValueId output : node.outputs) {
       const Value& value = graph_.values[output];
       if (value.is_graph_output) return false;

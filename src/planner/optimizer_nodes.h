@@ -7,10 +7,10 @@
 // final norm). Then, to a fixed point: down, a node whose inputs are all the update's outputs
 // of one layer or constants of no part (Adam's sqrt, epsilon, ratio and step size); up, the
 // producer of an update node's input when every output it has feeds only that layer's update
-// and it is elementwise over the parameter (each input a constant of no part, a scalar, or of
-// its output's shape: the gradient's cast and scalings), which stops at the backward Gemm that
-// computes the gradient (its inputs are activations of other shapes). A node seeded by two
-// layers belongs to none.
+// and it is an elementwise op (Cast, Mul, Add, Sqrt, ...) over the parameter (each input a
+// constant of no part, a scalar, or of its output's shape: the gradient's cast and scalings),
+// which stops at the backward Gemm that computes the gradient. A node seeded by two layers
+// belongs to none.
 // Cost: O((nodes + uses) * passes), a pass per level the closure climbs (a few in Adam).
 // Limits: a fused optimizer node (ORT's AdamWOptimizer over sequences) is one node of no layer
 // when its state is sequences of every layer.
