@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "contenders/placed_plan.h"
 #include "hyperplan/planner/host_parts.h"
 
 namespace hyperplan::contenders {
@@ -97,7 +98,7 @@ LlamaCppFfnResult LlamaCppFfnPlan(const ContenderContext& context, std::optional
   const size_t count = FewestFitting(context, split, budget_bytes);
   out.cpu_ffn_layers = static_cast<int>(count);
   out.result =
-      PlanOffload(PlaceFirst(context, split, count), DeviceSideOptions(context, budget_bytes));
+      PlanOffload(PlaceFirst(context, split, count), PlacedPlanOptions(context, budget_bytes));
   out.result.plan.produced_by = "llama.cpp -ot FFN";
   out.built = true;
   out.note = fmt::format("-ot FFN of the first {}/{} layers on the CPU", count, split.ffn.size());
