@@ -389,9 +389,10 @@ ChainWalk WalkChain(const Problem& problem, const std::vector<HostPart>& parts) 
   return walk;
 }
 
-HostBoundInputs HostBoundInputsFor(const Problem& problem, const LowerBounds& device) {
+HostBoundInputs HostBoundInputsFor(const Problem& problem, const LowerBounds& device,
+                                   const HostPartOptions& options) {
   HostBoundInputs inputs;
-  const std::vector<HostPart> parts = FindHostParts(problem);
+  const std::vector<HostPart> parts = FindHostParts(problem, options);
   int64_t part_device_ns = 0;
   for (const HostPart& part : parts) {
     inputs.parts.push_back({part.device_ns, part.host_ns, FreedBytes(*problem.graph, part)});
@@ -407,7 +408,14 @@ HostBoundInputs HostBoundInputsFor(const Problem& problem, const LowerBounds& de
 }
 
 HostAwareBound ComputeHostAwareBound(const Problem& problem, const LowerBounds& device) {
-  return SolveHostAwareBound(HostBoundInputsFor(problem, device));
+  HostAwareBound bound = SolveHostAwareBound(HostBoundInputsFor(problem, device));
+  HostPartOptions cores;
+  cores.attention_cores = true;
+  const HostBoundInputs core_inputs = HostBoundInputsFor(problem, device, cores);
+  if (core_inputs.parts.empty()) return bound;
+  HostAwareBound core_bound = SolveHostAwareBound(core_inputs);
+  core_bound.attention_cores = true;
+  return core_bound.makespan_ns < bound.makespan_ns ? core_bound : bound;
 }
 
 }  // namespace hyperplan::contenders

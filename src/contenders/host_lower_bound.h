@@ -1,10 +1,19 @@
 // The host-aware lower bound (issue 30): what no plan that runs some layer parts on the host
 // (host_parts.h) can beat, at a given device budget and order.
 //
-// The plan space: placements by parts. The planner (PlaceOnHostWhereFaster) and the
-// contenders (llama_cpp_ffn.h) run a subset x of the eligible parts P on the host and every
-// other node on the device; the bound is the least makespan over every such x, so it holds
-// for any of them (and for the device-only plan, x = 0).
+// The plan space: placements by parts of one family. The default parts (each layer's MLP and
+// attention with its KV cache, each layer's optimizer update, the LM head, the embedding) are
+// what the planner (PlaceOnHostWhereFaster) and the contenders llama.cpp -ot and -ngl
+// (llama_cpp_ffn.h, llama_cpp_layers.h) and ZeRO-Offload (zero_offload.h) place; the family with
+// attention cores instead of attention (HostPartOptions::attention_cores) is FlexGen's
+// (flexgen_cpu_attention.h). Within a family the parts are disjoint. A plan runs a subset x of
+// one family's eligible parts P on the host and every other node on the device; the bound of a
+// family is the least makespan over every such x, and the bound is the lesser of the two
+// families' bounds, so it holds for any of those plans (and for the device-only plan, x = 0).
+// A part that updates persistent state in place on the host (a KV append, an optimizer step)
+// leaves the device's view as other parts do; that the device must then fetch such a value
+// afresh every iteration (docs/design.md "Compute units") only adds traffic, which a lower bound
+// may leave out.
 // For a placement x (x_p = 1: part p on the host), with d_p, h_p part p's time on the device
 // and on the host, and f_p the bytes of every value p's nodes read or write plus their scratch:
 // - Host lane: the host runs its steps one at a time, so T >= H(x) = sum x_p h_p.
@@ -59,10 +68,11 @@
 // nodes over the steps back to the previous part and one forward to the next (O((nodes + uses)
 // log nodes) for a decoder), and the walks before the first part and after the last. Limits: the
 // device-only bound's forced-bytes terms only (its late-fetch and write-back terms are not carried
-// over); crossing transfers and their latency are not counted; parts only (attention, and so
-// FlexGen's CPU attention, is not in the space); with T > 1 tokens the routed bytes are an
-// expectation (as the node times are), so it bounds the mean routing; the gather form's
-// stacked experts (read by Gather) keep their whole bytes.
+// over); crossing transfers and their latency are not counted; the fresh fetches of values
+// the host updates in place are not counted; parts only (a placement that is no union of one
+// family's parts is outside the space); with T > 1 tokens the routed bytes are an expectation
+// (as the node times are), so it bounds the mean routing; the gather form's stacked experts
+// (read by Gather) keep their whole bytes.
 #pragma once
 
 #include <cstdint>
@@ -105,6 +115,7 @@ struct HostAwareBound {
   double host_parts = 0;    // sum x_p at the relaxation's optimum (fractional)
   int64_t freed_bytes = 0;  // F(x) there
   int part_count = 0;
+  bool attention_cores = false;  // the family that gave the bound: attention cores (FlexGen's)
 };
 
 // The bound for given inputs (see above).
@@ -119,11 +130,13 @@ struct ChainWalk {
 ChainWalk WalkChain(const Problem& problem, const std::vector<HostPart>& parts);
 
 // The inputs for `problem` (every node on the device) with the device-only bound `device`
-// computed for it at the budget: the eligible parts, their freed bytes, the chain check and
-// the transfer terms.
-HostBoundInputs HostBoundInputsFor(const Problem& problem, const LowerBounds& device);
+// computed for it at the budget: the eligible parts of the family `options` selects, their
+// freed bytes, the chain check and the transfer terms.
+HostBoundInputs HostBoundInputsFor(const Problem& problem, const LowerBounds& device,
+                                   const HostPartOptions& options = {});
 
-// SolveHostAwareBound(HostBoundInputsFor(problem, device)).
+// The lesser of SolveHostAwareBound(HostBoundInputsFor(problem, device, options)) over the two
+// part families: the default one and the one with attention cores instead of attention.
 HostAwareBound ComputeHostAwareBound(const Problem& problem, const LowerBounds& device);
 
 }  // namespace hyperplan::contenders
