@@ -6,13 +6,16 @@
 #include <chrono>
 #include <exception>
 
+#include "contenders/flexgen_cpu_attention.h"
 #include "contenders/layer_streaming.h"
 #include "contenders/llama_cpp_ffn.h"
+#include "contenders/llama_cpp_layers.h"
 #include "contenders/moe_offload.h"
 #include "contenders/no_offload.h"
 #include "contenders/op_distance.h"
 #include "contenders/portfolio.h"
 #include "contenders/reactive_lru.h"
+#include "contenders/zero_offload.h"
 #include "format.h"
 #include "hyperplan/plan/verify.h"
 #include "hyperplan/planner/planner.h"
@@ -89,6 +92,16 @@ bool RunMoePlacement(const contenders::ContenderContext& context, std::optional<
   return true;
 }
 
+// The placement contenders of issue 30 that share contenders/placed_plan.h's result.
+contenders::PlacementResult PlacementPlan(ContenderKind kind,
+                                          const contenders::ContenderContext& context,
+                                          std::optional<int64_t> budget) {
+  if (kind == ContenderKind::kLlamaCppLayers)
+    return contenders::LlamaCppLayersPlan(context, budget);
+  if (kind == ContenderKind::kFlexGen) return contenders::FlexGenCpuAttentionPlan(context, budget);
+  return contenders::ZeroOffloadPlan(context, budget);
+}
+
 }  // namespace
 
 std::vector<Contender> BudgetContenders(const HardwareProfile& profile, bool moe_model) {
@@ -102,6 +115,9 @@ std::vector<Contender> BudgetContenders(const HardwareProfile& profile, bool moe
   };
   if (profile.host_compute.present()) {
     contenders.push_back({"llama.cpp -ot FFN on CPU", ContenderKind::kLlamaCppFfn, 0});
+    contenders.push_back({"llama.cpp -ngl layers on CPU", ContenderKind::kLlamaCppLayers, 0});
+    contenders.push_back({"FlexGen CPU attention", ContenderKind::kFlexGen, 0});
+    contenders.push_back({"ZeRO-Offload CPU Adam", ContenderKind::kZeroOffload, 0});
   }
   if (profile.host_compute.present() && moe_model) {
     contenders.push_back(
@@ -158,6 +174,15 @@ Outcome RunContender(const Contender& contender, const contenders::ContenderCont
         if (!RunMoePlacement(context, budget, MoePlacementOf(contender.kind), outcome))
           return outcome;
         break;
+      case ContenderKind::kLlamaCppLayers:
+      case ContenderKind::kFlexGen:
+      case ContenderKind::kZeroOffload: {
+        auto result = PlacementPlan(contender.kind, context, budget);
+        outcome.note = result.note;
+        if (!result.built) return outcome;
+        planned = std::move(result.result);
+        break;
+      }
       case ContenderKind::kHyperplan:
         planned = HyperplanPlan(context, budget, max_overhead_ppm, outcome.note);
         break;

@@ -22,9 +22,12 @@ namespace hyperplan::bench {
 enum class ContenderKind {
   kNoOffload,
   kReactive,
-  kStreaming,    // parameter: lookahead layers
-  kOpDistance,   // parameter: prefetch distance in ops
-  kLlamaCppFfn,  // llama.cpp's -ot FFN placement (contenders/llama_cpp_ffn.h); host units only
+  kStreaming,       // parameter: lookahead layers
+  kOpDistance,      // parameter: prefetch distance in ops
+  kLlamaCppFfn,     // llama.cpp's -ot FFN placement (contenders/llama_cpp_ffn.h); host units only
+  kLlamaCppLayers,  // llama.cpp's -ngl whole layers, fit's rule (llama_cpp_layers.h); likewise
+  kFlexGen,         // FlexGen's CPU attention (flexgen_cpu_attention.h); likewise
+  kZeroOffload,     // ZeRO-Offload's CPU optimizer step (zero_offload.h); likewise
   // Issue 31's MoE placements (contenders/moe_offload.h); host units and MoE models only.
   kKTransformers,
   kGpuExpertsFirst,  // llama.cpp --fit on a MoE model, KTransformers' per-layer GPU experts
@@ -38,12 +41,14 @@ struct Contender {
   int parameter = 0;
 };
 
-// Reactive, streaming k = 0, 1, 2, op distance 4 and 32, llama.cpp's -ot FFN placement where
-// `profile` has a host unit, hyperplan (no offloading is the reference each table starts
-// with, not a row per budget). With a host unit and `moe_model` (routed experts the host may
-// run, moe_offload.h), KTransformers', llama.cpp --fit's and --n-cpu-moe's placements too.
-// Not a contender: an LRU expert cache with fetch on demand (Mixtral-offloading, Eliseev &
-// Mazur 2023) needs a data-dependent Prefetch the plan format does not have (moe_offload.h).
+// Reactive, streaming k = 0, 1, 2, op distance 4 and 32, where `profile` has a host unit
+// llama.cpp's -ot FFN and -ngl placements, FlexGen's CPU attention and ZeRO-Offload's CPU
+// optimizer step (each "not built" where the model has no such pieces), hyperplan (no
+// offloading is the reference each table starts with, not a row per budget). With a host unit
+// and `moe_model` (routed experts the host may run, moe_offload.h), KTransformers', llama.cpp
+// --fit's and --n-cpu-moe's placements too. Not a contender: an LRU expert cache with fetch on
+// demand (Mixtral-offloading, Eliseev & Mazur 2023) needs a data-dependent Prefetch the plan
+// format does not have (moe_offload.h).
 std::vector<Contender> BudgetContenders(const HardwareProfile& profile, bool moe_model = false);
 
 // A contender's plan and its evaluation (EvaluatedPlan), with how the run went.

@@ -46,6 +46,26 @@ void AddHostComputeWorkloads(std::vector<Workload>& workloads) {
   bf16.deployed_form = true;
   bf16.profiles = {"rtx-4090-xeon-2s.yaml"};
   workloads.push_back(bf16);
+  // FlexGen's case: a long context at a batch, where the KV cache (128 KiB a token for
+  // Llama-3-8B at bf16: 32 GiB at 8 x 32k) outgrows the device and the weights, so attention
+  // over the cache is computed where it lives.
+  Workload long_kv = {"Llama-3-8B decode, 32k KV, batch 8",
+                      "llama3-8b",
+                      "decode",
+                      0,
+                      {"batch=8", "sequence=1", "past_sequence=32768"}};
+  long_kv.deployed_form = true;
+  long_kv.profiles = {"rtx-4090-xeon-2s.yaml"};
+  workloads.push_back(long_kv);
+  // ZeRO-Offload's case: a training step whose Adam moments (64.5 GB for 8B) cannot live on
+  // the 24 GB device; the same model and tokens as the issue-5 training row.
+  Workload train = {"Llama-3-8B training step, 4k tokens, on the workstation",
+                    "llama3-8b",
+                    "train",
+                    0,
+                    {"batch=1", "sequence=4096"}};
+  train.profiles = {"rtx-4090-xeon-2s.yaml"};
+  workloads.push_back(train);
 }
 
 // Issue 31's MoE rows, at batch-1 decode with a 4k KV cache as issue 30's, from the published

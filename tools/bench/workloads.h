@@ -43,10 +43,12 @@ std::vector<Workload> ScaleSeriesWorkloads();
 // The contenders comparison (issue 5): Llama-3-8B prefill 8k and 32k, Llama-3-70B decode with
 // a 32k KV cache at batch 1 and 16, Llama-3-405B prefill, the DeepSeek-V3-sized MoE, and a
 // Llama-3-8B training step; the host-compute rows (issue 30): Llama-3-70B int4 decode with
-// a 4k KV cache at batch 1 on rtx-4090, and bf16 on rtx-4090-xeon-2s; and the MoE rows (issue
-// 31): DeepSeek-V3 int4 (QMoE) decode on rtx-4090-xeon-2s and h100-sxm, DeepSeek-V3 fp8 and
-// Qwen3-235B-A22B int4 on rtx-4090-xeon-2s, Mixtral-8x7B bf16 and GPT-OSS-120B MXFP4 on
-// rtx-4090 with 128 GB of DDR. `quick`: the two smallest.
+// a 4k KV cache at batch 1 on rtx-4090, and bf16 on rtx-4090-xeon-2s; on rtx-4090-xeon-2s,
+// Llama-3-8B decode with a 32k KV cache at batch 8 (FlexGen's case) and the Llama-3-8B
+// training step (ZeRO-Offload's); and the MoE rows (issue 31): DeepSeek-V3 int4 (QMoE) decode
+// on rtx-4090-xeon-2s and h100-sxm, DeepSeek-V3 fp8 and Qwen3-235B-A22B int4 on
+// rtx-4090-xeon-2s, Mixtral-8x7B bf16 and GPT-OSS-120B MXFP4 on rtx-4090 with 128 GB of DDR.
+// `quick`: the two smallest.
 std::vector<Workload> CompareWorkloads(bool quick);
 
 // argv for hyperplan-gen writing `workload` to `path`.
