@@ -370,7 +370,7 @@ HostAwareBound SolveHostAwareBound(const HostBoundInputs& inputs) {
     }
   }
   Feasible(inputs, relaxed, high_ns, &parts, &freed);
-  bound.makespan_ns = std::max(high_ns, inputs.fixed_device_ns);
+  bound.makespan_ns = std::max({high_ns, inputs.fixed_device_ns, inputs.device_only_ns});
   bound.host_parts = static_cast<double>(parts);
   bound.freed_bytes = std::llround(freed);
   return bound;
@@ -399,6 +399,7 @@ HostBoundInputs HostBoundInputsFor(const Problem& problem, const LowerBounds& de
     part_device_ns += part.device_ns;
   }
   inputs.fixed_device_ns = device.compute_ns - part_device_ns;
+  if (parts.empty()) inputs.device_only_ns = device.makespan_ns;
   const ChainWalk walk = WalkChain(problem, MoeBlocksJoined(problem, parts, inputs.parts));
   inputs.chain = walk.chain;
   inputs.serial_device_ns = walk.serial_device_ns;

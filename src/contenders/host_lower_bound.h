@@ -104,6 +104,9 @@ struct ForcedTransfer {
 struct HostBoundInputs {
   std::vector<HostBoundPart> parts;
   int64_t fixed_device_ns = 0;  // nodes in no part
+  // With no part every plan is the device's alone, so the device-only bound (lower_bounds.h,
+  // with its late-fetch and write-back terms) holds as is; 0 otherwise.
+  int64_t device_only_ns = 0;
   bool chain = false;
   int64_t serial_device_ns = 0;  // S: nodes in no part before, between and after the chain
   std::vector<ForcedTransfer> transfers;

@@ -69,6 +69,9 @@ TEST_CASE("host-aware bound: a part faster on the host goes there free") {
   HostBoundInputs none;
   none.fixed_device_ns = 70;
   CHECK(SolveHostAwareBound(none).makespan_ns == 70);
+  // With no parts the device-only bound holds as is (its write-back terms included): 90 ns.
+  none.device_only_ns = 90;
+  CHECK(SolveHostAwareBound(none).makespan_ns == 90);
 }
 
 TEST_CASE("host-aware bound: the tiny decoder is a chain, its attention between the MLPs") {
