@@ -92,10 +92,14 @@ bool RunMoePlacement(const contenders::ContenderContext& context, std::optional<
   return true;
 }
 
-// The placement contenders of issue 30 that share contenders/placed_plan.h's result.
+// The placement contenders of issue 30, as contenders/placed_plan.h's result.
 contenders::PlacementResult PlacementPlan(ContenderKind kind,
                                           const contenders::ContenderContext& context,
                                           std::optional<int64_t> budget) {
+  if (kind == ContenderKind::kLlamaCppFfn) {
+    auto ffn = contenders::LlamaCppFfnPlan(context, budget);
+    return {ffn.built, ffn.cpu_ffn_layers, ffn.ffn_parts, ffn.note, std::move(ffn.result)};
+  }
   if (kind == ContenderKind::kLlamaCppLayers)
     return contenders::LlamaCppLayersPlan(context, budget);
   if (kind == ContenderKind::kFlexGen) return contenders::FlexGenCpuAttentionPlan(context, budget);
@@ -161,19 +165,13 @@ Outcome RunContender(const Contender& contender, const contenders::ContenderCont
         planned = contenders::OpDistancePlan(context, budget, options);
         break;
       }
-      case ContenderKind::kLlamaCppFfn: {
-        auto result = contenders::LlamaCppFfnPlan(context, budget);
-        outcome.note = result.note;
-        if (!result.built) return outcome;
-        planned = std::move(result.result);
-        break;
-      }
       case ContenderKind::kKTransformers:
       case ContenderKind::kGpuExpertsFirst:
       case ContenderKind::kLlamaCppNCpuMoe:
         if (!RunMoePlacement(context, budget, MoePlacementOf(contender.kind), outcome))
           return outcome;
         break;
+      case ContenderKind::kLlamaCppFfn:
       case ContenderKind::kLlamaCppLayers:
       case ContenderKind::kFlexGen:
       case ContenderKind::kZeroOffload: {
