@@ -5,7 +5,8 @@
 
 #include <vector>
 
-#include "contenders/decoder_pieces.h"
+#include "hyperplan/layers.h"
+#include "hyperplan/planner/host_parts.h"
 
 namespace hyperplan::contenders {
 
@@ -16,21 +17,17 @@ PlacementResult FlexGenCpuAttentionPlan(const ContenderContext& context,
     out.note = "the profile has no host unit";
     return out;
   }
+  HostPartOptions cores;
+  cores.attention_cores = true;
   std::vector<NodeId> host_nodes;
-  const std::vector<DecoderLayer> layers = FindDecoderLayers(context);
-  out.pieces = static_cast<int>(layers.size());
-  for (const DecoderLayer& layer : layers) {
-    const std::vector<NodeId> core = AttentionCore(context, layer);
-    if (core.empty()) continue;
-    host_nodes.insert(host_nodes.end(), core.begin(), core.end());
+  for (const HostPart& part : FindHostParts(context, cores)) {
+    if (part.kind != HostPartKind::kAttentionCore) continue;
+    host_nodes.insert(host_nodes.end(), part.nodes.begin(), part.nodes.end());
     ++out.host_pieces;
   }
+  out.pieces = FindWeightLayers(*context.graph, context.order).count();
   if (out.host_pieces == 0) {
-    out.note = "not built: no layer's attention reads a KV cache";
-    return out;
-  }
-  if (!HomedOnHost(context, host_nodes)) {
-    out.note = "not built: some layer's KV cache is not homed on the host tier";
+    out.note = "not built: no layer's attention over a KV cache can run on the host";
     return out;
   }
   out.result = PlanPlacement(context, HostUnitsFor(*context.graph, host_nodes),

@@ -12,15 +12,15 @@
 // batch a block is a layer and the schedule is layer-by-layer weight streaming with the next
 // layer's weights loaded behind the current layer's compute.
 // Built here: the policy `--percent * * 0 100 * * --cpu-cache-compute` (the whole cache on the
-// CPU): every layer's attention core (decoder_pieces.h) on the host, which reads and appends
-// its layer's cache in place on the host tier; the device side (projections, MLP, LM head,
+// CPU): every layer's attention core (host_parts.h kAttentionCore) on the host, which reads and
+// appends its layer's cache in place on the host tier; the device side (projections, MLP, LM head,
 // their weights streamed or resident) planned by the planner at the budget (placed_plan.h),
 // which streams layer by layer where that is what fits and can do no worse than FlexGen's
 // fixed percentages on the same problem: a generous model of FlexGen's weight offloading.
 // Not modelled: FlexGen's multiple GPU batches (a batch here is the model's batch dim), disk
 // tiers, compression.
-// Cost: one PlaceUnits and one planning. Limits: attention cores as decoder_pieces.h finds
-// them (named layers, a forward pass).
+// Cost: FindHostParts, one PlaceUnits and one planning. Limits: attention cores as
+// host_parts.h finds them (named layers); layers whose core is not eligible stay on the device.
 #pragma once
 
 #include <cstdint>
@@ -31,7 +31,8 @@
 
 namespace hyperplan::contenders {
 
-// host_pieces: attention cores on the host; pieces: layers. Throws like PlanOffload.
+// host_pieces: attention cores on the host; pieces: the named layers (layers.h). Throws like
+// PlanOffload.
 PlacementResult FlexGenCpuAttentionPlan(const ContenderContext& context,
                                         std::optional<int64_t> budget);
 

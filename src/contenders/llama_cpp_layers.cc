@@ -7,25 +7,29 @@
 #include <utility>
 #include <vector>
 
-#include "contenders/decoder_pieces.h"
 #include "hyperplan/planner/host_parts.h"
 
 namespace hyperplan::contenders {
 namespace {
 
-// What fit places: the layers, each layer's FFN part by layer number, the embedding.
+// What fit places: the layers (those whose attention and MLP parts both can run on the host),
+// each layer's attention and FFN parts by layer number, the embedding.
 struct LayerSplit {
-  std::vector<DecoderLayer> layers;
-  std::map<int, std::vector<NodeId>> ffn;  // by layer number
-  std::vector<NodeId> always;              // the token embedding, when eligible
+  std::vector<int> layers;                       // layer numbers, first first
+  std::map<int, std::vector<NodeId>> attention;  // by layer number
+  std::map<int, std::vector<NodeId>> ffn;
+  std::vector<NodeId> always;  // the token embedding, when eligible
 };
 
 LayerSplit SplitLayers(const Problem& problem) {
   LayerSplit split;
-  split.layers = FindDecoderLayers(problem);
   for (const HostPart& part : FindHostParts(problem)) {
+    if (part.kind == HostPartKind::kAttention) split.attention[part.layer] = part.nodes;
     if (part.kind == HostPartKind::kMlp) split.ffn[part.layer] = part.nodes;
     if (part.kind == HostPartKind::kEmbedding) split.always = part.nodes;
+  }
+  for (const auto& [layer, nodes] : split.attention) {
+    if (split.ffn.count(layer)) split.layers.push_back(layer);
   }
   return split;
 }
@@ -42,13 +46,12 @@ std::vector<NodeId> HostNodes(const LayerSplit& split, Fill fill) {
   std::vector<NodeId> nodes = split.always;
   const int cpu_layers = static_cast<int>(split.layers.size()) - fill.gpu_layers;
   for (int i = 0; i < cpu_layers; ++i) {
-    const DecoderLayer& layer = split.layers[i];
-    if (fill.partial && i == cpu_layers - 1) {
-      const auto ffn = split.ffn.find(layer.layer);
-      if (ffn != split.ffn.end()) nodes.insert(nodes.end(), ffn->second.begin(), ffn->second.end());
-      continue;
-    }
-    nodes.insert(nodes.end(), layer.nodes.begin(), layer.nodes.end());
+    const int layer = split.layers[i];
+    const std::vector<NodeId>& ffn = split.ffn.at(layer);
+    nodes.insert(nodes.end(), ffn.begin(), ffn.end());
+    if (fill.partial && i == cpu_layers - 1) continue;  // its attention stays on the GPU
+    const std::vector<NodeId>& attention = split.attention.at(layer);
+    nodes.insert(nodes.end(), attention.begin(), attention.end());
   }
   return nodes;
 }
@@ -79,7 +82,7 @@ std::string Describe(const LayerSplit& split, Fill fill) {
   std::string note = fmt::format("-ngl {}: {}/{} layers on the CPU",
                                  fill.gpu_layers + (fill.partial ? 1 : 0), cpu_whole, layers);
   if (fill.partial) {
-    note += fmt::format(", layer {}'s FFN too", split.layers[cpu_whole].layer);
+    note += fmt::format(", layer {}'s FFN too", split.layers[cpu_whole]);
   }
   return note;
 }
@@ -95,11 +98,7 @@ PlacementResult LlamaCppLayersPlan(const ContenderContext& context, std::optiona
   const LayerSplit split = SplitLayers(context);
   out.pieces = static_cast<int>(split.layers.size());
   if (split.layers.empty()) {
-    out.note = "not built: no decoder layers visited once (a forward pass)";
-    return out;
-  }
-  if (!HomedOnHost(context, HostNodes(split, FillOf(0)))) {
-    out.note = "not built: some layer's weights or KV cache are not homed on the host tier";
+    out.note = "not built: no layer whose attention and MLP can both run on the host";
     return out;
   }
   const int64_t budget_bytes = context.EffectiveBudget(budget);

@@ -13,14 +13,16 @@
 //   on the GPU and its FFN (blk.N.ffn_(gate|up|down)) on the CPU.
 // Built here: the configurations in the order fit fills them, c = 0 .. 2L for L layers: the
 // last c/2 layers whole on the GPU and, for odd c, layer L - c/2 - 1's FFN on the CPU and its
-// attention on the GPU; every layer before on the CPU whole (decoder_pieces.h), the embedding
-// on the CPU (host_parts.h), the final norm and LM head on the GPU. The device's live peak
+// attention on the GPU; every layer before on the CPU (its attention with the KV cache and its
+// MLP: host_parts.h kAttention and kMlp; the norms between them, one hidden-size vector of
+// weights each, stay on the GPU, as host_parts.h keeps a part to one weight family), the
+// embedding on the CPU, the final norm and LM head on the GPU. The device's live peak
 // grows with c, so the largest c whose placement fits the budget with nothing streamed (the
 // no-offload live peak of the placed problem) is found by bisection; the device side is then
-// planned by the planner (placed_plan.h). Host layers write their KV cache in place on the
-// host, which needs the plan semantics of a host step writing persistent state.
-// Cost: about log2(2L) placements (PlaceUnits) plus one planning. Limits: whole layers as
-// decoder_pieces.h finds them (a forward pass; named layers); fit's MoE rule is not built.
+// planned by the planner (placed_plan.h). Host layers append to their KV cache in place on the
+// host (docs/design.md "Compute units").
+// Cost: FindHostParts, about log2(2L) placements (PlaceUnits) and one planning. Limits: layers
+// whose attention and MLP parts are both eligible (host_parts.h); fit's MoE rule is not built.
 #pragma once
 
 #include <cstdint>

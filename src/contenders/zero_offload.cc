@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "contenders/decoder_pieces.h"
+#include "hyperplan/planner/host_parts.h"
 
 namespace hyperplan::contenders {
 
@@ -16,22 +16,19 @@ PlacementResult ZeroOffloadPlan(const ContenderContext& context, std::optional<i
     return out;
   }
   std::vector<NodeId> host_nodes;
-  for (const std::vector<NodeId>& update : OptimizerUpdates(context)) {
-    host_nodes.insert(host_nodes.end(), update.begin(), update.end());
+  for (const HostPart& part : FindHostParts(context)) {
+    if (part.kind != HostPartKind::kOptimizer) continue;
+    host_nodes.insert(host_nodes.end(), part.nodes.begin(), part.nodes.end());
     ++out.pieces;
   }
   if (out.pieces == 0) {
-    out.note = "not built: the graph updates no parameter in place";
-    return out;
-  }
-  if (!HomedOnHost(context, host_nodes)) {
-    out.note = "not built: some parameter or optimizer state is not homed on the host tier";
+    out.note = "not built: no optimizer update that can run on the host";
     return out;
   }
   out.host_pieces = out.pieces;
   out.result = PlanPlacement(context, HostUnitsFor(*context.graph, host_nodes),
                              context.EffectiveBudget(budget), "ZeRO-Offload");
-  out.note = fmt::format("Adam of {} parameters on the CPU", out.pieces);
+  out.note = fmt::format("{} optimizer parts on the CPU", out.pieces);
   out.built = true;
   return out;
 }

@@ -9,13 +9,13 @@
 // master weights and moments homed there; the updated parameters are copied back to the GPU
 // for the next step. (Its one-step delayed update, which overlaps a step's update with the next
 // step's backward, changes the training math and is not modelled.)
-// Built here: every optimizer update (decoder_pieces.h: Adam's elementwise moment and step
-// nodes of each parameter written in place) on the host, which reads the gradient's crossing,
-// updates the moments and the parameter in place on the host tier; everything else on the
+// Built here: every optimizer update (host_parts.h kOptimizer: each layer's Adam moment and
+// step nodes, and the elementwise nodes from its gradients) on the host, which reads the gradient's
+// crossing, updates the moments and the parameter in place on the host tier; everything else on the
 // device, planned by the planner at the budget (placed_plan.h): the weights the next forward
 // reads come back from their host copies as the planner fetches them.
-// Cost: one PlaceUnits and one planning. Limits: updates as decoder_pieces.h finds them
-// (elementwise chains ending in an in-place write of a weight or optimizer state).
+// Cost: FindHostParts, one PlaceUnits and one planning. Limits: updates as host_parts.h finds
+// them (a layer's; updates of weights of no layer stay on the device).
 #pragma once
 
 #include <cstdint>
@@ -26,7 +26,7 @@
 
 namespace hyperplan::contenders {
 
-// host_pieces = pieces: the parameters updated on the host. Throws like PlanOffload.
+// host_pieces = pieces: the optimizer parts on the host. Throws like PlanOffload.
 PlacementResult ZeroOffloadPlan(const ContenderContext& context, std::optional<int64_t> budget);
 
 }  // namespace hyperplan::contenders
