@@ -6,8 +6,11 @@
 #include <filesystem>
 
 #include "contender_support.h"
+#include "contenders/flexgen_cpu_attention.h"
 #include "contenders/llama_cpp_ffn.h"
+#include "contenders/llama_cpp_layers.h"
 #include "contenders/lower_bounds.h"
+#include "contenders/zero_offload.h"
 #include "host_decoder.h"
 #include "hyperplan/adapters/onnx_import.h"
 #include "hyperplan/planner/planner.h"
@@ -81,19 +84,32 @@ TEST_CASE("host-aware bound: the tiny decoder is a chain, its attention between 
   const auto device = contenders::ComputeLowerBounds(*context.graph, profile, context.order,
                                                      context.node_time_ns, 1 << 20);
   CHECK(device.makespan_ns == 900);  // 3 x (100 + 200), nothing forced
+  // The default family: each layer's attention (attn_i reads its o_proj weight) and MLP, six
+  // parts alternating. Each is one MatMul of {1,16} by {16,16}: on the host max(2 x 16 x 16 /
+  // 4, (64 + 1024 + 64) / 4) = 288 ns; it frees its input, weight and output, 1152 B.
   const HostBoundInputs inputs = contenders::HostBoundInputsFor(context, device);
-  REQUIRE(inputs.parts.size() == 3);
-  for (const auto& part : inputs.parts) {
-    CHECK(part.device_ns == kMlpDeviceNs);
-    CHECK(part.host_ns == kMlpHostNs);
-    CHECK(part.freed_bytes == kActivationBytes + kWeightBytes + kActivationBytes);  // a, w, h
+  REQUIRE(inputs.parts.size() == 6);
+  for (size_t p = 0; p < inputs.parts.size(); ++p) {
+    CHECK(inputs.parts[p].device_ns == (p % 2 == 0 ? kAttentionNs : kMlpDeviceNs));
+    CHECK(inputs.parts[p].host_ns == kMlpHostNs);
+    CHECK(inputs.parts[p].freed_bytes == kActivationBytes + kWeightBytes + kActivationBytes);
   }
   CHECK(inputs.chain);
-  // attn0 before the first MLP, attn1 and attn2 between: 300 ns; nothing after mlp2.
-  CHECK(inputs.serial_device_ns == 3 * kAttentionNs);
-  CHECK(inputs.fixed_device_ns == 3 * kAttentionNs);
-  // Nothing forced and every MLP slower on the host: L(0) = 300 + 3 x 200 = 900.
-  CHECK(contenders::ComputeHostAwareBound(context, device).makespan_ns == 900);
+  CHECK(inputs.serial_device_ns == 0);  // every node is in a part
+  CHECK(inputs.fixed_device_ns == 0);
+  // The attention-core family: no KV cache, so no cores: the three MLPs, with attn0 before the
+  // first and attn1, attn2 between them serial on the device: 300 ns.
+  HostPartOptions cores;
+  cores.attention_cores = true;
+  const HostBoundInputs mlps = contenders::HostBoundInputsFor(context, device, cores);
+  REQUIRE(mlps.parts.size() == 3);
+  CHECK(mlps.chain);
+  CHECK(mlps.serial_device_ns == 3 * kAttentionNs);
+  CHECK(mlps.fixed_device_ns == 3 * kAttentionNs);
+  // Nothing forced and every part slower on the host: both give L(0) = 3 x (100 + 200) = 900.
+  const auto bound = contenders::ComputeHostAwareBound(context, device);
+  CHECK(bound.makespan_ns == 900);
+  CHECK_FALSE(bound.attention_cores);  // ties keep the default family
 }
 
 TEST_CASE("host-aware bound: parallel MLPs are no chain") {
@@ -206,8 +222,52 @@ TEST_CASE("host-aware bound: the generated tiny decoder's plans never beat it") 
     if (llama.built && llama.result.evaluation.fits) {
       CHECK(llama.result.evaluation.timeline.makespan_ns >= bound_ns);
     }
+    // Whole layers (attention parts with their KV cache) and attention cores: the two families.
+    for (const auto& placed : {contenders::LlamaCppLayersPlan(context, budget),
+                               contenders::FlexGenCpuAttentionPlan(context, budget)}) {
+      INFO(placed.note);
+      if (!placed.built) continue;
+      RequireVerified(graph, profile, placed.result.plan, placed.result.evaluation);
+      if (placed.result.evaluation.fits) {
+        CHECK(placed.result.evaluation.timeline.makespan_ns >= bound_ns);
+      }
+    }
   }
   CHECK(host_plans >= 1);
+}
+
+TEST_CASE("host-aware bound: the generated tiny training step's plans never beat it") {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "hyperplan-host-bound-tiny-train.onnx").string();
+  const auto generated =
+      testing::RunCommand({HYPERPLAN_GEN_PATH, "--preset", "tiny", "--form", "train", "-o", path});
+  INFO(generated.stdout_text << generated.stderr_text);
+  REQUIRE(generated.exit_code == 0);
+  ImportOptions import;
+  import.dims = {{"batch", 1}, { "sequence", 8 }};
+  const Graph graph = ImportOnnxModel(path, import);
+  std::filesystem::remove(path);
+  const LoopSpec loop{true, FindAliases(graph, {})};
+  const HardwareProfile roomy = HostUnitProfile(int64_t{1} << 40);
+  const int64_t peak_bytes =
+      contenders::BuildContenderContext(graph, roomy, {}, loop).baseline_peak_bytes;
+  for (int percent : {100, 60}) {
+    INFO(percent << "% of the no-offload peak");
+    const HardwareProfile profile = HostUnitProfile(peak_bytes * percent / 100);
+    const auto context = contenders::BuildContenderContext(graph, profile, {}, loop);
+    const int64_t budget = context.device_capacity_bytes();
+    const auto device = contenders::ComputeLowerBounds(
+        *context.graph, profile, context.order, context.node_time_ns, budget, context.persistent);
+    const auto bound = contenders::ComputeHostAwareBound(context, device);
+    CHECK(bound.part_count >= 4);  // the 4 layers' optimizer updates at least
+    const auto zero = contenders::ZeroOffloadPlan(context, budget);
+    INFO(zero.note);
+    REQUIRE(zero.built);
+    RequireVerified(graph, profile, zero.result.plan, zero.result.evaluation);
+    if (zero.result.evaluation.fits) {
+      CHECK(zero.result.evaluation.timeline.makespan_ns >= bound.makespan_ns);
+    }
+  }
 }
 
 }  // namespace
