@@ -45,8 +45,8 @@ ContenderContext BuildContenderContext(const Graph& graph, const HardwareProfile
 ContenderContext BuildContenderContext(const Problem& problem);
 
 // The planner's options for the device side of a contender's placed problem (the host
-// placement contenders: llama_cpp_ffn.h, moe_offload.h): the budget, the context's node
-// times, its loop (one run or an iteration) and aliases.
+// placement contenders: llama_cpp_ffn.h, moe_offload.h, placed_plan.h): the budget, the
+// context's node times, its loop (one run or an iteration) and aliases.
 PlanOptions DeviceSideOptions(const ContenderContext& context, int64_t budget_bytes);
 
 }  // namespace hyperplan::contenders

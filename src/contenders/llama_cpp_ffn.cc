@@ -7,7 +7,6 @@
 #include <utility>
 #include <vector>
 
-#include "contenders/placed_plan.h"
 #include "hyperplan/planner/host_parts.h"
 
 namespace hyperplan::contenders {
@@ -89,8 +88,7 @@ LlamaCppFfnResult LlamaCppFfnPlan(const ContenderContext& context, std::optional
   if (!ResidentFits(all, budget_bytes)) {
     out.note = fmt::format(
         "not built: with all {} FFNs on the CPU the device still needs {:.1f} GB over {:.1f} GB; "
-        "llama.cpp would move whole layers (-ngl), which needs attention and its KV cache on "
-        "the host",
+        "llama.cpp would move whole layers (-ngl: its own contender, llama_cpp_layers.h)",
         split.ffn.size(), static_cast<double>(all.lifetimes.timeline.peak_bytes) / 1e9,
         static_cast<double>(budget_bytes) / 1e9);
     return out;
@@ -98,7 +96,7 @@ LlamaCppFfnResult LlamaCppFfnPlan(const ContenderContext& context, std::optional
   const size_t count = FewestFitting(context, split, budget_bytes);
   out.cpu_ffn_layers = static_cast<int>(count);
   out.result =
-      PlanOffload(PlaceFirst(context, split, count), PlacedPlanOptions(context, budget_bytes));
+      PlanOffload(PlaceFirst(context, split, count), DeviceSideOptions(context, budget_bytes));
   out.result.plan.produced_by = "llama.cpp -ot FFN";
   out.built = true;
   out.note = fmt::format("-ot FFN of the first {}/{} layers on the CPU", count, split.ffn.size());

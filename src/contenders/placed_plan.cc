@@ -5,15 +5,6 @@
 
 namespace hyperplan::contenders {
 
-PlanOptions PlacedPlanOptions(const ContenderContext& context, int64_t budget_bytes) {
-  PlanOptions options;
-  options.budget_bytes = budget_bytes;
-  options.node_time_ns = context.node_time_ns;
-  options.single_run = !context.periodic;
-  options.aliases = context.aliases;
-  return options;
-}
-
 std::vector<ComputeUnit> HostUnitsFor(const Graph& graph, const std::vector<NodeId>& host_nodes) {
   std::vector<ComputeUnit> units(graph.nodes.size(), ComputeUnit::kDevice);
   for (NodeId node : host_nodes) units[node] = ComputeUnit::kHost;
@@ -23,7 +14,7 @@ std::vector<ComputeUnit> HostUnitsFor(const Graph& graph, const std::vector<Node
 PlanResult PlanPlacement(const ContenderContext& context, std::vector<ComputeUnit> units,
                          int64_t budget_bytes, const std::string& produced_by) {
   PlanResult result =
-      PlanOffload(PlaceUnits(context, std::move(units)), PlacedPlanOptions(context, budget_bytes));
+      PlanOffload(PlaceUnits(context, std::move(units)), DeviceSideOptions(context, budget_bytes));
   result.plan.produced_by = produced_by;
   return result;
 }

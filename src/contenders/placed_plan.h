@@ -23,13 +23,11 @@ struct PlacementResult {
   PlanResult result;
 };
 
-// The planner's options for the device side: the budget, the context's node times and loop.
-PlanOptions PlacedPlanOptions(const ContenderContext& context, int64_t budget_bytes);
-
 // By NodeId: the host for `host_nodes`, the device for the rest.
 std::vector<ComputeUnit> HostUnitsFor(const Graph& graph, const std::vector<NodeId>& host_nodes);
 
-// PlanOffload on `context` placed by `units`, produced_by set. Throws like PlanOffload.
+// PlanOffload on `context` placed by `units` with the device side's options
+// (DeviceSideOptions, context.h), produced_by set. Throws like PlanOffload.
 PlanResult PlanPlacement(const ContenderContext& context, std::vector<ComputeUnit> units,
                          int64_t budget_bytes, const std::string& produced_by);
 
