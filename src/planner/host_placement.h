@@ -27,8 +27,8 @@
 // layer's optimizer update) are left out of that search and searched after it, the same way
 // over every part, then in llama.cpp -ngl's order (the embedding, then each layer's MLP before
 // its attention: whole layers from the first) at fit's count, the fewest whose placement's
-// no-offload peak fits; each replaces the plan only when it beats it. So being offered them never makes the
-// plan worse: ranked with the MLPs from the start, they made Llama-3-70B int4 decode on
+// no-offload peak fits; each replaces the plan only when it beats it. So being offered them never
+// makes the plan worse: ranked with the MLPs from the start, they made Llama-3-70B int4 decode on
 // rtx-4090 292.7 ms against 226 ms without them.
 // Cost: up to thirteen more plannings of the problem (two on graphs above kSecondChoiceLimit
 // steps: the whole gap and half of it, no halving, no interleaving), plus FindHostParts;

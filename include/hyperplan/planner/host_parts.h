@@ -72,8 +72,8 @@ enum class HostPartKind : uint8_t {
 std::string_view HostPartKindName(HostPartKind kind);
 
 // Which kinds FindHostParts returns: by default the ones that do not overlap (kMlp,
-// kRoutedExperts, kAttention, kOptimizer, kLmHead, kEmbedding); attention_cores swaps kAttention for
-// kAttentionCore.
+// kRoutedExperts, kAttention, kOptimizer, kLmHead, kEmbedding); attention_cores swaps kAttention
+// for kAttentionCore.
 struct HostPartOptions {
   bool attention_cores = false;
 };
