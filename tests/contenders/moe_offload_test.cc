@@ -122,14 +122,15 @@ TEST_CASE("host-aware bound: a MoE block's two parts join one link of the decode
   const auto device = contenders::ComputeLowerBounds(*context.graph, profile, context.order,
                                                      context.node_time_ns, 0, context.persistent);
   const auto inputs = contenders::HostBoundInputsFor(context, device);
-  // Parts in step order: the embedding, layer 0's MLP, layer 1's rest (router MatMul and
-  // Reshape, the shared expert) and routed experts (the MoE node), layer 2's two, the LM head.
+  // Parts in step order: the embedding, layer 0's attention and MLP, layer 1's attention, rest
+  // (router MatMul and Reshape, the shared expert) and routed experts (the MoE node), layer 2's
+  // three, the LM head.
   const auto parts = FindHostParts(context);
-  REQUIRE(parts.size() == 7);
-  REQUIRE(parts[2].name == "layer 1 MLP");
-  REQUIRE(parts[3].name == "layer 1 routed experts");
+  REQUIRE(parts.size() == 10);
+  REQUIRE(parts[4].name == "layer 1 MLP");
+  REQUIRE(parts[5].name == "layer 1 routed experts");
   // Each block's rest, MoE node and the add of the two outputs are one link, ending at that
-  // add, so the decoder is still a chain.
+  // add, so the decoder, each layer's attention a part too, is still a chain.
   CHECK(inputs.chain);
   // In L the rest counts only its nodes before the MoE node (the router MatMul and its
   // Reshape); the shared expert may run beside the experts, and nothing of the rest follows
@@ -137,10 +138,10 @@ TEST_CASE("host-aware bound: a MoE block's two parts join one link of the decode
   auto time_of = [&](const std::string& name) {
     return context.node_time_ns[graph.FindNode(name)];
   };
-  CHECK(inputs.parts[2].chain_device_ns ==
+  CHECK(inputs.parts[4].chain_device_ns ==
         time_of("/model/layers.1/mlp/gate/MatMul") + time_of("/model/layers.1/mlp/gate/Reshape"));
-  CHECK(inputs.parts[2].chain_device_ns < inputs.parts[2].device_ns);
-  CHECK(inputs.parts[3].chain_device_ns == -1);  // the experts count whole
+  CHECK(inputs.parts[4].chain_device_ns < inputs.parts[4].device_ns);
+  CHECK(inputs.parts[5].chain_device_ns == -1);  // the experts count whole
 }
 
 }  // namespace
