@@ -59,8 +59,21 @@ void RangeMaxTree::AddRec(int32_t node, int32_t lo, int32_t hi, int32_t first, i
 }
 
 int64_t RangeMaxTree::Max(int32_t first, int32_t last) const {
-  const Peak peak = MaxAt(first, last);
-  return peak.index < 0 ? kEmpty : peak.value;
+  first = std::max(first, 0);
+  last = std::min(last, size_ - 1);
+  if (first > last) return kEmpty;
+  return MaxValueRec(1, 0, size_ - 1, first, last);
+}
+
+// A covered subtree's max is its node's: no descent to find where it is (MaxRec's index).
+int64_t RangeMaxTree::MaxValueRec(int32_t node, int32_t lo, int32_t hi, int32_t first,
+                                  int32_t last) const {
+  if (first <= lo && hi <= last) return max_[node];
+  const int32_t mid = lo + (hi - lo) / 2;
+  int64_t best = kEmpty;
+  if (first <= mid) best = MaxValueRec(2 * node, lo, mid, first, last);
+  if (last > mid) best = std::max(best, MaxValueRec(2 * node + 1, mid + 1, hi, first, last));
+  return best + add_[node];
 }
 
 RangeMaxTree::Peak RangeMaxTree::MaxAt(int32_t first, int32_t last) const {

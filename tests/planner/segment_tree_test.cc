@@ -19,6 +19,8 @@ TEST_CASE("segment tree: small worked example") {
   tree.Add(1, 4, 2);  // 5 3 6 6 4
   CHECK(tree.MaxAt(1, 4).value == 6);
   CHECK(tree.MaxAt(1, 4).index == 2);
+  CHECK(tree.Max(3, 4) == 6);           // max(6, 4)
+  CHECK(tree.Max(0, 1) == 5);           // max(5, 3)
   CHECK(tree.LastAbove(0, 4, 5) == 3);  // the last value over 5 is index 3 (6)
   CHECK(tree.LastAbove(0, 1, 5) == -1);
   CHECK(tree.Values() == std::vector<int64_t>{5, 3, 6, 6, 4});
@@ -49,6 +51,7 @@ TEST_CASE("segment tree: matches a naive array under random operations") {
           const auto it = std::max_element(naive.begin() + first, naive.begin() + last + 1);
           REQUIRE(peak.value == *it);
           REQUIRE(peak.index == static_cast<int>(it - naive.begin()));  // first maximum
+          REQUIRE(tree.Max(first, last) == *it);  // its own descent, not MaxAt's
           break;
         }
         case 2: {

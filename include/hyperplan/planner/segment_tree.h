@@ -5,7 +5,8 @@
 // decision subtracts a value's bytes from the steps it frees, and the next decision looks at
 // the new peak. Lazy propagation without push-down: each node stores the max of its subtree
 // including the adds pending at that node, so queries are const and never rewrite the tree.
-// Cost: O(n) to build, O(log n) per Add, Max, MaxAt, Get and LastAbove; 2 * 4n int64 of memory.
+// Cost: O(n) to build, O(log n) per Add, Max, Get and LastAbove, O(log^2 n) per MaxAt; 2 * 4n
+// int64 of memory.
 // Limits: indices are int32; sums must stay inside int64 (bytes do, by a wide margin).
 #pragma once
 
@@ -29,7 +30,8 @@ class RangeMaxTree {
   // Adds `delta` to every element of [first, last] (inclusive); an empty range does nothing.
   void Add(int32_t first, int32_t last, int64_t delta);
 
-  // Max over [first, last]; INT64_MIN for an empty range.
+  // Max over [first, last]; INT64_MIN for an empty range. O(log n): unlike MaxAt it never
+  // descends a covered subtree to find where its max is.
   int64_t Max(int32_t first, int32_t last) const;
 
   // Max over [first, last] and the first index reaching it.
@@ -47,6 +49,7 @@ class RangeMaxTree {
   void Build(int32_t node, int32_t lo, int32_t hi, const std::vector<int64_t>& values);
   void AddRec(int32_t node, int32_t lo, int32_t hi, int32_t first, int32_t last, int64_t delta);
   Peak MaxRec(int32_t node, int32_t lo, int32_t hi, int32_t first, int32_t last) const;
+  int64_t MaxValueRec(int32_t node, int32_t lo, int32_t hi, int32_t first, int32_t last) const;
   int32_t LastAboveRec(int32_t node, int32_t lo, int32_t hi, int32_t first, int32_t last,
                        int64_t threshold) const;
 
