@@ -2,7 +2,6 @@
 #include "planner/refine.h"
 
 #include <algorithm>
-#include <map>
 #include <optional>
 #include <utility>
 
@@ -697,12 +696,17 @@ class Refiner {
               candidate.before_step);
       placement.tier_reservations.back().prefetch_staging = true;
     }
-    std::map<TierId, int64_t> bytes_per_tier;
-    for (const TierReservation& r : placement.tier_reservations) bytes_per_tier[r.tier] += r.bytes;
+    // A handful of reservations: summed per tier by a scan, no map allocated per placement.
+    auto bytes_on = [&](TierId tier) {
+      int64_t sum = 0;
+      for (const TierReservation& r : placement.tier_reservations)
+        sum += r.tier == tier ? r.bytes : 0;
+      return sum;
+    };
     for (const TierReservation& r : placement.tier_reservations) {
       const int64_t capacity = profile_.tiers[r.tier].capacity_bytes;
       if (capacity <= 0) continue;
-      if (tiers_[r.tier].Max(r.first, r.last) + bytes_per_tier[r.tier] > capacity) {
+      if (tiers_[r.tier].Max(r.first, r.last) + bytes_on(r.tier) > capacity) {
         return Reject(DecisionReason::kTierFull, "tier '" + profile_.tiers[r.tier].name +
                                                      "' has no room for " + std::to_string(bytes) +
                                                      " bytes at steps " + std::to_string(r.first) +
@@ -801,7 +805,14 @@ class Refiner {
   // Applies (sign +1) or takes back (-1) a placement's Prefetch side: its channel slots, the
   // device steps it frees and its staging copies. Store and home copies stay as they are.
   void ApplyPrefetchSide(const Placement& placement, int sign) {
+    HoldPrefetchSide(placement, sign);
     const int64_t bytes = candidates_[placement.candidate].bytes;
+    AddFreed(placement.freed_first, placement.freed_last, -sign * bytes);
+  }
+
+  // The part of ApplyPrefetchSide that Place reads (channel slots and staging copies; never
+  // the device bytes), so that BestRepair can try a re-placement without the device trees.
+  void HoldPrefetchSide(const Placement& placement, int sign) {
     for (const HopPlacement& hop : placement.prefetch_hops) {
       if (sign > 0) {
         links_.Reserve(hop.link, hop.slot);
@@ -809,7 +820,6 @@ class Refiner {
         links_.Release(hop.link, hop.slot);
       }
     }
-    AddFreed(placement.freed_first, placement.freed_last, -sign * bytes);
     for (const TierReservation& r : placement.tier_reservations) {
       if (r.prefetch_staging) tiers_[r.tier].Add(r.first, r.last, sign * r.bytes);
     }
@@ -833,9 +843,9 @@ class Refiner {
       const Placement& current = selection_.placements[placement_of_[entry.rank]];
       if (current.freed_first <= step && step <= current.freed_last) continue;  // done here
       seen.push_back(entry);
-      ApplyPrefetchSide(current, -1);
+      HoldPrefetchSide(current, -1);
       Attempt attempt = Place(entry.rank, step, current.freed_first, current.freed_last);
-      ApplyPrefetchSide(current, +1);
+      HoldPrefetchSide(current, +1);
       if (!attempt.ok || attempt.placement.freed_first > step ||
           attempt.placement.freed_last < step) {
         continue;
