@@ -212,4 +212,23 @@ void BusyIntervals::Erase(int64_t start_ns) {
   SetGapAfter(nodes_[previous].interval.start_ns, gap_ns);
 }
 
+void BusyIntervals::Resize(int64_t start_ns, int64_t new_start_ns, int64_t new_end_ns) {
+  int32_t node = kNone;
+  PathTo(start_ns, node);
+  if (node == kNone) return;
+  Interval& interval = nodes_[node].interval;
+  // The next interval's start is the old end plus the old gap.
+  if (interval.gap_after_ns != kUnbounded) interval.gap_after_ns += interval.end_ns - new_end_ns;
+  interval.start_ns = new_start_ns;
+  interval.end_ns = new_end_ns;
+  Pull(node);
+  PullPath();
+  if (new_start_ns == start_ns) return;
+  // The interval before now reaches to the new start.
+  const int32_t previous = LastStartingAtOrBefore(new_start_ns - 1);
+  if (previous == kNone) return;
+  const Interval& before = nodes_[previous].interval;
+  SetGapAfter(before.start_ns, new_start_ns - before.end_ns);
+}
+
 }  // namespace hyperplan::planner

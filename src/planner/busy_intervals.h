@@ -8,7 +8,8 @@
 // link full of short gaps costs O(log n) a search instead of a walk over every gap it crosses.
 // Priorities come from a fixed-seed generator: the tree's shape, never its answers, depends
 // on them, so results are deterministic.
-// Cost: O(log n) expected per insertion, removal, gap update and search for n intervals.
+// Cost: O(log n) expected per insertion, removal, resize, gap update and search for n
+// intervals.
 // Memory: one node per interval (freed nodes are reused).
 // Limits: the caller keeps intervals disjoint and non-touching (ChannelSchedule merges first).
 #pragma once
@@ -48,6 +49,10 @@ class BusyIntervals {
   void Insert(int64_t start_ns, int64_t end_ns);
   // Removes the interval starting at `start_ns` (which must exist); gaps are updated.
   void Erase(int64_t start_ns);
+  // Makes the interval starting at `start_ns` (which must exist) [new_start_ns, new_end_ns),
+  // still apart from its neighbours; gaps are updated. The order of starts is unchanged, so
+  // the node keeps its place: no split or merge (an Erase and an Insert cost twice the walks).
+  void Resize(int64_t start_ns, int64_t new_start_ns, int64_t new_end_ns);
 
  private:
   struct Node {

@@ -42,9 +42,23 @@ int64_t ChannelSchedule::EarliestStart(int64_t lower_ns, int64_t duration_ns) co
 
 void ChannelSchedule::Reserve(int64_t start_ns, int64_t end_ns) {
   if (end_ns <= start_ns) return;
-  // Merge with every interval that touches or overlaps [start, end).
   const int32_t previous = busy_.LastStartingAtOrBefore(start_ns);
-  if (previous != BusyIntervals::kNone && busy_.at(previous).end_ns >= start_ns) {
+  const bool joins_previous =
+      previous != BusyIntervals::kNone && busy_.at(previous).end_ns >= start_ns;
+  const int32_t next = busy_.FirstStartingAfter(start_ns);
+  if (next == BusyIntervals::kNone || busy_.at(next).start_ns > end_ns) {
+    // Nothing after it to merge (the usual case: a transfer right after another): the
+    // interval before grows in place, or a new one goes in.
+    if (!joins_previous) {
+      busy_.Insert(start_ns, end_ns);
+      return;
+    }
+    const BusyIntervals::Interval grown = busy_.at(previous);
+    busy_.Resize(grown.start_ns, grown.start_ns, std::max(end_ns, grown.end_ns));
+    return;
+  }
+  // Merge with every interval that touches or overlaps [start, end).
+  if (joins_previous) {
     const BusyIntervals::Interval merged = busy_.at(previous);
     start_ns = merged.start_ns;
     end_ns = std::max(end_ns, merged.end_ns);
@@ -66,9 +80,15 @@ void ChannelSchedule::Release(int64_t start_ns, int64_t end_ns) {
   if (containing == BusyIntervals::kNone) return;
   const BusyIntervals::Interval busy = busy_.at(containing);
   if (busy.end_ns < end_ns) return;  // not a reservation of ours
-  busy_.Erase(busy.start_ns);
-  if (busy.start_ns < start_ns) busy_.Insert(busy.start_ns, start_ns);
-  if (end_ns < busy.end_ns) busy_.Insert(end_ns, busy.end_ns);
+  // The part before [start, end) keeps the interval's node, else the part after does.
+  if (busy.start_ns < start_ns) {
+    busy_.Resize(busy.start_ns, busy.start_ns, start_ns);
+    if (end_ns < busy.end_ns) busy_.Insert(end_ns, busy.end_ns);
+  } else if (end_ns < busy.end_ns) {
+    busy_.Resize(busy.start_ns, end_ns, busy.end_ns);
+  } else {
+    busy_.Erase(busy.start_ns);
+  }
 }
 
 LinkSchedule::LinkSchedule(const HardwareProfile& profile) {

@@ -72,6 +72,13 @@ TEST_CASE("busy intervals: searches by gap length on a hand-built line") {
   CHECK(line.at(line.First()).gap_after_ns == 2);
   CHECK(line.at(line.FirstWithGapFrom(0, 3)).start_ns == 47);
   CHECK(line.at(line.LastWithGapBefore(40, 2)).start_ns == 12);
+  line.Resize(12, 20, 30);                          // [0,10) gap 10, [20,30) gap 10, [40,45) gap 2
+  CHECK(line.at(line.First()).gap_after_ns == 10);  // 20 - 10
+  CHECK(line.at(line.FirstWithGapFrom(1, 10)).start_ns == 20);    // 40 - 30
+  CHECK(line.at(line.FirstWithGapFrom(21, 3)).start_ns == 47);    // 40's gap of 2 is short
+  CHECK(line.at(line.LastWithGapBefore(40, 10)).start_ns == 20);  // the resized one
+  line.Resize(47, 47, 60);  // the last one stays unbounded after
+  CHECK(line.at(line.FirstWithGapFrom(41, 1000)).end_ns == 60);
 }
 
 TEST_CASE("channel schedule: random reservations and releases against a bitmap") {
