@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "hyperplan/cost.h"
@@ -46,6 +47,17 @@ struct MoeRouting {
 // The graph's com.microsoft MoE/QMoE nodes whose shapes are known, in node order, with the
 // graph's routing profile (Graph::expert_selection) where it covers every expert.
 std::vector<MoeRouting> FindMoeRoutings(const Graph& graph);
+
+// The routing of MoE/QMoE node `node` as FindMoeRoutings gives it; nullopt for any other node
+// or unknown shapes.
+std::optional<MoeRouting> MoeRoutingOf(const Graph& graph, NodeId node);
+
+// Per-token selection probability per expert: k/E each under uniform routing, else the
+// profile's frequencies scaled to sum k, each clamped to [0, 1].
+std::vector<double> SelectionProbabilities(const MoeRouting& routing);
+
+// By expert: 1 when `routing`'s tokens touch it in routing number `index` drawn with `seed`.
+std::vector<char> SampleTouchedExperts(const MoeRouting& routing, uint64_t seed, int64_t index);
 
 // Distinct experts `routing`'s tokens touch in routing number `index` drawn with `seed`.
 int64_t SampleDistinctExperts(const MoeRouting& routing, uint64_t seed, int64_t index);

@@ -39,18 +39,6 @@ SplitMix64 GeneratorFor(uint64_t seed, int64_t index, NodeId node) {
   return SplitMix64(mix_index.Next() ^ static_cast<uint64_t>(node));
 }
 
-// Per-token selection probabilities summing to k, each at most 1.
-std::vector<double> SelectionProbabilities(const MoeRouting& routing) {
-  const double k = static_cast<double>(routing.experts_per_token);
-  if (routing.selection_probability.empty()) {
-    return std::vector<double>(routing.experts, k / static_cast<double>(routing.experts));
-  }
-  std::vector<double> p = routing.selection_probability;
-  const double sum = std::accumulate(p.begin(), p.end(), 0.0);
-  for (double& x : p) x = sum > 0 ? std::clamp(x * k / sum, 0.0, 1.0) : 0.0;
-  return p;
-}
-
 // One token's k picks by systematic sampling over `order` (shuffled here): marks them.
 void DrawToken(const std::vector<double>& p, std::vector<int32_t>& order, SplitMix64& rng,
                std::vector<char>& touched) {
@@ -79,26 +67,42 @@ void DrawExperts(const std::vector<double>& p, int64_t tokens, SplitMix64& rng,
 
 }  // namespace
 
+std::optional<MoeRouting> MoeRoutingOf(const Graph& graph, NodeId node) {
+  if (node < 0 || static_cast<size_t>(node) >= graph.nodes.size()) return std::nullopt;
+  const Node& moe = graph.nodes[node];
+  const std::optional<cost_rules::MoeShape> shape = cost_rules::DescribeMoe(graph, moe);
+  if (!shape || shape->tokens <= 0) return std::nullopt;
+  MoeRouting routing{node, shape->experts, shape->experts_per_token, shape->tokens, {}};
+  const auto measured = graph.expert_selection.find(moe.name);
+  if (measured != graph.expert_selection.end() &&
+      static_cast<int64_t>(measured->second.size()) == shape->experts) {
+    routing.selection_probability = measured->second;
+  }
+  return routing;
+}
+
 std::vector<MoeRouting> FindMoeRoutings(const Graph& graph) {
   std::vector<MoeRouting> routings;
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
-    const Node& node = graph.nodes[n];
-    const std::optional<cost_rules::MoeShape> shape = cost_rules::DescribeMoe(graph, node);
-    if (!shape || shape->tokens <= 0) continue;
-    MoeRouting routing{
-        static_cast<NodeId>(n), shape->experts, shape->experts_per_token, shape->tokens, {}};
-    const auto measured = graph.expert_selection.find(node.name);
-    if (measured != graph.expert_selection.end() &&
-        static_cast<int64_t>(measured->second.size()) == shape->experts) {
-      routing.selection_probability = measured->second;
-    }
-    routings.push_back(std::move(routing));
+    std::optional<MoeRouting> routing = MoeRoutingOf(graph, static_cast<NodeId>(n));
+    if (routing) routings.push_back(std::move(*routing));
   }
   return routings;
 }
 
-int64_t SampleDistinctExperts(const MoeRouting& routing, uint64_t seed, int64_t index) {
-  if (routing.experts <= 0 || routing.tokens <= 0) return 0;
+std::vector<double> SelectionProbabilities(const MoeRouting& routing) {
+  const double k = static_cast<double>(routing.experts_per_token);
+  if (routing.selection_probability.empty()) {
+    return std::vector<double>(routing.experts, k / static_cast<double>(routing.experts));
+  }
+  std::vector<double> p = routing.selection_probability;
+  const double sum = std::accumulate(p.begin(), p.end(), 0.0);
+  for (double& x : p) x = sum > 0 ? std::clamp(x * k / sum, 0.0, 1.0) : 0.0;
+  return p;
+}
+
+std::vector<char> SampleTouchedExperts(const MoeRouting& routing, uint64_t seed, int64_t index) {
+  if (routing.experts <= 0 || routing.tokens <= 0) return {};
   const std::vector<double> p = SelectionProbabilities(routing);
   SplitMix64 rng = GeneratorFor(seed, index, routing.node);
   std::vector<char> touched(routing.experts, 0);
@@ -109,6 +113,11 @@ int64_t SampleDistinctExperts(const MoeRouting& routing, uint64_t seed, int64_t 
     std::iota(order.begin(), order.end(), 0);
     for (int64_t t = 0; t < routing.tokens; ++t) DrawToken(p, order, rng, touched);
   }
+  return touched;
+}
+
+int64_t SampleDistinctExperts(const MoeRouting& routing, uint64_t seed, int64_t index) {
+  const std::vector<char> touched = SampleTouchedExperts(routing, seed, index);
   return std::count(touched.begin(), touched.end(), 1);
 }
 

@@ -578,6 +578,19 @@ ExecutionReport Execute(const Graph& graph, const HardwareProfile& profile, cons
       return report;
     }
   }
+  // A routed Prefetch (fetch-after-route) moves the experts a routing picks into a block of
+  // the worst case's size; this executor checks whole values' bytes and does not draw routings
+  // yet, so it refuses such a plan rather than run it unchecked.
+  for (size_t s = 0; s < plan.steps.size(); ++s) {
+    if (plan.steps[s].routed_by == kNoNode) continue;
+    ExecutionReport report;
+    report.ok = false;
+    report.violation = fmt::format(
+        "step {}: a Prefetch fetched after route (routed by node '{}'), which the reference "
+        "executor does not run yet (plan with --no-route-fetch to run this model)",
+        s, graph.nodes[plan.steps[s].routed_by].name);
+    return report;
+  }
   Run run(graph, profile, plan, backend, options);
   return run.Go();
 }

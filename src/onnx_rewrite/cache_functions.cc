@@ -27,16 +27,20 @@ void AddFunction(onnx::ModelProto& model, const std::string& name, const std::st
 
 }  // namespace
 
-void AddCacheFunctions(onnx::ModelProto& model, int64_t onnx_opset) {
+void AddCacheFunctions(onnx::ModelProto& model, int64_t onnx_opset, bool routed) {
   const std::vector<const char*> transfer = {kSrcTierAttribute, kStreamAttribute,
                                              kStepAttribute,    kWaitsForAttribute,
                                              kBytesAttribute,   kDstTierAttribute};
+  std::vector<const char*> prefetch = transfer;
+  if (routed) prefetch.insert(prefetch.end(), {kRouterAttribute, kReservedBytesAttribute});
   const std::vector<const char*> detach = {kSrcTierAttribute, kStreamAttribute, kStepAttribute,
                                            kWaitsForAttribute, kBytesAttribute};
   AddFunction(model, "Prefetch",
               "hyperplan: copy X from src_tier one hop towards the device on copy stream "
-              "`stream`; Y is the copy. Identity for runtimes that do not plan memory.",
-              transfer, onnx_opset);
+              "`stream`; Y is the copy. Identity for runtimes that do not plan memory. With "
+              "`router`: only the experts of X (a stacked [E, ...] weight) that tensor's top k "
+              "per row picks.",
+              prefetch, onnx_opset);
   AddFunction(model, "Store",
               "hyperplan: copy X from src_tier one hop away from the device on copy stream "
               "`stream`; Y is the copy. Identity for runtimes that do not plan memory.",

@@ -23,6 +23,11 @@ inline constexpr const char* kStreamAttribute = "stream";
 inline constexpr const char* kStepAttribute = "step";
 inline constexpr const char* kWaitsForAttribute = "waits_for";
 inline constexpr const char* kBytesAttribute = "bytes";
+// A routed Prefetch (fetch-after-route, plan.proto Step.routed_by) also carries: the tensor
+// whose top k per row picks the experts it moves (the MoE node's router_probs input) and the
+// bytes its block reserves (the worst routing). Declared only in models that have one.
+inline constexpr const char* kRouterAttribute = "router";
+inline constexpr const char* kReservedBytesAttribute = "reserved_bytes";
 
 // metadata_props of a rewritten model: "hyperplan.plan_sha256", "hyperplan.model_sha256", and
 // one "hyperplan.dim.<name>" per bound dim (its value in decimal).
@@ -31,7 +36,8 @@ inline constexpr const char* kModelDigestMetadata = "hyperplan.model_sha256";
 inline constexpr const char* kDimMetadataPrefix = "hyperplan.dim.";
 
 // Adds the three functions to `model`; `onnx_opset` is the default-domain opset their
-// Identity bodies import (the model's own, so the checker sees compatible imports).
-void AddCacheFunctions(onnx::ModelProto& model, int64_t onnx_opset);
+// Identity bodies import (the model's own, so the checker sees compatible imports). `routed`:
+// Prefetch also declares the routed attributes.
+void AddCacheFunctions(onnx::ModelProto& model, int64_t onnx_opset, bool routed);
 
 }  // namespace hyperplan::onnx_rewrite

@@ -1,6 +1,7 @@
 // The rewritten ONNX model (see rewrite.h).
 #include "onnx_rewrite/rewrite.h"
 
+#include <algorithm>
 #include <cctype>
 #include <string_view>
 #include <unordered_map>
@@ -230,7 +231,19 @@ class Rewriter {
     waits->set_type(onnx::AttributeProto::INTS);
     for (int32_t wait : step.waits_for()) waits->add_ints(wait);
     AddAttribute(node, kBytesAttribute, step.bytes());
+    if (step.reserved_bytes() > 0) AddRouted(node, step, index);
     return node;
+  }
+
+  // A routed Prefetch names its MoE node's routing input (as the model names it) and its
+  // reservation.
+  void AddRouted(onnx::NodeProto& node, const pb::Step& step, int index) const {
+    const onnx::NodeProto& moe = graph_.node(OnnxNode(step.routed_by(), index));
+    if (moe.input_size() < 2) {
+      Mismatch("steps[" + std::to_string(index) + "] is routed by a node with no routing input");
+    }
+    AddAttribute(node, kRouterAttribute, moe.input(1));
+    AddAttribute(node, kReservedBytesAttribute, step.reserved_bytes());
   }
 
   const pb::Plan& plan_;
@@ -298,7 +311,9 @@ RewriteResult RewriteModel(const pb::Plan& plan, const RewriteOptions& options) 
   onnx::ModelProto model = ReadModelFile(options.model_path);
   RewriteResult result;
   result.cache_nodes = Rewriter(plan, options, model).Run();
-  AddCacheFunctions(model, DefaultOpset(model));
+  const bool routed = std::any_of(plan.steps().begin(), plan.steps().end(),
+                                  [](const pb::Step& step) { return step.reserved_bytes() > 0; });
+  AddCacheFunctions(model, DefaultOpset(model), routed);
   onnx::OperatorSetIdProto* opset = model.add_opset_import();
   opset->set_domain(kCacheDomain);
   opset->set_version(kCacheOpsetVersion);

@@ -19,6 +19,7 @@
 #include "hyperplan/plan/simulate.h"
 #include "layout/tier_layout.h"
 #include "plan/host_step_checks.h"
+#include "plan/routed_checks.h"
 #include "plan/step_names.h"
 
 namespace hyperplan {
@@ -193,7 +194,8 @@ class Verifier {
     const Value& moved = graph_.values[step.value];
     const bool write_back = step.kind == StepKind::kStore && moved.written_by != kNoNode;
     const int64_t expected_bytes = write_back ? moved.written_bytes : moved.bytes;
-    if (step.bytes != expected_bytes) {
+    // A routed Prefetch moves a routing's experts (CheckRoutedFetchRules).
+    if (step.routed_by == kNoNode && step.bytes != expected_bytes) {
       return Fail(
           0, index,
           "moves " + std::to_string(step.bytes) + " bytes of a " + std::to_string(moved.bytes) +
@@ -289,7 +291,10 @@ class Verifier {
       const ResidentInterval& interval = plan_.residency[r];
       free_ns_[r] =
           interval.closed_by < 0 ? sim_.makespan_ns : sim_.steps[interval.closed_by].end_ns;
-      if (interval.value != kNoValue) intervals_of_[interval.value].push_back(r);
+      // A partial block (resident experts) makes no reader's value resident by itself.
+      if (interval.value != kNoValue && interval.experts.empty()) {
+        intervals_of_[interval.value].push_back(r);
+      }
     }
     for (auto& [value, list] : intervals_of_) {
       std::sort(list.begin(), list.end(), [&](size_t a, size_t b) {
@@ -447,6 +452,13 @@ class Verifier {
     };
     const std::optional<HostStepFailure> failure =
         CheckHostSteps(graph_, profile_, plan_, sim_, home_copy_current);
+    if (!failure) return true;
+    return Fail(failure->invariant, failure->step, failure->message);
+  }
+
+  // Fetch-after-route: routed Prefetches and resident experts (routed_checks.h).
+  bool CheckRoutedFetchRules() {
+    const std::optional<HostStepFailure> failure = CheckRoutedFetches(graph_, profile_, plan_);
     if (!failure) return true;
     return Fail(failure->invariant, failure->step, failure->message);
   }
@@ -975,7 +987,10 @@ class Verifier {
     std::map<ValueId, int64_t> end_offset;
     for (size_t r = 0; r < plan_.residency.size(); ++r) {
       const ResidentInterval& interval = plan_.residency[r];
-      if (interval.value == kNoValue || !persistent[interval.value]) continue;
+      // Resident experts live the whole iteration in one block (CheckRoutedFetchRules).
+      if (interval.value == kNoValue || !persistent[interval.value] || !interval.experts.empty()) {
+        continue;
+      }
       if (interval.opened_by < 0) start_offset[interval.value] = plan_.layout.offset_bytes[r];
       if (interval.closed_by < 0) end_offset[interval.value] = plan_.layout.offset_bytes[r];
     }
@@ -1021,6 +1036,7 @@ class Verifier {
   static constexpr Check kChecks[] = {
       &Verifier::CheckTransfersReadCompleteCopies,
       &Verifier::CheckHostStepsReadHostCopies,
+      &Verifier::CheckRoutedFetchRules,
       &Verifier::CheckResidenciesDisjointPerValue,
       &Verifier::CheckResidencyEnds,
       &Verifier::CheckCacheOpsAccounted,

@@ -183,6 +183,10 @@ PlanStep ConvertStep(const pb::Step& in, const std::string& field, const Resolve
   }
   step.planned_start_ns = in.planned_start_ns();
   step.planned_end_ns = in.planned_end_ns();
+  if (in.reserved_bytes() > 0) {  // a routed Prefetch (plan.proto Step.routed_by)
+    step.routed_by = resolve.Node(in.routed_by(), field + ".routed_by");
+    step.reserved_bytes = in.reserved_bytes();
+  }
   return step;
 }
 
@@ -198,6 +202,7 @@ void ConvertMemory(const pb::Plan& in, const Resolver& resolve, Plan& plan) {
     interval.bytes = entry.bytes();
     interval.opened_by = resolve.Step(entry.opened_by(), field + ".opened_by");
     interval.closed_by = resolve.Step(entry.closed_by(), field + ".closed_by");
+    interval.experts.assign(entry.experts().begin(), entry.experts().end());
     plan.residency.push_back(interval);
     plan.layout.offset_bytes.push_back(entry.offset_bytes());
   }

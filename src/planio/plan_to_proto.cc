@@ -32,6 +32,7 @@ void AddProvenance(const Graph& graph, const PlanProvenance& in, pb::Provenance&
   options->set_allow_reorder(in.options.allow_reorder);
   options->set_single_run(in.options.single_run);
   options->set_device_only(!in.options.host_compute);
+  options->set_no_route_fetch(!in.options.route_fetch);
   for (const std::string& rule : in.alias_rules) options->add_alias_rules(rule);
   if (in.align_bytes) options->set_align_bytes(*in.align_bytes);
   pb::LayoutKnobs* layout = options->mutable_layout();
@@ -120,6 +121,10 @@ void AddSteps(const HardwareProfile& profile, const Plan& plan, const PlanEvalua
       entry->set_unit(pb::COMPUTE_UNIT_HOST);
       entry->set_device_time_ns(step.device_time_ns);
     }
+    if (step.routed_by != kNoNode) {
+      entry->set_routed_by(step.routed_by);
+      entry->set_reserved_bytes(step.reserved_bytes);
+    }
   }
 }
 
@@ -167,6 +172,7 @@ void AddMemory(const Plan& plan, pb::Plan& out) {
     entry->set_offset_bytes(r < offsets.size() ? offsets[r] : 0);
     entry->set_opened_by(interval.opened_by);
     entry->set_closed_by(interval.closed_by);
+    for (int32_t expert : interval.experts) entry->add_experts(expert);
   }
   for (const TierCopy& copy : plan.tier_copies) {
     pb::TierCopy* entry = out.add_tier_copies();

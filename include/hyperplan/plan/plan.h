@@ -78,6 +78,15 @@ struct PlanStep {
   // A host compute step: the node's time had it run on the device, so that the no-offload
   // baseline (SimulationResult::baseline_makespan_ns) is the device's, not the placement's.
   int64_t device_time_ns = 0;
+  // A routed Prefetch (fetch-after-route, issue 31; docs/design.md "Fetch after route"): it
+  // moves only the experts of a stacked [E, ...] operand that MoE node `routed_by`'s tokens
+  // pick and no partial residency of the value holds (ResidentInterval::experts). It waits
+  // for the router (the producer of the node's routing input), `bytes` is the expected
+  // routed bytes (routing.h: what the simulator times), and the residency it opens reserves
+  // `reserved_bytes`, the worst case (min(E - resident, k * T) experts), so the plan holds
+  // for every routing. kNoNode: an ordinary step.
+  NodeId routed_by = kNoNode;
+  int64_t reserved_bytes = 0;
 };
 
 // The streams' numbering, the one plan files, the verifier, the report and the simulator
@@ -118,6 +127,11 @@ struct ResidentInterval {
   int64_t bytes = 0;
   int32_t opened_by = -1;  // step whose start allocates it (compute or Prefetch); -1: run start
   int32_t closed_by = -1;  // step whose end frees it (compute or Detach); -1: run end
+  // Resident experts (issue 31): the block holds only these experts (ascending) of a stacked
+  // [E, ...] operand of a MoE node, each expert's slice at its rank in the list; a routed
+  // Prefetch brings the others the routing picks. Empty: the whole value. A partial block
+  // alone never makes its value resident for a reader.
+  std::vector<int32_t> experts{};
 };
 
 // A copy off the device: a home copy (weights, kv cache, optimizer state kept off the device),

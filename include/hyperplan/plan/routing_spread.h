@@ -6,14 +6,15 @@
 // re-times the plan's MoE compute steps on their units: the step's planned time plus the
 // difference between its roofline at the sampled and at the expected distinct experts (so a
 // measured node time, --node-times, keeps its measured base), then replays the plan and
-// verifies it (VerifyPlan on the replay's own evaluation). Only durations change: the steps,
-// waits and residency are the plan's, so a routing can only break a plan through timing (a
-// tier's simulated peak, an arena block still live), which the per-sample verification
+// verifies it (VerifyPlan on the replay's own evaluation). A routed Prefetch (fetch after
+// route, plan.h PlanStep::routed_by) moves the sample's touched experts that no partial
+// residency holds. Only durations change: the steps, waits and residency are the plan's (a
+// routed block reserves the worst routing), so a routing can only break a plan through timing
+// (a tier's simulated peak, an arena block still live), which the per-sample verification
 // catches. The p99 is the nearest-rank 99th percentile of the samples' iteration times.
 // Cost: per sample one Simulate, one EvaluatePlan and one VerifyPlan, plus the draws
-// (routing_samples.h). Limits: com.microsoft MoE/QMoE nodes only; the data moved does not
-// depend on the routing (stacked expert tensors move whole until per-expert placement), so a
-// routing changes compute time only.
+// (routing_samples.h). Limits: com.microsoft MoE/QMoE nodes only; the gather form's reads and
+// any stacked tensor moved whole do not depend on the routing.
 #pragma once
 
 #include <cstdint>
