@@ -200,6 +200,7 @@ planio::PlanProvenance MakeProvenance(const PlanFlags& flags) {
   provenance.cli_class_rules = CommandLineClassRules(flags.inputs);
   provenance.options.single_run = flags.single_run;
   provenance.options.host_compute = !flags.device_only;
+  provenance.options.route_fetch = !flags.routing.no_route_fetch;
   provenance.alias_rules = flags.alias_flags;
   if (!flags.align.empty()) {
     std::string unused;

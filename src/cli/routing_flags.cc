@@ -1,6 +1,10 @@
 // --routing-samples / --routing-seed (see routing_flags.h).
 #include "routing_flags.h"
 
+#include <fmt/format.h>
+
+#include <set>
+
 #include "hyperplan/error.h"
 
 namespace hyperplan::cli {
@@ -15,16 +19,42 @@ void AddRoutingFlags(CLI::App& command, RoutingFlags& flags) {
       ->check(CLI::Range(0, 100000));
   command.add_option("--routing-seed", flags.seed, "seed of the sampled routings")
       ->capture_default_str();
+  command.add_flag("--no-route-fetch", flags.no_route_fetch,
+                   "MoE models: move stacked expert tensors whole, never only the experts the "
+                   "router picks (for a runtime without fetch-after-route, e.g. `hyperplan run`)");
 }
+
+namespace {
+
+// "  experts: 174 stacked tensors fetched after route (58 MoE nodes), 12 experts resident\n",
+// or "" when the plan has no routed Prefetch to the device.
+std::string DescribeRoutedFetches(const HardwareProfile& profile, const Plan& plan) {
+  std::set<NodeId> nodes;
+  int64_t fetched = 0;
+  for (const PlanStep& step : plan.steps) {
+    if (step.routed_by == kNoNode || step.dst_tier != profile.device_tier) continue;
+    nodes.insert(step.routed_by);
+    ++fetched;
+  }
+  if (fetched == 0) return "";
+  size_t resident = 0;
+  for (const ResidentInterval& block : plan.residency) resident += block.experts.size();
+  return fmt::format(
+      "  experts: {} stacked tensors fetched after route ({} MoE nodes), {} experts resident\n",
+      fetched, nodes.size(), resident);
+}
+
+}  // namespace
 
 std::string SampleRoutings(const RoutingFlags& flags, const std::string& model_path,
                            const Graph& graph, const HardwareProfile& profile,
                            const EvaluatedPlan& planned, plan::v1::RunSummary& summary) {
+  const std::string fetches = DescribeRoutedFetches(profile, planned.plan);
   const PlanSummary& numbers = planned.evaluation.summary;
   const NoOffloadReference reference{numbers.baseline_peak_bytes, numbers.baseline_arena_bytes};
   const RoutingSpread spread =
       EvaluateRoutingSpread(graph, profile, planned.plan, reference, {flags.samples, flags.seed});
-  if (spread.samples == 0) return "";
+  if (spread.samples == 0) return fetches;
   if (spread.failed_sample >= 0) {
     throw Error(ErrorKind::kInternal, model_path +
                                           ": the plan fails to verify under sampled routing " +
@@ -36,7 +66,7 @@ std::string SampleRoutings(const RoutingFlags& flags, const std::string& model_p
   summary.set_routing_mean_ns(spread.mean_ns);
   summary.set_routing_p99_ns(spread.p99_ns);
   summary.set_routing_mean_distinct_experts(spread.mean_distinct_experts);
-  return "  routing: " + DescribeRoutingSpread(spread) + "\n";
+  return fetches + "  routing: " + DescribeRoutingSpread(spread) + "\n";
 }
 
 }  // namespace hyperplan::cli

@@ -17,14 +17,16 @@
 namespace hyperplan::cli {
 
 struct RoutingFlags {
-  int32_t samples = 32;  // --routing-samples (0: none)
-  uint64_t seed = 1;     // --routing-seed
+  int32_t samples = 32;         // --routing-samples (0: none)
+  uint64_t seed = 1;            // --routing-seed
+  bool no_route_fetch = false;  // --no-route-fetch (PlanOptions::route_fetch)
 };
 
 void AddRoutingFlags(CLI::App& command, RoutingFlags& flags);
 
 // Samples the routings of `planned`, records them in `summary` and returns the summary text
-// line ("" when the model has no MoE node or no samples were asked for). Throws
+// lines: the plan's fetches after route, if any ("  experts: ..."), then the samples' ("" when
+// the model has no MoE node or no samples were asked for). Throws
 // Error(kInternal) when the plan fails to verify under one of them.
 std::string SampleRoutings(const RoutingFlags& flags, const std::string& model_path,
                            const Graph& graph, const HardwareProfile& profile,

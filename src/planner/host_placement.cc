@@ -12,6 +12,7 @@
 
 #include "hyperplan/layers.h"
 #include "hyperplan/planner/host_parts.h"
+#include "planner/expert_placement.h"
 #include "planner/host_crossings.h"
 #include "planner/modes.h"
 
@@ -26,6 +27,11 @@ constexpr int kRefineRounds = 3;        // then halving around the best, up to 6
 // host no longer frees. Llama-3-70B int4 decode on rtx-4090 (best prefix 34 parts, gap 7): 1
 // fewer 236 ms, 2 fewer 230, 3 fewer 226, 4 fewer 237 (stalls 19.6 ms: the link saturates).
 constexpr size_t kFewerPartsTried[] = {2, 3};
+
+// An MLP or a MoE layer's routed experts: what interleaving keeps on the device every few parts.
+bool StreamsBesideHost(const HostPart& part) {
+  return part.kind == HostPartKind::kMlp || part.kind == HostPartKind::kRoutedExperts;
+}
 
 bool Worthwhile(const Problem& problem, const PlanOptions& options, const PlanResult& device) {
   const HardwareProfile& profile = *problem.profile;
@@ -244,8 +250,9 @@ int InterleaveGap(const Problem& problem, const std::vector<HostPart>& parts) {
   long double spare_ns = 0;
   for (const HostPart& part : parts) {
     const auto layer = layer_bytes.find(part.layer);
-    if (part.kind != HostPartKind::kMlp || layer == layer_bytes.end()) continue;
-    need_ns += part.weight_bytes * ns_per_byte;
+    if (!StreamsBesideHost(part) || layer == layer_bytes.end()) continue;
+    // A MoE layer's experts kept on the device are fetched after route (expert_placement.h).
+    need_ns += StreamedPartBytes(*problem.graph, part.nodes, part.weight_bytes) * ns_per_byte;
     spare_ns += part.host_ns - (layer->second - part.weight_bytes) * ns_per_byte;
   }
   if (need_ns <= 0 || spare_ns <= 0) return 0;
@@ -257,7 +264,7 @@ std::vector<HostPart> Interleaved(const std::vector<HostPart>& ranked, int gap) 
   std::vector<HostPart> moved;
   int mlp = 0;
   for (const HostPart& part : ranked) {
-    const bool keep_on_device = part.kind == HostPartKind::kMlp && ++mlp % gap == 0;
+    const bool keep_on_device = StreamsBesideHost(part) && ++mlp % gap == 0;
     (keep_on_device ? moved : kept).push_back(part);
   }
   kept.insert(kept.end(), moved.begin(), moved.end());

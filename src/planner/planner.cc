@@ -13,6 +13,7 @@
 #include "hyperplan/planner/problem.h"
 #include "hyperplan/routes.h"
 #include "planner/context.h"
+#include "planner/expert_placement.h"
 #include "planner/explain.h"
 #include "planner/host_placement.h"
 #include "planner/modes.h"
@@ -336,7 +337,8 @@ class OffloadSearch {
 // One placement's plan: the orders, modes and variants above.
 PlanResult PlanPlacement(const Problem& problem, const PlanOptions& options) {
   OffloadSearch search(problem, options);
-  return search.Finish(options.offload ? search.Search() : search.NothingOffloaded());
+  PlanResult planned = search.Finish(options.offload ? search.Search() : search.NothingOffloaded());
+  return planner::PlaceExpertsAfterRoute(problem, options, std::move(planned));
 }
 
 }  // namespace

@@ -33,6 +33,10 @@ struct PlanOptions {
   // Where the profile has a host unit, let the planner run layer parts there (host_placement.h);
   // false plans every node on the device (a runtime that cannot compute on the host).
   bool host_compute = true;
+  // MoE/QMoE models: fetch a streamed stacked expert operand after route, only the experts the
+  // router picks, and keep hot experts resident (planner/expert_placement.h); false moves
+  // stacked expert tensors whole (a runtime without routed Prefetches).
+  bool route_fetch = true;
   LayoutOptions layout;  // how hard the arena and tier-buffer layouts try (layout.h)
 };
 

@@ -1,0 +1,74 @@
+// Experts placed one by one (issue 31): a plan's Prefetches of stacked [E, ...] expert operands
+// of com.microsoft MoE/QMoE nodes turned into fetches after route (routed Prefetches: only the
+// experts the router picks move, routed_fetch.h), and the hottest experts kept resident on the
+// device in the room the budget leaves.
+//
+// For each device MoE node N and each stacked operand V of N (read by N alone) whose block
+// covering N is opened by a Prefetch in the iteration (a streamed operand: "whole Prefetch"),
+// the Prefetch becomes routed: issued no earlier than right after the router (the producer of
+// N's routing input), waiting for it, moving the expected routed bytes and reserving the worst
+// case. Whole-resident operands (no Prefetch) and host-placed MoE nodes keep their placement:
+// the planner chose them (whole resident, whole Prefetch, host compute) and this pass adds the
+// fourth choice for the streamed ones. Then, while the live peak leaves room under the budget,
+// experts are made resident by how likely an iteration touches them (routing.h: 1 - (1 - p_e)^T,
+// from the `--expert-stats` profile, else uniform): a resident expert saves that share of its
+// slice's link bytes per byte of device memory, so the likeliest go first (ties: node order,
+// value, expert index). The plan with routed fetches (and with resident experts, where their
+// room is laid out under the budget) is kept when it replays faster or fits where the given one
+// did not. Each candidate is laid out, evaluated and verified like every plan.
+// Cost: one to four FinishPlan and VerifyPlan passes over the plan, plus O(MoE operands * E *
+// log) for the choice. Limits: two hops at most (an operand staged once, NVMe -> DDR -> device,
+// has both hops routed, the staging copy reserving the worst case too); the planner's placement
+// is decided on whole operands before this pass, so the room routed blocks free is not offered
+// back to the refine.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "hyperplan/plan/plan.h"
+#include "hyperplan/planner/options.h"
+#include "hyperplan/planner/planner.h"
+#include "hyperplan/planner/problem.h"
+#include "hyperplan/routed_fetch.h"
+
+namespace hyperplan::planner {
+
+// A streamed expert operand: the Prefetch that brings it whole for its device MoE node, and
+// its block (ending at the node).
+struct StreamedOperand {
+  RoutedOperand operand;
+  int32_t prefetch = -1;  // index into Plan::steps
+  size_t block = 0;       // index into Plan::residency
+  Step boundary = 0;      // where its routed Prefetch is issued: right after the router at best
+  std::vector<int32_t> waits_for;  // the Prefetch's, the router's and the boundary's compute
+  // The hop before it, when the Prefetch reads a staging copy another Prefetch wrote (an
+  // NVMe-homed operand staged in DDR): routed too, into a staging copy of the same
+  // reservation. -1: none.
+  int32_t staging_prefetch = -1;
+  int32_t staging_copy = -1;               // index into Plan::tier_copies
+  std::vector<int32_t> staging_waits_for;  // its own and the router's
+};
+
+// `plan`'s streamed expert operands, in residency order.
+std::vector<StreamedOperand> FindStreamedOperands(const Graph& graph, const Plan& plan);
+
+// `plan` with every streamed operand fetched after route, `resident[i]` (ascending) of
+// streamed[i]'s experts held on the device the whole iteration; each routed Prefetch moves
+// `fetched_bytes[i]` (empty: ExpectedRoutedBytes) and reserves the worst case. Not laid out.
+Plan FetchAfterRoute(const Plan& plan, const std::vector<StreamedOperand>& streamed,
+                     const std::vector<std::vector<int32_t>>& resident,
+                     const std::vector<int64_t>& fetched_bytes = {});
+
+// The bytes a part's weights (`weight_bytes`, read by `nodes`) move per iteration when it
+// streams to the device: its MoE nodes' stacked expert operands fetched after route (their
+// expected routed bytes, none resident), the rest whole.
+int64_t StreamedPartBytes(const Graph& graph, const std::vector<NodeId>& nodes,
+                          int64_t weight_bytes);
+
+// `planned` (a verified plan of `problem`) or the same plan with its streamed expert operands
+// fetched after route and hot experts resident, whichever replays faster (see above).
+PlanResult PlaceExpertsAfterRoute(const Problem& problem, const PlanOptions& options,
+                                  PlanResult planned);
+
+}  // namespace hyperplan::planner

@@ -1,0 +1,88 @@
+// Experts placed one by one (planner/expert_placement.h): a whole Prefetch of a stacked expert
+// operand becomes a fetch after route, and the room under the budget keeps the hottest expert
+// of a routing profile resident. Hand arithmetic on support/routed_moe.h (unit rates, 1000 ns
+// link latency).
+#include "planner/expert_placement.h"
+
+#include <catch2/catch.hpp>
+
+#include "hyperplan/plan/verify.h"
+#include "hyperplan/planner/problem.h"
+#include "support/routed_moe.h"
+
+namespace hyperplan {
+namespace {
+
+using testing::RoutedMoe;
+
+// The hand plan with fc1 whole as the planner's plan of `f`'s one-shot problem, under
+// `budget_bytes`.
+PlanResult Placed(const RoutedMoe& f, int64_t budget_bytes) {
+  PlanOptions options;
+  options.single_run = true;
+  options.node_time_ns = {RoutedMoe::kRouteNs, RoutedMoe::kMoeNs};
+  const Problem problem = BuildProblem(f.graph, f.profile, options);
+  Plan whole = f.HandPlan(false, 16384, 16384);
+  whole.budget_bytes = budget_bytes;
+  PlanResult planned;
+  static_cast<EvaluatedPlan&>(planned) = f.Finish(std::move(whole));
+  return planner::PlaceExpertsAfterRoute(problem, options, std::move(planned));
+}
+
+TEST_CASE("a streamed expert operand is fetched after route, its hot expert kept resident") {
+  RoutedMoe f;
+  f.graph.expert_selection["moe"] = {0.05, 0.9, 0.2, 0.1, 0.1, 0.1, 0.5, 0.05};
+  SECTION("no room beyond the routed block: fetch after route only") {
+    // Routed, the live peak is 64 + 32 + 4096 + 2 * 16384 + 64 = 37024 B; 37024 + 2000 leaves
+    // no room for a 2048 B expert.
+    const PlanResult placed = Placed(f, 37024 + 2000);
+    REQUIRE(placed.evaluation.fits);
+    const PlanStep& fetch = placed.plan.steps[1];
+    CHECK(fetch.routed_by == f.moe);
+    CHECK(fetch.boundary == 1);  // right after the router
+    CHECK(fetch.waits_for == std::vector<int32_t>{0});
+    // The expectation over all 8: 2048 * 2 = 4096 B, reserved 2 experts, 4096 B.
+    CHECK(fetch.bytes == 4096);
+    CHECK(fetch.reserved_bytes == 4096);
+    // route 5000, fetch 1000 + 4096, moe 3000: 13096 (whole: 1000 + 16384 + 3000 = 20384).
+    CHECK(placed.evaluation.timeline.makespan_ns == 13096);
+    const VerifyResult verdict = VerifyPlan(f.graph, f.profile, placed.plan, placed.evaluation);
+    INFO(verdict.message);
+    CHECK(verdict.ok);
+  }
+  SECTION("room for one expert: the profile's hottest (expert 1, p = 0.9) stays") {
+    const PlanResult placed = Placed(f, 37024 + 3000);
+    REQUIRE(placed.evaluation.fits);
+    REQUIRE(placed.plan.residency.size() == 7);
+    const ResidentInterval& held = placed.plan.residency.back();
+    CHECK(held.value == f.fc1);
+    CHECK(held.experts == std::vector<int32_t>{1});
+    CHECK(held.bytes == 2048);
+    const PlanStep& fetch = placed.plan.steps[1];
+    // The others: 2048 * (2 - 0.9) = 2252.8 -> 2253 B expected; 2 of 7 at worst: 4096 B.
+    CHECK(fetch.bytes == 2253);
+    CHECK(fetch.reserved_bytes == 4096);
+    // route 5000, fetch 1000 + 2253, moe 3000: 11253.
+    CHECK(placed.evaluation.timeline.makespan_ns == 11253);
+    const VerifyResult verdict = VerifyPlan(f.graph, f.profile, placed.plan, placed.evaluation);
+    INFO(verdict.message);
+    CHECK(verdict.ok);
+  }
+}
+
+TEST_CASE("without routed fetches allowed the plan keeps its whole Prefetch") {
+  const RoutedMoe f;
+  PlanOptions options;
+  options.single_run = true;
+  options.route_fetch = false;
+  options.node_time_ns = {RoutedMoe::kRouteNs, RoutedMoe::kMoeNs};
+  const Problem problem = BuildProblem(f.graph, f.profile, options);
+  PlanResult planned;
+  static_cast<EvaluatedPlan&>(planned) = f.Finish(f.HandPlan(false, 16384, 16384));
+  const PlanResult kept = planner::PlaceExpertsAfterRoute(problem, options, std::move(planned));
+  CHECK(kept.plan.steps[0].routed_by == kNoNode);
+  CHECK(kept.evaluation.timeline.makespan_ns == 20384);
+}
+
+}  // namespace
+}  // namespace hyperplan
