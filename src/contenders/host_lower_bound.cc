@@ -11,6 +11,7 @@
 #include "core/moe_shape.h"
 #include "hyperplan/cost.h"
 #include "hyperplan/host_cost.h"
+#include "hyperplan/routed_fetch.h"
 #include "hyperplan/routes.h"
 
 namespace hyperplan::contenders {
@@ -213,17 +214,25 @@ int64_t UnroutedBytes(const Graph& graph, const Node& node) {
 }
 
 // Sparsity (see the header): each forced transfer (M, r) becomes (M - Z, r) and
-// (M, r / (1 - rho)), with Z every MoE node's unrouted bytes and rho their largest unrouted
-// share of a node's stacked bytes.
+// (M, r / (1 - rho)), with Z every MoE node's unrouted bytes and 1 - rho the least chance any
+// expert of a MoE node is touched (a byte of it fetched after route costs at least that much
+// transfer, whichever experts stay resident).
 void AddSparseTerms(const Graph& graph, HostBoundInputs& inputs) {
   long double unrouted_bytes = 0;
   long double rho = 0;
-  for (const Node& node : graph.nodes) {
-    const int64_t unrouted = UnroutedBytes(graph, node);
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    const int64_t unrouted = UnroutedBytes(graph, graph.nodes[n]);
     if (unrouted == 0) continue;
     unrouted_bytes += unrouted;
-    const auto shape = cost_rules::DescribeMoe(graph, node);
-    rho = std::max(rho, static_cast<long double>(unrouted) / shape->expert_bytes);
+    // Uniform routing touches every expert alike: the unrouted share itself (exact in bytes).
+    const auto shape = cost_rules::DescribeMoe(graph, graph.nodes[n]);
+    const std::optional<MoeRouting> routing = MoeRoutingOf(graph, static_cast<NodeId>(n));
+    if (!routing || routing->selection_probability.empty()) {
+      rho = std::max(rho, static_cast<long double>(unrouted) / shape->expert_bytes);
+      continue;
+    }
+    const std::vector<double> touch = TouchProbabilities(*routing);
+    rho = std::max<long double>(rho, 1.0L - *std::min_element(touch.begin(), touch.end()));
   }
   if (unrouted_bytes == 0) return;
   std::vector<ForcedTransfer> terms;

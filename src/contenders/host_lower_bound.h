@@ -47,14 +47,17 @@
 //   route to (routing.h: k of E for one token, E(1-(1-k/E)^T) for T in expectation), so its
 //   node time on either unit is over those bytes (node_bytes.cc), and the bound is taken over
 //   a larger space: plans that, for a stacked operand of W bytes not wholly resident, bring to
-//   the device each iteration only the routed share R/W of its bytes that are not (fetch
-//   after the router picks, hot experts resident), as the plan format cannot express yet;
-//   today's plans, which move whole tensors, are in it too. At the term's step, bytes(N) >=
-//   M_t - F(x) of U(s) are off the device for the placement x; a byte of N costs one byte of
-//   transfer, or R/W >= 1 - rho of one when it belongs to a stacked operand (rho: the largest
-//   unrouted share (W - R) / W of a MoE node); and N's stacked bytes save at most Z (the sum
-//   of W - R over every MoE node). So T >= (M_t - F(x) - Z) / r_t and T >= (1 - rho)(M_t -
-//   F(x)) / r_t, the second a transfer term at rate r_t / (1 - rho): both join the terms.
+//   the device each iteration only the experts the router picks among those not resident
+//   (fetch after route with hot experts resident: planner/expert_placement.h); plans that
+//   move whole tensors are in it too. At the term's step, bytes(N) >= M_t - F(x) of U(s) are
+//   off the device for the placement x; a byte of N costs one byte of transfer, or at least
+//   t_min >= 1 - rho of one when it belongs to a stacked operand's expert e, touched with
+//   probability t_e = 1 - (1 - p_e)^T (rho: the largest 1 - min_e t_e of a MoE node; under
+//   uniform routing the unrouted share (W - R) / W); and N's stacked bytes save at most Z (the
+//   sum of W - R over every MoE node: keeping h experts resident saves their h slices of
+//   transfer share only, sum of t_e <= h). So T >= (M_t - F(x) - Z) / r_t and T >= (1 -
+//   rho)(M_t - F(x)) / r_t, the second a transfer term at rate r_t / (1 - rho): both join the
+//   terms.
 // The bound is min over x in [0,1]^P of max(L(x) or H(x), max_t (M_t - F(x)) / r_t), then the
 // larger of that and the no-part device time: the minimum over the fractional relaxation is
 // at most the minimum over integral placements, and dropping the device lane's x-dependent

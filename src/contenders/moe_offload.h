@@ -20,9 +20,11 @@
 //   chosen layers on a GPU (`^model\.layers\.([3-4])\.mlp\.experts$`, KExpertsMarlin, "each
 //   layer of marlin experts takes about 6GB of GPU memory"), first MoE layers first in the
 //   shipped examples; with its SGLang backend `--kt-num-gpu-experts N` keeps N experts per
-//   layer on the GPU (doc/en/kt-kernel/experts-sched-Tutorial.md), which needs experts placed
-//   one by one, not expressible on stacked [E, ...] tensors: not built. The per-layer rule,
-//   as many leading MoE layers as fit, is also what llama.cpp's `--fit` gives a MoE model
+//   layer on the GPU (doc/en/kt-kernel/experts-sched-Tutorial.md), experts placed one by one
+//   (a plan can now say it: ResidentInterval::experts) but computed where they live, the GPU's
+//   on the GPU and the rest on the CPU, which splits one MoE node across units: not built.
+//   The per-layer rule, as many leading MoE layers as fit, is also what llama.cpp's `--fit`
+//   gives a MoE model
 //   (common/fit.cpp, common_params_fit_impl step 4: every expert tensor on the CPU, then
 //   "dense-only" layers converted back to full layers front to back while the device has
 //   room): one contender, kGpuExpertsFirst.
@@ -30,10 +32,10 @@
 //   down)_exps`) of the first N layers kept in host memory and computed by the CPU, the fewest
 //   N that fit; N = every MoE layer is `--cpu-moe` / `-ot exps=CPU`. The token embedding on
 //   the CPU, as llama.cpp always keeps it (llama_cpp_ffn.h).
-// Not built: an LRU expert cache with fetch on demand (Mixtral-offloading, Eliseev & Mazur
-// 2023) needs a data-dependent Prefetch (fetch after the router picks), which the plan format
-// does not have; KTransformers' Expert Deferral (some experts' outputs added a layer later)
-// changes the model's function, not a placement.
+// The LRU expert cache with fetch on demand (Mixtral-offloading, Eliseev & Mazur 2023) is its
+// own contender (lru_experts.h: fetch after route into C cached slots per layer).
+// KTransformers' Expert Deferral (some experts' outputs added a layer later) changes the
+// model's function, not a placement: not built.
 // Fit: a placement fits when the placed problem's no-offload live peak on the device is
 // within the budget (as llama_cpp_ffn.h); the peak falls as layers' experts go to the host, so
 // the counts are found by bisection. When even every routed expert on the host leaves the rest

@@ -10,6 +10,7 @@
 #include "contenders/layer_streaming.h"
 #include "contenders/llama_cpp_ffn.h"
 #include "contenders/llama_cpp_layers.h"
+#include "contenders/lru_experts.h"
 #include "contenders/moe_offload.h"
 #include "contenders/no_offload.h"
 #include "contenders/op_distance.h"
@@ -130,6 +131,9 @@ std::vector<Contender> BudgetContenders(const HardwareProfile& profile, bool moe
                           ContenderKind::kGpuExpertsFirst, 0});
     contenders.push_back({"llama.cpp --n-cpu-moe N", ContenderKind::kLlamaCppNCpuMoe, 0});
   }
+  if (moe_model) {
+    contenders.push_back({"LRU expert cache (Mixtral-offloading)", ContenderKind::kLruExperts, 0});
+  }
   contenders.push_back({"**hyperplan**", ContenderKind::kHyperplan, 0});
   return contenders;
 }
@@ -171,6 +175,13 @@ Outcome RunContender(const Contender& contender, const contenders::ContenderCont
         if (!RunMoePlacement(context, budget, MoePlacementOf(contender.kind), outcome))
           return outcome;
         break;
+      case ContenderKind::kLruExperts: {
+        auto result = contenders::LruExpertCachePlan(context, budget);
+        outcome.note = result.note;
+        if (!result.built) return outcome;
+        planned = std::move(result.result);
+        break;
+      }
       case ContenderKind::kLlamaCppFfn:
       case ContenderKind::kLlamaCppLayers:
       case ContenderKind::kFlexGen:

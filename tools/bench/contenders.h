@@ -32,6 +32,7 @@ enum class ContenderKind {
   kKTransformers,
   kGpuExpertsFirst,  // llama.cpp --fit on a MoE model, KTransformers' per-layer GPU experts
   kLlamaCppNCpuMoe,
+  kLruExperts,  // Mixtral-offloading's LRU expert cache (contenders/lru_experts.h); MoE models
   kHyperplan,
 };
 
