@@ -26,7 +26,8 @@ std::vector<int32_t> CrossStreamWaits(const std::vector<int32_t>& waits,
 
 }  // namespace
 
-DeviceSchedule BuildDeviceSchedule(const PlanView& view, const Graph& loop,
+// The loop graph's value sizes are in `view` already (StepBlocks::bytes).
+DeviceSchedule BuildDeviceSchedule(const PlanView& view, const Graph& /*loop*/,
                                    const HardwareProfile& profile, const Plan& plan) {
   DeviceSchedule schedule;
   schedule.buffers = view.buffers;
@@ -47,10 +48,9 @@ DeviceSchedule BuildDeviceSchedule(const PlanView& view, const Graph& loop,
         op.link = step.link;
         const StepBlocks& touched = view.step_blocks[s];
         if (touched.source < 0 || touched.destination < 0) break;
-        // The last `bytes` of the value, at the same place in both blocks (executor.cc).
-        const int64_t value_bytes = loop.values[step.value].bytes;
-        op.bytes = std::min(step.bytes, value_bytes);
-        const int64_t begin_byte = value_bytes - op.bytes;
+        // The byte range PlanView found, at the same place in both blocks (executor.cc).
+        op.bytes = touched.bytes;
+        const int64_t begin_byte = touched.begin_byte;
         const Block& source = view.blocks[touched.source];
         const Block& destination = view.blocks[touched.destination];
         op.src_buffer = source.buffer;

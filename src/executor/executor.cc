@@ -418,8 +418,9 @@ bool Run::BeginCompute(int32_t step, Access access, Work& work) {
   return true;
 }
 
-// A transfer of B bytes of a value of S bytes moves its last B bytes (all of it, or the part
-// an in-place update changed), at the same place in both blocks.
+// A transfer moves the byte range PlanView found (StepBlocks::begin_byte, bytes): a chunk's,
+// or the value's last B bytes (all of it, or the part an in-place update changed), at the
+// same place in both blocks.
 bool Run::BeginTransfer(int32_t step, Access access, Work& work) {
   const StepBlocks& touched = view_.step_blocks[step];
   const PlanStep& planned = plan_.steps[step];
@@ -438,9 +439,8 @@ bool Run::BeginTransfer(int32_t step, Access access, Work& work) {
   if (Fail(step, access, ledger_->Write(touched.destination, access, content), kRuleWaits)) {
     return false;
   }
-  const int64_t value_bytes = loop_.values[planned.value].bytes;
-  work.copy_bytes = std::min(planned.bytes, value_bytes);
-  const int64_t begin_byte = value_bytes - work.copy_bytes;
+  const int64_t begin_byte = touched.begin_byte;
+  work.copy_bytes = touched.bytes;
   work.copy_from = Span(touched.source, content, begin_byte).data;
   work.copy_to = Span(touched.destination, content, begin_byte).data;
   ++report_.transfers;

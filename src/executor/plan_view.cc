@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "plan/chunks.h"
+
 namespace hyperplan::executor {
 namespace {
 
@@ -30,6 +32,7 @@ class Builder {
     AddBlocks();
     AssignStreams();
     FindStepBlocks();
+    FindTransferRanges();
     return std::move(view_);
   }
 
@@ -37,6 +40,7 @@ class Builder {
   void AddBlocks();
   void AssignStreams();
   void FindStepBlocks();
+  void FindTransferRanges();
   void FindComputeBlocks(int32_t step, StepBlocks& touched) const;
   int32_t ComputeBlockAt(ValueId value, const PlanStep& step, int32_t index, bool written) const;
   int32_t ResidencyAt(ValueId value, Step step) const;
@@ -205,6 +209,24 @@ int32_t Builder::ComputeBlockAt(ValueId value, const PlanStep& step, int32_t ind
 }
 
 }  // namespace
+
+void Builder::FindTransferRanges() {
+  const std::vector<int32_t> last_chunk = LastChunks(plan_);
+  for (size_t s = 0; s < plan_.steps.size(); ++s) {
+    const PlanStep& step = plan_.steps[s];
+    if (step.kind != StepKind::kPrefetch && step.kind != StepKind::kStore) continue;
+    StepBlocks& touched = view_.step_blocks[s];
+    const int64_t value_bytes = loop_.values[step.value].bytes;
+    const bool chunk = step.chunk_of >= 0 || last_chunk[s] != static_cast<int32_t>(s);
+    if (chunk) {
+      touched.begin_byte = std::clamp<int64_t>(step.chunk_offset_bytes, 0, value_bytes);
+      touched.bytes = std::min(step.bytes, value_bytes - touched.begin_byte);
+    } else {
+      touched.bytes = std::min(step.bytes, value_bytes);
+      touched.begin_byte = value_bytes - touched.bytes;
+    }
+  }
+}
 
 PlanView BuildPlanView(const Graph& loop, const HardwareProfile& profile, const Plan& plan) {
   return Builder(loop, profile, plan).Build();

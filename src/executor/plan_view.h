@@ -43,7 +43,12 @@ struct StepBlocks {
   std::vector<std::pair<ValueId, int32_t>> reads, writes, updates;
   int32_t source = -1;       // transfers: the block read
   int32_t destination = -1;  // transfers: the block written
-  int32_t dropped = -1;      // Detach: the device block freed
+  // Transfers: the value's bytes [begin_byte, begin_byte + bytes) it copies, at the same place
+  // in both blocks: a chunk's range (plan/chunks.h), else the value's last `bytes` (all of it,
+  // or the part an in-place update changed).
+  int64_t begin_byte = 0;
+  int64_t bytes = 0;
+  int32_t dropped = -1;  // Detach: the device block freed
 };
 
 struct PlanView {

@@ -27,10 +27,10 @@ void AddFunction(onnx::ModelProto& model, const std::string& name, const std::st
 
 }  // namespace
 
-void AddCacheFunctions(onnx::ModelProto& model, int64_t onnx_opset, bool routed) {
-  const std::vector<const char*> transfer = {kSrcTierAttribute, kStreamAttribute,
-                                             kStepAttribute,    kWaitsForAttribute,
-                                             kBytesAttribute,   kDstTierAttribute};
+void AddCacheFunctions(onnx::ModelProto& model, int64_t onnx_opset, bool routed, bool chunked) {
+  std::vector<const char*> transfer = {kSrcTierAttribute,  kStreamAttribute, kStepAttribute,
+                                       kWaitsForAttribute, kBytesAttribute,  kDstTierAttribute};
+  if (chunked) transfer.push_back(kChunkOffsetAttribute);
   std::vector<const char*> prefetch = transfer;
   if (routed) prefetch.insert(prefetch.end(), {kRouterAttribute, kReservedBytesAttribute});
   const std::vector<const char*> detach = {kSrcTierAttribute, kStreamAttribute, kStepAttribute,

@@ -28,6 +28,10 @@ inline constexpr const char* kBytesAttribute = "bytes";
 // bytes its block reserves (the worst routing). Declared only in models that have one.
 inline constexpr const char* kRouterAttribute = "router";
 inline constexpr const char* kReservedBytesAttribute = "reserved_bytes";
+// A later chunk of a chunked Prefetch (schemas/plan.proto Step field 20) carries this too: its
+// bytes start there in the value. Its input is the chunk before it's output (the device copy
+// it completes), so a runtime that ignores memory reads one Identity chain.
+inline constexpr const char* kChunkOffsetAttribute = "chunk_offset_bytes";
 
 // metadata_props of a rewritten model: "hyperplan.plan_sha256", "hyperplan.model_sha256", and
 // one "hyperplan.dim.<name>" per bound dim (its value in decimal).
@@ -37,7 +41,9 @@ inline constexpr const char* kDimMetadataPrefix = "hyperplan.dim.";
 
 // Adds the three functions to `model`; `onnx_opset` is the default-domain opset their
 // Identity bodies import (the model's own, so the checker sees compatible imports). `routed`:
-// Prefetch also declares the routed attributes.
-void AddCacheFunctions(onnx::ModelProto& model, int64_t onnx_opset, bool routed);
+// Prefetch also declares the routed attributes. Prefetch and Store declare
+// kChunkOffsetAttribute only when `chunked` (a plan with a chunked Prefetch). Either flag off
+// leaves every other rewritten model byte for byte what it was.
+void AddCacheFunctions(onnx::ModelProto& model, int64_t onnx_opset, bool routed, bool chunked);
 
 }  // namespace hyperplan::onnx_rewrite

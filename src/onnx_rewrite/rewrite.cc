@@ -214,7 +214,9 @@ class Rewriter {
     node.set_domain(kCacheDomain);
     node.set_op_type(op_type);
     node.set_name(Fresh("hyperplan_" + kind + "_" + std::to_string(index)));
-    node.add_input(CopyOn(step.value(), step.src_tier()));
+    const bool later_chunk = step.chunk_offset_bytes() > 0;
+    node.add_input(later_chunk ? CopyOn(step.value(), step.dst_tier())
+                               : CopyOn(step.value(), step.src_tier()));
     const std::string output = Fresh(value + "__" + kind + "_" + std::to_string(index));
     node.add_output(output);
     AddAttribute(node, kSrcTierAttribute, TierName(step.src_tier(), field + ".src_tier"));
@@ -232,6 +234,7 @@ class Rewriter {
     for (int32_t wait : step.waits_for()) waits->add_ints(wait);
     AddAttribute(node, kBytesAttribute, step.bytes());
     if (step.reserved_bytes() > 0) AddRouted(node, step, index);
+    if (later_chunk) AddAttribute(node, kChunkOffsetAttribute, step.chunk_offset_bytes());
     return node;
   }
 
@@ -313,7 +316,10 @@ RewriteResult RewriteModel(const pb::Plan& plan, const RewriteOptions& options) 
   result.cache_nodes = Rewriter(plan, options, model).Run();
   const bool routed = std::any_of(plan.steps().begin(), plan.steps().end(),
                                   [](const pb::Step& step) { return step.reserved_bytes() > 0; });
-  AddCacheFunctions(model, DefaultOpset(model), routed);
+  const bool chunked =
+      std::any_of(plan.steps().begin(), plan.steps().end(),
+                  [](const pb::Step& step) { return step.chunk_offset_bytes() > 0; });
+  AddCacheFunctions(model, DefaultOpset(model), routed, chunked);
   onnx::OperatorSetIdProto* opset = model.add_opset_import();
   opset->set_domain(kCacheDomain);
   opset->set_version(kCacheOpsetVersion);

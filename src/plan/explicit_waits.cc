@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "hyperplan/plan/verify.h"
+#include "plan/chunks.h"
 #include "plan/compute_bounds.h"
 #include "plan/step_names.h"
 
@@ -13,7 +14,11 @@ namespace {
 class WaitChecker {
  public:
   WaitChecker(const Graph& graph, const HardwareProfile& profile, const Plan& plan)
-      : graph_(graph), profile_(profile), plan_(plan), happens_before_(plan, profile) {}
+      : graph_(graph),
+        profile_(profile),
+        plan_(plan),
+        happens_before_(plan, profile),
+        last_chunk_(LastChunks(plan)) {}
 
   std::string Run() {
     IndexByValue();
@@ -74,8 +79,9 @@ class WaitChecker {
         if (step.unit == ComputeUnit::kHost) return CheckHostCompute(index);
         return CheckCompute(index);
       case StepKind::kPrefetch:
-        if (step.dst_tier == profile_.device_tier && last_compute_stream >= 0 &&
-            !happens_before_(last_compute_stream, index)) {
+        // A later chunk writes into the block its first chunk allocated.
+        if (step.dst_tier == profile_.device_tier && step.chunk_of < 0 &&
+            last_compute_stream >= 0 && !happens_before_(last_compute_stream, index)) {
           return "allocates its arena block without waiting for " + Describe(last_compute_stream) +
                  ", the last compute-stream step before it, which may still use that memory";
         }
@@ -103,10 +109,11 @@ class WaitChecker {
         const ResidentInterval& interval = plan_.residency[r];
         if (interval.first_step > step.boundary || step.boundary > interval.last_step) continue;
         const int32_t opener = interval.opened_by;
-        if (opener >= 0 && plan_.steps[opener].kind == StepKind::kPrefetch &&
-            !happens_before_(opener, index)) {
+        if (opener < 0 || plan_.steps[opener].kind != StepKind::kPrefetch) continue;
+        const int32_t complete = last_chunk_[opener];  // a chunked Prefetch's last chunk
+        if (!happens_before_(complete, index)) {
           return "reads " + ValueName(input) + " but " +
-                 NotWaiting(opener, "a runtime may start it before the value arrives");
+                 NotWaiting(complete, "a runtime may start it before the value arrives");
         }
       }
     }
@@ -206,6 +213,7 @@ class WaitChecker {
   const HardwareProfile& profile_;
   const Plan& plan_;
   const planner::HappensBefore happens_before_;
+  const std::vector<int32_t> last_chunk_;  // by step: the step completing its transfer
   std::vector<std::vector<int32_t>> residency_of_;
   std::vector<std::vector<int32_t>> copies_of_;
   std::vector<std::vector<int32_t>> copies_closed_by_;  // by step: the tier copies it frees

@@ -18,6 +18,7 @@
 #include "hyperplan/names.h"
 #include "hyperplan/plan/simulate.h"
 #include "layout/tier_layout.h"
+#include "plan/chunks.h"
 #include "plan/host_step_checks.h"
 #include "plan/routed_checks.h"
 #include "plan/step_names.h"
@@ -194,8 +195,9 @@ class Verifier {
     const Value& moved = graph_.values[step.value];
     const bool write_back = step.kind == StepKind::kStore && moved.written_by != kNoNode;
     const int64_t expected_bytes = write_back ? moved.written_bytes : moved.bytes;
-    // A routed Prefetch moves a routing's experts (CheckRoutedFetchRules).
-    if (step.routed_by == kNoNode && step.bytes != expected_bytes) {
+    // A routed Prefetch moves a routing's experts (CheckRoutedFetchRules); a chunk part of its
+    // value (CheckChunkRules).
+    if (step.routed_by == kNoNode && step.bytes != expected_bytes && !IsChunk(graph_, step)) {
       return Fail(
           0, index,
           "moves " + std::to_string(step.bytes) + " bytes of a " + std::to_string(moved.bytes) +
@@ -274,6 +276,7 @@ class Verifier {
   // Every index the checks read, built once from a plan whose shapes hold, and its replay.
   void BuildIndexes() {
     step_of_node_ = StepOfNode();
+    last_chunk_ = LastChunks(plan_);
     compute_index_.assign(plan_.order.size(), -1);
     for (size_t i = 0; i < plan_.steps.size(); ++i) {
       const PlanStep& step = plan_.steps[i];
@@ -318,7 +321,7 @@ class Verifier {
       if (it == intervals_of_.end()) return false;
       for (size_t r : it->second) {
         const ResidentInterval& interval = plan_.residency[r];
-        const int64_t ready_ns = interval.opened_by < 0 ? 0 : sim_.steps[interval.opened_by].end_ns;
+        const int64_t ready_ns = interval.opened_by < 0 ? 0 : End(last_chunk_[interval.opened_by]);
         if (ready_ns <= start_ns && free_ns_[r] >= end_ns) return true;
       }
       return false;
@@ -443,6 +446,13 @@ class Verifier {
       }
     }
     return true;
+  }
+
+  // Invariant 1: a chunked Prefetch moves every byte, in order, on one channel (chunks.h).
+  bool CheckChunkRules() {
+    const std::optional<ChunkFailure> failure = CheckChunks(graph_, profile_, plan_);
+    if (!failure) return true;
+    return Fail(1, failure->step, failure->message);
   }
 
   // Invariant 1 per unit: what host steps read and write on the host tier (host_step_checks.h).
@@ -589,7 +599,8 @@ class Verifier {
     }
     for (size_t i = 0; i < plan_.steps.size(); ++i) {
       const PlanStep& step = plan_.steps[i];
-      if (step.kind == StepKind::kPrefetch && step.dst_tier == profile_.device_tier && !opens[i]) {
+      if (step.kind == StepKind::kPrefetch && step.dst_tier == profile_.device_tier && !opens[i] &&
+          step.chunk_of < 0) {
         return Fail(1, static_cast<int32_t>(i),
                     "brings a value to the device that no residency accounts for");
       }
@@ -618,13 +629,15 @@ class Verifier {
                           "not re-fetched, or never fetched)");
         }
         const int32_t opener = plan_.residency[*covering].opened_by;
-        if (opener >= 0 && plan_.steps[opener].kind == StepKind::kPrefetch &&
-            End(opener) > Start(compute)) {
+        if (opener < 0 || plan_.steps[opener].kind != StepKind::kPrefetch) continue;
+        // A chunked Prefetch completes with its last chunk.
+        const int32_t complete = last_chunk_[opener];
+        if (End(complete) > Start(compute)) {
           return Fail(1, compute,
                       "starts at " + std::to_string(Start(compute)) +
                           " ns before the Prefetch of " + ValueName(input) + " (step " +
-                          std::to_string(opener) + ") completes at " + std::to_string(End(opener)) +
-                          " ns");
+                          std::to_string(complete) + ") completes at " +
+                          std::to_string(End(complete)) + " ns");
         }
       }
       for (ValueId output : node.outputs) {
@@ -1034,6 +1047,7 @@ class Verifier {
   // Every check after the replay, in the order Run applies them.
   using Check = bool (Verifier::*)();
   static constexpr Check kChecks[] = {
+      &Verifier::CheckChunkRules,
       &Verifier::CheckTransfersReadCompleteCopies,
       &Verifier::CheckHostStepsReadHostCopies,
       &Verifier::CheckRoutedFetchRules,
@@ -1066,6 +1080,7 @@ class Verifier {
   // -1 when none. Host steps hold no device memory, so an allocation need not wait for them.
   std::vector<int32_t> device_compute_before_;
   std::vector<int64_t> free_ns_;
+  std::vector<int32_t> last_chunk_;  // by step: the step completing its transfer (chunks.h)
   std::map<ValueId, std::vector<size_t>> intervals_of_;
   std::multimap<int32_t, size_t> copies_by_opener_;
   std::map<ValueId, std::vector<size_t>> copies_of_;

@@ -25,6 +25,10 @@ inline constexpr int kPlanFormatMajor = 1;
 inline constexpr int kPlanFormatMinor = 1;
 // The minor a plan with host compute steps is written as (schemas/plan.proto FormatVersion).
 inline constexpr int kPlanFormatHostMinor = 2;
+// The minor a plan with a chunked Prefetch is written as (Step fields 20-21).
+inline constexpr int kPlanFormatChunkMinor = 3;
+// The minor a plan with a routed Prefetch is written as (Step fields 18-19).
+inline constexpr int kPlanFormatRoutedMinor = 4;
 
 enum class PlanEncoding { kBinary, kJson };
 

@@ -187,6 +187,9 @@ PlanStep ConvertStep(const pb::Step& in, const std::string& field, const Resolve
     step.routed_by = resolve.Node(in.routed_by(), field + ".routed_by");
     step.reserved_bytes = in.reserved_bytes();
   }
+  // Only a later chunk starts past byte 0; the verifier checks the rest (plan/chunks.h).
+  step.chunk_offset_bytes = in.chunk_offset_bytes();
+  if (step.chunk_offset_bytes > 0) step.chunk_of = in.chunk_of();
   return step;
 }
 

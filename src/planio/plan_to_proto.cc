@@ -94,6 +94,14 @@ void AddNodes(const Graph& graph, const Plan& plan, const PlanEvaluation& evalua
   for (NodeId node : plan.order) out.add_order(node);
 }
 
+// A later chunk of a chunked Prefetch (offset above 0) names its first chunk; a whole transfer
+// and a first chunk leave both fields out.
+void AddChunkFields(const PlanStep& step, pb::Step& entry) {
+  if (step.chunk_offset_bytes == 0) return;
+  entry.set_chunk_offset_bytes(step.chunk_offset_bytes);
+  entry.set_chunk_of(step.chunk_of);
+}
+
 void AddSteps(const HardwareProfile& profile, const Plan& plan, const PlanEvaluation& evaluation,
               pb::Plan& out) {
   const StreamNumbering streams(profile);
@@ -125,6 +133,7 @@ void AddSteps(const HardwareProfile& profile, const Plan& plan, const PlanEvalua
       entry->set_routed_by(step.routed_by);
       entry->set_reserved_bytes(step.reserved_bytes);
     }
+    AddChunkFields(step, *entry);
   }
 }
 
@@ -304,6 +313,17 @@ pb::Plan PlanToProto(const Graph& graph, const HardwareProfile& profile, const P
   AddNodes(graph, plan, evaluation, out);
   AddSteps(profile, plan, evaluation, out);
   AddHostLane(profile, plan, out);
+  // Read as 1.3 only when a Prefetch moves in chunks: a 1.2 reader would move each chunk's
+  // bytes from the value's start.
+  if (std::any_of(plan.steps.begin(), plan.steps.end(),
+                  [](const PlanStep& step) { return step.chunk_of >= 0; })) {
+    format->set_minor(kPlanFormatChunkMinor);
+  }
+  // 1.4 when a Prefetch is routed: a 1.3 reader would move its bytes from the value's start.
+  if (std::any_of(plan.steps.begin(), plan.steps.end(),
+                  [](const PlanStep& step) { return step.routed_by != kNoNode; })) {
+    format->set_minor(kPlanFormatRoutedMinor);
+  }
   AddMemory(plan, out);
   AddSummary(profile, evaluation, out);
   AddDecisions(plan, out);

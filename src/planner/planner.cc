@@ -12,6 +12,7 @@
 #include "hyperplan/plan/verify.h"
 #include "hyperplan/planner/problem.h"
 #include "hyperplan/routes.h"
+#include "planner/chunk_prefetches.h"
 #include "planner/context.h"
 #include "planner/expert_placement.h"
 #include "planner/explain.h"
@@ -166,6 +167,7 @@ class OffloadSearch {
 
   // The chosen plan with what every plan carries, verified, and why it does not fit if not.
   PlanResult Finish(Outcome chosen) const {
+    ChunkPrefetches(chosen);
     chosen.plan.produced_by = "hyperplan";
     chosen.plan.periodic = problem_.periodic;
     chosen.plan.aliases = problem_.aliases;
@@ -190,6 +192,17 @@ class OffloadSearch {
   const PlanContext& model_context() const { return contexts_.front(); }
   const Graph& model() const { return *problem_.model; }
   const Graph& planned() const { return *problem_.graph; }  // the loop graph, or the model
+
+  // Prefetches split where a later transfer (a host crossing) waits behind them on their
+  // channel (planner/chunk_prefetches.h), then laid out and replayed again.
+  void ChunkPrefetches(Outcome& chosen) const {
+    if (planner::ChunkBlockingPrefetches(profile(), chosen.plan) == 0) return;
+    EvaluatedPlan finished =
+        FinishPlan(planned(), profile(), options_.layout,
+                   {baseline_.peak_bytes, baseline_.arena_bytes}, std::move(chosen.plan));
+    chosen.plan = std::move(finished.plan);
+    chosen.evaluation = std::move(finished.evaluation);
+  }
   const HardwareProfile& profile() const { return *problem_.profile; }
 
   // A context for another order of the same graph, named as the plan will call it.

@@ -59,6 +59,11 @@ struct HandPlan {
     view.step_blocks[2].destination = 0;
     view.step_blocks[4].source = 0;  // the store the other way
     view.step_blocks[4].destination = 1;
+    // Each transfer's range, as BuildPlanView finds it: the last 40 of v's 100 bytes.
+    for (int32_t s : {1, 2, 4}) {
+      view.step_blocks[s].begin_byte = 60;
+      view.step_blocks[s].bytes = 40;
+    }
   }
 };
 

@@ -22,6 +22,8 @@
 // - Prefetch moves a value one hop towards the device, Store one hop away; a tier that is
 //   neither end of a route holds a staging copy between the two hops. Detach drops the device
 //   copy of a value whose copy elsewhere already exists; it takes no time.
+// - A Prefetch to the device may move its value in chunks (plan/chunks.h): byte ranges, each a
+//   step on the same channel; the first allocates, readers wait for the last.
 // - Device memory is accounted per step: a ResidentInterval holds its bytes from the start of
 //   `first_step` to the end of `last_step`. A Prefetch issued at boundary k (before compute step
 //   k) waits for the compute stream to reach that boundary, so its allocation never precedes
@@ -87,6 +89,13 @@ struct PlanStep {
   // for every routing. kNoNode: an ordinary step.
   NodeId routed_by = kNoNode;
   int64_t reserved_bytes = 0;
+  // A chunked Prefetch to the device (plan/chunks.h) moves its value in byte ranges, each a
+  // step on one channel: `bytes` from `chunk_offset_bytes` of the value. The first chunk
+  // (offset 0, chunk_of -1) opens the residency; each later one names it in `chunk_of` and
+  // starts where the chunk before it ended. The device copy is complete when the last chunk
+  // (the one reaching the value's bytes) ends; a whole transfer has offset 0 and chunk_of -1.
+  int64_t chunk_offset_bytes = 0;
+  int32_t chunk_of = -1;
 };
 
 // The streams' numbering, the one plan files, the verifier, the report and the simulator
