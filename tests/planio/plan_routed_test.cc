@@ -4,8 +4,10 @@
 #include <catch2/catch.hpp>
 
 #include "hyperplan/plan/verify.h"
+#include "hyperplan/planner/planner.h"
 #include "planio/plan_file.h"
 #include "planio/plan_from_proto.h"
+#include "planio/plan_to_proto.h"
 #include "planio/profile_proto.h"
 #include "support/routed_moe.h"
 
