@@ -13,27 +13,14 @@
 using namespace hyperplan;
 namespace pb = hyperplan::plan::v1;
 
-namespace {
-
-planio::PlanProvenance Provenance() {
-  planio::PlanProvenance provenance;
-  provenance.tool_version = "test";
-  provenance.model_path = "chunks.onnx";
-  provenance.model_sha256 = std::string(64, 'c');
-  provenance.model_file_bytes = 789;
-  provenance.options.single_run = true;
-  return provenance;
-}
-
-}  // namespace
-
 TEST_CASE("plan file: a chunked Prefetch keeps its ranges, and the plan reads as format 1.3") {
   const chunk_plan_test::ChunkFixture f;
   Plan plan = f.Whole();
   REQUIRE(planner::ChunkBlockingPrefetches(f.profile, plan) == 1);
   PlanResult planned;
   static_cast<EvaluatedPlan&>(planned) = f.Finish(std::move(plan));
-  const pb::Plan message = planio::PlanToProto(f.graph, f.profile, planned, Provenance());
+  const pb::Plan message = planio::PlanToProto(f.graph, f.profile, planned,
+                                               planio_test::SingleRunProvenance("chunks.onnx"));
   CHECK(message.format().minor() == 3);
   REQUIRE(message.steps_size() == 9);
   // The first chunk (step 0) leaves both fields out; the tail (step 6) starts at byte

@@ -12,25 +12,12 @@
 using namespace hyperplan;
 namespace pb = hyperplan::plan::v1;
 
-namespace {
-
-planio::PlanProvenance Provenance() {
-  planio::PlanProvenance provenance;
-  provenance.tool_version = "test";
-  provenance.model_path = "host.onnx";
-  provenance.model_sha256 = std::string(64, 'b');
-  provenance.model_file_bytes = 456;
-  provenance.options.single_run = true;
-  return provenance;
-}
-
-}  // namespace
-
 TEST_CASE("plan file: a host step keeps its unit, and the plan reads as format 1.2") {
   const host_plan_test::HostFixture f;
   PlanResult planned;
   static_cast<EvaluatedPlan&>(planned) = f.Finish(f.Valid());
-  const pb::Plan message = planio::PlanToProto(f.graph, f.profile, planned, Provenance());
+  const pb::Plan message = planio::PlanToProto(f.graph, f.profile, planned,
+                                               planio_test::SingleRunProvenance("host.onnx"));
   CHECK(message.format().major() == 1);
   CHECK(message.format().minor() == 2);
   // Streams: 0 compute, 1 hbm->ddr#0, 2 ddr->hbm#0, then the host lane: 3.
@@ -84,7 +71,8 @@ TEST_CASE("plan file: a host step is refused against a profile with no host unit
   const host_plan_test::HostFixture f;
   PlanResult planned;
   static_cast<EvaluatedPlan&>(planned) = f.Finish(f.Valid());
-  const pb::Plan message = planio::PlanToProto(f.graph, f.profile, planned, Provenance());
+  const pb::Plan message = planio::PlanToProto(f.graph, f.profile, planned,
+                                               planio_test::SingleRunProvenance("host.onnx"));
   HardwareProfile no_host = f.profile;
   no_host.host_compute = HostComputeSpec{};
   const planio::ProfileMapping mapping = planio::MapProfile(message, "host.pb", no_host);

@@ -9,6 +9,7 @@
 #include "planio/plan_from_proto.h"
 #include "planio/plan_to_proto.h"
 #include "planio/profile_proto.h"
+#include "planio_fixture.h"
 #include "support/routed_moe.h"
 
 using namespace hyperplan;
@@ -16,20 +17,11 @@ namespace pb = hyperplan::plan::v1;
 
 namespace {
 
-planio::PlanProvenance Provenance() {
-  planio::PlanProvenance provenance;
-  provenance.tool_version = "test";
-  provenance.model_path = "routed.onnx";
-  provenance.model_sha256 = std::string(64, 'r');
-  provenance.model_file_bytes = 456;
-  provenance.options.single_run = true;
-  return provenance;
-}
-
 pb::Plan ToProto(const testing::RoutedMoe& f, Plan plan) {
   PlanResult planned;
   static_cast<EvaluatedPlan&>(planned) = f.Finish(std::move(plan));
-  return planio::PlanToProto(f.graph, f.profile, planned, Provenance());
+  return planio::PlanToProto(f.graph, f.profile, planned,
+                             planio_test::SingleRunProvenance("routed.onnx"));
 }
 
 }  // namespace

@@ -29,6 +29,26 @@
 
 namespace hyperplan::planio_test {
 
+// What a plan file records of the tool and the model it was planned from: a test's model path
+// and options, a fixed version, digest and size (no file is read).
+inline planio::PlanProvenance TestProvenance(const std::string& model_path,
+                                             const PlanOptions& options) {
+  planio::PlanProvenance provenance;
+  provenance.tool_version = "test";
+  provenance.model_path = model_path;
+  provenance.model_sha256 = std::string(64, 'a');
+  provenance.model_file_bytes = 123;
+  provenance.options = options;
+  return provenance;
+}
+
+// The provenance of a one-shot plan (PlanOptions::single_run), as the hand plans are.
+inline planio::PlanProvenance SingleRunProvenance(const std::string& model_path) {
+  PlanOptions options;
+  options.single_run = true;
+  return TestProvenance(model_path, options);
+}
+
 struct ChainFixture {
   Graph graph;
   HardwareProfile profile = testing::UnitProfile();
@@ -56,15 +76,7 @@ struct ChainFixture {
 
   PlanResult Plan() const { return PlanOffload(graph, profile, options); }
 
-  planio::PlanProvenance Provenance() const {
-    planio::PlanProvenance provenance;
-    provenance.tool_version = "test";
-    provenance.model_path = "chain.onnx";
-    provenance.model_sha256 = std::string(64, 'a');
-    provenance.model_file_bytes = 123;
-    provenance.options = options;
-    return provenance;
-  }
+  planio::PlanProvenance Provenance() const { return TestProvenance("chain.onnx", options); }
 
   plan::v1::Plan Message() const {
     return planio::PlanToProto(graph, profile, Plan(), Provenance());
