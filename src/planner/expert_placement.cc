@@ -76,6 +76,9 @@ std::optional<StreamedOperand> StreamedBlock(const Graph& graph, const Plan& pla
   if (block.value == kNoValue || !block.experts.empty() || block.opened_by < 0) return {};
   const PlanStep& opener = plan.steps[block.opened_by];
   if (opener.kind != StepKind::kPrefetch || opener.routed_by != kNoNode) return {};
+  // A chunked Prefetch (its first chunk moves fewer bytes than the value) stays whole: a
+  // routing's experts are not a byte range its later chunks could continue.
+  if (opener.bytes != graph.values[block.value].bytes) return {};
   const std::vector<NodeId>& readers = graph.values[block.value].consumers;
   if (readers.size() != 1) return {};
   std::optional<RoutedOperand> operand = RoutedOperandOf(graph, readers[0], block.value);
@@ -148,6 +151,7 @@ void Resequence(Plan& plan, const std::vector<uint8_t>& moved) {
     steps.push_back(std::move(plan.steps[old]));
     for (int32_t& wait : steps.back().waits_for) renumber(wait);
     std::sort(steps.back().waits_for.begin(), steps.back().waits_for.end());
+    renumber(steps.back().chunk_of);  // a later chunk names its first chunk by index
   }
   plan.steps = std::move(steps);
   for (ResidentInterval& block : plan.residency) {

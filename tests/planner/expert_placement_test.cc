@@ -70,6 +70,56 @@ TEST_CASE("a streamed expert operand is fetched after route, its hot expert kept
   }
 }
 
+// The hand plan with fc2 also brought, in two chunks of 8192 B on fc1's channel (chunks.h):
+//   0 Prefetch fc1 (whole), 1 Prefetch fc2 [0, 8192), 2 route, 3 Prefetch fc2 [8192, 16384)
+//   (chunk_of 1), 4 moe (waits for 0 and 3).
+Plan WithChunkedFc2(const RoutedMoe& f) {
+  Plan plan = f.HandPlan(false, 16384, 16384);
+  PlanStep head = plan.steps[0];
+  head.value = f.fc2;
+  head.bytes = 8192;
+  PlanStep tail = head;
+  tail.boundary = 1;
+  tail.chunk_offset_bytes = 8192;
+  tail.chunk_of = 1;
+  plan.steps = {plan.steps[0], head, plan.steps[1], tail, plan.steps[2]};
+  plan.steps[4].waits_for = {0, 3};
+  // Renumbered: route 1 -> 2, moe 2 -> 4; fc2 now opened by its first chunk, freed by moe.
+  for (ResidentInterval& block : plan.residency) {
+    if (block.value == f.router) block.opened_by = 2;
+    if (block.value == f.y) block.opened_by = 4;
+    if (block.closed_by == 2) block.closed_by = 4;
+    if (block.value == f.fc2) block = {f.fc2, kNoNode, 0, 1, 16384, 1, 4};
+  }
+  plan.tier_copies.push_back({f.fc2, 1, 16384, -1, -1, 16384});  // fc2's home copy on ddr
+  return plan;
+}
+
+TEST_CASE("a routed fetch moved past a chunked Prefetch leaves its chunks naming each other") {
+  const RoutedMoe f;
+  const Plan whole = WithChunkedFc2(f);
+  const EvaluatedPlan whole_finished = f.Finish(whole);
+  const VerifyResult whole_verdict =
+      VerifyPlan(f.graph, f.profile, whole_finished.plan, whole_finished.evaluation);
+  INFO(whole_verdict.message);
+  REQUIRE(whole_verdict.ok);
+  const std::vector<planner::StreamedOperand> streamed =
+      planner::FindStreamedOperands(f.graph, whole);
+  // fc1 is streamed to moe; fc2's first chunk moves 8192 of its 16384 B, so it stays whole.
+  REQUIRE(streamed.size() == 1);
+  CHECK(streamed[0].operand.value == f.fc1);
+  const EvaluatedPlan routed = f.Finish(planner::FetchAfterRoute(whole, streamed, {{}}));
+  // fc1's Prefetch moves after the router, before moe: 0 fc2 head, 1 route, 2 fc2 tail,
+  // 3 routed fc1, 4 moe; the tail names its head at its new index 0.
+  REQUIRE(routed.plan.steps.size() == 5);
+  CHECK(routed.plan.steps[3].routed_by == f.moe);
+  CHECK(routed.plan.steps[2].value == f.fc2);
+  CHECK(routed.plan.steps[2].chunk_of == 0);
+  const VerifyResult verdict = VerifyPlan(f.graph, f.profile, routed.plan, routed.evaluation);
+  INFO(verdict.message);
+  CHECK(verdict.ok);
+}
+
 TEST_CASE("without routed fetches allowed the plan keeps its whole Prefetch") {
   const RoutedMoe f;
   PlanOptions options;
