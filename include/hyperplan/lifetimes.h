@@ -12,9 +12,10 @@
 // host nodes wrote) are not device uses; a value a host node writes is on the device only
 // when a device node reads it, from its first device read (a crossing Prefetch brings it);
 // a value nothing on the device touches has no device residency at all; a persistent value a
-// host node updates in place (a weight after a CPU optimizer step) is on the device from the
-// iteration's start (a crossing Prefetch from its home copy) to its last device read, never
-// across iterations.
+// host node updates in place (a weight after a CPU optimizer step) keeps the uses and
+// baseline of a weight, flagged `host_updated`: read-only on the device, streamed from its
+// home copy like a weight the planner cuts, and never on the device across iterations (the
+// planner must take its leading and trailing gaps: candidates.h).
 // Cost: O(nodes + values + uses).
 #pragma once
 
@@ -37,10 +38,12 @@ struct Lifetime {
   // Unit placements only. False: never on the device (only host nodes touch it).
   bool on_device = true;
   // Written by a host node and read on the device: def_step is its first device read, where a
-  // crossing Prefetch has brought it (0 for a persistent value the host updates in place: the
-  // Prefetch reads the home copy at the iteration's start); the planner never cuts its
-  // residency.
+  // crossing Prefetch has brought it; the planner never cuts its residency.
   bool crosses_in = false;
+  // Updated in place by a host node and read on the device (docs/design.md "Compute units"):
+  // its device copies are read-only and come from its home copy by the planner's Prefetches,
+  // each before the update; none is open before the first device read or after the last.
+  bool host_updated = false;
 };
 
 // Which unit runs each node, and which values host nodes read from a home copy on the host

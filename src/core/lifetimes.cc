@@ -57,16 +57,6 @@ void PlaceHostWritten(Lifetime& lifetime) {
   lifetime.def_step = lifetime.use_steps.front();
 }
 
-// A persistent value a host node updates in place, read on the device: each iteration's device
-// copy comes from the home copy, which holds the last update, by a crossing Prefetch issued at
-// the iteration's start, and is gone by its end (docs/design.md "Compute units"). Resident from
-// step 0 to its last device read; the planner never cuts it (a limit: a weight read in the
-// forward and backward passes keeps its block between them).
-void PlaceHostUpdated(Lifetime& lifetime) {
-  lifetime.crosses_in = true;
-  lifetime.def_step = 0;
-}
-
 // A value's definition, uses and no-offload residency; throws (kInternal) when a consumer
 // runs before the producer.
 Lifetime LifetimeOf(const Graph& graph, ValueId id, const std::vector<Step>& step_of_node,
@@ -95,11 +85,17 @@ Lifetime LifetimeOf(const Graph& graph, ValueId id, const std::vector<Step>& ste
       !value.is_graph_output) {
     lifetime.on_device = false;  // only host nodes read it, from its home copy
   }
-  const bool host_updated = value.written_by != kNoNode && placement.OnHost(value.written_by);
-  if (host_updated && lifetime.on_device) PlaceHostUpdated(lifetime);
+  // A persistent value a host node updates in place, read on the device: each iteration's
+  // device copies come from the home copy, which holds the last update, and are read-only, so
+  // its device view is a weight's (owned outside the run) that the planner must stream: a
+  // Prefetch before its first device read and a Detach after its last (candidates.h), cut
+  // between reads like any weight (docs/design.md "Compute units").
+  lifetime.host_updated = value.producer == kNoNode && value.written_by != kNoNode &&
+                          placement.OnHost(value.written_by) && lifetime.on_device &&
+                          !lifetime.use_steps.empty();
   lifetime.last_use_step =
       lifetime.use_steps.empty() ? lifetime.def_step : lifetime.use_steps.back();
-  const bool owned_outside_run = value.producer == kNoNode && !host_updated;
+  const bool owned_outside_run = value.producer == kNoNode;
   lifetime.baseline_first_step = lifetime.def_step;
   lifetime.baseline_last_step =
       owned_outside_run || value.is_graph_output ? last_step : lifetime.last_use_step;

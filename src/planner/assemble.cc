@@ -107,7 +107,8 @@ class Assembler {
         graph_(*context.graph),
         candidates_(context.candidates.candidates),
         step_count_(context.step_count()),
-        placement_count_(std::min(options.placement_count, selection.placements.size())),
+        placement_count_(std::min(std::max(options.placement_count, selection.must_take_count),
+                                  selection.placements.size())),
         crossings_(context.crossings) {}
 
   EvaluatedPlan Run() {
@@ -531,6 +532,19 @@ class Assembler {
       const bool updates = graph_.values[input].written_by == step.node;
       if (prefetch >= 0 && prefetch < index && (updates || HostCopyCloser(input) == index)) {
         AddWait(step.waits_for, prefetch);
+      }
+      if (updates) WaitForDeviceCopies(step, index, input);
+    }
+  }
+
+  // An update in place of a value the device streams (Lifetime::host_updated) waits for every
+  // Prefetch sequenced before it that opened a device copy: each read the home copy it
+  // overwrites.
+  void WaitForDeviceCopies(PlanStep& step, int32_t index, ValueId value) {
+    for (int32_t r : intervals_of_[value]) {
+      const int32_t opener = plan_.residency[r].opened_by;
+      if (opener >= 0 && opener < index && plan_.steps[opener].kind == StepKind::kPrefetch) {
+        AddWait(step.waits_for, opener);
       }
     }
   }

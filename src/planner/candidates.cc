@@ -92,6 +92,7 @@ struct ValueFacts {
   bool produced = false;
   bool wraps = false;  // persistent in a loop: its leading and trailing gaps are one decision
   bool kept = false;   // kept across the boundary (LateWriteBacks::kAtStart)
+  bool host_updated = false;  // Lifetime::host_updated: leading and trailing gaps must_take
   bool can_write_back = false;
   Step written_step = 0;  // its in-place writer's step; step_count: none
   Step baseline_last = 0;
@@ -159,7 +160,9 @@ class CandidateFinder {
     }
     const size_t before = set_.candidates.size();
     AddGaps(*facts, RequiredSteps(value, lifetimes_.lifetimes[value_id]));
-    if (facts->wraps && !facts->kept) DropUselessWrap(set_.candidates, kinds_, before);
+    if (facts->wraps && !facts->kept && !facts->host_updated) {
+      DropUselessWrap(set_.candidates, kinds_, before);
+    }
     if (set_.candidates.size() == before) {
       Pin(value_id, value.bytes, DecisionReason::kNoIdleGap, "needed at every step it is resident");
     }
@@ -185,9 +188,12 @@ class CandidateFinder {
     facts.wraps = !persistent_.empty() && persistent_[value_id];
     facts.kept = facts.wraps && !late_write_back_.empty() && late_write_back_[value_id];
     facts.can_write_back = has_from_device;
-    // An in-place write leaves the home copy stale: gaps after it write the change back.
-    facts.written_step =
-        value.written_by != kNoNode ? lifetimes_.step_of_node[value.written_by] : step_count_;
+    // An in-place write leaves the home copy stale: gaps after it write the change back. A
+    // host update writes the home copy itself: the device copy never changes.
+    facts.host_updated = lifetimes_.lifetimes[value_id].host_updated;
+    facts.written_step = value.written_by != kNoNode && !facts.host_updated
+                             ? lifetimes_.step_of_node[value.written_by]
+                             : step_count_;
     facts.baseline_last = lifetimes_.lifetimes[value_id].baseline_last_step;
     facts.prefetch_ns = RouteTimeNs(profile_, *cost_.routes.to_device[tier], value.bytes);
     facts.written_bytes = value.written_bytes;
@@ -245,7 +251,8 @@ class CandidateFinder {
   void AddGap(const ValueFacts& facts, const IdleGap& gap, Step cover_first, Step cover_last) {
     // A wrap-around half may be empty (used at the first or last step): it still carries
     // the Prefetch or the Detach that keeps the iteration periodic.
-    const bool wrap_half = facts.wraps && !facts.kept && gap.kind != GapKind::kInner;
+    const bool wrap_half =
+        (facts.wraps || facts.host_updated) && !facts.kept && gap.kind != GapKind::kInner;
     if (cover_first > cover_last && !wrap_half) return;
     const std::vector<int64_t>& start_ns = cost_.step_start_ns;
     const Candidate& base = facts.base;
@@ -275,6 +282,7 @@ class CandidateFinder {
             ? RouteTimeNs(profile_, *cost_.routes.from_device[base.tier], candidate.store_bytes)
             : 0;
     candidate.prefetch_ns = gap.before_step < step_count_ ? facts.prefetch_ns : 0;
+    candidate.must_take = facts.host_updated && gap.kind != GapKind::kInner;
     if (wrap_half) {
       candidate.wrap_gap_ns = facts.wrap_gap_ns;
       candidate.spread_key = facts.spread_key;
@@ -341,7 +349,7 @@ std::vector<uint8_t> LateWriteBackValues(const Graph& graph, const HardwareProfi
     const Value& value = graph.values[id];
     const auto value_id = static_cast<ValueId>(id);
     if (!persistent[id] || value.written_by == kNoNode || !value.size_known ||
-        !homes.Homed(value_id)) {
+        !homes.Homed(value_id) || lifetimes.lifetimes[id].host_updated) {
       continue;
     }
     const Step written_step = lifetimes.step_of_node[value.written_by];

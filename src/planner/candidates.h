@@ -47,6 +47,12 @@
 // each gap of it (the leading one too, from step 1) relies on a Store issued in this iteration,
 // from its start, of the update the last iteration left on the device (`write_back_at_start`,
 // one hop straight into the home copy, before the write).
+// Updated by a host node (Lifetime::host_updated: a CPU optimizer step's weights): its device
+// copies are read-only (the update writes the home copy, after the last device read), so no
+// gap needs a Store, and its leading and trailing gaps are `must_take` (refine.h takes them
+// before anything else): each iteration fetches it from its home copy after the last update
+// and ends with it off the device. Its inner gaps are ordinary decisions: a weight read in the
+// forward and the backward passes may leave the device between them.
 // Cost: O(values + uses) plus a sort of the candidates.
 #pragma once
 
@@ -86,6 +92,8 @@ struct Candidate {
   uint32_t spread_key = 0;
   // Candidates (indices into CandidateSet::candidates) that must be taken with this one.
   std::vector<int32_t> bundle;
+  // Taken in every plan, before the greedy (a host-updated value's leading and trailing gaps).
+  bool must_take = false;
 };
 
 // Whether the gap begins with the value off the device: a homed value's leading gap, unless

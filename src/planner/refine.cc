@@ -92,6 +92,7 @@ class Refiner {
       selection_.reached_target = true;
       return std::move(selection_);
     }
+    TakeMustTake();
     Round round{IndexCandidates(step_count_, candidates_, alive_),
                 request_.stall_allowance_ns,
                 false,
@@ -106,6 +107,30 @@ class Refiner {
 
  private:
   using Evaluated = std::vector<std::pair<StabbingIndex::Entry, Placement>>;
+
+  // Before the greedy: every must_take candidate (candidates.h: a host-updated value's
+  // leading and trailing gaps) with its bundle, its Prefetch as late as it hides, its Detach
+  // right after the last read. Placed first, so the greedy plans around their link slots.
+  // One that cannot be placed (its home tier full) keeps its reason; the verifier then names
+  // the device copy left open.
+  void TakeMustTake() {
+    for (size_t c = 0; c < candidates_.size(); ++c) {
+      const Candidate& candidate = candidates_[c];
+      if (!candidate.must_take || selection_.reason[c] == DecisionReason::kOffloaded) continue;
+      const Step step = candidate.after_step < 0
+                            ? Step{-1}
+                            : std::max(candidate.cover_first, candidate.cover_last);
+      Attempt attempt = PlaceBundle(static_cast<int32_t>(c), step);
+      alive_[c] = 0;
+      if (!attempt.ok) {
+        selection_.reason[c] = attempt.reason;
+        selection_.detail[c] = std::move(attempt.detail);
+        continue;
+      }
+      CommitBundle(attempt.placement);
+    }
+    selection_.must_take_count = selection_.placements.size();
+  }
 
   // What the greedy carries from round to round.
   struct Round {

@@ -32,6 +32,8 @@
 // or below the target, when nothing can free the peak step, or (no target) when the cheapest
 // stall would exceed the remaining allowance. With free_cuts_after_target it then goes on
 // with stall-free placements only, at every step in turn, highest first.
+// Must take: before the first round, every must_take candidate (candidates.h) is placed as a
+// bundle freeing what it can, and committed; assembly keeps these placements in every prefix.
 // Hoisted (PlanContext::hoist_prefetches, with a target): once the loop ends, each one-hop
 // Prefetch of a homed value moves, earliest consumer first, to the earliest boundary from
 // which every step up to its old one keeps 1/64 of its target free with the value back on
@@ -124,6 +126,8 @@ struct Selection {
   // Placement counts after each decision (a bundle is one decision): the prefixes that keep
   // every bundle whole, ascending.
   std::vector<size_t> decision_ends;
+  // The first placements, the must_take candidates' (candidates.h): every plan keeps them.
+  size_t must_take_count = 0;
   std::vector<DecisionReason> reason;  // per candidate
   std::vector<std::string> detail;     // per candidate, set for rejections
   int64_t live_peak_bytes = 0;         // after the placements
