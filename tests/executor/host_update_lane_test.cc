@@ -7,6 +7,10 @@
 
 #include "executor/executor.h"
 #include "executor/host_backend.h"
+#include "hyperplan/loop.h"
+#include "hyperplan/planner/host_parts.h"
+#include "hyperplan/planner/problem.h"
+#include "planner/forward_backward.h"
 #include "support/host_update_plan.h"
 
 using namespace hyperplan;
@@ -84,4 +88,34 @@ TEST_CASE("host update lane: a device copy fetched after the update and kept run
   INFO(report.violation);
   CHECK(report.ok);
   CHECK(report.iterations_run == 3);
+}
+
+TEST_CASE("host update lane: the planner's streamed host-updated weight runs clean") {
+  // planner/forward_backward.h at a 250 B device budget, as tests/planner/host_update_test.cc
+  // plans it: W fetched before the forward, dropped, fetched again before the backward's read,
+  // dropped, then updated in its home copy by the host's Adam (n7), 3 iterations.
+  const planner_test::ForwardBackward model;
+  HardwareProfile profile = UnitProfile();
+  profile.host_compute.memory_tier = 1;  // ddr
+  profile.host_compute.sockets = 1;
+  profile.host_compute.peak_flops_per_s[DType::kFloat32] = kOneBytePerNs;
+  PlanOptions options;
+  options.aliases = FindAliases(model.graph, {});
+  options.budget_bytes = 250;
+  const Problem problem = BuildProblem(model.graph, profile, options);
+  const Problem placed = PlaceUnits(problem, NodeUnitsOf(model.graph, FindHostParts(problem)));
+  const PlanResult planned = PlanOffload(placed, options);
+  REQUIRE(VerifyPlan(model.graph, profile, planned.plan, planned.evaluation).ok);
+  HostBackend backend(CheckMode::kFull);
+  ExecuteOptions execute;
+  execute.iterations = 3;
+  const ExecutionReport report = Execute(model.graph, profile, planned.plan, backend, execute);
+  INFO(report.violation);
+  REQUIRE(report.ok);
+  CHECK(report.iterations_run == 3);
+  // Per iteration: the host's n6 and n7; W fetched twice (100 B each) and g stored once
+  // (100 B): 3 transfers, 300 B.
+  CHECK(report.host_computes == 3 * 2);
+  CHECK(report.transfers == 3 * 3);
+  CHECK(report.bytes_copied == 3 * 300);
 }

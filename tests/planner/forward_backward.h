@@ -1,0 +1,38 @@
+// Test support: a training step whose weight the forward and the backward pass both read and
+// a host step updates in place (docs/design.md "Compute units"), for the planner's streaming
+// test (host_update_test.cc) and the executor's run of that plan (host_update_lane_test.cc).
+#pragma once
+
+#include <string>
+
+#include "planner_support.h"
+
+namespace hyperplan::planner_test {
+
+// A training step whose weight the forward and the backward pass both read, with an
+// activation peak between them: forward n0 W -> a (4 B, 10 FLOP); n1 a -> h (200 B, 100
+// FLOP); n2 h -> d (4 B, 100 FLOP); n3 d -> e (4 B, 100 FLOP); backward n4 e -> g (W's
+// gradient, 100 B, 100 FLOP), then n5 (e, W) -> dx (the input's gradient, 4 B, 100 FLOP), the
+// last device read of W, after its gradient; Adam on the host: n6 (g, M) -> M.updated, n7 (W,
+// M.updated) -> W.updated, 100 B and 100 FLOP each. W and M: 100 B each.
+struct ForwardBackward {
+  Graph graph;
+  ValueId w, m, g;
+  ForwardBackward() {
+    const std::string name = "model.layers.0.mlp.w";
+    w = Weight(graph, name, 100);
+    m = Input(graph, name + ".exp_avg", 100);
+    graph.values[m].value_class = ValueClass::kOptimizerState;
+    const ValueId a = Work(graph, "n0", {w}, "a", 4, 10);
+    const ValueId h = Work(graph, "n1", {a}, "h", 200, 100);
+    const ValueId d = Work(graph, "n2", {h}, "d", 4, 100);
+    const ValueId e = Work(graph, "n3", {d}, "e", 4, 100);
+    g = Work(graph, "n4", {e}, name + ".grad", 100, 100);
+    MarkOutput(graph, Work(graph, "n5", {e, w}, "dx", 4, 100));
+    const ValueId m_updated = Work(graph, "n6", {g, m}, name + ".updated.exp_avg", 100, 100);
+    MarkOutput(graph, m_updated);
+    MarkOutput(graph, Work(graph, "n7", {w, m_updated}, name + ".updated", 100, 100));
+  }
+};
+
+}  // namespace hyperplan::planner_test
