@@ -36,7 +36,27 @@ struct Relaxation {
   std::vector<CostlyPart> costly;
   long double most_freed = 0;  // every part on the host
   int free_parts = 0;
+  // The device lane (host_lower_bound.h, D(x)): every part with device time, by host time per
+  // device ns it takes off the device, and the device time of every node.
+  std::vector<CostlyPart> relieving;  // freed_bytes holds the part's device ns here
+  long double all_device_ns = 0;
 };
+
+// The parts that take device time off the device lane, cheapest host time per device ns first.
+void RelieveDevice(const HostBoundInputs& inputs, Relaxation& relaxed) {
+  relaxed.all_device_ns = inputs.fixed_device_ns;
+  for (const HostBoundPart& part : inputs.parts) {
+    relaxed.all_device_ns += part.device_ns;
+    if (part.device_ns > 0) {
+      relaxed.relieving.push_back(
+          {static_cast<long double>(part.host_ns), static_cast<long double>(part.device_ns)});
+    }
+  }
+  std::sort(relaxed.relieving.begin(), relaxed.relieving.end(),
+            [](const CostlyPart& a, const CostlyPart& b) {
+              return a.cost_ns * b.freed_bytes < b.cost_ns * a.freed_bytes;
+            });
+}
 
 Relaxation Relax(const HostBoundInputs& inputs) {
   Relaxation relaxed;
@@ -62,6 +82,7 @@ Relaxation Relax(const HostBoundInputs& inputs) {
             });
   relaxed.most_freed = relaxed.base_freed;
   for (const CostlyPart& part : relaxed.costly) relaxed.most_freed += part.freed_bytes;
+  RelieveDevice(inputs, relaxed);
   return relaxed;
 }
 
@@ -91,12 +112,29 @@ long double FreedNeeded(const HostBoundInputs& inputs, long double t_ns) {
   return need;
 }
 
+// Whether the device lane can end by `t_ns`: its parts' device time beyond `t_ns` moved to the
+// host at the least host time (a fractional knapsack by host ns per device ns), within `t_ns`.
+bool DeviceLaneFits(const Relaxation& relaxed, int64_t t_ns) {
+  long double want_ns = relaxed.all_device_ns - t_ns - kTolerance;
+  long double host_ns = 0;
+  for (const CostlyPart& part : relaxed.relieving) {
+    if (want_ns <= 0) break;
+    const long double share = std::min<long double>(1, want_ns / part.freed_bytes);
+    host_ns += share * part.cost_ns;
+    want_ns -= share * part.freed_bytes;
+  }
+  return want_ns <= 0 && host_ns <= t_ns + kTolerance;
+}
+
+// Two necessary conditions on T, each over its own relaxation (a placement that meets both at
+// once meets each): the lane (L or H) within T while the transfer terms are, and the device
+// lane D(x) within T while the host lane H(x) is.
 bool Feasible(const HostBoundInputs& inputs, const Relaxation& relaxed, int64_t t_ns,
               long double* parts, long double* freed) {
   const long double need = std::max(relaxed.base_freed, FreedNeeded(inputs, t_ns) - kTolerance);
   if (need > relaxed.most_freed) return false;
   *freed = need;
-  return LaneNsFreeing(relaxed, need, parts) <= t_ns + kTolerance;
+  return LaneNsFreeing(relaxed, need, parts) <= t_ns + kTolerance && DeviceLaneFits(relaxed, t_ns);
 }
 
 // Walks over the dependencies within a window of steps, for the chain term.

@@ -58,15 +58,25 @@
 //   transfer share only, sum of t_e <= h). So T >= (M_t - F(x) - Z) / r_t and T >= (1 -
 //   rho)(M_t - F(x)) / r_t, the second a transfer term at rate r_t / (1 - rho): both join the
 //   terms.
-// The bound is min over x in [0,1]^P of max(L(x) or H(x), max_t (M_t - F(x)) / r_t), then the
-// larger of that and the no-part device time: the minimum over the fractional relaxation is
-// at most the minimum over integral placements, and dropping the device lane's x-dependent
-// term D(x) = no-part time + sum (1 - x_p) d_p from the max only lowers it, so it is valid.
+// - Device lane: the device runs its nodes one at a time, so T >= D(x) = no-part time + sum
+//   (1 - x_p) d_p, while the host lane holds T >= H(x).
+// The bound is the least integer T for which some x in [0,1]^P has L(x) or H(x) <= T and
+// every (M_t - F(x)) / r_t <= T, and some (possibly other) x has D(x) <= T and H(x) <= T;
+// then the larger of that and the no-part device time. Any placement that makes T meets both
+// conditions with one x, so each condition apart is necessary and the fractional relaxation
+// only lowers it: the bound is valid. Without the device-lane condition the relaxation could
+// leave parts on the device and count none of their device time (a part slower on the host
+// than the whole device lane left the bound at the no-part time); on the rows measured
+// (Llama-3-8B training and 70B int4 decode) it does not bind: the training step's bound is its
+// no-part device time, 2.73 s (docs/benchmarks.md, "The training row, host-updated weights
+// streamed").
 // Solved exactly (to 1 ns): parts that cost no lane time on the host (h_p <= d_p on a chain)
 // go there free; the rest, sorted by added lane time per freed byte, give the least lane time
-// c(F) that frees F bytes (a fractional knapsack, convex and increasing in F), and a bisection
-// on T finds the least integer T with c(F(T)) <= T for the least F(T) the transfer terms
-// need (makespans are whole ns, so ceil(T*) is a bound too).
+// c(F) that frees F bytes (a fractional knapsack, convex and increasing in F); the parts
+// sorted by host time per device ns give the least host time g(D) that takes D ns off the
+// device (the same); a bisection on T finds the least integer T with c(F(T)) <= T for the
+// least F(T) the transfer terms need and g(all device time - T) <= T (both monotone in T;
+// makespans are whole ns, so ceil(T*) is a bound too).
 // Cost: O(parts log parts) plus the chain check's walks: per part, one walk from each of its
 // nodes over the steps back to the previous part and one forward to the next (O((nodes + uses)
 // log nodes) for a decoder), and the walks before the first part and after the last. Limits: the

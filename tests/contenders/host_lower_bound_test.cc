@@ -61,6 +61,23 @@ TEST_CASE("host-aware bound: without a chain, the host lane alone") {
   CHECK(SolveHostAwareBound(fixed).makespan_ns == 100);
 }
 
+TEST_CASE("host-aware bound: the device lane keeps what stays on the device") {
+  // Parts A (device 40, host 30 ns) and B (device 40, host 50 ns), no chain, nothing forced
+  // over a link, 5 ns in no part. Without the device lane the bound was the no-part time, 5
+  // ns. D(x) = 85 - 40 xA - 40 xB against H(x) = 30 xA + 50 xB; A first (0.75 host ns per
+  // device ns): with A on the host D = 45, H = 30; then B's share s: 45 - 40 s = 30 + 50 s,
+  // s = 1/6, T* = 38.33, so 39 (at 38: 47 ns off the device cost 30 + 7/40 * 50 = 38.75 > 38).
+  HostBoundInputs inputs;
+  inputs.parts = {{40, 30, 100}, {40, 50, 100}};
+  inputs.fixed_device_ns = 5;
+  CHECK(SolveHostAwareBound(inputs).makespan_ns == 39);
+  // Each part slower on the host (90 ns) than on the device (40): a share s of one still
+  // relieves the device, 85 - 40 s = 90 s, s = 17/26, T* = 58.85, so 59 (at 58: 27 ns off the
+  // device cost 27/40 * 90 = 60.75 host ns > 58).
+  inputs.parts = {{40, 90, 100}, {40, 90, 100}};
+  CHECK(SolveHostAwareBound(inputs).makespan_ns == 59);
+}
+
 TEST_CASE("host-aware bound: a part faster on the host goes there free") {
   HostBoundInputs inputs;
   inputs.parts = {{50, 20, 100}};  // 50 ns on the device, 20 on the host
