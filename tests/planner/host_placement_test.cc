@@ -242,3 +242,37 @@ TEST_CASE("interleaved host parts: every gap-th MLP stays on the device", "[plan
   for (const HostPart& part : planner::Interleaved(light_parts, 5)) layers.push_back(part.layer);
   CHECK(layers == std::vector<int>{0, 1, 2, 3});
 }
+
+TEST_CASE("host search: a placement two rankings share is planned once", "[planner][host]") {
+  // Decode on 150 B of device (as above): the device's plan streams an MLP weight and stalls,
+  // so the search runs. Without attention parts it tries layer 0's MLP (the first quarter of
+  // the missing bytes already takes 1 part of 100 B). Ranked with the attention parts, the
+  // MLPs lead (host time added per device byte: (40 - 20) / 100 = 0.2 ns/B against
+  // (20 - 10) / 10 = 1 ns/B for an attention), so that search's 1-part prefix is the same
+  // placement, and so is llama.cpp -ngl's order at fit's count (layer 0's MLP first): three
+  // asks (three plans before the search remembered them), one plan. Planned again it would
+  // give the same plan, which cannot beat the best so far.
+  const TwoLayers model(20);
+  const HardwareProfile profile = HostProfile(150);
+  const PlanOptions options = OneRun();
+  const Problem problem = BuildProblem(model.graph, profile, options);
+  std::vector<std::pair<std::vector<ComputeUnit>, bool>> planned;
+  const planner::PlanProblem plan = [&](const Problem& placed) {
+    planned.emplace_back(placed.units.node_unit, placed.reserve_crossings);
+    return PlanOffload(placed, options);  // a placed problem plans its placement alone
+  };
+  PlanOptions device_only = options;
+  device_only.host_compute = false;
+  PlanResult device = PlanOffload(problem, device_only);
+  REQUIRE(device.evaluation.timeline.stall_ns > 0);
+  const PlanResult best =
+      planner::PlaceOnHostWhereFaster(problem, options, std::move(device), plan);
+  const std::vector<ComputeUnit> mlp0_on_host = {ComputeUnit::kDevice, ComputeUnit::kHost,
+                                                 ComputeUnit::kDevice, ComputeUnit::kDevice};
+  CHECK(std::count(planned.begin(), planned.end(), std::pair(mlp0_on_host, false)) == 1);
+  std::vector<std::pair<std::vector<ComputeUnit>, bool>> sorted = planned;
+  std::sort(sorted.begin(), sorted.end());
+  CHECK(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end());
+  // The search's result as PlanOffload's above: 10 + 4 + 40 + 4 + 10 + 20 = 88 ns.
+  CHECK(best.evaluation.timeline.makespan_ns == 88);
+}
