@@ -74,16 +74,21 @@ bool FreeCutsSlowed(const Outcome& live_target, const Outcome& free_cuts) {
          free_cuts.evaluation.timeline.makespan_ns > live_target.evaluation.timeline.makespan_ns;
 }
 
+// A round's refine and plan. `checkpoint` (may be null): recorded where the round's refine
+// meets its targets, or, holding a record and with free cuts asked, resumed from.
 Outcome PlanRound(const PlanContext& context, int64_t budget_bytes, const Baseline& baseline,
                   const std::vector<uint8_t>* allowed, Choice choice,
-                  const std::vector<int64_t>& targets, bool free_cuts) {
+                  const std::vector<int64_t>& targets, bool free_cuts,
+                  RefineCheckpoint* checkpoint = nullptr) {
   RefineRequest request;
   request.choice = choice;
   request.step_targets = &targets;
   request.free_cuts_after_target = free_cuts;
   request.allowed = allowed;
   Outcome outcome;
-  outcome.selection = Refine(context, request);
+  outcome.selection = free_cuts && checkpoint != nullptr && checkpoint->state != nullptr
+                          ? ResumeRefine(request, std::move(*checkpoint))
+                          : Refine(context, request, checkpoint);
   Planned(outcome) =
       AssemblePlan(context, outcome.selection,
                    Assembly(outcome.selection.placements.size(), budget_bytes, baseline));
@@ -99,8 +104,12 @@ Outcome BudgetRounds(const PlanContext& context, int64_t budget_bytes, const Bas
   Outcome outcome;
   Outcome live_target;  // round 0, kept when its free cuts slowed round 1 (see below)
   bool free_cuts_slowed = false;
+  // Round 0's refine where it met its targets: round 1 has the same targets and only adds free
+  // cuts after them, so it goes on from there (refine.h RefineCheckpoint).
+  RefineCheckpoint at_target;
   for (int round = 0; round < kBudgetRounds; ++round) {
-    outcome = PlanRound(context, budget_bytes, baseline, allowed, choice, targets, round > 0);
+    outcome = PlanRound(context, budget_bytes, baseline, allowed, choice, targets, round > 0,
+                        round <= 1 ? &at_target : nullptr);
     outcome.round = round == 0   ? BudgetRound::kLiveTarget
                     : round == 1 ? BudgetRound::kFreeCuts
                                  : BudgetRound::kStepTargets;

@@ -2,6 +2,7 @@
 #include "planner/refine.h"
 
 #include <algorithm>
+#include <memory>
 #include <optional>
 #include <utility>
 
@@ -43,10 +44,12 @@ struct StoreState {
 };
 
 class Refiner {
+  struct Round;  // what the greedy carries from round to round (below)
+
  public:
   Refiner(const PlanContext& context, const RefineRequest& request)
       : context_(context),
-        request_(request),
+        request_(&request),
         graph_(*context.graph),
         profile_(*context.profile),
         start_ns_(context.cost.step_start_ns),
@@ -63,22 +66,22 @@ class Refiner {
     CountHostCopies();
     ReserveCrossings();
     alive_.assign(candidates_.size(), 1);
-    if (request_.allowed != nullptr) {
-      for (size_t c = 0; c < candidates_.size(); ++c) alive_[c] = (*request_.allowed)[c];
+    if (request_->allowed != nullptr) {
+      for (size_t c = 0; c < candidates_.size(); ++c) alive_[c] = (*request_->allowed)[c];
     }
-    if (request_.step_targets != nullptr || request_.target_live_bytes) {
+    if (request_->step_targets != nullptr || request_->target_live_bytes) {
       has_target_ = true;
       std::vector<int64_t> excess = context.base_live_bytes();
       for (size_t k = 0; k < excess.size(); ++k) {
-        excess[k] -= request_.step_targets != nullptr ? (*request_.step_targets)[k]
-                                                      : *request_.target_live_bytes;
+        excess[k] -= request_->step_targets != nullptr ? (*request_->step_targets)[k]
+                                                       : *request_->target_live_bytes;
       }
       excess_ = RangeMaxTree(excess);
       const int64_t largest_target =
-          request_.step_targets == nullptr ? *request_.target_live_bytes
-          : request_.step_targets->empty()
+          request_->step_targets == nullptr ? *request_->target_live_bytes
+          : request_->step_targets->empty()
               ? 0
-              : *std::max_element(request_.step_targets->begin(), request_.step_targets->end());
+              : *std::max_element(request_->step_targets->begin(), request_->step_targets->end());
       hoist_margin_bytes_ = std::max<int64_t>(0, largest_target / kHoistMarginDivisor);
     }
     placement_of_.assign(candidates_.size(), -1);
@@ -87,17 +90,30 @@ class Refiner {
     selection_.detail.assign(candidates_.size(), std::string());
   }
 
-  Selection Run() {
+  // The refine; with `checkpoint`, its state where it first meets its target is recorded there.
+  Selection Run(RefineCheckpoint* checkpoint) {
     if (step_count_ == 0) {
       selection_.reached_target = true;
       return std::move(selection_);
     }
     TakeMustTake();
+    checkpoint_ = checkpoint;
     Round round{IndexCandidates(step_count_, candidates_, alive_),
-                request_.stall_allowance_ns,
+                request_->stall_allowance_ns,
                 false,
                 RangeMaxTree(),
                 {}};
+    return Continue(round);
+  }
+
+  // The refine of `request` from `checkpoint`'s state on (see ResumeRefine).
+  static Selection Resume(const RefineRequest& request, RefineCheckpoint::State& checkpoint);
+
+ private:
+  friend struct RefineCheckpoint::State;
+
+  // The greedy's rounds from `round` on, then the passes after them.
+  Selection Continue(Round& round) {
     while (NextRound(round)) {
     }
     if (has_target_ && context_.hoist_prefetches) HoistPrefetches();
@@ -105,7 +121,15 @@ class Refiner {
     return std::move(selection_);
   }
 
- private:
+  // The state where the target is first met, for a round that asks for free cuts after it.
+  void RecordAtTarget(const Round& round) {
+    if (checkpoint_ == nullptr || checkpoint_->state != nullptr) return;
+    RefineCheckpoint* const checkpoint = checkpoint_;
+    checkpoint_ = nullptr;  // the copy records nothing
+    checkpoint->state = std::make_shared<RefineCheckpoint::State>(*this, round);
+    checkpoint_ = checkpoint;
+  }
+
   using Evaluated = std::vector<std::pair<StabbingIndex::Entry, Placement>>;
 
   // Before the greedy: every must_take candidate (candidates.h: a host-updated value's
@@ -151,7 +175,10 @@ class Refiner {
   bool NextRound(Round& round) {
     const RangeMaxTree::Peak peak = RoundPeak(round);
     if (round.cutting_free && peak.value < 0) return false;
-    if (!round.cutting_free && has_target_ && peak.value <= 0) return StartFreeCuts(round);
+    if (!round.cutting_free && has_target_ && peak.value <= 0) {
+      if (!request_->free_cuts_after_target) RecordAtTarget(round);
+      return StartFreeCuts(round);
+    }
     const Step step = peak.index;
     bool exhausted = false;
     Evaluated valid = Evaluate(round, step, exhausted);
@@ -183,7 +210,7 @@ class Refiner {
   // The target is met: stop, or go on with stall-free cuts at every step in turn.
   bool StartFreeCuts(Round& round) {
     selection_.reached_target = true;
-    if (!request_.free_cuts_after_target) return false;
+    if (!request_->free_cuts_after_target) return false;
     round.cutting_free = true;
     round.stall_left_ns = 0;
     round.search = device_;
@@ -216,7 +243,7 @@ class Refiner {
       }
       const bool stall_free = TotalStall(attempt.placement) == 0;
       valid.emplace_back(entry, std::move(attempt.placement));
-      if (stall_free && request_.choice == Choice::kLeastStall) break;
+      if (stall_free && request_->choice == Choice::kLeastStall) break;
     }
     return valid;
   }
@@ -231,7 +258,7 @@ class Refiner {
       const int64_t a_bytes = candidates_[a.candidate].bytes;
       const int64_t b_bytes = candidates_[b.candidate].bytes;
       const bool better =
-          request_.choice == Choice::kMostBytes
+          request_->choice == Choice::kMostBytes
               ? a_bytes > b_bytes || (a_bytes == b_bytes && TotalStall(a) < TotalStall(b))
               : TotalStall(a) < TotalStall(b);
       if (better) best = i;
@@ -246,7 +273,7 @@ class Refiner {
     if (!valid.empty() && TotalStall(valid[best].second) <= 0) return false;
     std::optional<RepairOption> repair = BestRepair(step);
     const bool repair_wins =
-        repair && (valid.empty() || (request_.choice == Choice::kLeastStall &&
+        repair && (valid.empty() || (request_->choice == Choice::kLeastStall &&
                                      repair->extra_stall_ns < TotalStall(valid[best].second)));
     if (!repair_wins) return false;
     ApplyRepair(*repair);
@@ -987,7 +1014,7 @@ class Refiner {
   }
 
   const PlanContext& context_;
-  const RefineRequest& request_;
+  const RefineRequest* request_;  // a pointer: a resumed refine answers another request
   const Graph& graph_;
   const HardwareProfile& profile_;
   const std::vector<int64_t>& start_ns_;
@@ -1008,12 +1035,35 @@ class Refiner {
   std::vector<int32_t> placement_of_;  // candidate -> index into selection_.placements
   std::vector<uint8_t> repairable_;
   Selection selection_;
+  RefineCheckpoint* checkpoint_ = nullptr;  // where RecordAtTarget records, if anywhere
 };
 
 }  // namespace
 
-Selection Refine(const PlanContext& context, const RefineRequest& request) {
-  return Refiner(context, request).Run();
+// A copy of the refiner and its round, taken where the target is first met.
+struct RefineCheckpoint::State {
+  State(const Refiner& at_target, const Refiner::Round& its_round)
+      : refiner(at_target), round(its_round) {}
+  Refiner refiner;
+  Refiner::Round round;
+};
+
+namespace {
+
+Selection Refiner::Resume(const RefineRequest& request, RefineCheckpoint::State& checkpoint) {
+  checkpoint.refiner.request_ = &request;
+  return checkpoint.refiner.Continue(checkpoint.round);
+}
+
+}  // namespace
+
+Selection Refine(const PlanContext& context, const RefineRequest& request,
+                 RefineCheckpoint* checkpoint) {
+  return Refiner(context, request).Run(checkpoint);
+}
+
+Selection ResumeRefine(const RefineRequest& request, RefineCheckpoint checkpoint) {
+  return Refiner::Resume(request, *checkpoint.state);
 }
 
 }  // namespace hyperplan::planner

@@ -55,6 +55,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -137,6 +138,25 @@ struct Selection {
   int64_t predicted_stall_ns = 0;
 };
 
-Selection Refine(const PlanContext& context, const RefineRequest& request);
+// The greedy's state where a refine first meets its target, before its free cuts and the
+// passes after its loop (hoisting, staging ahead). Up to there a refine makes the same moves
+// whether or not it asks for free cuts after the target (nothing before reads
+// free_cuts_after_target), so a refine that differs from the recorded one in that alone
+// resumes from here instead of cutting to the target again: the budget rounds' second round
+// (modes.h) is the first with free cuts, with the first round's targets. Copying the state
+// costs O(n + p) for n steps and p placements, against a refine's placing.
+struct RefineCheckpoint {
+  struct State;                  // refine.cc
+  std::shared_ptr<State> state;  // null: nothing recorded
+};
+
+// With `checkpoint` (empty), a refine that meets its target records its state there.
+Selection Refine(const PlanContext& context, const RefineRequest& request,
+                 RefineCheckpoint* checkpoint = nullptr);
+
+// The refine of `request` (free_cuts_after_target set) resumed from `checkpoint`, recorded by
+// a refine of the same context and request but for free_cuts_after_target; the same selection
+// as Refine(context, request).
+Selection ResumeRefine(const RefineRequest& request, RefineCheckpoint checkpoint);
 
 }  // namespace hyperplan::planner

@@ -1,0 +1,132 @@
+// A refine resumed where an earlier one met its target (refine.h RefineCheckpoint) selects what
+// a refine run from the start selects: the budget rounds' second round goes on from the first's
+// checkpoint instead of cutting to the same targets again (modes.h). Unit rates
+// (planner_support.h).
+#include <catch2/catch.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "planner/context.h"
+#include "planner/refine.h"
+#include "planner_support.h"
+#include "random_graphs.h"
+
+using namespace hyperplan;
+using namespace hyperplan::planner;
+using namespace hyperplan::planner_test;
+
+namespace {
+
+// Everything a selection says, as text: two selections are the same iff their dumps are.
+std::string Dump(const Selection& selection) {
+  std::ostringstream out;
+  out << selection.live_peak_bytes << " " << selection.peak_step << " " << selection.stuck_step
+      << " " << selection.reached_target << " " << selection.predicted_stall_ns << "\n";
+  for (const Placement& p : selection.placements) {
+    out << p.candidate << " " << p.detach_boundary << " " << p.freed_first << " " << p.freed_last
+        << " " << p.detach_start_ns << " " << p.stall_ns << " |";
+    for (const auto* hops : {&p.store_hops, &p.prefetch_hops}) {
+      for (const HopPlacement& hop : *hops) {
+        out << " " << hop.link << ":" << hop.slot.start_ns << "-" << hop.slot.end_ns << "@"
+            << hop.boundary;
+      }
+      out << " |";
+    }
+    out << "\n";
+  }
+  for (size_t end : selection.decision_ends) out << end << ",";
+  out << "\n";
+  for (size_t c = 0; c < selection.reason.size(); ++c) {
+    out << static_cast<int>(selection.reason[c]) << " " << selection.detail[c] << "\n";
+  }
+  return out.str();
+}
+
+// Round 0 (no free cuts) recording its checkpoint, then round 1 (free cuts, the same targets)
+// both resumed from it and from the start: the two round-1 selections as dumps.
+struct RoundOneTwice {
+  bool recorded = false;
+  bool placed_before_target = false;  // round 0 took placements before it met its targets
+  std::string resumed;
+  std::string fresh;
+};
+
+RoundOneTwice PlanRoundOneTwice(const PlanContext& context, const std::vector<int64_t>& targets,
+                                Choice choice) {
+  RefineRequest request;
+  request.choice = choice;
+  request.step_targets = &targets;
+  RefineCheckpoint checkpoint;
+  const Selection round_zero = Refine(context, request, &checkpoint);
+  RoundOneTwice twice;
+  twice.recorded = checkpoint.state != nullptr;
+  twice.placed_before_target = !round_zero.placements.empty();
+  CHECK(twice.recorded == round_zero.reached_target);  // recorded exactly where it is met
+  request.free_cuts_after_target = true;
+  twice.fresh = Dump(Refine(context, request));
+  if (twice.recorded) twice.resumed = Dump(ResumeRefine(request, std::move(checkpoint)));
+  return twice;
+}
+
+}  // namespace
+
+TEST_CASE("refine checkpoint: a target met at once resumes into the free cuts") {
+  // n0 () -> x 200 B; n1 (x) -> t 100 B; n2 (t, z) -> y 300 B; n3 (y, w) -> out 100 B, weights
+  // z and w of 100 B, 1 ns each (budget_rounds_test.cc's chain). Live bytes: step 0 z w x = 400,
+  // step 1 z w x t = 500, step 2 z w t y = 600, step 3 w y out = 500: under a 700 B target at
+  // every step, so round 0 records its checkpoint before placing anything, and round 1's free
+  // cuts start from it.
+  Graph graph;
+  const ValueId z = Weight(graph, "z", 100);
+  const ValueId w = Weight(graph, "w", 100);
+  const ValueId x = Work(graph, "n0", {}, "x", 200, 1);
+  const ValueId t = Work(graph, "n1", {x}, "t", 100, 1);
+  const ValueId y = Work(graph, "n2", {t, z}, "y", 300, 1);
+  MarkOutput(graph, Work(graph, "n3", {y, w}, "out", 100, 1));
+  const HardwareProfile profile = UnitProfile();
+  const PlanContext context = BuildContext(graph, profile, ModelOrder(graph), {}, {});
+  const std::vector<int64_t> targets(4, 700);
+  RefineRequest request;
+  request.step_targets = &targets;
+  RefineCheckpoint checkpoint;
+  const Selection round_zero = Refine(context, request, &checkpoint);
+  REQUIRE(checkpoint.state != nullptr);
+  CHECK(round_zero.placements.empty());  // the 600 B peak is under 700 B from the start
+  CHECK(round_zero.live_peak_bytes == 600);
+  const RoundOneTwice twice = PlanRoundOneTwice(context, targets, Choice::kLeastStall);
+  REQUIRE(twice.recorded);
+  CHECK(twice.resumed == twice.fresh);
+}
+
+TEST_CASE("refine checkpoint: random DAGs, resumed round 1 equals round 1 from the start") {
+  RandomGraphShape shape;
+  shape.nodes = 24;
+  shape.weight_percent = 50;
+  int recorded = 0;
+  int with_cuts_before_target = 0;
+  for (uint32_t seed = 1; seed <= 40; ++seed) {
+    const Graph graph = RandomDag(seed, shape);
+    for (int64_t device_bytes : {int64_t{1} << 40, int64_t{600}}) {
+      const HardwareProfile profile = UnitProfile(device_bytes, 2);
+      const PlanContext context = BuildContext(graph, profile, ModelOrder(graph), {}, {});
+      const int64_t peak_bytes = context.lifetimes.timeline.peak_bytes;
+      // Targets at 60% of the peak: round 0 must cut before it meets them, or gets stuck.
+      const std::vector<int64_t> targets(static_cast<size_t>(context.step_count()),
+                                         peak_bytes * 6 / 10);
+      for (Choice choice : {Choice::kLeastStall, Choice::kMostBytes}) {
+        INFO("seed " << seed << ", device " << device_bytes << " B, choice "
+                     << static_cast<int>(choice));
+        const RoundOneTwice twice = PlanRoundOneTwice(context, targets, choice);
+        if (!twice.recorded) continue;
+        ++recorded;
+        if (twice.placed_before_target) ++with_cuts_before_target;
+        CHECK(twice.resumed == twice.fresh);
+      }
+    }
+  }
+  // Not vacuous: of the 160 refines, some meet their targets, and some of those only after
+  // cutting (targets at 60% of the peak), so the checkpoint holds placements.
+  CHECK(recorded >= 10);
+  CHECK(with_cuts_before_target >= 10);
+}
