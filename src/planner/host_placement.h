@@ -33,7 +33,8 @@
 // Cost: up to thirteen more plannings of the problem (two on graphs above kSecondChoiceLimit
 // steps: the whole gap and half of it, no halving, no interleaving), plus FindHostParts;
 // where parts updating state exist, up to fourteen more (three on large graphs) and a
-// bisection of placements (no planning) for fit's count.
+// bisection of placements (no planning) for fit's count. A placement two rankings share is
+// planned once (the same placement plans the same plan).
 // Limits: prefixes of three rankings, not a search over subsets; parts only (host_parts.h);
 // one gap for every MLP (from their sums).
 #pragma once

@@ -15,7 +15,8 @@
 // live bytes than the device: every shorter prefix holds at least as many (a cut only takes
 // bytes off the device), so no plan within the allowance fits; that plan is returned and the
 // caller plans to the capacity instead.
-// Cost: a refine and an assembly (layout and replay) per round or probe.
+// Cost: a refine and an assembly (layout and replay) per round or probe; round 1 resumes round
+// 0's refine where it met its targets (refine.h RefineCheckpoint) instead of cutting to them again.
 #pragma once
 
 #include <cstdint>
