@@ -112,6 +112,7 @@ void RecordPlan(const Graph& graph, const FitSettings& settings, const PlanResul
   point.set_produced_by(plan.produced_by);
   point.set_residency(DescribeLayerResidency(graph, settings.profile, plan));
   RecordHostPlacement(graph, plan, evaluation.timeline, point);
+  RecordResidentExperts(graph, settings.profile, plan, point);
   for (std::string& arg : LlamaCppArgs(point)) point.add_llama_cpp_args(std::move(arg));
 }
 

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "hyperplan/error.h"
+#include "run_summary.h"
 
 namespace hyperplan::cli {
 
@@ -21,7 +22,7 @@ void AddRoutingFlags(CLI::App& command, RoutingFlags& flags) {
       ->capture_default_str();
   command.add_flag("--no-route-fetch", flags.no_route_fetch,
                    "MoE models: move stacked expert tensors whole, never only the experts the "
-                   "router picks (for a runtime without fetch-after-route, e.g. `hyperplan run`)");
+                   "router picks (for a runtime without fetch-after-route)");
 }
 
 namespace {
@@ -50,6 +51,7 @@ std::string SampleRoutings(const RoutingFlags& flags, const std::string& model_p
                            const Graph& graph, const HardwareProfile& profile,
                            const EvaluatedPlan& planned, plan::v1::RunSummary& summary) {
   const std::string fetches = DescribeRoutedFetches(profile, planned.plan);
+  RecordResidentExperts(graph, profile, planned.plan, summary);
   const PlanSummary& numbers = planned.evaluation.summary;
   const NoOffloadReference reference{numbers.baseline_peak_bytes, numbers.baseline_arena_bytes};
   const RoutingSpread spread =

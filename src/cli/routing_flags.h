@@ -24,7 +24,8 @@ struct RoutingFlags {
 
 void AddRoutingFlags(CLI::App& command, RoutingFlags& flags);
 
-// Samples the routings of `planned`, records them in `summary` and returns the summary text
+// Samples the routings of `planned`, records them and the resident experts per MoE layer
+// (RunSummary.moe_experts) in `summary` and returns the summary text
 // lines: the plan's fetches after route, if any ("  experts: ..."), then the samples' ("" when
 // the model has no MoE node or no samples were asked for). Throws
 // Error(kInternal) when the plan fails to verify under one of them.

@@ -44,6 +44,7 @@ struct RunFlags {
   std::string max_memory = "4GiB";
   std::string backend = "host";
   bool gemm = false;
+  uint64_t routing_seed = 1;
 };
 
 // Refuses, before allocating anything, buffers larger than --max-memory.
@@ -102,7 +103,20 @@ std::string CudaTimingLines(const RunFlags& flags, const PlanInputs& inputs,
   return out;
 }
 
-void RunPlan(const RunFlags& flags) {
+// A routed plan (fetch after route): what its routed Prefetches moved, over the drawn routings.
+std::string RoutedLine(const Plan& plan, const executor::ExecutionReport& report, uint64_t seed) {
+  const bool routed = std::any_of(plan.steps.begin(), plan.steps.end(),
+                                  [](const PlanStep& step) { return step.routed_by != kNoNode; });
+  if (!routed) return "";
+  return fmt::format(
+      "  fetched after route: {} expert slices in {} iteration{} (routings {}..{} of seed {}, "
+      "as plan --routing-samples draws them)\n",
+      report.experts_fetched, report.iterations_run, report.iterations_run == 1 ? "" : "s", 0,
+      std::max(report.iterations_run, 1) - 1, seed);
+}
+
+// Flags that only one backend reads, refused on the other (exit 2).
+void CheckBackendFlags(const RunFlags& flags) {
   const bool on_gpu = flags.backend == "cuda";
   if (on_gpu && flags.time_scale != 1.0) {
     throw Error(ErrorKind::kUsage,
@@ -110,6 +124,11 @@ void RunPlan(const RunFlags& flags) {
                 "real time");
   }
   if (!on_gpu && flags.gemm) throw Error(ErrorKind::kUsage, "--gemm needs --backend cuda");
+}
+
+void RunPlan(const RunFlags& flags) {
+  CheckBackendFlags(flags);
+  const bool on_gpu = flags.backend == "cuda";
   PlanInputs inputs = LoadPlanInputs(flags.inputs, /*fold_channels=*/true);
   EstimateNodeTimes(inputs);
   CheckMemory(flags, inputs.plan);
@@ -121,6 +140,7 @@ void RunPlan(const RunFlags& flags) {
   options.iterations = flags.iterations;
   options.timed = flags.timed && !on_gpu;  // on the GPU the timed pass is a pass of its own
   options.time_scale = flags.time_scale;
+  options.routing_seed = flags.routing_seed;
   const executor::ExecutionReport report =
       executor::Execute(inputs.graph, inputs.profile, inputs.plan, *backend, options);
   if (const std::optional<std::string> failure = backend->Failure()) {
@@ -148,6 +168,7 @@ void RunPlan(const RunFlags& flags) {
       host_steps > 0 ? fmt::format(", {} compute steps on the host lane", host_steps) : "",
       report.transfers / runs, FormatBytes(report.bytes_copied / runs), report.detaches / runs,
       outputs_read, outputs_read == 1 ? "" : "s");
+  out += RoutedLine(plan, report, flags.routing_seed);
   if (report.ok && flags.timed) {
     const SimulationResult replay = Simulate(inputs.graph, inputs.profile, plan);
     out += on_gpu ? CudaTimingLines(flags, inputs, replay)
@@ -196,6 +217,9 @@ void AddRunCommand(CLI::App& app) {
   command->add_flag("--gemm", flags->gemm,
                     "cuda --timed: run MatMul nodes as cuBLASLt bf16 GEMMs of their shape "
                     "instead of holding the device for their planned time");
+  command->add_option("--routing-seed", flags->routing_seed,
+                      "routed plans: iteration i draws routing i - 1 of this seed, as plan "
+                      "--routing-samples does (default 1)");
 }
 
 }  // namespace hyperplan::cli

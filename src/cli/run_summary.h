@@ -13,6 +13,7 @@
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
 #include "hyperplan/plan/bottleneck.h"
+#include "hyperplan/plan/expert_residency.h"
 #include "hyperplan/plan/host_placement.h"
 #include "plan_gate.h"
 #include "schemas/plan.pb.h"
@@ -55,6 +56,19 @@ void RecordHostPlacement(const Graph& graph, const Plan& plan, const SimulationR
   if (placement.embedding) message.add_host_parts("embedding");
   if (placement.lm_head) message.add_host_parts("LM head");
   for (const std::string& name : placement.other_weights) message.add_host_parts(name);
+}
+
+// Resident experts per MoE layer (expert_residency.h) in the field plan's RunSummary and fit's
+// FitPoint both carry; nothing without a routed Prefetch.
+template <typename Message>
+void RecordResidentExperts(const Graph& graph, const HardwareProfile& profile, const Plan& plan,
+                           Message& message) {
+  for (const MoeLayerExperts& layer : FindResidentExperts(graph, profile, plan)) {
+    auto* entry = message.add_moe_experts();
+    entry->set_layer(layer.layer);
+    entry->set_experts(layer.experts);
+    entry->set_resident(layer.resident);
+  }
 }
 
 // What bounds the plan's iteration (bottleneck.h), for the fields it documents.

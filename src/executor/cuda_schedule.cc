@@ -53,6 +53,15 @@ DeviceSchedule BuildDeviceSchedule(const PlanView& view, const Graph& /*loop*/,
         const int64_t begin_byte = touched.begin_byte;
         const Block& source = view.blocks[touched.source];
         const Block& destination = view.blocks[touched.destination];
+        if (step.routed_by != kNoNode) {
+          // Routed: the expected bytes (what the replay times) from both blocks' starts.
+          op.bytes = std::min({step.bytes, source.bytes, destination.bytes});
+          op.src_buffer = source.buffer;
+          op.src_offset_bytes = source.offset_bytes;
+          op.dst_buffer = destination.buffer;
+          op.dst_offset_bytes = destination.offset_bytes;
+          break;
+        }
         op.src_buffer = source.buffer;
         op.src_offset_bytes = source.offset_bytes + begin_byte;
         op.dst_buffer = destination.buffer;

@@ -6,14 +6,18 @@
 // for the node's planned time, and Detach steps as nothing (they only end a block's life);
 // each (link, channel) the plan uses is a copy stream running its transfers in sequence order
 // as cudaMemcpyAsync from the source block to the destination block (the last `bytes` of the
-// value, as the executor copies them). A host compute step is a hold of its planned host time
-// on a stream of its own (the view's host lane, last), so the GPU's timeline has the host's
-// durations and waits; the host's own work is not run on the GPU. Buffer 0 is the device arena (one
-// cudaMalloc), each other buffer a pinned host buffer (cudaHostAlloc). A wait on a step of another
-// stream is a cudaStreamWaitEvent on that step's end event; of several waits on one stream only the
-// latest is kept (stream order implies the rest), and waits on the step's own stream are dropped.
-// Cost: O(steps + waits). Limits: it maps; it checks nothing (the executor's ledger does), and
-// a transfer whose block is missing (-1 in the view) is left a no-op copy of 0 bytes.
+// value, as the executor copies them); a routed Prefetch (fetch after route) copies its
+// expected bytes (PlanStep::bytes, what the simulator times) from the start of the source block
+// to the start of the block it opens: the timed pass draws no routing, so it times the
+// expectation and the check pass (the executor) moves each drawn routing's experts. A host compute
+// step is a hold of its planned host time on a stream of its own (the view's host lane, last), so
+// the GPU's timeline has the host's durations and waits; the host's own work is not run on the GPU.
+// Buffer 0 is the device arena (one cudaMalloc), each other buffer a pinned host buffer
+// (cudaHostAlloc). A wait on a step of another stream is a cudaStreamWaitEvent on that step's end
+// event; of several waits on one stream only the latest is kept (stream order implies the rest),
+// and waits on the step's own stream are dropped. Cost: O(steps + waits). Limits: it maps; it
+// checks nothing (the executor's ledger does), and a transfer whose block is missing (-1 in the
+// view) is left a no-op copy of 0 bytes.
 #pragma once
 
 #include <cstdint>

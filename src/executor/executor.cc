@@ -17,6 +17,7 @@
 #include "executor/ledger.h"
 #include "executor/pacing.h"
 #include "executor/plan_view.h"
+#include "executor/routed_view.h"
 #include "hyperplan/error.h"
 #include "hyperplan/loop.h"
 
@@ -40,6 +41,10 @@ constexpr const char* kRulePlaced =
 constexpr const char* kRuleHostUnit =
     "a compute step runs on the host only in a profile with a host compute unit "
     "(host_compute), reading and writing copies on its memory tier";
+constexpr const char* kRuleRouted =
+    "a routed Prefetch reads its iteration's routing and copies each picked expert no partial "
+    "residency holds into the block it opens, which has room for the worst routing; its MoE "
+    "node reads each picked expert's slice where it lies";
 constexpr const char* kRuleLoop =
     "an iteration ends as it began: every persistent value in the same block, its copies on "
     "the same tiers (invariant 8)";
@@ -61,9 +66,13 @@ class Run {
   int64_t VersionRead(ValueId value, Step step, int32_t iteration) const;
   int64_t VersionPlaced(ValueId value, int32_t iteration) const;
   ValueSpan Span(int32_t block, const BytePattern& pattern, int64_t begin_byte) const;
+  std::byte* BlockData(int32_t block) const;
+  std::optional<std::string> CheckSlicedBlock(int32_t block) const;
 
   // The caller's part.
   void PlaceBeforeIteration(int32_t iteration);
+  void PlaceResidentExperts(int32_t block, const BytePattern& pattern);
+  void DrawRoutings(int32_t iteration);
   void CollectAfterIteration(int32_t iteration);
 
   // The stream loop and a step's phases.
@@ -71,15 +80,23 @@ class Run {
   void StreamLoop(int32_t stream, int32_t iteration);
   bool WaitForDependencies(int32_t step);
   void MarkEnded(int32_t step, Clock::time_point end);
+  struct Copy {
+    std::byte* to = nullptr;
+    const std::byte* from = nullptr;
+    int64_t bytes = 0;
+  };
   struct Work {
     ComputeCall call;
-    std::byte* copy_to = nullptr;
-    const std::byte* copy_from = nullptr;
-    int64_t copy_bytes = 0;
+    std::vector<int32_t> input_blocks;  // parallel to call.inputs
+    std::vector<Copy> copies;           // a transfer's byte ranges (one unless routed)
   };
   bool BeginStep(int32_t step, Access access, Work& work);
   bool BeginCompute(int32_t step, Access access, Work& work);
   bool BeginTransfer(int32_t step, Access access, Work& work);
+  bool ReadRouting(int32_t step, Access access, const RoutedHop& hop);
+  bool CopyRoutedExperts(int32_t step, Access access, const RoutedHop& hop, Work& work);
+  bool ReadRoutedSlices(int32_t step, Access access, int32_t block, const BytePattern& expected,
+                        Work& work);
   bool BeginDetach(int32_t step, Access access);
   bool UpdatedOnHost(int32_t block, Access access) const;
   bool DoWork(int32_t step, Access access, const Work& work);
@@ -94,7 +111,8 @@ class Run {
   const Graph loop_;  // the graph one iteration sees (loop.h LoopGraph)
   std::vector<uint8_t> persistent_;
   std::vector<Step> step_of_node_;
-  const PlanView view_;  // buffers, blocks, streams, what each step touches
+  const PlanView view_;      // buffers, blocks, streams, what each step touches
+  const RoutedView routed_;  // routed Prefetches, their blocks and MoE nodes' routings
   std::vector<std::byte*> memory_;
   std::vector<std::string> step_names_;
   std::optional<HappensBefore> order_;
@@ -107,6 +125,9 @@ class Run {
   Clock::time_point last_end_;
   bool failed_ = false;
   ExecutionReport report_;
+  // The iteration's routing, by MoE node: 1 for each expert its tokens picked. Written between
+  // iterations on the calling thread, only read while the stream threads run.
+  std::map<NodeId, std::vector<char>> touched_;
 };
 
 Graph Run::LoopView(const Graph& graph) const {
@@ -120,7 +141,8 @@ Run::Run(const Graph& graph, const HardwareProfile& profile, const Plan& plan, B
       backend_(backend),
       options_(options),
       loop_(LoopView(graph)),
-      view_(BuildPlanView(loop_, profile, plan)) {
+      view_(BuildPlanView(loop_, profile, plan)),
+      routed_(BuildRoutedView(loop_, plan, view_)) {
   persistent_ = plan.periodic ? PersistentValues(loop_, plan.aliases)
                               : std::vector<uint8_t>(loop_.values.size(), 0);
   step_of_node_.assign(loop_.nodes.size(), -1);
@@ -161,13 +183,27 @@ std::optional<std::string> Run::CheckBlocksInBuffers() const {
       return fmt::format("{} lies outside its buffer of {} bytes", block.name,
                          view_.buffers[block.buffer].size_bytes);
     }
+    if (auto problem = CheckSlicedBlock(static_cast<int32_t>(b))) return problem;
     const ValueId value = view_.block_info[b].value;
-    if (value != kNoValue && block.bytes < loop_.values[value].bytes) {
+    const bool sliced = routed_.experts_block[b] >= 0 || routed_.hop_of_block[b] >= 0;
+    if (value != kNoValue && !sliced && block.bytes < loop_.values[value].bytes) {
       return fmt::format("{} is smaller than the value ({} bytes)", block.name,
                          loop_.values[value].bytes);
     }
   }
   return std::nullopt;
+}
+
+// A partial residency holds its experts' slices; a routed block is checked against each
+// iteration's routing when its hop runs (CopyRoutedExperts).
+std::optional<std::string> Run::CheckSlicedBlock(int32_t block) const {
+  const int32_t hop = routed_.experts_block[block];
+  if (hop < 0) return std::nullopt;
+  const int64_t held_bytes =
+      static_cast<int64_t>(plan_.residency[block].experts.size()) * routed_.hops[hop].slice_bytes;
+  if (view_.blocks[block].bytes >= held_bytes) return std::nullopt;
+  return fmt::format("{} is smaller than its {} resident experts ({} bytes)",
+                     view_.blocks[block].name, plan_.residency[block].experts.size(), held_bytes);
 }
 
 // A host step needs a host unit to run on and its tier to read from: refused before any
@@ -208,9 +244,12 @@ int64_t Run::VersionPlaced(ValueId value, int32_t iteration) const {
   return loop_.values[value].is_initializer || persistent_[value] ? 0 : iteration;
 }
 
+std::byte* Run::BlockData(int32_t block) const {
+  return memory_[view_.blocks[block].buffer] + view_.blocks[block].offset_bytes;
+}
+
 ValueSpan Run::Span(int32_t block, const BytePattern& pattern, int64_t begin_byte) const {
-  std::byte* base = memory_[view_.blocks[block].buffer] + view_.blocks[block].offset_bytes;
-  return {base + begin_byte, pattern, begin_byte, pattern.bytes};
+  return {BlockData(block) + begin_byte, pattern, begin_byte, pattern.bytes};
 }
 
 // Before iteration 1 (and every iteration of a one-shot plan) the caller places every block
@@ -245,8 +284,30 @@ void Run::PlaceBeforeIteration(int32_t iteration) {
     if (Fail(-1, caller, ledger_->Allocate(block, caller), kRuleDisjoint)) return;
     if (value == kNoValue || loop_.values[value].bytes <= 0) continue;
     const BytePattern pattern = PatternOf(value, VersionPlaced(value, iteration));
-    backend_.Place(Span(block, pattern, 0));
+    if (routed_.experts_block[b] >= 0) {
+      PlaceResidentExperts(block, pattern);
+    } else {
+      backend_.Place(Span(block, pattern, 0));
+    }
     ledger_->Write(block, caller, pattern);
+  }
+}
+
+// A partial residency holds each of its experts' slices at the expert's rank in its list.
+void Run::PlaceResidentExperts(int32_t block, const BytePattern& pattern) {
+  const int64_t slice_bytes = routed_.hops[routed_.experts_block[block]].slice_bytes;
+  const std::vector<int32_t>& experts = plan_.residency[block].experts;
+  for (size_t rank = 0; rank < experts.size(); ++rank) {
+    const int64_t begin_byte = experts[rank] * slice_bytes;
+    backend_.Place({BlockData(block) + static_cast<int64_t>(rank) * slice_bytes, pattern,
+                    begin_byte, begin_byte + slice_bytes});
+  }
+}
+
+// Each MoE node with a routed hop meets routing number iteration - 1 (routed_view.h).
+void Run::DrawRoutings(int32_t iteration) {
+  for (const MoeRouting& routing : routed_.routings) {
+    touched_[routing.node] = SampleTouchedExperts(routing, options_.routing_seed, iteration - 1);
   }
 }
 
@@ -283,6 +344,7 @@ void Run::CollectAfterIteration(int32_t iteration) {
 // One iteration: one thread per stream, each walking its own steps (StreamLoop).
 void Run::RunIteration(int32_t iteration) {
   ended_.assign(plan_.steps.size(), 0);
+  DrawRoutings(iteration);
   const Clock::time_point start = Clock::now();
   last_end_ = start;
   std::vector<std::thread> threads;
@@ -397,7 +459,12 @@ bool Run::BeginCompute(int32_t step, Access access, Work& work) {
     }
     const BytePattern expected = PatternOf(value, VersionRead(value, position, access.iteration));
     if (Fail(step, access, ledger_->Read(block, access, expected), kRuleWaits)) return false;
+    if (routed_.hop_of_block[block] >= 0) {
+      if (!ReadRoutedSlices(step, access, block, expected, work)) return false;
+      continue;
+    }
     work.call.inputs.push_back(Span(block, expected, 0));
+    work.input_blocks.push_back(block);
   }
   for (const auto& [value, block] : touched.updates) {
     const BytePattern updated = PatternOf(value, access.iteration);
@@ -432,6 +499,8 @@ bool Run::BeginTransfer(int32_t step, Access access, Work& work) {
         fmt::format("'{}' has no block on {} at this step", name, profile_.tiers[tier].name),
         kRulePlaced);
   }
+  const int32_t hop = routed_.hop_of_step[step];
+  if (hop >= 0 && !ReadRouting(step, access, routed_.hops[hop])) return false;
   if (Fail(step, access, ledger_->Read(touched.source, access, std::nullopt), kRuleWaits)) {
     return false;
   }
@@ -439,12 +508,91 @@ bool Run::BeginTransfer(int32_t step, Access access, Work& work) {
   if (Fail(step, access, ledger_->Write(touched.destination, access, content), kRuleWaits)) {
     return false;
   }
+  if (hop >= 0) return CopyRoutedExperts(step, access, routed_.hops[hop], work);
   const int64_t begin_byte = touched.begin_byte;
-  work.copy_bytes = touched.bytes;
-  work.copy_from = Span(touched.source, content, begin_byte).data;
-  work.copy_to = Span(touched.destination, content, begin_byte).data;
+  work.copies.push_back({Span(touched.destination, content, begin_byte).data,
+                         Span(touched.source, content, begin_byte).data, touched.bytes});
   ++report_.transfers;
-  report_.bytes_copied += work.copy_bytes;
+  report_.bytes_copied += touched.bytes;
+  return true;
+}
+
+// A routed hop reads the routing: the router's output, which it must wait for like any reader.
+bool Run::ReadRouting(int32_t step, Access access, const RoutedHop& hop) {
+  const std::string& name = loop_.values[hop.router_value].name;
+  if (hop.router_block < 0) {
+    return !Fail(step, access, fmt::format("finds no block of the routing '{}' to read", name),
+                 kRuleRouted);
+  }
+  const bool produced = loop_.values[hop.router_value].producer != kNoNode;
+  const BytePattern routing =
+      PatternOf(hop.router_value,
+                produced ? access.iteration : VersionPlaced(hop.router_value, access.iteration));
+  return !Fail(step, access, ledger_->Read(hop.router_block, access, routing), kRuleWaits);
+}
+
+// The picked experts no partial residency holds, each slice from where the source holds it to
+// its rank in the destination, which must have room for them all.
+bool Run::CopyRoutedExperts(int32_t step, Access access, const RoutedHop& hop, Work& work) {
+  const StepBlocks& touched = view_.step_blocks[step];
+  const std::vector<int32_t> fetched = FetchedExperts(hop, touched_.at(hop.node));
+  const int64_t fetched_bytes = static_cast<int64_t>(fetched.size()) * hop.slice_bytes;
+  const Block& destination = view_.blocks[touched.destination];
+  if (fetched_bytes > destination.bytes) {
+    return !Fail(step, access,
+                 fmt::format("the routing picks {} experts not resident ({} bytes), but {} has "
+                             "room for {} bytes",
+                             fetched.size(), fetched_bytes, destination.name, destination.bytes),
+                 kRuleRouted);
+  }
+  for (int32_t e : fetched) {
+    const int64_t from = SliceOffsetIn(routed_, plan_, touched.source, e, hop.slice_bytes, fetched);
+    const int64_t to =
+        SliceOffsetIn(routed_, plan_, touched.destination, e, hop.slice_bytes, fetched);
+    if (from < 0 || from + hop.slice_bytes > view_.blocks[touched.source].bytes ||
+        to + hop.slice_bytes > destination.bytes) {
+      return !Fail(step, access,
+                   fmt::format("expert {} lies outside {} or {}", e,
+                               view_.blocks[touched.source].name, destination.name),
+                   kRuleRouted);
+    }
+    work.copies.push_back(
+        {BlockData(touched.destination) + to, BlockData(touched.source) + from, hop.slice_bytes});
+  }
+  ++report_.transfers;
+  report_.bytes_copied += fetched_bytes;
+  report_.experts_fetched += static_cast<int64_t>(fetched.size());
+  return true;
+}
+
+// The MoE node reads each picked expert's slice: from a partial residency that holds it, else
+// from the routed block `block` at its rank among the fetched.
+bool Run::ReadRoutedSlices(int32_t step, Access access, int32_t block, const BytePattern& expected,
+                           Work& work) {
+  const RoutedHop& hop = routed_.hops[routed_.hop_of_block[block]];
+  const std::vector<char>& picked = touched_.at(hop.node);
+  const std::vector<int32_t> fetched = FetchedExperts(hop, picked);
+  for (int32_t held : hop.resident_blocks) {
+    if (Fail(step, access, ledger_->Read(held, access, expected), kRuleWaits)) return false;
+  }
+  for (int32_t e = 0; e < static_cast<int32_t>(picked.size()); ++e) {
+    if (!picked[e]) continue;
+    int32_t where = block;
+    for (int32_t held : hop.resident_blocks) {
+      if (SliceOffsetIn(routed_, plan_, held, e, hop.slice_bytes, fetched) >= 0) where = held;
+    }
+    const int64_t offset = SliceOffsetIn(routed_, plan_, where, e, hop.slice_bytes, fetched);
+    if (offset < 0) {
+      return !Fail(step, access,
+                   fmt::format("expert {} of '{}' is picked, but neither resident nor fetched", e,
+                               loop_.values[hop.value].name),
+                   kRuleRouted);
+    }
+    const int64_t begin_byte = e * hop.slice_bytes;
+    work.call.inputs.push_back(
+        {BlockData(where) + offset, expected, begin_byte, begin_byte + hop.slice_bytes});
+    work.input_blocks.push_back(where);
+  }
   return true;
 }
 
@@ -507,7 +655,7 @@ bool Run::DoWork(int32_t step, Access access, const Work& work) {
       if (!mismatch) return true;
       const ValueSpan& input = work.call.inputs[mismatch->input];
       std::lock_guard<std::mutex> lock(mutex_);
-      const int32_t block = view_.step_blocks[step].reads[mismatch->input].second;
+      const int32_t block = work.input_blocks[mismatch->input];
       return !Fail(step, access,
                    fmt::format("byte {} of {} is not what its producer wrote (iteration {})",
                                mismatch->byte, view_.blocks[block].name, input.pattern.version),
@@ -515,7 +663,9 @@ bool Run::DoWork(int32_t step, Access access, const Work& work) {
     }
     case StepKind::kPrefetch:
     case StepKind::kStore:
-      backend_.Copy(work.copy_to, work.copy_from, work.copy_bytes, view_.stream_of[step]);
+      for (const Copy& copy : work.copies) {
+        backend_.Copy(copy.to, copy.from, copy.bytes, view_.stream_of[step]);
+      }
       return true;
     case StepKind::kDetach:
       return true;
@@ -577,19 +727,6 @@ ExecutionReport Execute(const Graph& graph, const HardwareProfile& profile, cons
           s, wait);
       return report;
     }
-  }
-  // A routed Prefetch (fetch-after-route) moves the experts a routing picks into a block of
-  // the worst case's size; this executor checks whole values' bytes and does not draw routings
-  // yet, so it refuses such a plan rather than run it unchecked.
-  for (size_t s = 0; s < plan.steps.size(); ++s) {
-    if (plan.steps[s].routed_by == kNoNode) continue;
-    ExecutionReport report;
-    report.ok = false;
-    report.violation = fmt::format(
-        "step {}: a Prefetch fetched after route (routed by node '{}'), which the reference "
-        "executor does not run yet (plan with --no-route-fetch to run this model)",
-        s, graph.nodes[plan.steps[s].routed_by].name);
-    return report;
   }
   Run run(graph, profile, plan, backend, options);
   return run.Go();

@@ -16,8 +16,11 @@
 // copy freed while a host step still reads it, is caught like any other. A host step updating
 // an input in place (loop state) writes the update into its home copy on H; a device copy
 // fetched before the update then holds the last iteration's bytes, which a device read after
-// the update is refused for, and which a Detach may drop once the update is written. The first
-// problem stops the run and is reported naming the step, the value and the rule it breaks.
+// the update is refused for, and which a Detach may drop once the update is written. A routed
+// Prefetch (fetch after route) reads the routing drawn for its iteration and copies only the
+// picked experts not resident, and the MoE node checks each picked expert's slice where it lies
+// (routed_view.h). The first problem stops the run and is reported naming the step, the value
+// and the rule it breaks.
 //
 // Loops: a periodic plan runs `iterations` times from the cold start. The caller's part is
 // done between iterations, on the calling thread: before iteration 1 every block and copy open
@@ -50,6 +53,9 @@ struct ExecuteOptions {
   int32_t iterations = 1;
   bool timed = false;       // hold each step for its planned duration (pacing.h)
   double time_scale = 1.0;  // timed: wall ns per planned ns
+  // Routed plans: iteration i draws each MoE node's routing number i - 1 with this seed, as
+  // `plan --routing-samples` does with `--routing-seed` (routed_view.h).
+  uint64_t routing_seed = 1;
 };
 
 struct ExecutionReport {
@@ -63,6 +69,7 @@ struct ExecutionReport {
   int64_t outputs_checked = 0;  // blocks of graph outputs read back after their iteration
   int64_t transfers = 0;        // Prefetch and Store steps run
   int64_t bytes_copied = 0;
+  int64_t experts_fetched = 0;  // expert slices routed Prefetches copied, over all iterations
   int64_t detaches = 0;
   std::vector<int64_t> iteration_ns;  // measured wall time per iteration / time_scale
 };

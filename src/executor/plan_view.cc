@@ -122,6 +122,9 @@ int32_t Builder::ResidencyAt(ValueId value, Step step) const {
   for (int32_t b : found->second) {
     if (!view_.block_info[b].device) continue;
     const ResidentInterval& interval = plan_.residency[b];
+    // A partial residency (resident experts) never makes the value resident for a reader by
+    // itself: the routed Prefetch's block is the one read (routed_view.h adds the partial one).
+    if (!interval.experts.empty()) continue;
     if (interval.first_step <= step && step <= interval.last_step) return b;
   }
   return -1;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hyperplan/layers.h"
+#include "hyperplan/plan/expert_residency.h"
 #include "hyperplan/plan/host_placement.h"
 
 namespace hyperplan {
@@ -256,6 +257,9 @@ std::string DescribeLayerResidency(const Graph& graph, const HardwareProfile& pr
     parts.push_back(std::move(host));
   }
   if (std::string kv = DescribeKvCache(graph, profile, from); !kv.empty()) parts.push_back(kv);
+  // After the KV cache, which competes with them for the room (expert_residency.h).
+  const std::string experts = DescribeResidentExperts(FindResidentExperts(graph, profile, plan));
+  if (!experts.empty()) parts.push_back(experts);
   return fmt::format("{}", fmt::join(parts, "; "));
 }
 

@@ -13,7 +13,9 @@
 // A model without layer names falls back to counts: "weights (no layer names): 12 resident,
 // 30 streamed from ddr". Weights only host steps read (issue 30) are the host's: left out of
 // those states (a layer with none left on the device is "on the host") and named last, by part
-// (host_placement.h): "layers 0-31 resident; ...; layers 0-31 MLP, LM head on the host". Cost:
+// (host_placement.h): "layers 0-31 resident; ...; layers 0-31 MLP, LM head on the host".
+// Experts fetched after route end the line (expert_residency.h): "...; kv cache resident;
+// experts: 3 of 8 resident in MoE layers 1-2, the rest fetched after route". Cost:
 // O(values + steps + tier copies). Limits: by name only; the KV cache is not split per layer.
 #pragma once
 
