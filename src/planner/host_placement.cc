@@ -120,6 +120,29 @@ std::vector<HostPart> WholeLayers(const std::vector<HostPart>& parts) {
   return ranked;
 }
 
+// llama.cpp -ot's order (--n-cpu-moe's): the embedding, then layer by layer its FFN, a MoE
+// block's rest (router, shared experts) before its routed experts; no attention. Ranked by host
+// time per byte, a router frees too few bytes to come early, yet at the margin the routers of
+// many layers make room for one more layer's experts on the device: Qwen3-235B int4 decode on
+// rtx-4090-xeon-2s, embedding and 80 MoE layers with their routers fit 24.0 GB (22.9 ms) where
+// 80 layers' experts alone miss by 50 MB and the ranked search took 81 (23.0 ms).
+std::vector<HostPart> FfnLayers(const std::vector<HostPart>& parts) {
+  std::vector<HostPart> ranked;
+  for (const HostPart& part : parts) {
+    if (part.kind == HostPartKind::kEmbedding || part.kind == HostPartKind::kMlp ||
+        part.kind == HostPartKind::kRoutedExperts) {
+      ranked.push_back(part);
+    }
+  }
+  auto key = [](const HostPart& part) {
+    return std::pair(part.kind == HostPartKind::kEmbedding ? -1 : part.layer,
+                     part.kind == HostPartKind::kRoutedExperts ? 1 : 0);
+  };
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [&](const HostPart& a, const HostPart& b) { return key(a) < key(b); });
+  return ranked;
+}
+
 // The fewest leading parts of `ranked` whose placement's no-offload peak is within
 // `limit_bytes` (the peak falls as parts leave; bisection, no planning); past the end when
 // none is.
@@ -347,11 +370,17 @@ PlanResult PlaceOnHostWhereFaster(const Problem& problem, const PlanOptions& opt
                [](const HostPart& part) { return !UpdatesState(part); });
   PlanResult best = std::move(device);
   PlannedPlacements planned;
+  std::vector<HostPart> ffn_layers = FfnLayers(stateless);
   if (!stateless.empty()) {
     const SearchShape shape = RankedShape(problem, stateless);
     best = SearchPrefixes(problem, std::move(stateless), std::move(best), plan, missing_bytes,
                           shape, planned);
   }
+  // Then the fewest FFNs in -ot's order that fit, kept only when strictly better.
+  const size_t fewest_ffns = FewestFitting(problem, ffn_layers, DeviceLimit(problem, options));
+  PrefixSearch ffn_search(problem, std::move(ffn_layers), std::move(best), plan, planned);
+  ffn_search.Try(fewest_ffns);
+  best = ffn_search.TakeBest();
   if (std::none_of(parts.begin(), parts.end(), UpdatesState)) return best;
   std::vector<HostPart> layers = WholeLayers(parts);
   const SearchShape shape = RankedShape(problem, parts);
