@@ -24,27 +24,6 @@ ExecutionReport RunChecked(const RoutedMoe& f, const Plan& plan, int32_t iterati
   return Execute(f.graph, f.profile, plan, backend, options);
 }
 
-// fc1 homed on an NVMe tier behind DDR (as tests/plan/routed_fetch_test.cc): route; 1 fc1
-// nvme -> ddr routed into a 4096 B staging copy; 2 fc1 ddr -> hbm routed; 3 moe.
-Plan TwoHopPlan(RoutedMoe& f) {
-  f.profile.tiers.push_back({"nvme", int64_t{1} << 50, false});
-  f.profile.links.push_back({2, 1, 1'000'000'000, 0, 1});
-  Plan plan = f.HandPlan(true, 4096, 4096);
-  PlanStep stage = plan.steps[1];
-  stage.src_tier = 2;
-  stage.dst_tier = 1;
-  stage.link = 2;
-  plan.steps.insert(plan.steps.begin() + 1, stage);
-  plan.steps[2].waits_for = {0, 1};
-  plan.steps[3].waits_for = {2};
-  for (ResidentInterval& block : plan.residency) {
-    if (block.opened_by >= 1) ++block.opened_by;
-    if (block.closed_by >= 1) ++block.closed_by;
-  }
-  plan.tier_copies = {{f.fc1, 2, 16384, -1, -1, 0}, {f.fc1, 1, 4096, 1, 2, 0}};
-  return plan;
-}
-
 }  // namespace
 
 TEST_CASE("routed executor: one token's two picked experts are all fc1 moves") {
@@ -112,7 +91,7 @@ TEST_CASE("routed executor: a routed Prefetch that does not wait for its router 
 
 TEST_CASE("routed executor: both hops of an NVMe-homed operand move the picked experts") {
   RoutedMoe f;
-  const Plan plan = f.Finish(TwoHopPlan(f)).plan;
+  const Plan plan = f.Finish(f.TwoHopPlan(4096)).plan;
   const ExecutionReport report = RunChecked(f, plan, 3);
   INFO(report.violation);
   REQUIRE(report.ok);

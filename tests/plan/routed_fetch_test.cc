@@ -78,30 +78,9 @@ TEST_CASE("the verifier holds a routed fetch to the worst routing and to the rou
   }
 }
 
-// fc1 homed on an NVMe tier behind DDR (1 B/ns, no latency): route; 1 fc1 nvme -> ddr routed,
-// into a staging copy of `staging_bytes`; 2 fc1 ddr -> hbm routed (waits 0 and 1); 3 moe.
-Plan TwoHopPlan(RoutedMoe& f, int64_t staging_bytes) {
-  f.profile.tiers.push_back({"nvme", int64_t{1} << 50, false});
-  f.profile.links.push_back({2, 1, 1'000'000'000, 0, 1});
-  Plan plan = f.HandPlan(true, 4096, 4096);
-  PlanStep stage = plan.steps[1];
-  stage.src_tier = 2;
-  stage.dst_tier = 1;
-  stage.link = 2;
-  plan.steps.insert(plan.steps.begin() + 1, stage);
-  plan.steps[2].waits_for = {0, 1};
-  plan.steps[3].waits_for = {2};
-  for (ResidentInterval& block : plan.residency) {
-    if (block.opened_by >= 1) ++block.opened_by;
-    if (block.closed_by >= 1) ++block.closed_by;
-  }
-  plan.tier_copies = {{f.fc1, 2, 16384, -1, -1, 0}, {f.fc1, 1, staging_bytes, 1, 2, 0}};
-  return plan;
-}
-
 TEST_CASE("an NVMe-homed expert operand is routed on both hops") {
   RoutedMoe f;
-  const EvaluatedPlan routed = f.Finish(TwoHopPlan(f, 4096));
+  const EvaluatedPlan routed = f.Finish(f.TwoHopPlan(4096));
   const VerifyResult verdict = Verify(f, routed);
   INFO(verdict.message);
   REQUIRE(verdict.ok);
@@ -114,7 +93,7 @@ TEST_CASE("an NVMe-homed expert operand is routed on both hops") {
 
   RoutedMoe whole_staging;
   const VerifyResult staged_whole =
-      Verify(whole_staging, whole_staging.Finish(TwoHopPlan(whole_staging, 16384)));
+      Verify(whole_staging, whole_staging.Finish(whole_staging.TwoHopPlan(16384)));
   CHECK_FALSE(staged_whole.ok);
   CHECK(staged_whole.invariant == 2);
 }

@@ -103,6 +103,28 @@ struct RoutedMoe {
     return plan;
   }
 
+  // fc1 homed on an NVMe tier behind DDR (1 B/ns, no latency; adds the tier and its link to
+  // `profile`): 0 route; 1 fc1 nvme -> ddr routed, into a staging copy of `staging_bytes`;
+  // 2 fc1 ddr -> hbm routed (waits 0 and 1); 3 moe.
+  Plan TwoHopPlan(int64_t staging_bytes) {
+    profile.tiers.push_back({"nvme", int64_t{1} << 50, false});
+    profile.links.push_back({2, 1, 1'000'000'000, 0, 1});
+    Plan plan = HandPlan(true, 4096, 4096);
+    PlanStep stage = plan.steps[1];
+    stage.src_tier = 2;
+    stage.dst_tier = 1;
+    stage.link = 2;
+    plan.steps.insert(plan.steps.begin() + 1, stage);
+    plan.steps[2].waits_for = {0, 1};
+    plan.steps[3].waits_for = {2};
+    for (ResidentInterval& block : plan.residency) {
+      if (block.opened_by >= 1) ++block.opened_by;
+      if (block.closed_by >= 1) ++block.closed_by;
+    }
+    plan.tier_copies = {{fc1, 2, 16384, -1, -1, 0}, {fc1, 1, staging_bytes, 1, 2, 0}};
+    return plan;
+  }
+
   EvaluatedPlan Finish(Plan plan) const {
     return FinishPlan(graph, profile, LayoutOptions{}, {0, 0}, std::move(plan));
   }
