@@ -10,6 +10,7 @@
 #include "executor/plan_view.h"
 #include "planner/chunk_prefetches.h"
 #include "support/chunk_plan.h"
+#include "support/run_plan.h"
 
 using namespace hyperplan;
 using namespace hyperplan::executor;
@@ -18,10 +19,7 @@ using namespace hyperplan::chunk_plan_test;
 namespace {
 
 ExecutionReport RunChecked(const ChunkFixture& f, const Plan& plan) {
-  HostBackend backend(CheckMode::kFull);
-  ExecuteOptions options;
-  options.iterations = 2;
-  return Execute(f.graph, f.profile, plan, backend, options);
+  return testing::RunFullyChecked(f.graph, f.profile, plan, 2);
 }
 
 Plan Chunked(const ChunkFixture& f) {

@@ -16,6 +16,7 @@
 #include "hyperplan/loop.h"
 #include "planner/loop_graphs.h"
 #include "planner/planner_support.h"
+#include "support/run_plan.h"
 
 using namespace hyperplan;
 using namespace hyperplan::executor;
@@ -24,10 +25,7 @@ using namespace hyperplan::planner_test;
 namespace {
 
 ExecutionReport Run(const Graph& graph, const Plan& plan, int32_t iterations = 3) {
-  HostBackend backend(CheckMode::kFull);
-  ExecuteOptions options;
-  options.iterations = iterations;
-  return Execute(graph, UnitProfile(), plan, backend, options);
+  return testing::RunFullyChecked(graph, UnitProfile(), plan, iterations);
 }
 
 void RemoveWait(PlanStep& step, int32_t wait) { std::erase(step.waits_for, wait); }

@@ -17,6 +17,7 @@
 #include "executor/timed_report.h"
 #include "hyperplan/plan/evaluation.h"
 #include "planner/planner_support.h"
+#include "support/run_plan.h"
 
 using namespace hyperplan;
 using namespace hyperplan::executor;
@@ -169,10 +170,7 @@ struct HostChain {
 
 ExecutionReport Run(const Graph& graph, const Plan& plan,
                     const HardwareProfile& profile = HostProfile(), int32_t iterations = 3) {
-  HostBackend backend(CheckMode::kFull);
-  ExecuteOptions options;
-  options.iterations = iterations;
-  return Execute(graph, profile, plan, backend, options);
+  return testing::RunFullyChecked(graph, profile, plan, iterations);
 }
 
 }  // namespace

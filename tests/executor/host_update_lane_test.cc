@@ -12,6 +12,7 @@
 #include "hyperplan/planner/problem.h"
 #include "planner/forward_backward.h"
 #include "support/host_update_plan.h"
+#include "support/run_plan.h"
 
 using namespace hyperplan;
 using namespace hyperplan::executor;
@@ -20,10 +21,7 @@ using namespace hyperplan::host_update_test;
 namespace {
 
 ExecutionReport Run(const HostUpdateFixture& f, const Plan& plan, int32_t iterations = 3) {
-  HostBackend backend(CheckMode::kFull);
-  ExecuteOptions options;
-  options.iterations = iterations;
-  return Execute(f.graph, f.profile, plan, backend, options);
+  return testing::RunFullyChecked(f.graph, f.profile, plan, iterations);
 }
 
 }  // namespace
@@ -106,10 +104,7 @@ TEST_CASE("host update lane: the planner's streamed host-updated weight runs cle
   const Problem placed = PlaceUnits(problem, NodeUnitsOf(model.graph, FindHostParts(problem)));
   const PlanResult planned = PlanOffload(placed, options);
   REQUIRE(VerifyPlan(model.graph, profile, planned.plan, planned.evaluation).ok);
-  HostBackend backend(CheckMode::kFull);
-  ExecuteOptions execute;
-  execute.iterations = 3;
-  const ExecutionReport report = Execute(model.graph, profile, planned.plan, backend, execute);
+  const ExecutionReport report = testing::RunFullyChecked(model.graph, profile, planned.plan, 3);
   INFO(report.violation);
   REQUIRE(report.ok);
   CHECK(report.iterations_run == 3);

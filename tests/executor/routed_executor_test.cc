@@ -10,6 +10,7 @@
 #include "executor/host_backend.h"
 #include "hyperplan/routing_samples.h"
 #include "support/routed_moe.h"
+#include "support/run_plan.h"
 
 using namespace hyperplan;
 using namespace hyperplan::executor;
@@ -18,10 +19,7 @@ using hyperplan::testing::RoutedMoe;
 namespace {
 
 ExecutionReport RunChecked(const RoutedMoe& f, const Plan& plan, int32_t iterations) {
-  HostBackend backend(CheckMode::kFull);
-  ExecuteOptions options;
-  options.iterations = iterations;
-  return Execute(f.graph, f.profile, plan, backend, options);
+  return testing::RunFullyChecked(f.graph, f.profile, plan, iterations);
 }
 
 }  // namespace
