@@ -11,6 +11,7 @@
 #include "hyperplan/plan/cold_start.h"
 #include "hyperplan/plan/verify.h"
 #include "hyperplan/routed_fetch.h"
+#include "plan/chunks.h"
 
 namespace hyperplan::planner {
 namespace {
@@ -76,9 +77,9 @@ std::optional<StreamedOperand> StreamedBlock(const Graph& graph, const Plan& pla
   if (block.value == kNoValue || !block.experts.empty() || block.opened_by < 0) return {};
   const PlanStep& opener = plan.steps[block.opened_by];
   if (opener.kind != StepKind::kPrefetch || opener.routed_by != kNoNode) return {};
-  // A chunked Prefetch (its first chunk moves fewer bytes than the value) stays whole: a
-  // routing's experts are not a byte range its later chunks could continue.
-  if (opener.bytes != graph.values[block.value].bytes) return {};
+  // A chunked Prefetch stays whole: a routing's experts are not a byte range its later chunks
+  // could continue.
+  if (IsChunk(graph, opener)) return {};
   const std::vector<NodeId>& readers = graph.values[block.value].consumers;
   if (readers.size() != 1) return {};
   std::optional<RoutedOperand> operand = RoutedOperandOf(graph, readers[0], block.value);
