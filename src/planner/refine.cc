@@ -10,6 +10,7 @@
 #include "hyperplan/planner/segment_tree.h"
 #include "hyperplan/planner/stabbing_index.h"
 #include "planner/host_crossings.h"
+#include "planner/placement_cache.h"
 #include "planner/pre_peak_stores.h"
 
 namespace hyperplan::planner {
@@ -85,6 +86,7 @@ class Refiner {
       hoist_margin_bytes_ = std::max<int64_t>(0, largest_target / kHoistMarginDivisor);
     }
     placement_of_.assign(candidates_.size(), -1);
+    evaluated_ = PlacementCache<Attempt>(candidates_.size());
     repairable_.assign(candidates_.size(), 0);
     selection_.reason.assign(candidates_.size(), DecisionReason::kNotNeeded);
     selection_.detail.assign(candidates_.size(), std::string());
@@ -230,7 +232,7 @@ class Refiner {
         break;
       }
       ++popped;
-      Attempt attempt = PlaceBundle(entry.rank, step);
+      Attempt attempt = EvaluateBundle(entry.rank, step);
       if (!attempt.ok) {
         selection_.reason[entry.rank] = attempt.reason;
         selection_.detail[entry.rank] = std::move(attempt.detail);
@@ -384,6 +386,7 @@ class Refiner {
       }
       if (room_from >= old_boundary) continue;
       tiers_[hop.dst_tier].Add(room_from, old_boundary - 1, candidate.bytes);
+      ChangedTier(hop.dst_tier, room_from, old_boundary - 1, candidate.bytes);
       for (TierReservation& reservation : placement.tier_reservations) {
         if (reservation.prefetch_staging && reservation.tier == hop.dst_tier &&
             reservation.first == old_boundary) {
@@ -462,13 +465,81 @@ class Refiner {
     Placement placement;
     DecisionReason reason = DecisionReason::kNotNeeded;
     std::string detail;
+    // The steps it would free alike (Place's SameAtSteps; PlaceBundle keeps its own).
+    Step same_first = 0;
+    Step same_last = -1;
   };
+
+  // PlaceBundle, or what it gave at this step while nothing it read has changed since
+  // (placement_cache.h): a round that takes one placement leaves the others' reads mostly
+  // untouched, and the next round at the same step pops them again.
+  Attempt EvaluateBundle(int32_t candidate, Step step) {
+    if (!request_->reuse_placements) return PlaceBundle(candidate, step);
+    if (const Attempt* held = evaluated_.Find(candidate, step)) return *held;
+    PlacementReads reads;
+    reads_ = &reads;
+    Attempt attempt = PlaceBundle(candidate, step);
+    reads_ = nullptr;
+    if (!attempt.ok) attempt.same_first = attempt.same_last = step;
+    evaluated_.Hold(candidate, attempt.same_first, attempt.same_last, attempt, std::move(reads));
+    return attempt;
+  }
 
   static Attempt Reject(DecisionReason reason, std::string detail) {
     Attempt attempt;
     attempt.reason = reason;
     attempt.detail = std::move(detail);
     return attempt;
+  }
+
+  // The link and tier reads of Place, recorded while an evaluation is (placement_cache.h).
+  std::optional<Slot> LatestSlot(int32_t link, int64_t lower_ns, int64_t deadline_ns,
+                                 int64_t duration_ns) const {
+    std::optional<Slot> slot = links_.LatestSlot(link, lower_ns, deadline_ns, duration_ns);
+    if (reads_ != nullptr) {
+      reads_->Add(PlacementReads::Kind::kLink, link, slot ? slot->start_ns : lower_ns, deadline_ns);
+    }
+    return slot;
+  }
+
+  Slot EarliestSlot(int32_t link, int64_t lower_ns, int64_t duration_ns) const {
+    const Slot slot = links_.EarliestSlot(link, lower_ns, duration_ns);
+    if (reads_ != nullptr) reads_->Add(PlacementReads::Kind::kLink, link, lower_ns, slot.end_ns);
+    return slot;
+  }
+
+  // LinkSchedule::EarliestChain: each hop an EarliestSlot from the hop before's end.
+  std::vector<LinkSlot> EarliestChain(const Route& route, int64_t lower_ns, int64_t bytes) const {
+    std::vector<LinkSlot> hops = links_.EarliestChain(profile_, route, lower_ns, bytes);
+    RecordChain(PlacementReads::Kind::kLink, hops, lower_ns);
+    return hops;
+  }
+
+  void RecordChain(PlacementReads::Kind kind, const std::vector<LinkSlot>& hops,
+                   int64_t lower_ns) const {
+    if (reads_ == nullptr) return;
+    for (const LinkSlot& hop : hops) {
+      reads_->Add(kind, hop.link, lower_ns, hop.slot.end_ns);
+      lower_ns = hop.slot.end_ns;
+    }
+  }
+
+  // Whether `tier` holds `bytes` more at every step of [first, last] within `capacity`.
+  bool TierHasRoom(TierId tier, Step first, Step last, int64_t bytes, int64_t capacity) const {
+    const int64_t slack = capacity - (tiers_[tier].Max(first, last) + bytes);
+    if (reads_ != nullptr) reads_->AddRoom(tier, first, last, slack);
+    return slack >= 0;
+  }
+
+  // A change the evaluated placements may have read (placement_cache.h).
+  void ChangedLinks(const std::vector<HopPlacement>& hops) {
+    for (const HopPlacement& hop : hops) {
+      evaluated_.Change(PlacementReads::Kind::kLink, hop.link, hop.slot.start_ns, hop.slot.end_ns);
+    }
+  }
+
+  void ChangedTier(TierId tier, Step first, Step last, int64_t delta_bytes) {
+    evaluated_.ChangeRoom(tier, first, last, delta_bytes);
   }
 
   Step Boundary(int64_t time_ns) const {
@@ -498,11 +569,11 @@ class Refiner {
     const size_t last = route.size() - 1;
     std::vector<HopPlacement> hops(route.size());
     if (last > 0) {
-      hops[last] = Hop(route[last], links_.EarliestSlot(route[last], device_lower, duration(last)));
+      hops[last] = Hop(route[last], EarliestSlot(route[last], device_lower, duration(last)));
       bool feeds = true;
       int64_t end_limit = hops[last].slot.start_ns;
       for (size_t h = last; h-- > 0;) {
-        const auto slot = links_.LatestSlot(route[h], source_ready, end_limit, duration(h));
+        const auto slot = LatestSlot(route[h], source_ready, end_limit, duration(h));
         if (!slot) {
           feeds = false;
           break;
@@ -513,16 +584,15 @@ class Refiner {
       if (!feeds) {  // the staging link is busy until after that slot: start as early as it can
         int64_t lower = source_ready;
         for (size_t h = 0; h < last; ++h) {
-          hops[h] = Hop(route[h], links_.EarliestSlot(route[h], lower, duration(h)));
+          hops[h] = Hop(route[h], EarliestSlot(route[h], lower, duration(h)));
           lower = hops[h].slot.end_ns;
         }
-        hops[last] =
-            Hop(route[last],
-                links_.EarliestSlot(route[last], std::max(device_lower, lower), duration(last)));
+        hops[last] = Hop(route[last],
+                         EarliestSlot(route[last], std::max(device_lower, lower), duration(last)));
       }
       if (StagingHasRoom(hops, bytes, consumer)) return hops;
     }
-    const std::vector<LinkSlot> chain = links_.EarliestChain(profile_, route, device_lower, bytes);
+    const std::vector<LinkSlot> chain = EarliestChain(route, device_lower, bytes);
     for (size_t h = 0; h <= last; ++h) hops[h] = Hop(chain[h].link, chain[h].slot);
     return hops;
   }
@@ -535,7 +605,7 @@ class Refiner {
       const Step first = std::min(hops[h].boundary, last_step);
       const Step last = std::min(consumer, last_step);
       if (capacity > 0 && first <= last &&
-          tiers_[hops[h].dst_tier].Max(first, last) + bytes > capacity) {
+          !TierHasRoom(hops[h].dst_tier, first, last, bytes, capacity)) {
         return false;
       }
     }
@@ -548,14 +618,18 @@ class Refiner {
   Attempt Place(int32_t candidate_index, Step step, Step keep_first = -1,
                 Step keep_last = -1) const {
     const Candidate& candidate = candidates_[candidate_index];
+    // Its Store (stores_) and home copy (home_counted_), as placed so far.
+    if (reads_ != nullptr) reads_->Add(PlacementReads::Kind::kValue, candidate.value);
     Placement placement;
     placement.candidate = candidate_index;
     StoreTiming store = PlaceStore(candidate, placement);
     Step detach = candidate.cover_first;
+    bool step_bound = keep_first >= 0 || keep_last >= 0;  // see SameAtSteps
     if (!StartsOffTheDevice(candidate)) {
       const Step latest = keep_first >= 0 ? std::min(step, keep_first) : step;
       if (std::optional<Attempt> rejected =
-              PlaceDetach(candidate, step, latest, store, placement)) {
+              PlaceDetach(candidate, step, latest, store, placement, step_bound)) {
+        rejected->same_first = rejected->same_last = step;
         return *std::move(rejected);
       }
       detach = placement.detach_boundary;
@@ -563,17 +637,44 @@ class Refiner {
     Step fetch = step_count_;
     if (candidate.before_step < step_count_) {
       const Step after = keep_last >= 0 ? std::max(step, keep_last) : step;
-      fetch = PlacePrefetch(candidate, after, candidate.needs_store ? store.end_ns : 0, placement);
+      fetch = PlacePrefetch(candidate, after, candidate.needs_store ? store.end_ns : 0, placement,
+                            step_bound);
     }
     placement.freed_first = detach;
     placement.freed_last = fetch - 1;
-    if (std::optional<Attempt> rejected = ReserveTierRoom(candidate, placement)) {
-      return *std::move(rejected);
-    }
     Attempt attempt;
-    attempt.ok = true;
-    attempt.placement = std::move(placement);
+    if (std::optional<Attempt> rejected = ReserveTierRoom(candidate, placement)) {
+      attempt = *std::move(rejected);
+    } else {
+      attempt.ok = true;
+      attempt.placement = std::move(placement);
+    }
+    SameAtSteps(attempt, step, step_bound);
     return attempt;
+  }
+
+  // The steps at which Place gives `attempt` again (with the same reads). It reads the step it
+  // frees only as the latest boundary for the Detach and the lower bound of the Prefetch's
+  // device hop. A Detach not pulled to the step (nor judged against it on the compute-only
+  // axis) is the same at every step from it on; a Prefetch that hides is the latest slot by
+  // its deadline, the same from every lower bound at or before its start (a stalling one
+  // reads the lower bound as its start). So unless `step_bound`, from the Detach to the last
+  // step whose next boundary starts by the device hop's start (or to the end, without one).
+  void SameAtSteps(Attempt& attempt, Step step, bool step_bound) const {
+    attempt.same_first = attempt.same_last = step;
+    if (step_bound || !attempt.ok) return;
+    const Placement& placement = attempt.placement;
+    attempt.same_first = std::min(step, placement.freed_first);
+    attempt.same_last = step_count_ - 1;
+    if (!placement.prefetch_hops.empty()) {
+      const int64_t device_start_ns = placement.prefetch_hops.back().slot.start_ns;
+      // The first boundary starting after the device hop's start; steps before the one
+      // before it have their next boundary start by then.
+      const Step after =
+          static_cast<Step>(std::upper_bound(start_ns_.begin(), start_ns_.end(), device_start_ns) -
+                            start_ns_.begin());
+      attempt.same_last = std::max(step, std::min(attempt.same_last, after - 2));
+    }
   }
 
   // A candidate's Store as its Detach and Prefetch see it.
@@ -616,14 +717,16 @@ class Refiner {
       store.first_boundary = context_.lifetimes.step_of_node[value.written_by] + 1;
     }
     const Route& route = *context_.cost.routes.from_device[candidate.tier];
-    for (const LinkSlot& hop : links_.EarliestChain(
-             profile_, route, start_ns_[store.first_boundary], candidate.store_bytes)) {
+    for (const LinkSlot& hop :
+         EarliestChain(route, start_ns_[store.first_boundary], candidate.store_bytes)) {
       placement.store_hops.push_back(Hop(hop.link, hop.slot));
     }
     store.end_ns = placement.store_hops.back().slot.end_ns;
     store.last_boundary = placement.store_hops.back().boundary;
     placement.pre_peak_store_hops =
         pre_peak_stores_.Place(route, candidate.store_bytes, store.first_boundary);
+    RecordChain(PlacementReads::Kind::kPrePeakLink, placement.pre_peak_store_hops,
+                pre_peak_stores_.StartNs(store.first_boundary));
     if (!placement.pre_peak_store_hops.empty()) {
       store.pre_peak_end_ns = placement.pre_peak_store_hops.back().slot.end_ns;
     }
@@ -631,18 +734,23 @@ class Refiner {
 
   // Detach: at the first boundary after the Store completes; pulled to `latest` (at most
   // `step`) if need be, the compute stream waiting for the Store (the stall is counted).
+  // `step_bound`: set when the Detach depends on `latest` (pulled to it, or judged there on
+  // the compute-only axis).
   std::optional<Attempt> PlaceDetach(const Candidate& candidate, Step step, Step latest,
-                                     StoreTiming& store, Placement& placement) const {
+                                     StoreTiming& store, Placement& placement,
+                                     bool& step_bound) const {
     Step detach = candidate.cover_first;
     if (candidate.needs_store) {
       detach = std::max(detach, FirstBoundaryAtOrAfter(start_ns_, store.end_ns, detach));
     }
     if (store.pre_peak_end_ns != kNoTime) {
-      if (std::optional<Attempt> rejected = DetachOnComputeAxis(store, latest, detach)) {
+      if (std::optional<Attempt> rejected =
+              DetachOnComputeAxis(store, latest, detach, step_bound)) {
         return rejected;
       }
     }
     if (detach > latest) {
+      step_bound = true;
       if (store.last_boundary > latest) {
         // The link is busy until after step `latest` begins. A Store this placement issues
         // itself is issued at `latest` and compute waits for it (the stall is counted);
@@ -667,14 +775,15 @@ class Refiner {
   // On compute time alone the Detach goes no earlier either (pre_peak_stores.h): on a
   // retimed axis, a Store that ends in time only there ends in the last plan's wait. Moves
   // `detach` there, or rejects a gap whose Detach would wait longer there than here.
-  std::optional<Attempt> DetachOnComputeAxis(const StoreTiming& store, Step latest,
-                                             Step& detach) const {
+  std::optional<Attempt> DetachOnComputeAxis(const StoreTiming& store, Step latest, Step& detach,
+                                             bool& step_bound) const {
     const Step compute_detach =
         pre_peak_stores_.FirstBoundaryAtOrAfter(store.pre_peak_end_ns, detach);
     if (compute_detach <= latest) {
       detach = compute_detach;  // at or after `detach`: the search starts there
       return std::nullopt;
     }
+    step_bound = true;  // the waits compared below are at `latest`
     const int64_t compute_wait_ns = store.pre_peak_end_ns - pre_peak_stores_.StartNs(latest);
     const int64_t axis_wait_ns = std::max<int64_t>(0, store.end_ns - start_ns_[latest]);
     if (compute_wait_ns <= axis_wait_ns) return std::nullopt;
@@ -688,8 +797,9 @@ class Refiner {
 
   // Prefetch: as late as still hides, issued after step `after`; else the stalling hops and
   // the overrun of the consumer's start as stall. Returns the boundary it frees up to.
+  // `step_bound`: set when it stalls (its hops start from `after`'s boundary).
   Step PlacePrefetch(const Candidate& candidate, Step after, int64_t source_ready,
-                     Placement& placement) const {
+                     Placement& placement, bool& step_bound) const {
     const Step consumer = candidate.before_step;
     const int64_t deadline = start_ns_[consumer];
     const Route& route = *context_.cost.routes.to_device[candidate.tier];
@@ -697,6 +807,7 @@ class Refiner {
     std::optional<std::vector<HopPlacement>> hops =
         HiddenHops(route, candidate.bytes, device_lower, source_ready, deadline);
     if (!hops) {
+      step_bound = true;
       hops = StallingHops(route, candidate.bytes, device_lower, source_ready, consumer);
       placement.stall_ns += std::max<int64_t>(0, hops->back().slot.end_ns - deadline);
     }
@@ -717,7 +828,7 @@ class Refiner {
     for (size_t h = route.size(); h-- > 0;) {
       const int64_t duration = ChannelTransferTimeNs(profile_.links[route[h]], bytes);
       const int64_t lower = h + 1 == route.size() ? device_lower : source_ready;
-      const auto slot = links_.LatestSlot(route[h], lower, end_limit, duration);
+      const auto slot = LatestSlot(route[h], lower, end_limit, duration);
       if (!slot) return std::nullopt;
       hops[h] = Hop(route[h], *slot);
       end_limit = slot->start_ns;
@@ -758,7 +869,7 @@ class Refiner {
     for (const TierReservation& r : placement.tier_reservations) {
       const int64_t capacity = profile_.tiers[r.tier].capacity_bytes;
       if (capacity <= 0) continue;
-      if (tiers_[r.tier].Max(r.first, r.last) + bytes_on(r.tier) > capacity) {
+      if (!TierHasRoom(r.tier, r.first, r.last, bytes_on(r.tier), capacity)) {
         return Reject(DecisionReason::kTierFull, "tier '" + profile_.tiers[r.tier].name +
                                                      "' has no room for " + std::to_string(bytes) +
                                                      " bytes at steps " + std::to_string(r.first) +
@@ -807,6 +918,7 @@ class Refiner {
     HoldLinks(attempt.placement, +1);
     std::optional<Attempt> failure;
     for (int32_t partner : candidate.bundle) {
+      if (reads_ != nullptr) reads_->Add(PlacementReads::Kind::kCandidate, partner);
       if (selection_.reason[partner] == DecisionReason::kOffloaded && !alive_[partner]) continue;
       const Candidate& other = candidates_[partner];
       const Step partner_step =
@@ -858,6 +970,10 @@ class Refiner {
   // device steps it frees and its staging copies. Store and home copies stay as they are.
   void ApplyPrefetchSide(const Placement& placement, int sign) {
     HoldPrefetchSide(placement, sign);
+    ChangedLinks(placement.prefetch_hops);
+    for (const TierReservation& r : placement.tier_reservations) {
+      if (r.prefetch_staging) ChangedTier(r.tier, r.first, r.last, sign * r.bytes);
+    }
     const int64_t bytes = candidates_[placement.candidate].bytes;
     AddFreed(placement.freed_first, placement.freed_last, -sign * bytes);
   }
@@ -990,6 +1106,22 @@ class Refiner {
     if (search_ != nullptr) search_->Add(first, last, delta);
   }
 
+  // What a commit changes that a placement reads: its links, pre-peak Store links and tiers
+  // over what it holds, its value's Store and home copy, and whether it is taken.
+  void ChangedByCommit(const Placement& placement) {
+    ChangedLinks(placement.store_hops);
+    ChangedLinks(placement.prefetch_hops);
+    for (const LinkSlot& hop : placement.pre_peak_store_hops) {
+      evaluated_.Change(PlacementReads::Kind::kPrePeakLink, hop.link, hop.slot.start_ns,
+                        hop.slot.end_ns);
+    }
+    for (const TierReservation& r : placement.tier_reservations) {
+      ChangedTier(r.tier, r.first, r.last, r.bytes);
+    }
+    evaluated_.Change(PlacementReads::Kind::kValue, candidates_[placement.candidate].value);
+    evaluated_.Change(PlacementReads::Kind::kCandidate, placement.candidate);
+  }
+
   void Commit(const Placement& placement) {
     const Candidate& candidate = candidates_[placement.candidate];
     for (const HopPlacement& hop : placement.store_hops) links_.Reserve(hop.link, hop.slot);
@@ -1007,6 +1139,7 @@ class Refiner {
       repairable_[placement.candidate] = 1;
       committed_.Add(placement.candidate, candidate.cover_first, candidate.cover_last);
     }
+    ChangedByCommit(placement);
     selection_.reason[placement.candidate] = DecisionReason::kOffloaded;
     selection_.detail[placement.candidate].clear();
     selection_.predicted_stall_ns += placement.stall_ns;
@@ -1035,7 +1168,9 @@ class Refiner {
   std::vector<int32_t> placement_of_;  // candidate -> index into selection_.placements
   std::vector<uint8_t> repairable_;
   Selection selection_;
-  RefineCheckpoint* checkpoint_ = nullptr;  // where RecordAtTarget records, if anywhere
+  RefineCheckpoint* checkpoint_ = nullptr;   // where RecordAtTarget records, if anywhere
+  PlacementCache<Attempt> evaluated_;        // the placements evaluated at the current step
+  mutable PlacementReads* reads_ = nullptr;  // set while EvaluateBundle places
 };
 
 }  // namespace

@@ -23,6 +23,8 @@
 //   slots after that boundary and the consumer stalls by the overrun.
 // - Off-device tiers must have room (conservatively, per step) for home, stored and staging
 //   copies; a tier without room rejects the candidate.
+// A placement evaluated in one round is kept for the next rounds at the same step until a
+// commit touches what it read (placement_cache.h), so a round places only what changed.
 // Among the first kEvaluatedPerRound valid placements (stopping early at a stall-free one)
 // the least predicted stall wins, ties by rank (or, with Choice::kMostBytes, the largest
 // value); the others go back to the index. With a target, re-placing a gap already taken that
@@ -120,6 +122,10 @@ struct RefineRequest {
   // Once the target is met, keep cutting the peak with stall-free placements only: room for
   // the arena's fragmentation at no predicted cost.
   bool free_cuts_after_target = false;
+  // Keep each evaluated placement across rounds at one step until a commit touches what it
+  // read (placement_cache.h); false places every popped candidate afresh (the same selection:
+  // the oracle the tests hold the cache to).
+  bool reuse_placements = true;
 };
 
 struct Selection {
