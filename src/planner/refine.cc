@@ -497,29 +497,32 @@ class Refiner {
                                  int64_t duration_ns) const {
     std::optional<Slot> slot = links_.LatestSlot(link, lower_ns, deadline_ns, duration_ns);
     if (reads_ != nullptr) {
-      reads_->Add(PlacementReads::Kind::kLink, link, slot ? slot->start_ns : lower_ns, deadline_ns);
+      reads_->AddSearch(StateChange::Kind::kLink, link, slot ? slot->start_ns : lower_ns,
+                        deadline_ns, slot);
     }
     return slot;
   }
 
   Slot EarliestSlot(int32_t link, int64_t lower_ns, int64_t duration_ns) const {
     const Slot slot = links_.EarliestSlot(link, lower_ns, duration_ns);
-    if (reads_ != nullptr) reads_->Add(PlacementReads::Kind::kLink, link, lower_ns, slot.end_ns);
+    if (reads_ != nullptr) {
+      reads_->AddSearch(StateChange::Kind::kLink, link, lower_ns, slot.end_ns, slot);
+    }
     return slot;
   }
 
   // LinkSchedule::EarliestChain: each hop an EarliestSlot from the hop before's end.
   std::vector<LinkSlot> EarliestChain(const Route& route, int64_t lower_ns, int64_t bytes) const {
     std::vector<LinkSlot> hops = links_.EarliestChain(profile_, route, lower_ns, bytes);
-    RecordChain(PlacementReads::Kind::kLink, hops, lower_ns);
+    RecordChain(StateChange::Kind::kLink, hops, lower_ns);
     return hops;
   }
 
-  void RecordChain(PlacementReads::Kind kind, const std::vector<LinkSlot>& hops,
+  void RecordChain(StateChange::Kind kind, const std::vector<LinkSlot>& hops,
                    int64_t lower_ns) const {
     if (reads_ == nullptr) return;
     for (const LinkSlot& hop : hops) {
-      reads_->Add(kind, hop.link, lower_ns, hop.slot.end_ns);
+      reads_->AddSearch(kind, hop.link, lower_ns, hop.slot.end_ns, hop.slot);
       lower_ns = hop.slot.end_ns;
     }
   }
@@ -531,15 +534,16 @@ class Refiner {
     return slack >= 0;
   }
 
-  // A change the evaluated placements may have read (placement_cache.h).
-  void ChangedLinks(const std::vector<HopPlacement>& hops) {
+  // Changes the evaluated placements may have read (placement_cache.h): `hops` reserved
+  // (`sign` +1) or released (-1).
+  void ChangedLinks(const std::vector<HopPlacement>& hops, int sign) {
     for (const HopPlacement& hop : hops) {
-      evaluated_.Change(PlacementReads::Kind::kLink, hop.link, hop.slot.start_ns, hop.slot.end_ns);
+      evaluated_.Change(StateChange::Link(StateChange::Kind::kLink, hop.link, hop.slot, sign));
     }
   }
 
   void ChangedTier(TierId tier, Step first, Step last, int64_t delta_bytes) {
-    evaluated_.ChangeRoom(tier, first, last, delta_bytes);
+    evaluated_.Change(StateChange::Room(tier, first, last, delta_bytes));
   }
 
   Step Boundary(int64_t time_ns) const {
@@ -561,8 +565,11 @@ class Refiner {
   // device room, so they run ahead of compute: as late as still feeds that device slot, else
   // as early as the source and links allow, as long as each staging tier has room for the
   // copy until the consumer. Without room they wait for the device, one hop after the other.
+  // `same_until_ns`: lowered to the start of each earliest slot searched from `device_lower`
+  // (SameAtSteps): every lower bound from `device_lower` to there gives these hops again.
   std::vector<HopPlacement> StallingHops(const Route& route, int64_t bytes, int64_t device_lower,
-                                         int64_t source_ready, Step consumer) const {
+                                         int64_t source_ready, Step consumer,
+                                         int64_t& same_until_ns) const {
     auto duration = [&](size_t h) {
       return ChannelTransferTimeNs(profile_.links[route[h]], bytes);
     };
@@ -570,6 +577,7 @@ class Refiner {
     std::vector<HopPlacement> hops(route.size());
     if (last > 0) {
       hops[last] = Hop(route[last], EarliestSlot(route[last], device_lower, duration(last)));
+      same_until_ns = std::min(same_until_ns, hops[last].slot.start_ns);
       bool feeds = true;
       int64_t end_limit = hops[last].slot.start_ns;
       for (size_t h = last; h-- > 0;) {
@@ -589,10 +597,12 @@ class Refiner {
         }
         hops[last] = Hop(route[last],
                          EarliestSlot(route[last], std::max(device_lower, lower), duration(last)));
+        same_until_ns = std::min(same_until_ns, hops[last].slot.start_ns);
       }
       if (StagingHasRoom(hops, bytes, consumer)) return hops;
     }
     const std::vector<LinkSlot> chain = EarliestChain(route, device_lower, bytes);
+    same_until_ns = std::min(same_until_ns, chain.front().slot.start_ns);  // the rest follow it
     for (size_t h = 0; h <= last; ++h) hops[h] = Hop(chain[h].link, chain[h].slot);
     return hops;
   }
@@ -619,16 +629,17 @@ class Refiner {
                 Step keep_last = -1) const {
     const Candidate& candidate = candidates_[candidate_index];
     // Its Store (stores_) and home copy (home_counted_), as placed so far.
-    if (reads_ != nullptr) reads_->Add(PlacementReads::Kind::kValue, candidate.value);
+    if (reads_ != nullptr) reads_->AddId(StateChange::Kind::kValue, candidate.value);
     Placement placement;
     placement.candidate = candidate_index;
     StoreTiming store = PlaceStore(candidate, placement);
     Step detach = candidate.cover_first;
-    bool step_bound = keep_first >= 0 || keep_last >= 0;  // see SameAtSteps
+    StepUse step_use = keep_first >= 0 || keep_last >= 0 ? StepUse::kExact : StepUse::kNone;
+    int64_t same_until_ns = std::numeric_limits<int64_t>::max();  // see SameAtSteps
     if (!StartsOffTheDevice(candidate)) {
       const Step latest = keep_first >= 0 ? std::min(step, keep_first) : step;
       if (std::optional<Attempt> rejected =
-              PlaceDetach(candidate, step, latest, store, placement, step_bound)) {
+              PlaceDetach(candidate, step, latest, store, placement, step_use)) {
         rejected->same_first = rejected->same_last = step;
         return *std::move(rejected);
       }
@@ -638,7 +649,7 @@ class Refiner {
     if (candidate.before_step < step_count_) {
       const Step after = keep_last >= 0 ? std::max(step, keep_last) : step;
       fetch = PlacePrefetch(candidate, after, candidate.needs_store ? store.end_ns : 0, placement,
-                            step_bound);
+                            step_use, same_until_ns);
     }
     placement.freed_first = detach;
     placement.freed_last = fetch - 1;
@@ -649,32 +660,38 @@ class Refiner {
       attempt.ok = true;
       attempt.placement = std::move(placement);
     }
-    SameAtSteps(attempt, step, step_bound);
+    SameAtSteps(attempt, step, step_use, same_until_ns);
     return attempt;
   }
 
+  // How a placement depends on the step it frees (SameAtSteps).
+  enum class StepUse : uint8_t {
+    kNone,        // only as the Detach's latest and the Prefetch's lower bound, not binding
+    kLowerBound,  // also as a stalling Prefetch's lower bound, from which it searched
+    kExact,       // otherwise (a Detach pulled to it or judged there, a re-placement, ...)
+  };
+
   // The steps at which Place gives `attempt` again (with the same reads). It reads the step it
-  // frees only as the latest boundary for the Detach and the lower bound of the Prefetch's
-  // device hop. A Detach not pulled to the step (nor judged against it on the compute-only
-  // axis) is the same at every step from it on; a Prefetch that hides is the latest slot by
-  // its deadline, the same from every lower bound at or before its start (a stalling one
-  // reads the lower bound as its start). So unless `step_bound`, from the Detach to the last
-  // step whose next boundary starts by the device hop's start (or to the end, without one).
-  void SameAtSteps(Attempt& attempt, Step step, bool step_bound) const {
+  // frees only as the latest boundary for the Detach and as the lower bound L of the Prefetch's
+  // device hop (the next boundary's start). A Detach not pulled to the step (nor judged against
+  // it on the compute-only axis) is the same at every step from it on. A Prefetch that hides
+  // took the latest slot by its deadline, the same from any L up to its device hop's start. One
+  // that stalls searched earliest slots from L (or from L or later times, the greater), each
+  // the same from any L' in [L, its start]: no start before it was free on any channel, and
+  // from L' nothing changes up to it; its other searches follow from those (a latest slot by
+  // L' fails as it did by L). So from the Detach (from `step` for a stalling one) to the last
+  // step whose next boundary starts by `same_until_ns` (the least such start).
+  void SameAtSteps(Attempt& attempt, Step step, StepUse step_use, int64_t same_until_ns) const {
     attempt.same_first = attempt.same_last = step;
-    if (step_bound || !attempt.ok) return;
+    if (step_use == StepUse::kExact || !attempt.ok) return;
     const Placement& placement = attempt.placement;
-    attempt.same_first = std::min(step, placement.freed_first);
-    attempt.same_last = step_count_ - 1;
-    if (!placement.prefetch_hops.empty()) {
-      const int64_t device_start_ns = placement.prefetch_hops.back().slot.start_ns;
-      // The first boundary starting after the device hop's start; steps before the one
-      // before it have their next boundary start by then.
-      const Step after =
-          static_cast<Step>(std::upper_bound(start_ns_.begin(), start_ns_.end(), device_start_ns) -
-                            start_ns_.begin());
-      attempt.same_last = std::max(step, std::min(attempt.same_last, after - 2));
-    }
+    attempt.same_first =
+        step_use == StepUse::kLowerBound ? step : std::min(step, placement.freed_first);
+    // The first boundary starting after `same_until_ns`: the steps before the one before it
+    // have their next boundary start by then.
+    const Step after = static_cast<Step>(
+        std::upper_bound(start_ns_.begin(), start_ns_.end(), same_until_ns) - start_ns_.begin());
+    attempt.same_last = std::max(step, std::min<Step>(step_count_ - 1, after - 2));
   }
 
   // A candidate's Store as its Detach and Prefetch see it.
@@ -725,7 +742,7 @@ class Refiner {
     store.last_boundary = placement.store_hops.back().boundary;
     placement.pre_peak_store_hops =
         pre_peak_stores_.Place(route, candidate.store_bytes, store.first_boundary);
-    RecordChain(PlacementReads::Kind::kPrePeakLink, placement.pre_peak_store_hops,
+    RecordChain(StateChange::Kind::kPrePeakLink, placement.pre_peak_store_hops,
                 pre_peak_stores_.StartNs(store.first_boundary));
     if (!placement.pre_peak_store_hops.empty()) {
       store.pre_peak_end_ns = placement.pre_peak_store_hops.back().slot.end_ns;
@@ -734,23 +751,22 @@ class Refiner {
 
   // Detach: at the first boundary after the Store completes; pulled to `latest` (at most
   // `step`) if need be, the compute stream waiting for the Store (the stall is counted).
-  // `step_bound`: set when the Detach depends on `latest` (pulled to it, or judged there on
+  // `step_use`: kExact when the Detach depends on `latest` (pulled to it, or judged there on
   // the compute-only axis).
   std::optional<Attempt> PlaceDetach(const Candidate& candidate, Step step, Step latest,
                                      StoreTiming& store, Placement& placement,
-                                     bool& step_bound) const {
+                                     StepUse& step_use) const {
     Step detach = candidate.cover_first;
     if (candidate.needs_store) {
       detach = std::max(detach, FirstBoundaryAtOrAfter(start_ns_, store.end_ns, detach));
     }
     if (store.pre_peak_end_ns != kNoTime) {
-      if (std::optional<Attempt> rejected =
-              DetachOnComputeAxis(store, latest, detach, step_bound)) {
+      if (std::optional<Attempt> rejected = DetachOnComputeAxis(store, latest, detach, step_use)) {
         return rejected;
       }
     }
     if (detach > latest) {
-      step_bound = true;
+      step_use = StepUse::kExact;
       if (store.last_boundary > latest) {
         // The link is busy until after step `latest` begins. A Store this placement issues
         // itself is issued at `latest` and compute waits for it (the stall is counted);
@@ -776,14 +792,14 @@ class Refiner {
   // retimed axis, a Store that ends in time only there ends in the last plan's wait. Moves
   // `detach` there, or rejects a gap whose Detach would wait longer there than here.
   std::optional<Attempt> DetachOnComputeAxis(const StoreTiming& store, Step latest, Step& detach,
-                                             bool& step_bound) const {
+                                             StepUse& step_use) const {
     const Step compute_detach =
         pre_peak_stores_.FirstBoundaryAtOrAfter(store.pre_peak_end_ns, detach);
     if (compute_detach <= latest) {
       detach = compute_detach;  // at or after `detach`: the search starts there
       return std::nullopt;
     }
-    step_bound = true;  // the waits compared below are at `latest`
+    step_use = StepUse::kExact;  // the waits compared below are at `latest`
     const int64_t compute_wait_ns = store.pre_peak_end_ns - pre_peak_stores_.StartNs(latest);
     const int64_t axis_wait_ns = std::max<int64_t>(0, store.end_ns - start_ns_[latest]);
     if (compute_wait_ns <= axis_wait_ns) return std::nullopt;
@@ -797,9 +813,10 @@ class Refiner {
 
   // Prefetch: as late as still hides, issued after step `after`; else the stalling hops and
   // the overrun of the consumer's start as stall. Returns the boundary it frees up to.
-  // `step_bound`: set when it stalls (its hops start from `after`'s boundary).
+  // `step_use` is raised when it stalls (its hops search from `after`'s boundary on);
+  // `same_until_ns`, lowered to the greatest such boundary start giving the same hops.
   Step PlacePrefetch(const Candidate& candidate, Step after, int64_t source_ready,
-                     Placement& placement, bool& step_bound) const {
+                     Placement& placement, StepUse& step_use, int64_t& same_until_ns) const {
     const Step consumer = candidate.before_step;
     const int64_t deadline = start_ns_[consumer];
     const Route& route = *context_.cost.routes.to_device[candidate.tier];
@@ -807,9 +824,12 @@ class Refiner {
     std::optional<std::vector<HopPlacement>> hops =
         HiddenHops(route, candidate.bytes, device_lower, source_ready, deadline);
     if (!hops) {
-      step_bound = true;
-      hops = StallingHops(route, candidate.bytes, device_lower, source_ready, consumer);
+      step_use = std::max(step_use, StepUse::kLowerBound);
+      hops =
+          StallingHops(route, candidate.bytes, device_lower, source_ready, consumer, same_until_ns);
       placement.stall_ns += std::max<int64_t>(0, hops->back().slot.end_ns - deadline);
+    } else {
+      same_until_ns = std::min(same_until_ns, hops->back().slot.start_ns);
     }
     const Step fetch = std::min(hops->back().boundary, consumer);
     for (HopPlacement& hop : *hops) hop.boundary = std::min(hop.boundary, fetch);
@@ -918,7 +938,7 @@ class Refiner {
     HoldLinks(attempt.placement, +1);
     std::optional<Attempt> failure;
     for (int32_t partner : candidate.bundle) {
-      if (reads_ != nullptr) reads_->Add(PlacementReads::Kind::kCandidate, partner);
+      if (reads_ != nullptr) reads_->AddId(StateChange::Kind::kCandidate, partner);
       if (selection_.reason[partner] == DecisionReason::kOffloaded && !alive_[partner]) continue;
       const Candidate& other = candidates_[partner];
       const Step partner_step =
@@ -970,7 +990,7 @@ class Refiner {
   // device steps it frees and its staging copies. Store and home copies stay as they are.
   void ApplyPrefetchSide(const Placement& placement, int sign) {
     HoldPrefetchSide(placement, sign);
-    ChangedLinks(placement.prefetch_hops);
+    ChangedLinks(placement.prefetch_hops, sign);
     for (const TierReservation& r : placement.tier_reservations) {
       if (r.prefetch_staging) ChangedTier(r.tier, r.first, r.last, sign * r.bytes);
     }
@@ -1109,17 +1129,17 @@ class Refiner {
   // What a commit changes that a placement reads: its links, pre-peak Store links and tiers
   // over what it holds, its value's Store and home copy, and whether it is taken.
   void ChangedByCommit(const Placement& placement) {
-    ChangedLinks(placement.store_hops);
-    ChangedLinks(placement.prefetch_hops);
+    ChangedLinks(placement.store_hops, +1);
+    ChangedLinks(placement.prefetch_hops, +1);
     for (const LinkSlot& hop : placement.pre_peak_store_hops) {
-      evaluated_.Change(PlacementReads::Kind::kPrePeakLink, hop.link, hop.slot.start_ns,
-                        hop.slot.end_ns);
+      evaluated_.Change(StateChange::Link(StateChange::Kind::kPrePeakLink, hop.link, hop.slot, +1));
     }
     for (const TierReservation& r : placement.tier_reservations) {
       ChangedTier(r.tier, r.first, r.last, r.bytes);
     }
-    evaluated_.Change(PlacementReads::Kind::kValue, candidates_[placement.candidate].value);
-    evaluated_.Change(PlacementReads::Kind::kCandidate, placement.candidate);
+    evaluated_.Change(
+        StateChange::Id(StateChange::Kind::kValue, candidates_[placement.candidate].value));
+    evaluated_.Change(StateChange::Id(StateChange::Kind::kCandidate, placement.candidate));
   }
 
   void Commit(const Placement& placement) {
