@@ -164,11 +164,13 @@ class PlacementCache {
     return &entry.result;
   }
 
-  // Holds `result` for `candidate` at steps [first_step, last_step].
-  void Hold(int32_t candidate, Step first_step, Step last_step, Result result,
-            PlacementReads reads) {
-    entries_[static_cast<size_t>(candidate)] =
-        Entry{true, first_step, last_step, log_.size(), std::move(result), std::move(reads)};
+  // Holds `result` for `candidate` at steps [first_step, last_step]; returns it as held (until
+  // the candidate's entry is held again or dropped by a Find of it).
+  const Result& Hold(int32_t candidate, Step first_step, Step last_step, Result result,
+                     PlacementReads reads) {
+    Entry& entry = entries_[static_cast<size_t>(candidate)];
+    entry = Entry{true, first_step, last_step, log_.size(), std::move(result), std::move(reads)};
+    return entry.result;
   }
 
   void Change(const StateChange& change) { log_.push_back(change); }

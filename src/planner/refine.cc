@@ -132,7 +132,9 @@ class Refiner {
     checkpoint_ = checkpoint;
   }
 
-  using Evaluated = std::vector<std::pair<StabbingIndex::Entry, Placement>>;
+  // The placements a round evaluated, held in `evaluated_` (each candidate's entry stays as it
+  // is until the candidate is evaluated again, in a later round).
+  using Evaluated = std::vector<std::pair<StabbingIndex::Entry, const Placement*>>;
 
   // Before the greedy: every must_take candidate (candidates.h: a host-updated value's
   // leading and trailing gaps) with its bundle, its Prefetch as late as it hides, its Detach
@@ -232,10 +234,10 @@ class Refiner {
         break;
       }
       ++popped;
-      Attempt attempt = EvaluateBundle(entry.rank, step);
+      const Attempt& attempt = EvaluateBundle(entry.rank, step);
       if (!attempt.ok) {
         selection_.reason[entry.rank] = attempt.reason;
-        selection_.detail[entry.rank] = std::move(attempt.detail);
+        selection_.detail[entry.rank] = attempt.detail;
         if (attempt.reason == DecisionReason::kStoreTooLate) {
           round.too_late_here.push_back(entry);
         } else {
@@ -244,7 +246,7 @@ class Refiner {
         continue;
       }
       const bool stall_free = TotalStall(attempt.placement) == 0;
-      valid.emplace_back(entry, std::move(attempt.placement));
+      valid.emplace_back(entry, &attempt.placement);
       if (stall_free && request_->choice == Choice::kLeastStall) break;
     }
     return valid;
@@ -255,8 +257,8 @@ class Refiner {
   size_t BestEvaluated(const Evaluated& valid) const {
     size_t best = 0;
     for (size_t i = 1; i < valid.size(); ++i) {
-      const Placement& a = valid[i].second;
-      const Placement& b = valid[best].second;
+      const Placement& a = *valid[i].second;
+      const Placement& b = *valid[best].second;
       const int64_t a_bytes = candidates_[a.candidate].bytes;
       const int64_t b_bytes = candidates_[b.candidate].bytes;
       const bool better =
@@ -272,11 +274,11 @@ class Refiner {
   // wins it is applied and the candidates go back to the index.
   bool RepairWins(Round& round, Step step, const Evaluated& valid, size_t best) {
     if (!has_target_ || round.cutting_free) return false;
-    if (!valid.empty() && TotalStall(valid[best].second) <= 0) return false;
+    if (!valid.empty() && TotalStall(*valid[best].second) <= 0) return false;
     std::optional<RepairOption> repair = BestRepair(step);
     const bool repair_wins =
         repair && (valid.empty() || (request_->choice == Choice::kLeastStall &&
-                                     repair->extra_stall_ns < TotalStall(valid[best].second)));
+                                     repair->extra_stall_ns < TotalStall(*valid[best].second)));
     if (!repair_wins) return false;
     ApplyRepair(*repair);
     for (const auto& [entry, placement] : valid) round.index.PushBack(entry);
@@ -287,7 +289,7 @@ class Refiner {
   // Takes the best placement if the stall allowance has room for it (returns true), else
   // records why the round stops (returns false; while cutting free, sets the step aside).
   bool TakeBest(Round& round, Step step, Evaluated& valid, size_t best) {
-    const int64_t stall_ns = TotalStall(valid[best].second);
+    const int64_t stall_ns = TotalStall(*valid[best].second);
     if (stall_ns > round.stall_left_ns) {
       if (round.cutting_free) {  // the target was met; only free cuts are wanted
         for (const auto& [entry, placement] : valid) round.index.PushBack(entry);
@@ -296,14 +298,15 @@ class Refiner {
       }
       for (const auto& [entry, placement] : valid) {
         selection_.reason[entry.rank] = DecisionReason::kStallOverLimit;
-        selection_.detail[entry.rank] = "predicted stall " + std::to_string(TotalStall(placement)) +
-                                        " ns exceeds the " + std::to_string(round.stall_left_ns) +
-                                        " ns of overhead left";
+        selection_.detail[entry.rank] =
+            "predicted stall " + std::to_string(TotalStall(*placement)) + " ns exceeds the " +
+            std::to_string(round.stall_left_ns) + " ns of overhead left";
       }
       return false;
     }
     round.stall_left_ns -= stall_ns;
-    CommitBundle(valid[best].second);
+    Placement taken = *valid[best].second;
+    CommitBundle(taken);
     for (size_t i = 0; i < valid.size(); ++i) {
       if (i != best) round.index.PushBack(valid[i].first);
     }
@@ -473,16 +476,20 @@ class Refiner {
   // PlaceBundle, or what it gave at this step while nothing it read has changed since
   // (placement_cache.h): a round that takes one placement leaves the others' reads mostly
   // untouched, and the next round at the same step pops them again.
-  Attempt EvaluateBundle(int32_t candidate, Step step) {
-    if (!request_->reuse_placements) return PlaceBundle(candidate, step);
+  // Held in `evaluated_` either way (Evaluated); without reuse_placements, never looked up.
+  const Attempt& EvaluateBundle(int32_t candidate, Step step) {
+    if (!request_->reuse_placements) {
+      return evaluated_.Hold(candidate, step, step, PlaceBundle(candidate, step), {});
+    }
     if (const Attempt* held = evaluated_.Find(candidate, step)) return *held;
     PlacementReads reads;
     reads_ = &reads;
     Attempt attempt = PlaceBundle(candidate, step);
     reads_ = nullptr;
     if (!attempt.ok) attempt.same_first = attempt.same_last = step;
-    evaluated_.Hold(candidate, attempt.same_first, attempt.same_last, attempt, std::move(reads));
-    return attempt;
+    const Step first = attempt.same_first;
+    const Step last = attempt.same_last;
+    return evaluated_.Hold(candidate, first, last, std::move(attempt), std::move(reads));
   }
 
   static Attempt Reject(DecisionReason reason, std::string detail) {
