@@ -23,8 +23,9 @@
 //   slots after that boundary and the consumer stalls by the overrun.
 // - Off-device tiers must have room (conservatively, per step) for home, stored and staging
 //   copies; a tier without room rejects the candidate.
-// A placement evaluated in one round is kept for the next rounds at the same step until a
-// commit touches what it read (placement_cache.h), so a round places only what changed.
+// A placement evaluated in one round is kept for later rounds, at every step it would be
+// placed alike, until a change (a commit, a re-placement) alters what it read
+// (placement_cache.h): a round places only the candidates whose placement may have changed.
 // Among the first kEvaluatedPerRound valid placements (stopping early at a stall-free one)
 // the least predicted stall wins, ties by rank (or, with Choice::kMostBytes, the largest
 // value); the others go back to the index. With a target, re-placing a gap already taken that
@@ -52,7 +53,9 @@
 // Cost: O((c + r * k) log n) for c candidates, r rounds and k evaluations per round, plus link
 // searches (bounded, see link_schedule.h): a second one per hop for a Store judged on the
 // compute-only axis, and O(n) for that axis. A gap turned down at one step is evaluated again
-// in later rounds.
+// in later rounds. Of the k evaluations a round makes, those kept from earlier rounds cost a
+// check of the changes since (placement_cache.h): on the DeepSeek-V3-sized QMoE decode on
+// h100-sxm, 81% of 11.6 M evaluations.
 #pragma once
 
 #include <cstdint>
@@ -122,9 +125,9 @@ struct RefineRequest {
   // Once the target is met, keep cutting the peak with stall-free placements only: room for
   // the arena's fragmentation at no predicted cost.
   bool free_cuts_after_target = false;
-  // Keep each evaluated placement across rounds at one step until a commit touches what it
-  // read (placement_cache.h); false places every popped candidate afresh (the same selection:
-  // the oracle the tests hold the cache to).
+  // Keep each evaluated placement across rounds until a change alters what it read
+  // (placement_cache.h); false places every popped candidate afresh (the same selection: the
+  // oracle the tests hold the cache to).
   bool reuse_placements = true;
 };
 
