@@ -4,6 +4,7 @@
 // Unit rates (planner_support.h).
 #include "planner/placement_cache.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <sstream>
 #include <string>
@@ -164,6 +165,14 @@ std::string Dump(const Selection& selection) {
   return out.str();
 }
 
+// Weights homed on nvme behind a ddr of `ddr_bytes`: two-hop Prefetches whose staging copies
+// need room there.
+HardwareProfile NvmeWithDdr(int64_t ddr_bytes) {
+  HardwareProfile profile = NvmeProfile();
+  profile.tiers[1].capacity_bytes = ddr_bytes;
+  return profile;
+}
+
 }  // namespace
 
 TEST_CASE("placement cache: random DAGs, a refine reusing placements selects as one without") {
@@ -171,13 +180,14 @@ TEST_CASE("placement cache: random DAGs, a refine reusing placements selects as 
   shape.nodes = 24;
   shape.weight_percent = 50;
   int stalled = 0;
+  int turned_down_for_room = 0;
   int compared = 0;
   for (uint32_t seed = 1; seed <= 30; ++seed) {
     const Graph graph = RandomDag(seed, shape);
-    // One channel each way to ddr, or weights homed on nvme behind it (two-hop Prefetches with
-    // staging room); 600 B of device makes the tiers' room and the links bind.
+    // One or two channels each way to ddr; or weights homed on nvme behind a ddr of 300 B
+    // (values of up to 200 B: its room binds, and some placements are turned down for it).
     for (const HardwareProfile& profile :
-         {UnitProfile(600, 1), UnitProfile(600, 2), NvmeProfile()}) {
+         {UnitProfile(600, 1), UnitProfile(600, 2), NvmeWithDdr(300)}) {
       const PlanContext context = BuildContext(graph, profile, ModelOrder(graph), {}, {});
       const int64_t peak_bytes = context.lifetimes.timeline.peak_bytes;
       // Targets at 40% of the peak: most rounds find no stall-free placement, so each
@@ -186,8 +196,9 @@ TEST_CASE("placement cache: random DAGs, a refine reusing placements selects as 
                                          peak_bytes * 4 / 10);
       for (Choice choice : {Choice::kLeastStall, Choice::kMostBytes}) {
         for (bool free_cuts : {false, true}) {
-          INFO("seed " << seed << ", profile " << profile.name << ", choice "
-                       << static_cast<int>(choice) << ", free cuts " << free_cuts);
+          INFO("seed " << seed << ", profile " << profile.name << " (" << profile.links[0].channels
+                       << " channels), choice " << static_cast<int>(choice) << ", free cuts "
+                       << free_cuts);
           RefineRequest request;
           request.choice = choice;
           request.step_targets = &targets;
@@ -197,12 +208,17 @@ TEST_CASE("placement cache: random DAGs, a refine reusing placements selects as 
           CHECK(Dump(reused) == Dump(Refine(context, request)));
           ++compared;
           if (reused.predicted_stall_ns > 0) ++stalled;
+          if (std::count(reused.reason.begin(), reused.reason.end(), DecisionReason::kTierFull)) {
+            ++turned_down_for_room;
+          }
         }
       }
     }
   }
   // Not vacuous: many of the 360 refines take stalling placements (rounds without a
-  // stall-free one evaluate up to kEvaluatedPerRound placements and keep the rest).
+  // stall-free one evaluate up to kEvaluatedPerRound placements and keep the rest), and some
+  // turn placements down for the staging tier's room (room checks answer both ways).
   CHECK(compared == 360);
   CHECK(stalled >= 30);
+  CHECK(turned_down_for_room >= 10);
 }
