@@ -100,7 +100,8 @@ std::vector<int32_t> ShakenSizeOrder(const std::vector<int64_t>& padded_bytes, u
 
 int64_t PlaceGreedy(const std::vector<LayoutBlock>& blocks,
                     const std::vector<int64_t>& padded_bytes, const std::vector<int32_t>& order,
-                    bool best_fit, OccupancyTree& occupied, std::vector<int64_t>& offsets) {
+                    bool best_fit, OccupancyTree& occupied, std::vector<int64_t>& offsets,
+                    int64_t stop_at_bytes) {
   occupied.Reset();
   int64_t size_bytes = 0;
   std::vector<OccupancyTree::Run> runs;
@@ -135,6 +136,7 @@ int64_t PlaceGreedy(const std::vector<LayoutBlock>& blocks,
     }
     offsets[b] = best_offset >= 0 ? best_offset : cursor;
     size_bytes = std::max(size_bytes, offsets[b] + bytes);
+    if (size_bytes >= stop_at_bytes) return size_bytes;
     occupied.Occupy(block.first, block.last, offsets[b], offsets[b] + bytes);
     if (block.head_last >= 0) occupied.Occupy(0, block.head_last, offsets[b], offsets[b] + bytes);
   }

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "hyperplan/layout/layout.h"
@@ -32,9 +33,13 @@ std::vector<int32_t> PlacementOrder(const std::vector<LayoutBlock>& blocks,
 std::vector<int32_t> ShakenSizeOrder(const std::vector<int64_t>& padded_bytes, uint32_t seed);
 
 // Places the blocks of `order` (the others keep offset 0); returns the size (max offset +
-// padded size). `occupied` spans the blocks' positions; it is reset first.
+// padded size). `occupied` spans the blocks' positions; it is reset first. With
+// `stop_at_bytes`, stops as soon as the size reaches it (the size only grows, so a caller that
+// keeps only layouts smaller than that loses nothing) and returns the size so far, the later
+// blocks' offsets left as they were.
 int64_t PlaceGreedy(const std::vector<LayoutBlock>& blocks,
                     const std::vector<int64_t>& padded_bytes, const std::vector<int32_t>& order,
-                    bool best_fit, OccupancyTree& occupied, std::vector<int64_t>& offsets);
+                    bool best_fit, OccupancyTree& occupied, std::vector<int64_t>& offsets,
+                    int64_t stop_at_bytes = std::numeric_limits<int64_t>::max());
 
 }  // namespace hyperplan::planner

@@ -63,8 +63,9 @@ void TryOtherGreedyOrders(const std::vector<LayoutBlock>& blocks,
     for (const GreedyOrder order : planner::kGreedyOrders) {
       if (best_fit && order == GreedyOrder::kSize) continue;
       std::vector<int64_t> offsets(blocks.size(), 0);
+      // Kept only when strictly smaller: placing stops once it is not.
       const int64_t size_bytes = PlaceGreedy(blocks, padded, PlacementOrder(blocks, padded, order),
-                                             best_fit, occupied, offsets);
+                                             best_fit, occupied, offsets, layout.size_bytes);
       Keep(offsets, size_bytes,
            std::string(GreedyOrderName(order)) + (best_fit ? "" : "_first_fit"), layout);
     }
@@ -81,7 +82,7 @@ void TryShakenOrders(const std::vector<LayoutBlock>& blocks, const std::vector<i
     std::vector<int64_t> offsets(blocks.size(), 0);
     const bool best_fit = trial % 2 == 1;
     const int64_t size_bytes = PlaceGreedy(blocks, padded, planner::ShakenSizeOrder(padded, trial),
-                                           best_fit, occupied, offsets);
+                                           best_fit, occupied, offsets, layout.size_bytes);
     Keep(offsets, size_bytes, "greedy_shaken_" + std::to_string(trial), layout);
   }
 }

@@ -156,6 +156,22 @@ TEST_CASE("layout: best fit takes the tightest gap, first fit the lowest") {
         std::vector<int32_t>{0, 1, 3, 2, 4});
 }
 
+TEST_CASE("layout: a greedy placement told a size to stop at stops once it reaches it") {
+  // The blocks and order of the test above: L1 at 0 (size 4), A at 4 (6), L2 at 6 (7), B at
+  // 7 (8), X at 6 (8). Stopping at 7, it stops after L2 (the size 7) and leaves B and X
+  // where they were; stopping at 9, above the full run's 8, it places them all.
+  const std::vector<LayoutBlock> blocks = {{0, 0, 4}, {0, 1, 2}, {0, 0, 1}, {0, 1, 1}, {1, 1, 1}};
+  const std::vector<int64_t> padded = {4, 2, 1, 1, 1};
+  const std::vector<int32_t> order = {0, 1, 2, 3, 4};
+  planner::OccupancyTree occupied(2);
+  std::vector<int64_t> stopped(5, -1);
+  CHECK(planner::PlaceGreedy(blocks, padded, order, true, occupied, stopped, 7) == 7);
+  CHECK(stopped == std::vector<int64_t>{0, 4, 6, -1, -1});
+  std::vector<int64_t> full(5, -1);
+  CHECK(planner::PlaceGreedy(blocks, padded, order, true, occupied, full, 9) == 8);
+  CHECK(full == std::vector<int64_t>{0, 4, 6, 7, 6});
+}
+
 TEST_CASE("layout: the occupancy tree returns exactly the union of the blocks met in time") {
   std::mt19937 random(7);
   const int32_t positions = 97;
