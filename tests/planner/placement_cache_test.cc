@@ -182,7 +182,7 @@ TEST_CASE("placement cache: random DAGs, a refine reusing placements selects as 
   int stalled = 0;
   int turned_down_for_room = 0;
   int compared = 0;
-  for (uint32_t seed = 1; seed <= 30; ++seed) {
+  for (uint32_t seed = 1; seed <= 6; ++seed) {
     const Graph graph = RandomDag(seed, shape);
     // One or two channels each way to ddr; or weights homed on nvme behind a ddr of 300 B
     // (values of up to 200 B: its room binds, and some placements are turned down for it).
@@ -215,10 +215,10 @@ TEST_CASE("placement cache: random DAGs, a refine reusing placements selects as 
       }
     }
   }
-  // Not vacuous: many of the 360 refines take stalling placements (rounds without a
+  // Not vacuous: many of the 72 refines take stalling placements (rounds without a
   // stall-free one evaluate up to kEvaluatedPerRound placements and keep the rest), and some
   // turn placements down for the staging tier's room (room checks answer both ways).
-  CHECK(compared == 360);
-  CHECK(stalled >= 30);
-  CHECK(turned_down_for_room >= 10);
+  CHECK(compared == 72);
+  CHECK(stalled >= 20);
+  CHECK(turned_down_for_room >= 6);
 }
