@@ -8,6 +8,7 @@
 #include <set>
 #include <vector>
 
+#include "contenders/host_timed_terms.h"
 #include "core/moe_shape.h"
 #include "hyperplan/cost.h"
 #include "hyperplan/host_cost.h"
@@ -417,7 +418,9 @@ HostAwareBound SolveHostAwareBound(const HostBoundInputs& inputs) {
     }
   }
   Feasible(inputs, relaxed, high_ns, &parts, &freed);
-  bound.makespan_ns = std::max({high_ns, inputs.fixed_device_ns, inputs.device_only_ns});
+  bound.makespan_ns =
+      std::max({high_ns, inputs.fixed_device_ns, inputs.device_only_ns, inputs.timed_ns});
+  bound.timed_ns = inputs.timed_ns;
   bound.host_parts = static_cast<double>(parts);
   bound.freed_bytes = std::llround(freed);
   return bound;
@@ -452,6 +455,7 @@ HostBoundInputs HostBoundInputsFor(const Problem& problem, const LowerBounds& de
   inputs.serial_device_ns = walk.serial_device_ns;
   inputs.transfers = TransfersOf(*problem.profile, device);
   AddSparseTerms(*problem.graph, inputs);
+  inputs.timed_ns = HostTimedTerm(problem, device, parts).ns;
   return inputs;
 }
 

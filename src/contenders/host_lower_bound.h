@@ -80,12 +80,14 @@
 // Cost: O(parts log parts) plus the chain check's walks: per part, one walk from each of its
 // nodes over the steps back to the previous part and one forward to the next (O((nodes + uses)
 // log nodes) for a decoder), and the walks before the first part and after the last. Limits: the
-// device-only bound's forced-bytes terms only (its late-fetch and write-back terms are not carried
-// over); crossing transfers and their latency are not counted; the fresh fetches of values
-// the host updates in place are not counted; parts only (a placement that is no union of one
-// family's parts is outside the space); with T > 1 tokens the routed bytes are an expectation
-// (as the node times are), so it bounds the mean routing; the gather form's stacked experts
-// (read by Gather) keep their whole bytes.
+// device-only bound's forced-bytes terms with the relief F(x); its late-fetch term and the
+// stored half of its write-back term only over the values no part touches, as a floor
+// (host_timed_terms.h: the training step on rtx-4090-xeon-2s, 2.73 -> 3.47 s), its in-place
+// write-backs not at all; crossing transfers and their latency are not counted; the fresh
+// fetches of values the host updates in place are not counted; parts only (a placement that is
+// no union of one family's parts is outside the space); with T > 1 tokens the routed bytes are
+// an expectation (as the node times are), so it bounds the mean routing; the gather form's
+// stacked experts (read by Gather) keep their whole bytes.
 #pragma once
 
 #include <cstdint>
@@ -123,6 +125,8 @@ struct HostBoundInputs {
   bool chain = false;
   int64_t serial_device_ns = 0;  // S: nodes in no part before, between and after the chain
   std::vector<ForcedTransfer> transfers;
+  // The timed terms over the values no part touches (host_timed_terms.h): a floor for every x.
+  int64_t timed_ns = 0;
 };
 
 struct HostAwareBound {
@@ -132,6 +136,7 @@ struct HostAwareBound {
   int64_t freed_bytes = 0;  // F(x) there
   int part_count = 0;
   bool attention_cores = false;  // the family that gave the bound: attention cores (FlexGen's)
+  int64_t timed_ns = 0;          // the timed terms' floor (HostBoundInputs::timed_ns)
 };
 
 // The bound for given inputs (see above).

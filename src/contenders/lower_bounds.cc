@@ -407,6 +407,8 @@ LowerBounds ComputeLowerBounds(const Graph& graph, const HardwareProfile& profil
     }
   }
   FinishBounds(profile, budget_bytes, rates, bounds);
+  bounds.order = order;
+  bounds.room_per_step = scan.room_per_step;
   return bounds;
 }
 

@@ -102,7 +102,12 @@ struct LowerBounds {
   // The largest write-back term (see above): the compute from `step` around the loop to the
   // first of the updates counted, then the bytes sent out over a device hop out of the device.
   TimedTransferTerm write_back;
-  int64_t makespan_ns = 0;          // max(compute_ns, transfer_ns, late_fetch.ns, write_back.ns)
+  int64_t makespan_ns = 0;  // max(compute_ns, transfer_ns, late_fetch.ns, write_back.ns)
+  // The order the bound was taken in, and per step of it the room the budget leaves beside
+  // the floor, B - floor(s) (at least 0), for the host-aware bound's timed terms
+  // (host_timed_terms.h).
+  std::vector<NodeId> order;
+  std::vector<int64_t> room_per_step;
   bool budget_below_floor = false;  // B < peak_floor_bytes: no plan fits at all
 };
 

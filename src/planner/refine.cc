@@ -630,16 +630,22 @@ class Refiner {
   }
 
   // Places a candidate so that it frees `step`: its Store, Detach and Prefetch, then room for
-  // its off-device copies. A re-placement passes the steps it already frees as
-  // `keep_first..keep_last` and never frees fewer, so re-placements only grow.
-  Attempt Place(int32_t candidate_index, Step step, Step keep_first = -1,
-                Step keep_last = -1) const {
+  // its off-device copies. A re-placement passes the placement it replaces as `current` and
+  // never frees fewer steps than it, so re-placements only grow; when `current` issued the
+  // value's Store, the re-placement may issue that Store earlier (PlaceDetach).
+  Attempt Place(int32_t candidate_index, Step step, const Placement* current = nullptr) const {
     const Candidate& candidate = candidates_[candidate_index];
     // Its Store (stores_) and home copy (home_counted_), as placed so far.
     if (reads_ != nullptr) reads_->AddId(StateChange::Kind::kValue, candidate.value);
+    const Step keep_first = current != nullptr ? current->freed_first : Step{-1};
+    const Step keep_last = current != nullptr ? current->freed_last : Step{-1};
     Placement placement;
     placement.candidate = candidate_index;
     StoreTiming store = PlaceStore(candidate, placement);
+    if (current != nullptr && !current->store_hops.empty()) {
+      placement.store_hops = current->store_hops;  // the same slots, its own to issue
+      store.first_boundary = StoreFirstBoundary(candidate);
+    }
     Step detach = candidate.cover_first;
     StepUse step_use = keep_first >= 0 || keep_last >= 0 ? StepUse::kExact : StepUse::kNone;
     int64_t same_until_ns = std::numeric_limits<int64_t>::max();  // see SameAtSteps
@@ -661,7 +667,7 @@ class Refiner {
     placement.freed_first = detach;
     placement.freed_last = fetch - 1;
     Attempt attempt;
-    if (std::optional<Attempt> rejected = ReserveTierRoom(candidate, placement)) {
+    if (std::optional<Attempt> rejected = ReserveTierRoom(candidate, placement, current)) {
       attempt = *std::move(rejected);
     } else {
       attempt.ok = true;
@@ -731,15 +737,22 @@ class Refiner {
     return store;
   }
 
+  // The earliest boundary a Store of the candidate's value may be issued at: after its
+  // producer, or after its in-place writer (unless kept across the boundary), else 0.
+  Step StoreFirstBoundary(const Candidate& candidate) const {
+    const Value& value = graph_.values[candidate.value];
+    if (value.producer != kNoNode)
+      return context_.lifetimes.lifetimes[candidate.value].def_step + 1;
+    if (value.written_by != kNoNode && !candidate.write_back_at_start) {
+      return context_.lifetimes.step_of_node[value.written_by] + 1;
+    }
+    return 0;
+  }
+
   // The value's first Store: each hop in the earliest free slot from its writer's end, and the
   // same Store on the compute-only axis.
   void IssueStore(const Candidate& candidate, Placement& placement, StoreTiming& store) const {
-    const Value& value = graph_.values[candidate.value];
-    if (value.producer != kNoNode) {
-      store.first_boundary = context_.lifetimes.lifetimes[candidate.value].def_step + 1;
-    } else if (value.written_by != kNoNode && !candidate.write_back_at_start) {
-      store.first_boundary = context_.lifetimes.step_of_node[value.written_by] + 1;
-    }
+    store.first_boundary = StoreFirstBoundary(candidate);
     const Route& route = *context_.cost.routes.from_device[candidate.tier];
     for (const LinkSlot& hop :
          EarliestChain(route, start_ns_[store.first_boundary], candidate.store_bytes)) {
@@ -776,8 +789,8 @@ class Refiner {
       step_use = StepUse::kExact;
       if (store.last_boundary > latest) {
         // The link is busy until after step `latest` begins. A Store this placement issues
-        // itself is issued at `latest` and compute waits for it (the stall is counted);
-        // one an earlier placement issued cannot move.
+        // itself (or, re-placed, issued before) is issued at `latest` and compute waits for it
+        // (the stall is counted); one another placement issued cannot move.
         if (placement.store_hops.empty() || latest < store.first_boundary) {
           return Reject(DecisionReason::kStoreTooLate,
                         "its Store cannot start before step " + std::to_string(step) +
@@ -864,8 +877,10 @@ class Refiner {
   }
 
   // Off-device copies: home, stored and staging, each over the steps it may exist; a tier
-  // without room for them rejects the placement.
-  std::optional<Attempt> ReserveTierRoom(const Candidate& candidate, Placement& placement) const {
+  // without room for them rejects the placement. A re-placement that issues `current`'s Store
+  // earlier reserves only the steps its copies gain (the rest is `current`'s already).
+  std::optional<Attempt> ReserveTierRoom(const Candidate& candidate, Placement& placement,
+                                         const Placement* current) const {
     const int64_t bytes = candidate.bytes;
     const Step last_step = step_count_ - 1;
     auto reserve = [&](TierId tier, Step first, Step last) {
@@ -879,7 +894,11 @@ class Refiner {
       const bool final_hop = h + 1 == placement.store_hops.size();
       if (final_hop && candidate.homed) break;  // written back into the home copy
       const Step last = !final_hop ? Boundary(placement.store_hops[h + 1].slot.end_ns) : last_step;
-      reserve(hop.dst_tier, hop.boundary, last);
+      if (current == nullptr || current->store_hops.empty()) {
+        reserve(hop.dst_tier, hop.boundary, last);
+      } else {
+        reserve(hop.dst_tier, hop.boundary, std::min(last, current->store_hops[h].boundary - 1));
+      }
     }
     for (size_t h = 0; h + 1 < placement.prefetch_hops.size(); ++h) {
       reserve(placement.prefetch_hops[h].dst_tier, placement.prefetch_hops[h].boundary,
@@ -1039,7 +1058,7 @@ class Refiner {
       if (current.freed_first <= step && step <= current.freed_last) continue;  // done here
       seen.push_back(entry);
       HoldPrefetchSide(current, -1);
-      Attempt attempt = Place(entry.rank, step, current.freed_first, current.freed_last);
+      Attempt attempt = Place(entry.rank, step, &current);
       HoldPrefetchSide(current, +1);
       if (!attempt.ok || attempt.placement.freed_first > step ||
           attempt.placement.freed_last < step) {
@@ -1061,8 +1080,18 @@ class Refiner {
     ApplyPrefetchSide(current, -1);
     Placement& replaced = repair.placement;
     ApplyPrefetchSide(replaced, +1);
-    replaced.store_hops = current.store_hops;
+    // The Store keeps its slots; a re-placement may have issued it earlier (PlaceDetach), its
+    // copies then held from there (the steps gained, reserved by Place).
+    for (const TierReservation& r : replaced.tier_reservations) {
+      if (r.prefetch_staging) continue;
+      tiers_[r.tier].Add(r.first, r.last, r.bytes);
+      ChangedTier(r.tier, r.first, r.last, r.bytes);
+    }
+    if (replaced.store_hops.empty()) replaced.store_hops = current.store_hops;
     replaced.pre_peak_store_hops = current.pre_peak_store_hops;
+    NoteStore(replaced);  // the Store's issue step may have moved: its value's gaps read it
+    evaluated_.Change(
+        StateChange::Id(StateChange::Kind::kValue, candidates_[replaced.candidate].value));
     for (const TierReservation& r : current.tier_reservations) {
       if (!r.prefetch_staging) replaced.tier_reservations.push_back(r);
     }

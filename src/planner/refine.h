@@ -30,11 +30,15 @@
 // the least predicted stall wins, ties by rank (or, with Choice::kMostBytes, the largest
 // value); the others go back to the index. With a target, re-placing a gap already taken that
 // covers p but leaves the value resident there (its Prefetch squeezed early by link traffic,
-// or its Detach late) competes too, at the stall it adds. The winner subtracts its bytes over
-// the steps it frees [Detach boundary, Prefetch boundary). The loop stops when the peak is at
-// or below the target, when nothing can free the peak step, or (no target) when the cheapest
-// stall would exceed the remaining allowance. With free_cuts_after_target it then goes on
-// with stall-free placements only, at every step in turn, highest first.
+// or its Detach late) competes too, at the stall it adds; a gap whose own Store queues on the
+// link past p's start issues it at p and its Detach waits for it there (the training step on
+// rtx-4090-xeon-2s: the forward pass produces activations faster than PCIe drains them, and
+// a plan fits only by stalling it; refused, the refine stuck at the peak and the planner's own
+// plan did not fit). The winner subtracts its bytes over the steps it frees [Detach boundary,
+// Prefetch boundary). The loop stops when the peak is at or below the target, when nothing
+// can free the peak step, or (no target) when the cheapest stall would exceed the remaining
+// allowance. With free_cuts_after_target it then goes on with stall-free placements only, at
+// every step in turn, highest first.
 // Must take: before the first round, every must_take candidate (candidates.h) is placed as a
 // bundle freeing what it can, and committed; assembly keeps these placements in every prefix.
 // Hoisted (PlanContext::hoist_prefetches, with a target): once the loop ends, each one-hop

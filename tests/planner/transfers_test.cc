@@ -9,6 +9,7 @@
 
 #include "hyperplan/plan/verify.h"
 #include "hyperplan/planner/planner.h"
+#include "planner/assemble.h"
 #include "planner/context.h"
 #include "planner/modes.h"
 #include "planner/refine.h"
@@ -277,4 +278,80 @@ TEST_CASE("transfers: hoisted, a homed value's Prefetch goes as early as the dev
     CHECK(evaluation.timeline.stall_ns == 0);
     CHECK(evaluation.timeline.makespan_ns == 230);
   }
+}
+
+TEST_CASE("transfers: re-placed to free an earlier step, a taken gap issues its own Store there") {
+  // x and a (100 B each) must both be off the device at step 4 (300 B of scratch), and a alone
+  // at step 2 (200 B of scratch; n2 reads x). One channel each way, 1 B/ns.
+  //   n0 -> x              10 ns     T = [0, 10, 20, 30, 230, 240, 540, 640, 650]
+  //   n1 -> a              10 ns
+  //   n2 x -> c            10 ns, 200 B scratch
+  //   n3 c -> d           200 ns
+  //   n4 d -> e            10 ns, 300 B scratch
+  //   n5 e -> f           300 ns
+  //   n6 a, f -> g        100 ns
+  //   n7 x, g -> y         10 ns
+  // Resident without offloading: 100, 200, 100 + 100 + 1 + 200 = 401, 202, 100 + 100 + 1 + 1
+  // + 300 = 502 (the peak), 202, 202, 102. Target 302: step 4 sheds 200 (x and a), step 2 99
+  // (a). Step 4 goes first (excess 200). x's gap (30 -> 640 ns) outranks a's (20 -> 540 ns):
+  // x's Store runs [10, 110), its Detach at step 4 (230), its Prefetch as late as hides,
+  // [540, 640), issued before step 6. Then a: its Store queues behind x's, [110, 210), issued
+  // before step 3 (the boundary its slot starts in); Detach at step 4; Prefetch [440, 540),
+  // issued before step 5. Step 2 is then over by 99 and only a's gap covers it: a's Store
+  // starts after step 2 begins (20), so before, the re-placement was refused ("cannot move")
+  // and the refine stuck at step 2. Now the gap issues its own Store before step 2, and the
+  // Detach there waits for it: a stall of 210 - 20 = 190 ns, freeing steps 2..4.
+  Graph graph;
+  const ValueId x = Work(graph, "n0", {}, "x", 100, 10);
+  const ValueId a = Work(graph, "n1", {}, "a", 100, 10);
+  const ValueId c = Work(graph, "n2", {x}, "c", 1, 10, 200);
+  const ValueId d = Work(graph, "n3", {c}, "d", 1, 200);
+  const ValueId e = Work(graph, "n4", {d}, "e", 1, 10, 300);
+  const ValueId f = Work(graph, "n5", {e}, "f", 1, 300);
+  const ValueId g = Work(graph, "n6", {a, f}, "g", 1, 100);
+  MarkOutput(graph, Work(graph, "n7", {x, g}, "y", 1, 10));
+  const HardwareProfile profile = UnitProfile();
+  const planner::PlanContext context =
+      planner::BuildContext(graph, profile, ModelOrder(graph), {}, {});
+  REQUIRE(context.cost.step_start_ns ==
+          std::vector<int64_t>{0, 10, 20, 30, 230, 240, 540, 640, 650});
+  REQUIRE(context.lifetimes.timeline.peak_step == 4);
+  planner::RefineRequest request;
+  request.target_live_bytes = 302;
+
+  const planner::Selection selection = planner::Refine(context, request);
+  CHECK(selection.reached_target);
+  CHECK(selection.live_peak_bytes == 302);  // step 4: 502 - 200 (step 2: 401 - 100 = 301)
+  REQUIRE(selection.placements.size() == 2);
+  const planner::Placement& first = selection.placements[0];
+  CHECK(first.candidate == CandidateOf(context, x, 2));
+  CHECK(first.detach_boundary == 4);
+  const planner::Placement& repaired = selection.placements[1];
+  CHECK(repaired.candidate == CandidateOf(context, a, 1));
+  REQUIRE(repaired.store_hops.size() == 1);
+  CHECK(repaired.store_hops[0].slot.start_ns == 110);
+  CHECK(repaired.store_hops[0].slot.end_ns == 210);
+  CHECK(repaired.store_hops[0].boundary == 2);  // issued before step 2, not 3
+  CHECK(repaired.detach_boundary == 2);
+  CHECK(repaired.freed_first == 2);
+  CHECK(repaired.freed_last == 4);
+  CHECK(repaired.stall_ns == 190);
+
+  // The replay: x's Store [10, 110); a's [110, 210); n2 waits for a's Detach until 210 (190
+  // ns). n2 [210, 220), n3 [220, 420), n4 [420, 430), n5 [430, 730); a's Prefetch, issued at
+  // 430, [430, 530); x's, issued at 730, [730, 830), as n6 runs [730, 830); n7 [830, 840).
+  planner::AssembleOptions options;
+  options.placement_count = selection.placements.size();
+  const EvaluatedPlan planned = planner::AssemblePlan(context, selection, options);
+  const VerifyResult verdict = VerifyPlan(graph, profile, planned.plan, planned.evaluation);
+  INFO(verdict.message);
+  REQUIRE(verdict.ok);
+  const SimulationResult& timeline = planned.evaluation.timeline;
+  CHECK(timeline.stall_ns_per_node[2] == 190);
+  CHECK(timeline.stall_ns == 190);
+  CHECK(timeline.makespan_ns == 840);
+  const auto stores = StepsOf(planned.plan, StepKind::kStore, a);
+  REQUIRE(stores.size() == 1);
+  CHECK(timeline.steps[stores[0]].start_ns == 110);
+  CHECK(timeline.steps[stores[0]].end_ns == 210);
 }
