@@ -8,6 +8,7 @@
 #include <set>
 #include <vector>
 
+#include "contenders/routed_lane_bound.h"
 #include "core/moe_shape.h"
 #include "hyperplan/cost.h"
 #include "hyperplan/host_cost.h"
@@ -396,27 +397,36 @@ std::vector<HostPart> MoeBlocksJoined(const Problem& problem, const std::vector<
 
 HostAwareBound SolveHostAwareBound(const HostBoundInputs& inputs) {
   const Relaxation relaxed = Relax(inputs);
+  const RoutedLaneRelaxation routed = RelaxRoutedLane(inputs);
   HostAwareBound bound;
   bound.chain = inputs.chain;
   bound.part_count = static_cast<int>(inputs.parts.size());
   long double parts = 0;
   long double freed = 0;
   // Every costly part on the host as well frees the most: a feasible upper end.
+  // The fetch-after-route condition (routed_lane_bound.h) is one more necessary condition.
+  auto feasible = [&](int64_t t_ns, long double* p, long double* f) {
+    return Feasible(inputs, relaxed, t_ns, p, f) && RoutedLaneFits(inputs, routed, t_ns);
+  };
   int64_t high_ns = 1;
-  while (!Feasible(inputs, relaxed, high_ns, &parts, &freed)) high_ns *= 2;
+  while (!feasible(high_ns, &parts, &freed)) high_ns *= 2;
   int64_t low_ns = 0;  // infeasible or the answer
-  if (Feasible(inputs, relaxed, 0, &parts, &freed)) high_ns = 0;
+  if (feasible(0, &parts, &freed)) high_ns = 0;
   while (high_ns - low_ns > 1) {
     const int64_t mid_ns = low_ns + (high_ns - low_ns) / 2;
     long double p = 0;
     long double f = 0;
-    if (Feasible(inputs, relaxed, mid_ns, &p, &f)) {
+    if (feasible(mid_ns, &p, &f)) {
       high_ns = mid_ns;
     } else {
       low_ns = mid_ns;
     }
   }
   Feasible(inputs, relaxed, high_ns, &parts, &freed);
+  long double p = 0;
+  long double f = 0;
+  bound.routed_lane_binds = high_ns > 0 && Feasible(inputs, relaxed, high_ns - 1, &p, &f) &&
+                            !RoutedLaneFits(inputs, routed, high_ns - 1);
   bound.makespan_ns = std::max({high_ns, inputs.fixed_device_ns, inputs.device_only_ns});
   bound.host_parts = static_cast<double>(parts);
   bound.freed_bytes = std::llround(freed);
@@ -451,6 +461,8 @@ HostBoundInputs HostBoundInputsFor(const Problem& problem, const LowerBounds& de
   inputs.chain = walk.chain;
   inputs.serial_device_ns = walk.serial_device_ns;
   inputs.transfers = TransfersOf(*problem.profile, device);
+  inputs.whole_transfers = inputs.transfers;
+  AddRoutedFetchOptions(problem, parts, inputs);
   AddSparseTerms(*problem.graph, inputs);
   return inputs;
 }

@@ -58,12 +58,17 @@
 //   transfer share only, sum of t_e <= h). So T >= (M_t - F(x) - Z) / r_t and T >= (1 -
 //   rho)(M_t - F(x)) / r_t, the second a transfer term at rate r_t / (1 - rho): both join the
 //   terms.
+// - Fetch after route (routed_lane_bound.h): on a chain, a stacked expert byte off the device
+//   at its router's step crosses after the router and before its MoE node, inside the block's
+//   link span, so it costs lane time (t per byte over the device's in-rate) where the sparse
+//   terms above let it cost nothing; or it crosses before the router, whole. A third condition.
 // - Device lane: the device runs its nodes one at a time, so T >= D(x) = no-part time + sum
 //   (1 - x_p) d_p, while the host lane holds T >= H(x).
 // The bound is the least integer T for which some x in [0,1]^P has L(x) or H(x) <= T and
-// every (M_t - F(x)) / r_t <= T, and some (possibly other) x has D(x) <= T and H(x) <= T;
-// then the larger of that and the no-part device time. Any placement that makes T meets both
-// conditions with one x, so each condition apart is necessary and the fractional relaxation
+// every (M_t - F(x)) / r_t <= T, some (possibly other) x has D(x) <= T and H(x) <= T, and the
+// fetch-after-route condition holds at T (on a chain with MoE nodes); then the larger of that
+// and the no-part device time. Any placement that makes T meets every condition with one x,
+// so each condition apart is necessary and the fractional relaxation
 // only lowers it: the bound is valid. Without the device-lane condition the relaxation could
 // leave parts on the device and count none of their device time (a part slower on the host
 // than the whole device lane left the bound at the no-part time); on the rows measured
@@ -106,6 +111,12 @@ struct HostBoundPart {
   // its nodes before and after the routed experts only (see above).
   int64_t chain_device_ns = -1;
   int64_t chain_host_ns = -1;
+  // Fetch after route (routed_lane_bound.h), a routed-experts part only: the stacked expert
+  // bytes of its MoE node, the least chance an iteration touches one of its experts, and the
+  // time of the nodes between its router and the MoE node (larger of device and host).
+  int64_t routed_bytes = 0;
+  double touch = 1;
+  int64_t overlap_ns = 0;
 };
 
 // T >= (bytes - freed) / bytes_per_s.
@@ -123,6 +134,11 @@ struct HostBoundInputs {
   bool chain = false;
   int64_t serial_device_ns = 0;  // S: nodes in no part before, between and after the chain
   std::vector<ForcedTransfer> transfers;
+  // The fetch-after-route condition (routed_lane_bound.h): whether it applies, the device-only
+  // terms as they are (before the sparse terms) and the device's summed in-rate.
+  bool routed_lane = false;
+  std::vector<ForcedTransfer> whole_transfers;
+  int64_t into_device_bytes_per_s = 0;
 };
 
 struct HostAwareBound {
@@ -132,6 +148,8 @@ struct HostAwareBound {
   int64_t freed_bytes = 0;  // F(x) there
   int part_count = 0;
   bool attention_cores = false;  // the family that gave the bound: attention cores (FlexGen's)
+  // The fetch-after-route condition binds: without it the bound would be lower.
+  bool routed_lane_binds = false;
 };
 
 // The bound for given inputs (see above).
