@@ -173,28 +173,60 @@ class ChainWalker {
 
  private:
   // Every node reached from `start` (itself included) along producers (or consumers) within
-  // steps [first, last].
+  // steps [first, last]. A value updated in place (loop.h: a KV cache append) links its writer
+  // to its readers after it in step order: they read the update (the model's readers of the
+  // writer's output), so every plan runs them after the write ends: on one unit in order, across
+  // units after the crossing that carries the update (verify.cc's fresh-read rules).
   std::set<NodeId> Walk(NodeId start, Step first, Step last, bool forward) const {
-    const Graph& graph = *problem_.graph;
     std::set<NodeId> seen = {start};
     std::vector<NodeId> stack = {start};
     auto visit = [&](NodeId other) {
+      if (other == kNoNode) return;
       const Step step = problem_.lifetimes.step_of_node[other];
       if (step >= first && step <= last && seen.insert(other).second) stack.push_back(other);
     };
     while (!stack.empty()) {
-      const Node& node = graph.nodes[stack.back()];
+      const NodeId id = stack.back();
       stack.pop_back();
-      for (ValueId value : forward ? node.outputs : node.inputs) {
-        if (value == kNoValue) continue;
-        if (forward) {
-          for (NodeId consumer : graph.values[value].consumers) visit(consumer);
-        } else if (graph.values[value].producer != kNoNode) {
-          visit(graph.values[value].producer);
-        }
+      if (forward) {
+        ForEachReader(id, visit);
+      } else {
+        ForEachSource(id, visit);
       }
     }
     return seen;
+  }
+
+  // The nodes that read what `id` produces or updates in place after it.
+  template <typename Visit>
+  void ForEachReader(NodeId id, Visit& visit) const {
+    const Graph& graph = *problem_.graph;
+    const Step step = problem_.lifetimes.step_of_node[id];
+    for (ValueId value : graph.nodes[id].outputs) {
+      if (value == kNoValue) continue;
+      for (NodeId consumer : graph.values[value].consumers) visit(consumer);
+    }
+    for (ValueId value : graph.nodes[id].inputs) {
+      if (value == kNoValue || graph.values[value].written_by != id) continue;
+      for (NodeId reader : graph.values[value].consumers) {
+        if (problem_.lifetimes.step_of_node[reader] > step) visit(reader);
+      }
+    }
+  }
+
+  // The nodes whose output `id` reads, or whose in-place update of its input comes before it.
+  template <typename Visit>
+  void ForEachSource(NodeId id, Visit& visit) const {
+    const Graph& graph = *problem_.graph;
+    const Step step = problem_.lifetimes.step_of_node[id];
+    for (ValueId value : graph.nodes[id].inputs) {
+      if (value == kNoValue) continue;
+      visit(graph.values[value].producer);
+      const NodeId writer = graph.values[value].written_by;
+      if (writer != kNoNode && writer != id && problem_.lifetimes.step_of_node[writer] < step) {
+        visit(writer);
+      }
+    }
   }
 
   std::set<NodeId> AncestorsOfAll(const HostPart& part, Step from) const {

@@ -27,16 +27,17 @@
 //   with F(x) = sum x_p f_p (an over-count of f_p only weakens it).
 // - Chain: where the parts form a dependency chain (checked on the graph: every node of part
 //   p is an ancestor of p's last node z_p, and every node of the next part q a descendant of
-//   z_p), part p's nodes run on one unit's lane, one at a time, within [its first start, z_p's
-//   end], and q starts after z_p ends; so those spans are disjoint and ordered. The nodes in no
-//   part (always on the device, one at a time) that descend from z_p and that every node of q
-//   depends on run between the two spans; those every node of the first part depends on run
-//   before it, those descending from the last part's last node after it. With S their device
-//   time, T >= L(x) = S + sum_p (x_p h_p + (1 - x_p) d_p). L >= H always, so with a chain H is
-//   dropped. A decoder is such a chain: layer N's MLP feeds layer N+1's attention (in S),
-//   which feeds its MLP. A MoE block is two parts whose steps interleave (host_parts.h: its
-//   routed experts e, and the rest r: router, shared experts, final add), joined into one
-//   link for the walk, ended at the node adding the two outputs (in no part; its time then
+//   z_p; a value updated in place links its writer to its later readers: MLA's latent cache,
+//   appended by a Concat and read by the scores and values), part p's nodes run on one unit's lane,
+//   one at a time, within [its first start, z_p's end], and q starts after z_p ends; so those spans
+//   are disjoint and ordered. The nodes in no part (always on the device, one at a time) that
+//   descend from z_p and that every node of q depends on run between the two spans; those every
+//   node of the first part depends on run before it, those descending from the last part's last
+//   node after it. With S their device time, T >= L(x) = S + sum_p (x_p h_p + (1 - x_p) d_p). L >=
+//   H always, so with a chain H is dropped. A decoder is such a chain: layer N's MLP feeds layer
+//   N+1's attention (in S), which feeds its MLP. A MoE block is two parts whose steps interleave
+//   (host_parts.h: its routed experts e, and the rest r: router, shared experts, final add), joined
+//   into one link for the walk, ended at the node adding the two outputs (in no part; its time then
 //   counts nowhere, which only lowers L). Within it, e's nodes run on one lane in step order, so
 //   r's nodes that are ancestors of e's first node end before any of e starts, and those descending
 //   from e's last node start after all of e ends; the shared experts may run beside e. So the
