@@ -6,6 +6,7 @@
 #include <iterator>
 #include <optional>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "contenders/routed_lane_bound.h"
@@ -141,29 +142,73 @@ bool Feasible(const HostBoundInputs& inputs, const Relaxation& relaxed, int64_t 
 // Walks over the dependencies within a window of steps, for the chain term.
 class ChainWalker {
  public:
-  ChainWalker(const Problem& problem, const std::vector<HostPart>& parts)
-      : problem_(problem), in_part_(problem.graph->nodes.size(), 0) {
+  ChainWalker(const Problem& problem, const std::vector<HostPart>& parts, bool in_order,
+              std::vector<int> part_of)
+      : problem_(problem),
+        in_order_(in_order),
+        part_of_(std::move(part_of)),
+        in_part_(problem.graph->nodes.size(), 0) {
+    part_of_.resize(problem.graph->nodes.size(), -1);
     for (const HostPart& part : parts) {
       for (NodeId node : part.nodes) in_part_[node] = 1;
     }
   }
 
   // Whether `part` ends with its last node (every node of it is that node's ancestor) and
-  // `next` starts after it (every node of `next` its descendant); adds to `serial_ns` the
-  // device time of the nodes in no part that run in between (descendants of the one, ancestors
-  // of every node of the other).
-  bool Link(const HostPart& part, const HostPart& next, int64_t& serial_ns) const {
+  // `next` starts after it (every node of `next` its descendant; in order, those from its first
+  // descendant on, the earlier ones added to `early`); adds to `serial_ns` the device time of
+  // the nodes in no part that run in between (descendants of the one, ancestors of every node
+  // of the other that must descend).
+  bool Link(const HostPart& part, const HostPart& next, int64_t& serial_ns,
+            std::vector<NodeId>& early) const {
     if (part.last_step >= next.first_step) return false;
     const NodeId last = problem_.order[part.last_step];
     const std::set<NodeId> before = Walk(last, part.first_step, part.last_step, false);
     const std::set<NodeId> after = Walk(last, part.last_step, next.last_step, true);
-    if (!ContainsAll(before, part.nodes) || !ContainsAll(after, next.nodes)) return false;
-    serial_ns += DeviceNs(Intersect(after, AncestorsOfAll(next, part.last_step)));
+    auto late = next.nodes.begin();
+    if (in_order_) {
+      late = std::find_if(next.nodes.begin(), next.nodes.end(),
+                          [&](NodeId node) { return after.count(node) > 0; });
+    }
+    // In order the nodes after the first descendant on its unit (its part's) start after it
+    // ends, so they need not descend; the other part's of a MoE link, and out of order every
+    // node, must.
+    std::vector<NodeId> descend;
+    for (auto node = late; node != next.nodes.end(); ++node) {
+      if (!in_order_ || node == late || part_of_[*node] != part_of_[*late])
+        descend.push_back(*node);
+    }
+    if (descend.empty() || !ContainsAll(before, part.nodes) || !ContainsAll(after, descend)) {
+      return false;
+    }
+    early.insert(early.end(), next.nodes.begin(), late);
+    serial_ns +=
+        DeviceNs(Intersect(after, AncestorsOfAll(descend, part.last_step, next.last_step)));
     return true;
   }
 
+  // Whether every node of `part` is an ancestor of its last node or, failing that, of a node
+  // after it up to step `limit` (a gather-form MoE block's last step may read an expert bias
+  // that only a later add joins): `part` then ends at the first such node, which is in no part
+  // (the steps between consecutive links hold none) and whose time then counts nowhere.
+  bool EndAtCommonDescendant(HostPart& part, Step limit) {
+    for (Step z = part.last_step; z <= limit; ++z) {
+      const NodeId node = problem_.order[z];
+      if (!ContainsAll(Walk(node, part.first_step, z, false), part.nodes)) continue;
+      if (z > part.last_step) {
+        part.nodes.push_back(node);
+        part.last_step = z;
+        in_part_[node] = 1;
+      }
+      return true;
+    }
+    return false;
+  }
+
   // Nodes in no part that every node of `first` depends on: they run before it.
-  int64_t PrefixNs(const HostPart& first) const { return DeviceNs(AncestorsOfAll(first, 0)); }
+  int64_t PrefixNs(const HostPart& first) const {
+    return DeviceNs(AncestorsOfAll(first.nodes, 0, first.last_step));
+  }
 
   // Nodes in no part that depend on the last node of `last`: they run after it.
   int64_t SuffixNs(const HostPart& last) const {
@@ -229,10 +274,9 @@ class ChainWalker {
     }
   }
 
-  std::set<NodeId> AncestorsOfAll(const HostPart& part, Step from) const {
-    std::set<NodeId> common = Walk(part.nodes.front(), from, part.last_step, false);
-    for (NodeId node : part.nodes)
-      common = Intersect(common, Walk(node, from, part.last_step, false));
+  std::set<NodeId> AncestorsOfAll(const std::vector<NodeId>& nodes, Step from, Step last) const {
+    std::set<NodeId> common = Walk(nodes.front(), from, last, false);
+    for (NodeId node : nodes) common = Intersect(common, Walk(node, from, last, false));
     return common;
   }
 
@@ -256,6 +300,8 @@ class ChainWalker {
   }
 
   const Problem& problem_;
+  bool in_order_ = false;
+  std::vector<int> part_of_;  // by NodeId: the part (of the caller's) holding it, -1: none
   std::vector<uint8_t> in_part_;
 };
 
@@ -425,6 +471,23 @@ std::vector<HostPart> MoeBlocksJoined(const Problem& problem, const std::vector<
   return links;
 }
 
+// The chain times of `bound_parts` (by part of `parts`) less the times of `early` (their nodes
+// that may run before the link before theirs ends), on either unit; never below 0.
+void LeaveOutOfChain(const Problem& problem, const std::vector<int>& part_of,
+                     const std::vector<NodeId>& early, std::vector<HostBoundPart>& bound_parts) {
+  const Graph& graph = *problem.graph;
+  for (NodeId node : early) {
+    if (part_of[node] < 0) continue;  // a join node: in no part
+    HostBoundPart& part = bound_parts[part_of[node]];
+    if (part.chain_device_ns < 0) part.chain_device_ns = part.device_ns;
+    if (part.chain_host_ns < 0) part.chain_host_ns = part.host_ns;
+    const int64_t host_ns =
+        EstimateHostNodeCost(graph, graph.nodes[node], *problem.profile).time_ns;
+    part.chain_device_ns = std::max<int64_t>(0, part.chain_device_ns - problem.node_time_ns[node]);
+    part.chain_host_ns = std::max<int64_t>(0, part.chain_host_ns - host_ns);
+  }
+}
+
 }  // namespace
 
 HostAwareBound SolveHostAwareBound(const HostBoundInputs& inputs) {
@@ -465,21 +528,36 @@ HostAwareBound SolveHostAwareBound(const HostBoundInputs& inputs) {
   return bound;
 }
 
-ChainWalk WalkChain(const Problem& problem, const std::vector<HostPart>& parts) {
+ChainWalk WalkChain(const Problem& problem, const std::vector<HostPart>& parts, bool in_order,
+                    std::vector<int> part_of) {
   ChainWalk walk;
   if (parts.empty()) return walk;
-  const ChainWalker walker(problem, parts);
-  int64_t serial_ns = walker.PrefixNs(parts.front()) + walker.SuffixNs(parts.back());
-  for (size_t i = 0; i + 1 < parts.size(); ++i) {
-    if (!walker.Link(parts[i], parts[i + 1], serial_ns)) return walk;
+  std::vector<HostPart> links = parts;
+  if (part_of.empty()) {  // each link one part
+    part_of.assign(problem.graph->nodes.size(), -1);
+    for (size_t l = 0; l < links.size(); ++l) {
+      for (NodeId node : links[l].nodes) part_of[node] = static_cast<int>(l);
+    }
   }
+  ChainWalker walker(problem, links, in_order, std::move(part_of));
+  int64_t serial_ns = walker.PrefixNs(links.front());
+  for (size_t i = 0; i < links.size(); ++i) {
+    const bool last = i + 1 == links.size();
+    const Step limit = last ? problem.step_count() - 1 : links[i + 1].first_step - 1;
+    if (!walker.EndAtCommonDescendant(links[i], limit)) return walk;
+    if (!last && !walker.Link(links[i], links[i + 1], serial_ns, walk.early_nodes)) {
+      walk.early_nodes.clear();
+      return walk;
+    }
+  }
+  serial_ns += walker.SuffixNs(links.back());
   walk.chain = true;
   walk.serial_device_ns = serial_ns;
   return walk;
 }
 
 HostBoundInputs HostBoundInputsFor(const Problem& problem, const LowerBounds& device,
-                                   const HostPartOptions& options) {
+                                   const HostPartOptions& options, bool in_order) {
   HostBoundInputs inputs;
   const std::vector<HostPart> parts = FindHostParts(problem, options);
   int64_t part_device_ns = 0;
@@ -489,7 +567,13 @@ HostBoundInputs HostBoundInputsFor(const Problem& problem, const LowerBounds& de
   }
   inputs.fixed_device_ns = device.compute_ns - part_device_ns;
   if (parts.empty()) inputs.device_only_ns = device.makespan_ns;
-  const ChainWalk walk = WalkChain(problem, MoeBlocksJoined(problem, parts, inputs.parts));
+  std::vector<int> part_of(problem.graph->nodes.size(), -1);
+  for (size_t p = 0; p < parts.size(); ++p) {
+    for (NodeId node : parts[p].nodes) part_of[node] = static_cast<int>(p);
+  }
+  const ChainWalk walk =
+      WalkChain(problem, MoeBlocksJoined(problem, parts, inputs.parts), in_order, part_of);
+  LeaveOutOfChain(problem, part_of, walk.early_nodes, inputs.parts);
   inputs.chain = walk.chain;
   inputs.serial_device_ns = walk.serial_device_ns;
   inputs.transfers = TransfersOf(*problem.profile, device);
@@ -499,11 +583,12 @@ HostBoundInputs HostBoundInputsFor(const Problem& problem, const LowerBounds& de
   return inputs;
 }
 
-HostAwareBound ComputeHostAwareBound(const Problem& problem, const LowerBounds& device) {
-  HostAwareBound bound = SolveHostAwareBound(HostBoundInputsFor(problem, device));
+HostAwareBound ComputeHostAwareBound(const Problem& problem, const LowerBounds& device,
+                                     bool in_order) {
+  HostAwareBound bound = SolveHostAwareBound(HostBoundInputsFor(problem, device, {}, in_order));
   HostPartOptions cores;
   cores.attention_cores = true;
-  const HostBoundInputs core_inputs = HostBoundInputsFor(problem, device, cores);
+  const HostBoundInputs core_inputs = HostBoundInputsFor(problem, device, cores, in_order);
   if (core_inputs.parts.empty()) return bound;
   HostAwareBound core_bound = SolveHostAwareBound(core_inputs);
   core_bound.attention_cores = true;

@@ -44,6 +44,13 @@
 //   link's span is at least e's time plus those r nodes' time on r's unit: in L, r counts only them
 //   (its chain times), which keeps L a sum of one term per part; L >= H no longer holds
 //   (the shared experts' host time is left out), but dropping H stays valid.
+// - In order: a plan whose compute steps follow problem.order (the contenders' plans, the
+//   planner's where it keeps the model's order) runs each unit's steps in that order (its
+//   stream: simulate.h). So when q's first node that descends from z_p starts after z_p ends,
+//   every later node of q (on the same unit) does too; q's nodes before it (a weight's
+//   dequantization ahead of its first MatMul, which reads no activation) may run earlier, and
+//   their times leave q's chain times (on either unit), which only lowers L. Only with
+//   `in_order`: a plan in another order may run them anywhere.
 // - Sparsity (issue 31): a com.microsoft MoE/QMoE node reads only the experts its tokens
 //   route to (routing.h: k of E for one token, E(1-(1-k/E)^T) for T in expectation), so its
 //   node time on either unit is over those bytes (node_bytes.cc), and the bound is taken over
@@ -157,21 +164,27 @@ struct HostAwareBound {
 HostAwareBound SolveHostAwareBound(const HostBoundInputs& inputs);
 
 // Whether consecutive `parts` (in step order, problem.order) form a dependency chain, and S
-// (above; 0 when they do not).
+// (above; 0 when they do not). `in_order`: for plans whose compute steps follow problem.order
+// (above, "In order"); early_nodes then holds the parts' nodes left out of L. `part_of` (by
+// NodeId, empty: each of `parts` one part) says which part runs a node: a link of two parts (a
+// MoE block) may span two units.
 struct ChainWalk {
   bool chain = false;
   int64_t serial_device_ns = 0;
+  std::vector<NodeId> early_nodes;
 };
-ChainWalk WalkChain(const Problem& problem, const std::vector<HostPart>& parts);
+ChainWalk WalkChain(const Problem& problem, const std::vector<HostPart>& parts,
+                    bool in_order = false, std::vector<int> part_of = {});
 
 // The inputs for `problem` (every node on the device) with the device-only bound `device`
 // computed for it at the budget: the eligible parts of the family `options` selects, their
 // freed bytes, the chain check and the transfer terms.
 HostBoundInputs HostBoundInputsFor(const Problem& problem, const LowerBounds& device,
-                                   const HostPartOptions& options = {});
+                                   const HostPartOptions& options = {}, bool in_order = false);
 
 // The lesser of SolveHostAwareBound(HostBoundInputsFor(problem, device, options)) over the two
 // part families: the default one and the one with attention cores instead of attention.
-HostAwareBound ComputeHostAwareBound(const Problem& problem, const LowerBounds& device);
+HostAwareBound ComputeHostAwareBound(const Problem& problem, const LowerBounds& device,
+                                     bool in_order = false);
 
 }  // namespace hyperplan::contenders

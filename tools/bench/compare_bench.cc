@@ -199,7 +199,12 @@ BudgetBounds BoundsAtBudget(const contenders::ContenderContext& context, int64_t
                             contenders::LowerBounds model_order, const Outcome& planned) {
   BudgetBounds bounds{std::move(model_order), std::nullopt, 1};
   const bool host_unit = context.profile->host_compute.present();
-  if (host_unit) bounds.host = contenders::ComputeHostAwareBound(context, bounds.device);
+  // Every plan here but the planner's runs in the model's order (its compute steps in
+  // context.order), so the model-order bound may count on it; the planner's own order gets a
+  // bound that does not.
+  if (host_unit) {
+    bounds.host = contenders::ComputeHostAwareBound(context, bounds.device, /*in_order=*/true);
+  }
   if (planned.ok && planned.plan.order != context.order) {
     const auto own =
         contenders::ComputeLowerBounds(*context.graph, *context.profile, planned.plan.order,
@@ -324,7 +329,9 @@ std::string OverheadModeRow(const PairContext& pair, const Outcome& reference, G
   // With a host unit, the bound over placements by parts (host_lower_bound.h).
   const int64_t bound_ns =
       profile.host_compute.present()
-          ? contenders::ComputeHostAwareBound(context, no_budget_bound).makespan_ns
+          ? contenders::ComputeHostAwareBound(context, no_budget_bound,
+                                              overhead_mode.plan.order == context.order)
+                .makespan_ns
           : no_budget_bound.makespan_ns;
   return "| budget | policy | fits | live peak | arena | makespan | vs no offload | × bound | "
          "moved per link |\n|---|---|---|---:|---:|---:|---:|---:|---|\n" +
