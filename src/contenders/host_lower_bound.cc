@@ -522,6 +522,8 @@ HostAwareBound SolveHostAwareBound(const HostBoundInputs& inputs) {
   long double f = 0;
   bound.routed_lane_binds = high_ns > 0 && Feasible(inputs, relaxed, high_ns - 1, &p, &f) &&
                             !RoutedLaneFits(inputs, routed, high_ns - 1);
+  // Where fetch after route binds, its placement is the one to show.
+  if (bound.routed_lane_binds) RoutedLaneFits(inputs, routed, high_ns, &parts, &freed);
   bound.makespan_ns = std::max({high_ns, inputs.fixed_device_ns, inputs.device_only_ns});
   bound.host_parts = static_cast<double>(parts);
   bound.freed_bytes = std::llround(freed);

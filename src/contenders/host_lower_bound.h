@@ -152,8 +152,10 @@ struct HostBoundInputs {
 struct HostAwareBound {
   int64_t makespan_ns = 0;
   bool chain = false;
-  double host_parts = 0;    // sum x_p at the relaxation's optimum (fractional)
-  int64_t freed_bytes = 0;  // F(x) there
+  // sum x_p at the relaxation's optimum (fractional), and F(x) there; where fetch after route
+  // binds, its condition's (freed_bytes then counts a byte fetched after route as 1 - t).
+  double host_parts = 0;
+  int64_t freed_bytes = 0;
   int part_count = 0;
   bool attention_cores = false;  // the family that gave the bound: attention cores (FlexGen's)
   // The fetch-after-route condition binds: without it the bound would be lower.

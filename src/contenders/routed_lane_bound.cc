@@ -110,10 +110,10 @@ void AddPartSegments(const HostBoundPart& part, long double host_cost_ns,
   const long double routed_cost_ns = routed_moved / into_bytes_per_ns;
   if (routed_freed > 0 && routed_freed < host_freed &&
       routed_cost_ns * host_freed < host_cost_ns * routed_freed) {
-    relaxed.segments.push_back({routed_cost_ns, routed_freed});
-    relaxed.segments.push_back({host_cost_ns - routed_cost_ns, host_freed - routed_freed});
+    relaxed.segments.push_back({routed_cost_ns, routed_freed, 0});
+    relaxed.segments.push_back({host_cost_ns - routed_cost_ns, host_freed - routed_freed, 1});
   } else if (host_freed > 0) {
-    relaxed.segments.push_back({host_cost_ns, host_freed});
+    relaxed.segments.push_back({host_cost_ns, host_freed, 1});
   }
 }
 
@@ -155,6 +155,7 @@ RoutedLaneRelaxation RelaxRoutedLane(const HostBoundInputs& inputs) {
     if (cost_ns <= 0) {  // on the host for free: frees its bytes, after route's too
       relaxed.base_ns += cost_ns;
       relaxed.base_freed += part.freed_bytes;
+      relaxed.base_host_parts += 1;
       continue;
     }
     AddPartSegments(part, cost_ns, into_bytes_per_ns, relaxed);
@@ -171,7 +172,7 @@ RoutedLaneRelaxation RelaxRoutedLane(const HostBoundInputs& inputs) {
 }
 
 bool RoutedLaneFits(const HostBoundInputs& inputs, const RoutedLaneRelaxation& relaxed,
-                    int64_t t_ns) {
+                    int64_t t_ns, long double* host_parts, long double* freed_bytes) {
   if (!relaxed.active) return true;
   long double want = 0;
   for (const ForcedTransfer& term : inputs.whole_transfers) {
@@ -182,12 +183,16 @@ bool RoutedLaneFits(const HostBoundInputs& inputs, const RoutedLaneRelaxation& r
   if (want > relaxed.most_freed) return false;
   long double lane_ns = relaxed.base_ns;
   long double freed = relaxed.base_freed;
+  long double parts = relaxed.base_host_parts;
   for (const RoutedLaneSegment& segment : relaxed.segments) {
     if (freed >= want) break;
     const long double share = std::min<long double>(1, (want - freed) / segment.freed_bytes);
     lane_ns += share * segment.cost_ns;
     freed += share * segment.freed_bytes;
+    parts += share * segment.host_parts;
   }
+  if (host_parts != nullptr) *host_parts = parts;
+  if (freed_bytes != nullptr) *freed_bytes = std::max(want, relaxed.base_freed);
   return lane_ns <= t_ns + kTolerance;
 }
 

@@ -59,19 +59,23 @@ void AddRoutedFetchOptions(const Problem& problem, const std::vector<HostPart>& 
 struct RoutedLaneSegment {
   long double cost_ns = 0;
   long double freed_bytes = 0;
+  long double host_parts = 0;  // 1: a part moving to the host; 0: a layer fetched after route
 };
 struct RoutedLaneRelaxation {
   bool active = false;  // inputs.routed_lane and a chain
   long double base_ns = 0;
   long double base_freed = 0;
+  long double base_host_parts = 0;
   std::vector<RoutedLaneSegment> segments;
   long double most_freed = 0;
 };
 RoutedLaneRelaxation RelaxRoutedLane(const HostBoundInputs& inputs);
 
 // Whether some fractional placement with after-route options keeps the lane and every
-// device-only transfer term (inputs.whole_transfers) within `t_ns` (true when not active).
+// device-only transfer term (inputs.whole_transfers) within `t_ns` (true when not active);
+// the placement's parts on the host and link bytes freed to `host_parts` and `freed` if given.
 bool RoutedLaneFits(const HostBoundInputs& inputs, const RoutedLaneRelaxation& relaxed,
-                    int64_t t_ns);
+                    int64_t t_ns, long double* host_parts = nullptr,
+                    long double* freed_bytes = nullptr);
 
 }  // namespace hyperplan::contenders

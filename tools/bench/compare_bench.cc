@@ -165,9 +165,10 @@ std::string HostBoundRow(const std::string& budget, const HardwareProfile& profi
                          const contenders::HostAwareBound& host, int64_t device_bound_ns,
                          const Outcome& planned, int64_t reference_ns) {
   std::string text =
-      fmt::format("{} parts{}, {}; at the relaxation's optimum {:.1f} on the host, {} freed",
+      fmt::format("{} parts{}, {}{}; at the relaxation's optimum {:.1f} on the host, {} freed",
                   host.part_count, host.attention_cores ? " (attention cores)" : "",
-                  host.chain ? "a dependency chain" : "not a chain", host.host_parts,
+                  host.chain ? "a dependency chain" : "not a chain",
+                  host.routed_lane_binds ? " (fetch after route on it binds)" : "", host.host_parts,
                   Gigabytes(host.freed_bytes));
   if (planned.ok) {
     const double speedup = static_cast<double>(device_bound_ns) /
