@@ -305,19 +305,41 @@ class ChainWalker {
   std::vector<uint8_t> in_part_;
 };
 
-// Bytes of every value the part's nodes read or write, and their scratch.
-int64_t FreedBytes(const Graph& graph, const HostPart& part) {
-  std::set<ValueId> touched;
-  int64_t scratch_bytes = 0;
-  for (NodeId node : part.nodes) {
-    for (ValueId input : graph.nodes[node].inputs) touched.insert(input);
-    for (ValueId output : graph.nodes[node].outputs) touched.insert(output);
-    scratch_bytes += graph.nodes[node].subgraph_peak_bytes;
+// By part, the bytes it frees (see the header): every value its nodes read or write, split
+// evenly among the parts that touch it (a rotary table every attention reads), none for a value
+// a node in no part touches (that node keeps it in the device's view), and its nodes' scratch.
+std::vector<int64_t> FreedBytesByPart(const Graph& graph, const std::vector<HostPart>& parts) {
+  std::vector<int> part_of(graph.nodes.size(), -1);
+  for (size_t p = 0; p < parts.size(); ++p) {
+    for (NodeId node : parts[p].nodes) part_of[node] = static_cast<int>(p);
   }
-  touched.erase(kNoValue);
-  int64_t bytes = scratch_bytes;
-  for (ValueId value : touched) bytes += graph.values[value].bytes;
-  return bytes;
+  std::vector<std::vector<int>> touchers(graph.values.size());
+  std::vector<uint8_t> kept(graph.values.size(), 0);  // touched by a node in no part
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    for (const auto* values : {&graph.nodes[n].inputs, &graph.nodes[n].outputs}) {
+      for (ValueId value : *values) {
+        if (value == kNoValue) continue;
+        if (part_of[n] < 0) {
+          kept[value] = 1;
+        } else {
+          touchers[value].push_back(part_of[n]);
+        }
+      }
+    }
+  }
+  std::vector<int64_t> freed(parts.size(), 0);
+  for (size_t p = 0; p < parts.size(); ++p) {
+    for (NodeId node : parts[p].nodes) freed[p] += graph.nodes[node].subgraph_peak_bytes;
+  }
+  for (size_t v = 0; v < graph.values.size(); ++v) {
+    std::vector<int>& by = touchers[v];
+    if (kept[v] || by.empty()) continue;
+    std::sort(by.begin(), by.end());
+    by.erase(std::unique(by.begin(), by.end()), by.end());
+    const int64_t share = graph.values[v].bytes / static_cast<int64_t>(by.size());
+    for (int p : by) freed[p] += share;
+  }
+  return freed;
 }
 
 // The bytes of a com.microsoft MoE/QMoE node's stacked experts its tokens do not route to
@@ -563,9 +585,10 @@ HostBoundInputs HostBoundInputsFor(const Problem& problem, const LowerBounds& de
   HostBoundInputs inputs;
   const std::vector<HostPart> parts = FindHostParts(problem, options);
   int64_t part_device_ns = 0;
-  for (const HostPart& part : parts) {
-    inputs.parts.push_back({part.device_ns, part.host_ns, FreedBytes(*problem.graph, part)});
-    part_device_ns += part.device_ns;
+  const std::vector<int64_t> freed = FreedBytesByPart(*problem.graph, parts);
+  for (size_t p = 0; p < parts.size(); ++p) {
+    inputs.parts.push_back({parts[p].device_ns, parts[p].host_ns, freed[p]});
+    part_device_ns += parts[p].device_ns;
   }
   inputs.fixed_device_ns = device.compute_ns - part_device_ns;
   if (parts.empty()) inputs.device_only_ns = device.makespan_ns;

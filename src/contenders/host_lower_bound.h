@@ -24,7 +24,11 @@
 //   nodes touch: its weights, the activations it reads or writes (at most all of them leave
 //   U(s) or, at p's own steps, the floor), and its scratch; every other value keeps its steps,
 //   so U(s) and floor(s) shrink by at most sum x_p f_p together. So T >= (M_t - F(x)) / r_t
-//   with F(x) = sum x_p f_p (an over-count of f_p only weakens it).
+//   with F(x) = sum x_p f_p (an over-count of f_p only weakens it). A value leaves only when
+//   every node touching it runs on the host: never when a node in no part touches it, and for
+//   one of k parts at most min x_p <= (1/k) sum x_p of its bytes; so f_p counts each value it
+//   touches at 1/k of its bytes (the rotary tables every attention part reads count once in
+//   all, not once per layer), none of those a node in no part touches, and its scratch.
 // - Chain: where the parts form a dependency chain (checked on the graph: every node of part
 //   p is an ancestor of p's last node z_p, and every node of the next part q a descendant of
 //   z_p; a value updated in place links its writer to its later readers: MLA's latent cache,
