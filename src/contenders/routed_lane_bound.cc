@@ -69,21 +69,33 @@ std::set<NodeId> WalkSteps(const Problem& problem, NodeId start, Step first, Ste
   return seen;
 }
 
-// The nodes that may run beside the fetch: descendants of the router and ancestors of the MoE
-// node, neither itself, each at the larger of its device and host times.
-int64_t OverlapNs(const Problem& problem, const RoutedNode& routed) {
-  const Step first = problem.lifetimes.step_of_node[routed.router];
-  const Step last = problem.lifetimes.step_of_node[routed.node];
-  const std::set<NodeId> after = WalkSteps(problem, routed.router, first, last, true);
-  const std::set<NodeId> before = WalkSteps(problem, routed.node, first, last, false);
+// The nodes that may run beside the fetch: those of the block (from step `first`) that the MoE
+// node depends on and the router does not (its descendants, and any beside it), each at the
+// larger of its device and host times.
+int64_t OverlapNs(const Problem& problem, const RoutedNode& routed, Step first) {
+  const Step router_step = problem.lifetimes.step_of_node[routed.router];
+  const Step node_step = problem.lifetimes.step_of_node[routed.node];
+  const std::set<NodeId> feeding = WalkSteps(problem, routed.node, first, node_step, false);
+  const std::set<NodeId> routing = WalkSteps(problem, routed.router, first, router_step, false);
   int64_t ns = 0;
-  for (NodeId node : after) {
-    if (node == routed.router || node == routed.node || before.count(node) == 0) continue;
+  for (NodeId node : feeding) {
+    if (node == routed.node || routing.count(node) > 0) continue;
     const int64_t host_ns =
         EstimateHostNodeCost(*problem.graph, problem.graph->nodes[node], *problem.profile).time_ns;
     ns += std::max(problem.node_time_ns[node], host_ns);
   }
   return ns;
+}
+
+// The first step of layer `layer`'s MoE block: its routed experts' part and its rest's.
+Step BlockFirstStep(const std::vector<HostPart>& parts, const HostPart& experts) {
+  Step first = experts.first_step;
+  for (const HostPart& part : parts) {
+    if (part.kind == HostPartKind::kMlp && part.layer == experts.layer) {
+      first = std::min(first, part.first_step);
+    }
+  }
+  return first;
 }
 
 // The routed-experts part's one MoE node with stacked operands; nullopt when it has none or
@@ -129,7 +141,7 @@ void AddRoutedFetchOptions(const Problem& problem, const std::vector<HostPart>& 
     if (!routed || routed->router == kNoNode) continue;
     inputs.parts[p].routed_bytes = routed->bytes;
     inputs.parts[p].touch = routed->touch;
-    inputs.parts[p].overlap_ns = OverlapNs(problem, *routed);
+    inputs.parts[p].overlap_ns = OverlapNs(problem, *routed, BlockFirstStep(parts, parts[p]));
     ++covered;
   }
   int routed_nodes = 0;

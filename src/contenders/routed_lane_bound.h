@@ -19,8 +19,9 @@
 //   whole costs more).
 // - Chain: layer l's block is one link of the chain (host_lower_bound.h), whose span holds R,
 //   then the fetch, then N: so t a_l over the device's summed in-rate r_in adds to L(x), less
-//   what may run beside the fetch: the nodes after R and before N (descendants of R and
-//   ancestors of N), counted at the larger of their device and host times.
+//   what may run beside the fetch: the block's nodes N depends on and R does not (R's
+//   descendants before N, and any beside R), counted at the larger of their device and host
+//   times.
 // So with every per-layer option, the LP relaxation is a multiple-choice fractional knapsack:
 // per layer, its parts as before (x_p on the host: frees f_p at lane cost c_p = h_p - d_p)
 // and, for the routed-experts part e of a MoE layer, after route (frees (1 - t) W_e of the
