@@ -62,6 +62,7 @@ void RelieveDevice(const HostBoundInputs& inputs, Relaxation& relaxed) {
 
 Relaxation Relax(const HostBoundInputs& inputs) {
   Relaxation relaxed;
+  relaxed.base_freed = inputs.transient_freed_bytes;
   if (inputs.chain) relaxed.base_ns = inputs.serial_device_ns;
   for (const HostBoundPart& part : inputs.parts) {
     // On a chain a part adds h - d to L (its chain times); without one, h to H.
@@ -307,8 +308,24 @@ class ChainWalker {
 
 // By part, the bytes it frees (see the header): every value its nodes read or write, split
 // evenly among the parts that touch it (a rotary table every attention reads), none for a value
-// a node in no part touches (that node keeps it in the device's view), and its nodes' scratch.
-std::vector<int64_t> FreedBytesByPart(const Graph& graph, const std::vector<HostPart>& parts) {
+// a node in no part touches (that node keeps it in the device's view), and its nodes' scratch;
+// apart, those that live only within the part's steps (made and read by it alone, and scratch).
+struct PartFreedBytes {
+  std::vector<int64_t> lasting;
+  std::vector<int64_t> transient;
+};
+
+// Whether `value` is made by part `part`'s nodes and read by them alone, and not kept anywhere.
+bool TransientIn(const Problem& problem, ValueId value, int part, const std::vector<int>& part_of) {
+  const Value& v = problem.graph->values[value];
+  const bool persistent =
+      static_cast<size_t>(value) < problem.persistent.size() && problem.persistent[value];
+  return v.producer != kNoNode && part_of[v.producer] == part && !v.is_graph_input &&
+         !v.is_initializer && !v.is_graph_output && v.written_by == kNoNode && !persistent;
+}
+
+PartFreedBytes FreedBytesByPart(const Problem& problem, const std::vector<HostPart>& parts) {
+  const Graph& graph = *problem.graph;
   std::vector<int> part_of(graph.nodes.size(), -1);
   for (size_t p = 0; p < parts.size(); ++p) {
     for (NodeId node : parts[p].nodes) part_of[node] = static_cast<int>(p);
@@ -327,9 +344,10 @@ std::vector<int64_t> FreedBytesByPart(const Graph& graph, const std::vector<Host
       }
     }
   }
-  std::vector<int64_t> freed(parts.size(), 0);
+  PartFreedBytes freed{std::vector<int64_t>(parts.size(), 0),
+                       std::vector<int64_t>(parts.size(), 0)};
   for (size_t p = 0; p < parts.size(); ++p) {
-    for (NodeId node : parts[p].nodes) freed[p] += graph.nodes[node].subgraph_peak_bytes;
+    for (NodeId node : parts[p].nodes) freed.transient[p] += graph.nodes[node].subgraph_peak_bytes;
   }
   for (size_t v = 0; v < graph.values.size(); ++v) {
     std::vector<int>& by = touchers[v];
@@ -337,9 +355,34 @@ std::vector<int64_t> FreedBytesByPart(const Graph& graph, const std::vector<Host
     std::sort(by.begin(), by.end());
     by.erase(std::unique(by.begin(), by.end()), by.end());
     const int64_t share = graph.values[v].bytes / static_cast<int64_t>(by.size());
-    for (int p : by) freed[p] += share;
+    const bool transient =
+        by.size() == 1 && TransientIn(problem, static_cast<ValueId>(v), by[0], part_of);
+    for (int p : by) (transient ? freed.transient : freed.lasting)[p] += share;
   }
   return freed;
+}
+
+// The most transient bytes live at one step: in order, the largest sum over the parts whose
+// steps hold it (a transient value lives within its part's steps); else every part's.
+int64_t MostTransientBytes(const Problem& problem, const std::vector<HostPart>& parts,
+                           const std::vector<int64_t>& transient, bool in_order) {
+  if (!in_order) {
+    int64_t total = 0;
+    for (int64_t bytes : transient) total += bytes;
+    return total;
+  }
+  std::vector<int64_t> change(problem.order.size() + 1, 0);
+  for (size_t p = 0; p < parts.size(); ++p) {
+    change[parts[p].first_step] += transient[p];
+    change[parts[p].last_step + 1] -= transient[p];
+  }
+  int64_t live = 0;
+  int64_t most = 0;
+  for (int64_t delta : change) {
+    live += delta;
+    most = std::max(most, live);
+  }
+  return most;
 }
 
 // The bytes of a com.microsoft MoE/QMoE node's stacked experts its tokens do not route to
@@ -585,11 +628,12 @@ HostBoundInputs HostBoundInputsFor(const Problem& problem, const LowerBounds& de
   HostBoundInputs inputs;
   const std::vector<HostPart> parts = FindHostParts(problem, options);
   int64_t part_device_ns = 0;
-  const std::vector<int64_t> freed = FreedBytesByPart(*problem.graph, parts);
+  const PartFreedBytes freed = FreedBytesByPart(problem, parts);
   for (size_t p = 0; p < parts.size(); ++p) {
-    inputs.parts.push_back({parts[p].device_ns, parts[p].host_ns, freed[p]});
+    inputs.parts.push_back({parts[p].device_ns, parts[p].host_ns, freed.lasting[p]});
     part_device_ns += parts[p].device_ns;
   }
+  inputs.transient_freed_bytes = MostTransientBytes(problem, parts, freed.transient, in_order);
   inputs.fixed_device_ns = device.compute_ns - part_device_ns;
   if (parts.empty()) inputs.device_only_ns = device.makespan_ns;
   std::vector<int> part_of(problem.graph->nodes.size(), -1);

@@ -28,7 +28,11 @@
 //   every node touching it runs on the host: never when a node in no part touches it, and for
 //   one of k parts at most min x_p <= (1/k) sum x_p of its bytes; so f_p counts each value it
 //   touches at 1/k of its bytes (the rotary tables every attention part reads count once in
-//   all, not once per layer), none of those a node in no part touches, and its scratch.
+//   all, not once per layer), none of those a node in no part touches, and its scratch. And
+//   a value that lives within p's steps (made and read by p alone, not kept: a weight
+//   dequantized before its MatMul) or p's scratch shrinks U(s) or floor(s) only at a step s of
+//   p's: at most the most such bytes of the parts whose steps hold one step (in order; else of
+//   every part) count, as a constant F(x) frees whatever x is, and f_p counts the rest.
 // - Chain: where the parts form a dependency chain (checked on the graph: every node of part
 //   p is an ancestor of p's last node z_p, and every node of the next part q a descendant of
 //   z_p; a value updated in place links its writer to its later readers: MLA's latent cache,
@@ -146,6 +150,9 @@ struct HostBoundInputs {
   bool chain = false;
   int64_t serial_device_ns = 0;  // S: nodes in no part before, between and after the chain
   std::vector<ForcedTransfer> transfers;
+  // Freed whatever the placement (above, "Link"): the most bytes of values that live within one
+  // part's steps (and scratch) live at one step; parts' freed_bytes count the rest.
+  int64_t transient_freed_bytes = 0;
   // The fetch-after-route condition (routed_lane_bound.h): whether it applies, the device-only
   // terms as they are (before the sparse terms) and the device's summed in-rate.
   bool routed_lane = false;

@@ -157,6 +157,7 @@ RoutedLaneRelaxation RelaxRoutedLane(const HostBoundInputs& inputs) {
   RoutedLaneRelaxation relaxed;
   if (!inputs.routed_lane || !inputs.chain || inputs.into_device_bytes_per_s <= 0) return relaxed;
   relaxed.active = true;
+  relaxed.base_freed = inputs.transient_freed_bytes;
   const long double into_bytes_per_ns = inputs.into_device_bytes_per_s / kNsPerSecond;
   relaxed.base_ns = inputs.serial_device_ns;
   for (const HostBoundPart& part : inputs.parts) {
