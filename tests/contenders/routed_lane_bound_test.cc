@@ -252,6 +252,13 @@ TEST_CASE("host-aware bound: in order, a weight dequantized before its MatMul le
   REQUIRE(inputs.parts.size() == 2);
   CHECK(inputs.parts[1].device_ns == 260);
   CHECK(inputs.parts[1].chain_device_ns == 210);
+  // Freed bytes (float32: {1,16} 64 B, {16,16} 1024 B). The attention: h0 (its alone), its
+  // weight, half of a0 (the MLP reads it): 64 + 1024 + 32 = 1120. The MLP: its weight, half of
+  // a0, the bias, h1 (an output): 1024 + 32 + 64 + 64 = 1184; w0 and m0, made and read by it
+  // alone, live only within its steps: 1024 + 64 = 1088 freed whatever the placement.
+  CHECK(inputs.parts[0].freed_bytes == 1120);
+  CHECK(inputs.parts[1].freed_bytes == 1184);
+  CHECK(inputs.transient_freed_bytes == 1088);
 }
 
 }  // namespace
