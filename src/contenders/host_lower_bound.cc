@@ -6,9 +6,11 @@
 #include <iterator>
 #include <optional>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "contenders/host_timed_terms.h"
+#include "contenders/routed_lane_bound.h"
 #include "core/moe_shape.h"
 #include "hyperplan/cost.h"
 #include "hyperplan/host_cost.h"
@@ -61,6 +63,7 @@ void RelieveDevice(const HostBoundInputs& inputs, Relaxation& relaxed) {
 
 Relaxation Relax(const HostBoundInputs& inputs) {
   Relaxation relaxed;
+  relaxed.base_freed = inputs.transient_freed_bytes;
   if (inputs.chain) relaxed.base_ns = inputs.serial_device_ns;
   for (const HostBoundPart& part : inputs.parts) {
     // On a chain a part adds h - d to L (its chain times); without one, h to H.
@@ -141,29 +144,73 @@ bool Feasible(const HostBoundInputs& inputs, const Relaxation& relaxed, int64_t 
 // Walks over the dependencies within a window of steps, for the chain term.
 class ChainWalker {
  public:
-  ChainWalker(const Problem& problem, const std::vector<HostPart>& parts)
-      : problem_(problem), in_part_(problem.graph->nodes.size(), 0) {
+  ChainWalker(const Problem& problem, const std::vector<HostPart>& parts, bool in_order,
+              std::vector<int> part_of)
+      : problem_(problem),
+        in_order_(in_order),
+        part_of_(std::move(part_of)),
+        in_part_(problem.graph->nodes.size(), 0) {
+    part_of_.resize(problem.graph->nodes.size(), -1);
     for (const HostPart& part : parts) {
       for (NodeId node : part.nodes) in_part_[node] = 1;
     }
   }
 
   // Whether `part` ends with its last node (every node of it is that node's ancestor) and
-  // `next` starts after it (every node of `next` its descendant); adds to `serial_ns` the
-  // device time of the nodes in no part that run in between (descendants of the one, ancestors
-  // of every node of the other).
-  bool Link(const HostPart& part, const HostPart& next, int64_t& serial_ns) const {
+  // `next` starts after it (every node of `next` its descendant; in order, those from its first
+  // descendant on, the earlier ones added to `early`); adds to `serial_ns` the device time of
+  // the nodes in no part that run in between (descendants of the one, ancestors of every node
+  // of the other that must descend).
+  bool Link(const HostPart& part, const HostPart& next, int64_t& serial_ns,
+            std::vector<NodeId>& early) const {
     if (part.last_step >= next.first_step) return false;
     const NodeId last = problem_.order[part.last_step];
     const std::set<NodeId> before = Walk(last, part.first_step, part.last_step, false);
     const std::set<NodeId> after = Walk(last, part.last_step, next.last_step, true);
-    if (!ContainsAll(before, part.nodes) || !ContainsAll(after, next.nodes)) return false;
-    serial_ns += DeviceNs(Intersect(after, AncestorsOfAll(next, part.last_step)));
+    auto late = next.nodes.begin();
+    if (in_order_) {
+      late = std::find_if(next.nodes.begin(), next.nodes.end(),
+                          [&](NodeId node) { return after.count(node) > 0; });
+    }
+    // In order the nodes after the first descendant on its unit (its part's) start after it
+    // ends, so they need not descend; the other part's of a MoE link, and out of order every
+    // node, must.
+    std::vector<NodeId> descend;
+    for (auto node = late; node != next.nodes.end(); ++node) {
+      if (!in_order_ || node == late || part_of_[*node] != part_of_[*late])
+        descend.push_back(*node);
+    }
+    if (descend.empty() || !ContainsAll(before, part.nodes) || !ContainsAll(after, descend)) {
+      return false;
+    }
+    early.insert(early.end(), next.nodes.begin(), late);
+    serial_ns +=
+        DeviceNs(Intersect(after, AncestorsOfAll(descend, part.last_step, next.last_step)));
     return true;
   }
 
+  // Whether every node of `part` is an ancestor of its last node or, failing that, of a node
+  // after it up to step `limit` (a gather-form MoE block's last step may read an expert bias
+  // that only a later add joins): `part` then ends at the first such node, which is in no part
+  // (the steps between consecutive links hold none) and whose time then counts nowhere.
+  bool EndAtCommonDescendant(HostPart& part, Step limit) {
+    for (Step z = part.last_step; z <= limit; ++z) {
+      const NodeId node = problem_.order[z];
+      if (!ContainsAll(Walk(node, part.first_step, z, false), part.nodes)) continue;
+      if (z > part.last_step) {
+        part.nodes.push_back(node);
+        part.last_step = z;
+        in_part_[node] = 1;
+      }
+      return true;
+    }
+    return false;
+  }
+
   // Nodes in no part that every node of `first` depends on: they run before it.
-  int64_t PrefixNs(const HostPart& first) const { return DeviceNs(AncestorsOfAll(first, 0)); }
+  int64_t PrefixNs(const HostPart& first) const {
+    return DeviceNs(AncestorsOfAll(first.nodes, 0, first.last_step));
+  }
 
   // Nodes in no part that depend on the last node of `last`: they run after it.
   int64_t SuffixNs(const HostPart& last) const {
@@ -173,34 +220,65 @@ class ChainWalker {
 
  private:
   // Every node reached from `start` (itself included) along producers (or consumers) within
-  // steps [first, last].
+  // steps [first, last]. A value updated in place (loop.h: a KV cache append) links its writer
+  // to its readers after it in step order: they read the update (the model's readers of the
+  // writer's output), so every plan runs them after the write ends: on one unit in order, across
+  // units after the crossing that carries the update (verify.cc's fresh-read rules).
   std::set<NodeId> Walk(NodeId start, Step first, Step last, bool forward) const {
-    const Graph& graph = *problem_.graph;
     std::set<NodeId> seen = {start};
     std::vector<NodeId> stack = {start};
     auto visit = [&](NodeId other) {
+      if (other == kNoNode) return;
       const Step step = problem_.lifetimes.step_of_node[other];
       if (step >= first && step <= last && seen.insert(other).second) stack.push_back(other);
     };
     while (!stack.empty()) {
-      const Node& node = graph.nodes[stack.back()];
+      const NodeId id = stack.back();
       stack.pop_back();
-      for (ValueId value : forward ? node.outputs : node.inputs) {
-        if (value == kNoValue) continue;
-        if (forward) {
-          for (NodeId consumer : graph.values[value].consumers) visit(consumer);
-        } else if (graph.values[value].producer != kNoNode) {
-          visit(graph.values[value].producer);
-        }
+      if (forward) {
+        ForEachReader(id, visit);
+      } else {
+        ForEachSource(id, visit);
       }
     }
     return seen;
   }
 
-  std::set<NodeId> AncestorsOfAll(const HostPart& part, Step from) const {
-    std::set<NodeId> common = Walk(part.nodes.front(), from, part.last_step, false);
-    for (NodeId node : part.nodes)
-      common = Intersect(common, Walk(node, from, part.last_step, false));
+  // The nodes that read what `id` produces or updates in place after it.
+  template <typename Visit>
+  void ForEachReader(NodeId id, Visit& visit) const {
+    const Graph& graph = *problem_.graph;
+    const Step step = problem_.lifetimes.step_of_node[id];
+    for (ValueId value : graph.nodes[id].outputs) {
+      if (value == kNoValue) continue;
+      for (NodeId consumer : graph.values[value].consumers) visit(consumer);
+    }
+    for (ValueId value : graph.nodes[id].inputs) {
+      if (value == kNoValue || graph.values[value].written_by != id) continue;
+      for (NodeId reader : graph.values[value].consumers) {
+        if (problem_.lifetimes.step_of_node[reader] > step) visit(reader);
+      }
+    }
+  }
+
+  // The nodes whose output `id` reads, or whose in-place update of its input comes before it.
+  template <typename Visit>
+  void ForEachSource(NodeId id, Visit& visit) const {
+    const Graph& graph = *problem_.graph;
+    const Step step = problem_.lifetimes.step_of_node[id];
+    for (ValueId value : graph.nodes[id].inputs) {
+      if (value == kNoValue) continue;
+      visit(graph.values[value].producer);
+      const NodeId writer = graph.values[value].written_by;
+      if (writer != kNoNode && writer != id && problem_.lifetimes.step_of_node[writer] < step) {
+        visit(writer);
+      }
+    }
+  }
+
+  std::set<NodeId> AncestorsOfAll(const std::vector<NodeId>& nodes, Step from, Step last) const {
+    std::set<NodeId> common = Walk(nodes.front(), from, last, false);
+    for (NodeId node : nodes) common = Intersect(common, Walk(node, from, last, false));
     return common;
   }
 
@@ -224,22 +302,88 @@ class ChainWalker {
   }
 
   const Problem& problem_;
+  bool in_order_ = false;
+  std::vector<int> part_of_;  // by NodeId: the part (of the caller's) holding it, -1: none
   std::vector<uint8_t> in_part_;
 };
 
-// Bytes of every value the part's nodes read or write, and their scratch.
-int64_t FreedBytes(const Graph& graph, const HostPart& part) {
-  std::set<ValueId> touched;
-  int64_t scratch_bytes = 0;
-  for (NodeId node : part.nodes) {
-    for (ValueId input : graph.nodes[node].inputs) touched.insert(input);
-    for (ValueId output : graph.nodes[node].outputs) touched.insert(output);
-    scratch_bytes += graph.nodes[node].subgraph_peak_bytes;
+// By part, the bytes it frees (see the header): every value its nodes read or write, split
+// evenly among the parts that touch it (a rotary table every attention reads), none for a value
+// a node in no part touches (that node keeps it in the device's view), and its nodes' scratch;
+// apart, those that live only within the part's steps (made and read by it alone, and scratch).
+struct PartFreedBytes {
+  std::vector<int64_t> lasting;
+  std::vector<int64_t> transient;
+};
+
+// Whether `value` is made by part `part`'s nodes and read by them alone, and not kept anywhere.
+bool TransientIn(const Problem& problem, ValueId value, int part, const std::vector<int>& part_of) {
+  const Value& v = problem.graph->values[value];
+  const bool persistent =
+      static_cast<size_t>(value) < problem.persistent.size() && problem.persistent[value];
+  return v.producer != kNoNode && part_of[v.producer] == part && !v.is_graph_input &&
+         !v.is_initializer && !v.is_graph_output && v.written_by == kNoNode && !persistent;
+}
+
+PartFreedBytes FreedBytesByPart(const Problem& problem, const std::vector<HostPart>& parts) {
+  const Graph& graph = *problem.graph;
+  std::vector<int> part_of(graph.nodes.size(), -1);
+  for (size_t p = 0; p < parts.size(); ++p) {
+    for (NodeId node : parts[p].nodes) part_of[node] = static_cast<int>(p);
   }
-  touched.erase(kNoValue);
-  int64_t bytes = scratch_bytes;
-  for (ValueId value : touched) bytes += graph.values[value].bytes;
-  return bytes;
+  std::vector<std::vector<int>> touchers(graph.values.size());
+  std::vector<uint8_t> kept(graph.values.size(), 0);  // touched by a node in no part
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    for (const auto* values : {&graph.nodes[n].inputs, &graph.nodes[n].outputs}) {
+      for (ValueId value : *values) {
+        if (value == kNoValue) continue;
+        if (part_of[n] < 0) {
+          kept[value] = 1;
+        } else {
+          touchers[value].push_back(part_of[n]);
+        }
+      }
+    }
+  }
+  PartFreedBytes freed{std::vector<int64_t>(parts.size(), 0),
+                       std::vector<int64_t>(parts.size(), 0)};
+  for (size_t p = 0; p < parts.size(); ++p) {
+    for (NodeId node : parts[p].nodes) freed.transient[p] += graph.nodes[node].subgraph_peak_bytes;
+  }
+  for (size_t v = 0; v < graph.values.size(); ++v) {
+    std::vector<int>& by = touchers[v];
+    if (kept[v] || by.empty()) continue;
+    std::sort(by.begin(), by.end());
+    by.erase(std::unique(by.begin(), by.end()), by.end());
+    const int64_t share = graph.values[v].bytes / static_cast<int64_t>(by.size());
+    const bool transient =
+        by.size() == 1 && TransientIn(problem, static_cast<ValueId>(v), by[0], part_of);
+    for (int p : by) (transient ? freed.transient : freed.lasting)[p] += share;
+  }
+  return freed;
+}
+
+// The most transient bytes live at one step: in order, the largest sum over the parts whose
+// steps hold it (a transient value lives within its part's steps); else every part's.
+int64_t MostTransientBytes(const Problem& problem, const std::vector<HostPart>& parts,
+                           const std::vector<int64_t>& transient, bool in_order) {
+  if (!in_order) {
+    int64_t total = 0;
+    for (int64_t bytes : transient) total += bytes;
+    return total;
+  }
+  std::vector<int64_t> change(problem.order.size() + 1, 0);
+  for (size_t p = 0; p < parts.size(); ++p) {
+    change[parts[p].first_step] += transient[p];
+    change[parts[p].last_step + 1] -= transient[p];
+  }
+  int64_t live = 0;
+  int64_t most = 0;
+  for (int64_t delta : change) {
+    live += delta;
+    most = std::max(most, live);
+  }
+  return most;
 }
 
 // The bytes of a com.microsoft MoE/QMoE node's stacked experts its tokens do not route to
@@ -393,31 +537,59 @@ std::vector<HostPart> MoeBlocksJoined(const Problem& problem, const std::vector<
   return links;
 }
 
+// The chain times of `bound_parts` (by part of `parts`) less the times of `early` (their nodes
+// that may run before the link before theirs ends), on either unit; never below 0.
+void LeaveOutOfChain(const Problem& problem, const std::vector<int>& part_of,
+                     const std::vector<NodeId>& early, std::vector<HostBoundPart>& bound_parts) {
+  const Graph& graph = *problem.graph;
+  for (NodeId node : early) {
+    if (part_of[node] < 0) continue;  // a join node: in no part
+    HostBoundPart& part = bound_parts[part_of[node]];
+    if (part.chain_device_ns < 0) part.chain_device_ns = part.device_ns;
+    if (part.chain_host_ns < 0) part.chain_host_ns = part.host_ns;
+    const int64_t host_ns =
+        EstimateHostNodeCost(graph, graph.nodes[node], *problem.profile).time_ns;
+    part.chain_device_ns = std::max<int64_t>(0, part.chain_device_ns - problem.node_time_ns[node]);
+    part.chain_host_ns = std::max<int64_t>(0, part.chain_host_ns - host_ns);
+  }
+}
+
 }  // namespace
 
 HostAwareBound SolveHostAwareBound(const HostBoundInputs& inputs) {
   const Relaxation relaxed = Relax(inputs);
+  const RoutedLaneRelaxation routed = RelaxRoutedLane(inputs);
   HostAwareBound bound;
   bound.chain = inputs.chain;
   bound.part_count = static_cast<int>(inputs.parts.size());
   long double parts = 0;
   long double freed = 0;
   // Every costly part on the host as well frees the most: a feasible upper end.
+  // The fetch-after-route condition (routed_lane_bound.h) is one more necessary condition.
+  auto feasible = [&](int64_t t_ns, long double* p, long double* f) {
+    return Feasible(inputs, relaxed, t_ns, p, f) && RoutedLaneFits(inputs, routed, t_ns);
+  };
   int64_t high_ns = 1;
-  while (!Feasible(inputs, relaxed, high_ns, &parts, &freed)) high_ns *= 2;
+  while (!feasible(high_ns, &parts, &freed)) high_ns *= 2;
   int64_t low_ns = 0;  // infeasible or the answer
-  if (Feasible(inputs, relaxed, 0, &parts, &freed)) high_ns = 0;
+  if (feasible(0, &parts, &freed)) high_ns = 0;
   while (high_ns - low_ns > 1) {
     const int64_t mid_ns = low_ns + (high_ns - low_ns) / 2;
     long double p = 0;
     long double f = 0;
-    if (Feasible(inputs, relaxed, mid_ns, &p, &f)) {
+    if (feasible(mid_ns, &p, &f)) {
       high_ns = mid_ns;
     } else {
       low_ns = mid_ns;
     }
   }
   Feasible(inputs, relaxed, high_ns, &parts, &freed);
+  long double p = 0;
+  long double f = 0;
+  bound.routed_lane_binds = high_ns > 0 && Feasible(inputs, relaxed, high_ns - 1, &p, &f) &&
+                            !RoutedLaneFits(inputs, routed, high_ns - 1);
+  // Where fetch after route binds, its placement is the one to show.
+  if (bound.routed_lane_binds) RoutedLaneFits(inputs, routed, high_ns, &parts, &freed);
   bound.makespan_ns =
       std::max({high_ns, inputs.fixed_device_ns, inputs.device_only_ns, inputs.timed_ns});
   bound.timed_ns = inputs.timed_ns;
@@ -426,44 +598,70 @@ HostAwareBound SolveHostAwareBound(const HostBoundInputs& inputs) {
   return bound;
 }
 
-ChainWalk WalkChain(const Problem& problem, const std::vector<HostPart>& parts) {
+ChainWalk WalkChain(const Problem& problem, const std::vector<HostPart>& parts, bool in_order,
+                    std::vector<int> part_of) {
   ChainWalk walk;
   if (parts.empty()) return walk;
-  const ChainWalker walker(problem, parts);
-  int64_t serial_ns = walker.PrefixNs(parts.front()) + walker.SuffixNs(parts.back());
-  for (size_t i = 0; i + 1 < parts.size(); ++i) {
-    if (!walker.Link(parts[i], parts[i + 1], serial_ns)) return walk;
+  std::vector<HostPart> links = parts;
+  if (part_of.empty()) {  // each link one part
+    part_of.assign(problem.graph->nodes.size(), -1);
+    for (size_t l = 0; l < links.size(); ++l) {
+      for (NodeId node : links[l].nodes) part_of[node] = static_cast<int>(l);
+    }
   }
+  ChainWalker walker(problem, links, in_order, std::move(part_of));
+  int64_t serial_ns = walker.PrefixNs(links.front());
+  for (size_t i = 0; i < links.size(); ++i) {
+    const bool last = i + 1 == links.size();
+    const Step limit = last ? problem.step_count() - 1 : links[i + 1].first_step - 1;
+    if (!walker.EndAtCommonDescendant(links[i], limit)) return walk;
+    if (!last && !walker.Link(links[i], links[i + 1], serial_ns, walk.early_nodes)) {
+      walk.early_nodes.clear();
+      return walk;
+    }
+  }
+  serial_ns += walker.SuffixNs(links.back());
   walk.chain = true;
   walk.serial_device_ns = serial_ns;
   return walk;
 }
 
 HostBoundInputs HostBoundInputsFor(const Problem& problem, const LowerBounds& device,
-                                   const HostPartOptions& options) {
+                                   const HostPartOptions& options, bool in_order) {
   HostBoundInputs inputs;
   const std::vector<HostPart> parts = FindHostParts(problem, options);
   int64_t part_device_ns = 0;
-  for (const HostPart& part : parts) {
-    inputs.parts.push_back({part.device_ns, part.host_ns, FreedBytes(*problem.graph, part)});
-    part_device_ns += part.device_ns;
+  const PartFreedBytes freed = FreedBytesByPart(problem, parts);
+  for (size_t p = 0; p < parts.size(); ++p) {
+    inputs.parts.push_back({parts[p].device_ns, parts[p].host_ns, freed.lasting[p]});
+    part_device_ns += parts[p].device_ns;
   }
+  inputs.transient_freed_bytes = MostTransientBytes(problem, parts, freed.transient, in_order);
   inputs.fixed_device_ns = device.compute_ns - part_device_ns;
   if (parts.empty()) inputs.device_only_ns = device.makespan_ns;
-  const ChainWalk walk = WalkChain(problem, MoeBlocksJoined(problem, parts, inputs.parts));
+  std::vector<int> part_of(problem.graph->nodes.size(), -1);
+  for (size_t p = 0; p < parts.size(); ++p) {
+    for (NodeId node : parts[p].nodes) part_of[node] = static_cast<int>(p);
+  }
+  const ChainWalk walk =
+      WalkChain(problem, MoeBlocksJoined(problem, parts, inputs.parts), in_order, part_of);
+  LeaveOutOfChain(problem, part_of, walk.early_nodes, inputs.parts);
   inputs.chain = walk.chain;
   inputs.serial_device_ns = walk.serial_device_ns;
   inputs.transfers = TransfersOf(*problem.profile, device);
+  inputs.whole_transfers = inputs.transfers;
+  AddRoutedFetchOptions(problem, parts, inputs);
   AddSparseTerms(*problem.graph, inputs);
   inputs.timed_ns = HostTimedTerm(problem, device, parts).ns;
   return inputs;
 }
 
-HostAwareBound ComputeHostAwareBound(const Problem& problem, const LowerBounds& device) {
-  HostAwareBound bound = SolveHostAwareBound(HostBoundInputsFor(problem, device));
+HostAwareBound ComputeHostAwareBound(const Problem& problem, const LowerBounds& device,
+                                     bool in_order) {
+  HostAwareBound bound = SolveHostAwareBound(HostBoundInputsFor(problem, device, {}, in_order));
   HostPartOptions cores;
   cores.attention_cores = true;
-  const HostBoundInputs core_inputs = HostBoundInputsFor(problem, device, cores);
+  const HostBoundInputs core_inputs = HostBoundInputsFor(problem, device, cores, in_order);
   if (core_inputs.parts.empty()) return bound;
   HostAwareBound core_bound = SolveHostAwareBound(core_inputs);
   core_bound.attention_cores = true;

@@ -24,25 +24,41 @@
 //   nodes touch: its weights, the activations it reads or writes (at most all of them leave
 //   U(s) or, at p's own steps, the floor), and its scratch; every other value keeps its steps,
 //   so U(s) and floor(s) shrink by at most sum x_p f_p together. So T >= (M_t - F(x)) / r_t
-//   with F(x) = sum x_p f_p (an over-count of f_p only weakens it).
+//   with F(x) = sum x_p f_p (an over-count of f_p only weakens it). A value leaves only when
+//   every node touching it runs on the host: never when a node in no part touches it, and for
+//   one of k parts at most min x_p <= (1/k) sum x_p of its bytes; so f_p counts each value it
+//   touches at 1/k of its bytes (the rotary tables every attention part reads count once in
+//   all, not once per layer), none of those a node in no part touches, and its scratch. And
+//   a value that lives within p's steps (made and read by p alone, not kept: a weight
+//   dequantized before its MatMul) or p's scratch shrinks U(s) or floor(s) only at a step s of
+//   p's: at most the most such bytes of the parts whose steps hold one step (in order; else of
+//   every part) count, as a constant F(x) frees whatever x is, and f_p counts the rest.
 // - Chain: where the parts form a dependency chain (checked on the graph: every node of part
 //   p is an ancestor of p's last node z_p, and every node of the next part q a descendant of
-//   z_p), part p's nodes run on one unit's lane, one at a time, within [its first start, z_p's
-//   end], and q starts after z_p ends; so those spans are disjoint and ordered. The nodes in no
-//   part (always on the device, one at a time) that descend from z_p and that every node of q
-//   depends on run between the two spans; those every node of the first part depends on run
-//   before it, those descending from the last part's last node after it. With S their device
-//   time, T >= L(x) = S + sum_p (x_p h_p + (1 - x_p) d_p). L >= H always, so with a chain H is
-//   dropped. A decoder is such a chain: layer N's MLP feeds layer N+1's attention (in S),
-//   which feeds its MLP. A MoE block is two parts whose steps interleave (host_parts.h: its
-//   routed experts e, and the rest r: router, shared experts, final add), joined into one
-//   link for the walk, ended at the node adding the two outputs (in no part; its time then
+//   z_p; a value updated in place links its writer to its later readers: MLA's latent cache,
+//   appended by a Concat and read by the scores and values), part p's nodes run on one unit's lane,
+//   one at a time, within [its first start, z_p's end], and q starts after z_p ends; so those spans
+//   are disjoint and ordered. The nodes in no part (always on the device, one at a time) that
+//   descend from z_p and that every node of q depends on run between the two spans; those every
+//   node of the first part depends on run before it, those descending from the last part's last
+//   node after it. With S their device time, T >= L(x) = S + sum_p (x_p h_p + (1 - x_p) d_p). L >=
+//   H always, so with a chain H is dropped. A decoder is such a chain: layer N's MLP feeds layer
+//   N+1's attention (in S), which feeds its MLP. A MoE block is two parts whose steps interleave
+//   (host_parts.h: its routed experts e, and the rest r: router, shared experts, final add), joined
+//   into one link for the walk, ended at the node adding the two outputs (in no part; its time then
 //   counts nowhere, which only lowers L). Within it, e's nodes run on one lane in step order, so
 //   r's nodes that are ancestors of e's first node end before any of e starts, and those descending
 //   from e's last node start after all of e ends; the shared experts may run beside e. So the
 //   link's span is at least e's time plus those r nodes' time on r's unit: in L, r counts only them
 //   (its chain times), which keeps L a sum of one term per part; L >= H no longer holds
 //   (the shared experts' host time is left out), but dropping H stays valid.
+// - In order: a plan whose compute steps follow problem.order (the contenders' plans, the
+//   planner's where it keeps the model's order) runs each unit's steps in that order (its
+//   stream: simulate.h). So when q's first node that descends from z_p starts after z_p ends,
+//   every later node of q (on the same unit) does too; q's nodes before it (a weight's
+//   dequantization ahead of its first MatMul, which reads no activation) may run earlier, and
+//   their times leave q's chain times (on either unit), which only lowers L. Only with
+//   `in_order`: a plan in another order may run them anywhere.
 // - Sparsity (issue 31): a com.microsoft MoE/QMoE node reads only the experts its tokens
 //   route to (routing.h: k of E for one token, E(1-(1-k/E)^T) for T in expectation), so its
 //   node time on either unit is over those bytes (node_bytes.cc), and the bound is taken over
@@ -58,12 +74,17 @@
 //   transfer share only, sum of t_e <= h). So T >= (M_t - F(x) - Z) / r_t and T >= (1 -
 //   rho)(M_t - F(x)) / r_t, the second a transfer term at rate r_t / (1 - rho): both join the
 //   terms.
+// - Fetch after route (routed_lane_bound.h): on a chain, a stacked expert byte off the device
+//   at its router's step crosses after the router and before its MoE node, inside the block's
+//   link span, so it costs lane time (t per byte over the device's in-rate) where the sparse
+//   terms above let it cost nothing; or it crosses before the router, whole. A third condition.
 // - Device lane: the device runs its nodes one at a time, so T >= D(x) = no-part time + sum
 //   (1 - x_p) d_p, while the host lane holds T >= H(x).
 // The bound is the least integer T for which some x in [0,1]^P has L(x) or H(x) <= T and
-// every (M_t - F(x)) / r_t <= T, and some (possibly other) x has D(x) <= T and H(x) <= T;
-// then the larger of that and the no-part device time. Any placement that makes T meets both
-// conditions with one x, so each condition apart is necessary and the fractional relaxation
+// every (M_t - F(x)) / r_t <= T, some (possibly other) x has D(x) <= T and H(x) <= T, and the
+// fetch-after-route condition holds at T (on a chain with MoE nodes); then the larger of that
+// and the no-part device time. Any placement that makes T meets every condition with one x,
+// so each condition apart is necessary and the fractional relaxation
 // only lowers it: the bound is valid. Without the device-lane condition the relaxation could
 // leave parts on the device and count none of their device time (a part slower on the host
 // than the whole device lane left the bound at the no-part time); on the rows measured
@@ -108,6 +129,12 @@ struct HostBoundPart {
   // its nodes before and after the routed experts only (see above).
   int64_t chain_device_ns = -1;
   int64_t chain_host_ns = -1;
+  // Fetch after route (routed_lane_bound.h), a routed-experts part only: the stacked expert
+  // bytes of its MoE node, the least chance an iteration touches one of its experts, and the
+  // time of the nodes between its router and the MoE node (larger of device and host).
+  int64_t routed_bytes = 0;
+  double touch = 1;
+  int64_t overlap_ns = 0;
 };
 
 // T >= (bytes - freed) / bytes_per_s.
@@ -127,37 +154,55 @@ struct HostBoundInputs {
   std::vector<ForcedTransfer> transfers;
   // The timed terms over the values no part touches (host_timed_terms.h): a floor for every x.
   int64_t timed_ns = 0;
+  // Freed whatever the placement (above, "Link"): the most bytes of values that live within one
+  // part's steps (and scratch) live at one step; parts' freed_bytes count the rest.
+  int64_t transient_freed_bytes = 0;
+  // The fetch-after-route condition (routed_lane_bound.h): whether it applies, the device-only
+  // terms as they are (before the sparse terms) and the device's summed in-rate.
+  bool routed_lane = false;
+  std::vector<ForcedTransfer> whole_transfers;
+  int64_t into_device_bytes_per_s = 0;
 };
 
 struct HostAwareBound {
   int64_t makespan_ns = 0;
   bool chain = false;
-  double host_parts = 0;    // sum x_p at the relaxation's optimum (fractional)
-  int64_t freed_bytes = 0;  // F(x) there
+  // sum x_p at the relaxation's optimum (fractional), and F(x) there; where fetch after route
+  // binds, its condition's (freed_bytes then counts a byte fetched after route as 1 - t).
+  double host_parts = 0;
+  int64_t freed_bytes = 0;
   int part_count = 0;
   bool attention_cores = false;  // the family that gave the bound: attention cores (FlexGen's)
   int64_t timed_ns = 0;          // the timed terms' floor (HostBoundInputs::timed_ns)
+  // The fetch-after-route condition binds: without it the bound would be lower.
+  bool routed_lane_binds = false;
 };
 
 // The bound for given inputs (see above).
 HostAwareBound SolveHostAwareBound(const HostBoundInputs& inputs);
 
 // Whether consecutive `parts` (in step order, problem.order) form a dependency chain, and S
-// (above; 0 when they do not).
+// (above; 0 when they do not). `in_order`: for plans whose compute steps follow problem.order
+// (above, "In order"); early_nodes then holds the parts' nodes left out of L. `part_of` (by
+// NodeId, empty: each of `parts` one part) says which part runs a node: a link of two parts (a
+// MoE block) may span two units.
 struct ChainWalk {
   bool chain = false;
   int64_t serial_device_ns = 0;
+  std::vector<NodeId> early_nodes;
 };
-ChainWalk WalkChain(const Problem& problem, const std::vector<HostPart>& parts);
+ChainWalk WalkChain(const Problem& problem, const std::vector<HostPart>& parts,
+                    bool in_order = false, std::vector<int> part_of = {});
 
 // The inputs for `problem` (every node on the device) with the device-only bound `device`
 // computed for it at the budget: the eligible parts of the family `options` selects, their
 // freed bytes, the chain check and the transfer terms.
 HostBoundInputs HostBoundInputsFor(const Problem& problem, const LowerBounds& device,
-                                   const HostPartOptions& options = {});
+                                   const HostPartOptions& options = {}, bool in_order = false);
 
 // The lesser of SolveHostAwareBound(HostBoundInputsFor(problem, device, options)) over the two
 // part families: the default one and the one with attention cores instead of attention.
-HostAwareBound ComputeHostAwareBound(const Problem& problem, const LowerBounds& device);
+HostAwareBound ComputeHostAwareBound(const Problem& problem, const LowerBounds& device,
+                                     bool in_order = false);
 
 }  // namespace hyperplan::contenders

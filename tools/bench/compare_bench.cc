@@ -165,9 +165,10 @@ std::string HostBoundRow(const std::string& budget, const HardwareProfile& profi
                          const contenders::HostAwareBound& host, int64_t device_bound_ns,
                          const Outcome& planned, int64_t reference_ns) {
   std::string text =
-      fmt::format("{} parts{}, {}; at the relaxation's optimum {:.1f} on the host, {} freed",
+      fmt::format("{} parts{}, {}{}; at the relaxation's optimum {:.1f} on the host, {} freed",
                   host.part_count, host.attention_cores ? " (attention cores)" : "",
-                  host.chain ? "a dependency chain" : "not a chain", host.host_parts,
+                  host.chain ? "a dependency chain" : "not a chain",
+                  host.routed_lane_binds ? " (fetch after route on it binds)" : "", host.host_parts,
                   Gigabytes(host.freed_bytes));
   if (planned.ok) {
     const double speedup = static_cast<double>(device_bound_ns) /
@@ -185,10 +186,10 @@ struct GoalLine {
   GoalVerdicts verdicts;
 };
 
-// The bounds a budget's rows are measured against: the device-only bound (the smaller of the
-// model's order and the planner's: it holds per order) and, with a host unit, the bound with
-// host compute. With a host unit every plan here runs some parts on the host or none
-// (host_parts.h), so that bound holds for all of them and "× bound" is over it.
+// The bounds a budget's rows are measured against: the device-only bound (the smallest over the
+// model's order and every order a plan here runs in: it holds per order) and, with a host unit,
+// the bound with host compute. With a host unit every plan here runs some parts on the host or
+// none (host_parts.h), so that bound holds for all of them and "× bound" is over it.
 struct BudgetBounds {
   contenders::LowerBounds device;
   std::optional<contenders::HostAwareBound> host;
@@ -196,13 +197,25 @@ struct BudgetBounds {
 };
 
 BudgetBounds BoundsAtBudget(const contenders::ContenderContext& context, int64_t budget_bytes,
-                            contenders::LowerBounds model_order, const Outcome& planned) {
+                            contenders::LowerBounds model_order,
+                            const std::vector<std::pair<Contender, Outcome>>& outcomes) {
   BudgetBounds bounds{std::move(model_order), std::nullopt, 1};
   const bool host_unit = context.profile->host_compute.present();
-  if (host_unit) bounds.host = contenders::ComputeHostAwareBound(context, bounds.device);
-  if (planned.ok && planned.plan.order != context.order) {
+  // The model-order bound holds for the plans whose compute steps follow context.order, and may
+  // count on it (in order); each other order a plan here runs in gets its own bound, without.
+  if (host_unit) {
+    bounds.host = contenders::ComputeHostAwareBound(context, bounds.device, /*in_order=*/true);
+  }
+  std::vector<const std::vector<NodeId>*> orders;
+  for (const auto& [contender, outcome] : outcomes) {
+    const std::vector<NodeId>& order = outcome.plan.order;
+    if (!outcome.ok || order == context.order ||
+        std::any_of(orders.begin(), orders.end(), [&](const auto* o) { return *o == order; })) {
+      continue;
+    }
+    orders.push_back(&order);
     const auto own =
-        contenders::ComputeLowerBounds(*context.graph, *context.profile, planned.plan.order,
+        contenders::ComputeLowerBounds(*context.graph, *context.profile, order,
                                        context.node_time_ns, budget_bytes, context.persistent);
     if (host_unit) {
       const auto own_host = contenders::ComputeHostAwareBound(context, own);
@@ -285,7 +298,7 @@ void EmitBudget(const PairContext& pair, const Budget& budget, GoalInputs& goals
     outcomes.push_back({contender, RunContender(contender, context, budget.bytes)});
   }
   const Outcome& planned = outcomes.back().second;
-  const BudgetBounds bounds = BoundsAtBudget(context, budget.bytes, std::move(bound), planned);
+  const BudgetBounds bounds = BoundsAtBudget(context, budget.bytes, std::move(bound), outcomes);
   goals.budgets.push_back(GoalRow(budget.label, bounds, outcomes));
   std::string rows;
   for (const auto& [contender, outcome] : outcomes) {
@@ -324,7 +337,9 @@ std::string OverheadModeRow(const PairContext& pair, const Outcome& reference, G
   // With a host unit, the bound over placements by parts (host_lower_bound.h).
   const int64_t bound_ns =
       profile.host_compute.present()
-          ? contenders::ComputeHostAwareBound(context, no_budget_bound).makespan_ns
+          ? contenders::ComputeHostAwareBound(context, no_budget_bound,
+                                              overhead_mode.plan.order == context.order)
+                .makespan_ns
           : no_budget_bound.makespan_ns;
   return "| budget | policy | fits | live peak | arena | makespan | vs no offload | × bound | "
          "moved per link |\n|---|---|---|---:|---:|---:|---:|---:|---|\n" +

@@ -1,0 +1,212 @@
+// Fetch after route on the chain (see routed_lane_bound.h).
+#include "contenders/routed_lane_bound.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <set>
+
+#include "core/moe_shape.h"
+#include "hyperplan/host_cost.h"
+#include "hyperplan/routed_fetch.h"
+#include "hyperplan/routes.h"
+
+namespace hyperplan::contenders {
+namespace {
+
+constexpr long double kNsPerSecond = 1e9L;
+// As host_lower_bound.cc: a T within a thousandth of a ns (or byte) of the optimum passes.
+constexpr long double kTolerance = 1e-3L;
+
+// One MoE node's fetch-after-route option: its stacked operands' bytes, its router and the
+// least touch chance of its experts.
+struct RoutedNode {
+  NodeId node = kNoNode;
+  NodeId router = kNoNode;
+  int64_t bytes = 0;
+  double touch = 1;
+};
+
+// The node's stacked expert operands (routed_fetch.h RoutedOperandOf); nullopt when it has none.
+std::optional<RoutedNode> RoutedNodeOf(const Graph& graph, NodeId node) {
+  if (!cost_rules::IsMoeOp(graph.nodes[node])) return std::nullopt;
+  RoutedNode routed;
+  routed.node = node;
+  for (ValueId value : graph.nodes[node].inputs) {
+    const std::optional<RoutedOperand> operand = RoutedOperandOf(graph, node, value);
+    if (!operand) continue;
+    routed.bytes += graph.values[value].bytes;
+    routed.router = operand->router;
+    const std::vector<double> touch = TouchProbabilities(operand->routing);
+    if (!touch.empty()) routed.touch = *std::min_element(touch.begin(), touch.end());
+  }
+  if (routed.bytes == 0) return std::nullopt;
+  return routed;
+}
+
+// Every node reached from `start` along consumers (or producers) within steps [first, last].
+std::set<NodeId> WalkSteps(const Problem& problem, NodeId start, Step first, Step last,
+                           bool forward) {
+  const Graph& graph = *problem.graph;
+  std::set<NodeId> seen = {start};
+  std::vector<NodeId> stack = {start};
+  auto visit = [&](NodeId other) {
+    if (other == kNoNode) return;
+    const Step step = problem.lifetimes.step_of_node[other];
+    if (step >= first && step <= last && seen.insert(other).second) stack.push_back(other);
+  };
+  while (!stack.empty()) {
+    const Node& node = graph.nodes[stack.back()];
+    stack.pop_back();
+    for (ValueId value : forward ? node.outputs : node.inputs) {
+      if (value == kNoValue) continue;
+      if (!forward) visit(graph.values[value].producer);
+      if (forward) {
+        for (NodeId consumer : graph.values[value].consumers) visit(consumer);
+      }
+    }
+  }
+  return seen;
+}
+
+// The nodes that may run beside the fetch: those of the block (from step `first`) that the MoE
+// node depends on and the router does not (its descendants, and any beside it), each at the
+// larger of its device and host times.
+int64_t OverlapNs(const Problem& problem, const RoutedNode& routed, Step first) {
+  const Step router_step = problem.lifetimes.step_of_node[routed.router];
+  const Step node_step = problem.lifetimes.step_of_node[routed.node];
+  const std::set<NodeId> feeding = WalkSteps(problem, routed.node, first, node_step, false);
+  const std::set<NodeId> routing = WalkSteps(problem, routed.router, first, router_step, false);
+  int64_t ns = 0;
+  for (NodeId node : feeding) {
+    if (node == routed.node || routing.count(node) > 0) continue;
+    const int64_t host_ns =
+        EstimateHostNodeCost(*problem.graph, problem.graph->nodes[node], *problem.profile).time_ns;
+    ns += std::max(problem.node_time_ns[node], host_ns);
+  }
+  return ns;
+}
+
+// The first step of layer `layer`'s MoE block: its routed experts' part and its rest's.
+Step BlockFirstStep(const std::vector<HostPart>& parts, const HostPart& experts) {
+  Step first = experts.first_step;
+  for (const HostPart& part : parts) {
+    if (part.kind == HostPartKind::kMlp && part.layer == experts.layer) {
+      first = std::min(first, part.first_step);
+    }
+  }
+  return first;
+}
+
+// The routed-experts part's one MoE node with stacked operands; nullopt when it has none or
+// more than one.
+std::optional<RoutedNode> PartNode(const Graph& graph, const HostPart& part) {
+  std::optional<RoutedNode> found;
+  for (NodeId node : part.nodes) {
+    std::optional<RoutedNode> routed = RoutedNodeOf(graph, node);
+    if (!routed) continue;
+    if (found) return std::nullopt;
+    found = routed;
+  }
+  return found;
+}
+
+// Adds a part's segments: its lower hull of (0, 0), after route and on the host.
+void AddPartSegments(const HostBoundPart& part, long double host_cost_ns,
+                     long double into_bytes_per_ns, RoutedLaneRelaxation& relaxed) {
+  const long double host_freed = part.freed_bytes;
+  const long double routed_freed = (1 - static_cast<long double>(part.touch)) * part.routed_bytes;
+  // The routed Prefetch's expected bytes are rounded to the byte: one byte less, to stay below.
+  const long double routed_moved =
+      std::max<long double>(0, static_cast<long double>(part.touch) * part.routed_bytes - 1);
+  const long double routed_cost_ns = routed_moved / into_bytes_per_ns;
+  if (routed_freed > 0 && routed_freed < host_freed &&
+      routed_cost_ns * host_freed < host_cost_ns * routed_freed) {
+    relaxed.segments.push_back({routed_cost_ns, routed_freed, 0});
+    relaxed.segments.push_back({host_cost_ns - routed_cost_ns, host_freed - routed_freed, 1});
+  } else if (host_freed > 0) {
+    relaxed.segments.push_back({host_cost_ns, host_freed, 1});
+  }
+}
+
+}  // namespace
+
+void AddRoutedFetchOptions(const Problem& problem, const std::vector<HostPart>& parts,
+                           HostBoundInputs& inputs) {
+  const Graph& graph = *problem.graph;
+  int covered = 0;
+  for (size_t p = 0; p < parts.size(); ++p) {
+    if (parts[p].kind != HostPartKind::kRoutedExperts) continue;
+    const std::optional<RoutedNode> routed = PartNode(graph, parts[p]);
+    if (!routed || routed->router == kNoNode) continue;
+    inputs.parts[p].routed_bytes = routed->bytes;
+    inputs.parts[p].touch = routed->touch;
+    inputs.parts[p].overlap_ns = OverlapNs(problem, *routed, BlockFirstStep(parts, parts[p]));
+    ++covered;
+  }
+  int routed_nodes = 0;
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    routed_nodes += RoutedNodeOf(graph, static_cast<NodeId>(n)).has_value();
+  }
+  inputs.into_device_bytes_per_s = SumDeviceLinkRates(*problem.profile).into_device_bytes_per_s;
+  inputs.routed_lane = routed_nodes > 0 && covered == routed_nodes && inputs.chain &&
+                       inputs.into_device_bytes_per_s > 0;
+}
+
+RoutedLaneRelaxation RelaxRoutedLane(const HostBoundInputs& inputs) {
+  RoutedLaneRelaxation relaxed;
+  if (!inputs.routed_lane || !inputs.chain || inputs.into_device_bytes_per_s <= 0) return relaxed;
+  relaxed.active = true;
+  relaxed.base_freed = inputs.transient_freed_bytes;
+  const long double into_bytes_per_ns = inputs.into_device_bytes_per_s / kNsPerSecond;
+  relaxed.base_ns = inputs.serial_device_ns;
+  for (const HostBoundPart& part : inputs.parts) {
+    const int64_t device_ns = part.chain_device_ns >= 0 ? part.chain_device_ns : part.device_ns;
+    const int64_t host_ns = part.chain_host_ns >= 0 ? part.chain_host_ns : part.host_ns;
+    relaxed.base_ns += device_ns - part.overlap_ns;
+    const long double cost_ns = host_ns - device_ns;
+    if (cost_ns <= 0) {  // on the host for free: frees its bytes, after route's too
+      relaxed.base_ns += cost_ns;
+      relaxed.base_freed += part.freed_bytes;
+      relaxed.base_host_parts += 1;
+      continue;
+    }
+    AddPartSegments(part, cost_ns, into_bytes_per_ns, relaxed);
+  }
+  std::sort(relaxed.segments.begin(), relaxed.segments.end(),
+            [](const RoutedLaneSegment& a, const RoutedLaneSegment& b) {
+              return a.cost_ns * b.freed_bytes < b.cost_ns * a.freed_bytes;
+            });
+  relaxed.most_freed = relaxed.base_freed;
+  for (const RoutedLaneSegment& segment : relaxed.segments) {
+    relaxed.most_freed += segment.freed_bytes;
+  }
+  return relaxed;
+}
+
+bool RoutedLaneFits(const HostBoundInputs& inputs, const RoutedLaneRelaxation& relaxed,
+                    int64_t t_ns, long double* host_parts, long double* freed_bytes) {
+  if (!relaxed.active) return true;
+  long double want = 0;
+  for (const ForcedTransfer& term : inputs.whole_transfers) {
+    if (term.bytes <= 0 || term.bytes_per_s <= 0) continue;
+    want = std::max(want, term.bytes - t_ns * term.bytes_per_s / kNsPerSecond);
+  }
+  want -= kTolerance;
+  if (want > relaxed.most_freed) return false;
+  long double lane_ns = relaxed.base_ns;
+  long double freed = relaxed.base_freed;
+  long double parts = relaxed.base_host_parts;
+  for (const RoutedLaneSegment& segment : relaxed.segments) {
+    if (freed >= want) break;
+    const long double share = std::min<long double>(1, (want - freed) / segment.freed_bytes);
+    lane_ns += share * segment.cost_ns;
+    freed += share * segment.freed_bytes;
+    parts += share * segment.host_parts;
+  }
+  if (host_parts != nullptr) *host_parts = parts;
+  if (freed_bytes != nullptr) *freed_bytes = std::max(want, relaxed.base_freed);
+  return lane_ns <= t_ns + kTolerance;
+}
+
+}  // namespace hyperplan::contenders
