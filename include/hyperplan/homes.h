@@ -17,8 +17,13 @@
 // first use (in the model's order), a value moves whenever the bytes moved so far fall behind
 // the overflow's share of the bytes walked so far (a quarter over: every fourth weight of a
 // uniform chain), each to the tier with the fastest route to the device that still has room
-// (NVMe behind DDR; a value written in place needs a tier it can be written back to). What
-// rounding or a full neighbour leaves over then moves earliest-used first. Spread, the slow
+// (NVMe behind DDR; a value written in place needs a tier it can be written back to). The
+// values a plan fetches sparsely go first: a stacked expert operand of a MoE node moves only
+// the experts its tokens touch (fetch after route, routed_fetch.h: 8 of 256 a token on
+// DeepSeek-V3), so the spread walks those alone while they cover the overflow, and the rest
+// only for what they leave; a dense value moved whole every iteration (an embedding table
+// gathered by row) is the costliest byte to put behind the slow link. What rounding or a full
+// neighbour leaves over then moves earliest-used first. Spread, the slow
 // tier's reads interleave with the fast tier's stream, and a staging hop issued a few layers
 // ahead (layer streaming's stage lead) hides them behind it; moved earliest-first (the rule
 // before 2026-11-26), the whole spill sat at the start of the iteration and its NVMe reads

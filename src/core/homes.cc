@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 #include "hyperplan/lifetimes.h"
+#include "hyperplan/routed_fetch.h"
 
 namespace hyperplan {
 namespace {
@@ -78,27 +80,34 @@ void MoveHome(const Value& value, ValueId id, TierId from, TierId to, ValueHomes
   homes.spilled_in_bytes_per_tier[to] += value.bytes;
 }
 
-// Walking `homed` (in first-use order), a value of an overfull tier moves whenever the bytes
-// moved out of its tier so far fall behind the overflow's share of the tier's bytes walked so
-// far, each to the tier with the fastest route that has room: the spill is spread evenly over
-// the iteration.
+// Whether a plan fetches fewer than all of `id`'s bytes in an iteration: a stacked expert
+// operand of a MoE node is fetched after route (routed_fetch.h), moving the experts its
+// tokens touch in expectation; a prefill whose tokens touch every expert moves it whole, as
+// it moves every other value.
+bool FetchedSparsely(const Graph& graph, ValueId id) {
+  const Value& value = graph.values[id];
+  if (value.consumers.size() != 1) return false;
+  const std::optional<RoutedOperand> operand = RoutedOperandOf(graph, value.consumers[0], id);
+  return operand && ExpectedRoutedBytes(*operand, {}) < value.bytes;
+}
+
+// Walking `candidates` (in first-use order), a value of a tier with `overflow_bytes` to shed
+// moves whenever the bytes moved out of its tier so far fall behind that overflow's share of
+// the candidates' bytes walked so far (`candidate_bytes` in the tier in all), each to the tier
+// with the fastest route that has room: the spill is spread evenly over the iteration.
 void SpreadSpill(const Graph& graph, const HardwareProfile& profile, const DeviceRoutes& routes,
-                 const std::vector<ValueId>& homed, ValueHomes& homes) {
+                 const std::vector<ValueId>& candidates, const std::vector<int64_t>& overflow_bytes,
+                 const std::vector<int64_t>& candidate_bytes, ValueHomes& homes) {
   const size_t tier_count = profile.tiers.size();
-  std::vector<int64_t> overflow_bytes(tier_count, 0);
-  const std::vector<int64_t> homed_bytes = homes.homed_bytes_per_tier;
-  for (size_t tier = 0; tier < tier_count; ++tier) {
-    overflow_bytes[tier] = std::max<int64_t>(0, -RoomLeftBytes(profile, homes, tier));
-  }
   std::vector<int64_t> walked_bytes(tier_count, 0);
   std::vector<int64_t> moved_bytes(tier_count, 0);
-  for (ValueId id : homed) {
+  for (ValueId id : candidates) {
     const TierId from = homes.home_tier[id];
     if (overflow_bytes[from] == 0) continue;
     const Value& value = graph.values[id];
     walked_bytes[from] += value.bytes;
     const __int128 share =
-        static_cast<__int128>(walked_bytes[from]) * overflow_bytes[from] / homed_bytes[from];
+        static_cast<__int128>(walked_bytes[from]) * overflow_bytes[from] / candidate_bytes[from];
     if (moved_bytes[from] >= share) continue;
     const TierId to = SpillTier(profile, routes, homes, from, value);
     if (to == kNoTier) continue;
@@ -107,9 +116,41 @@ void SpreadSpill(const Graph& graph, const HardwareProfile& profile, const Devic
   }
 }
 
+// By tier: the bytes over its home room (0 when it fits).
+std::vector<int64_t> OverflowBytes(const HardwareProfile& profile, const ValueHomes& homes) {
+  std::vector<int64_t> overflow(profile.tiers.size(), 0);
+  for (size_t tier = 0; tier < overflow.size(); ++tier) {
+    overflow[tier] = std::max<int64_t>(0, -RoomLeftBytes(profile, homes, tier));
+  }
+  return overflow;
+}
+
+// Spreads the spill over the values fetched sparsely first, up to their bytes in each tier: a
+// byte of them on the slow tier costs its route only the share of the byte an iteration
+// touches (8 of 256 experts a token on DeepSeek-V3), where a byte of a dense value (an
+// embedding table moved whole) costs the whole byte, every iteration.
+void SpreadSparseSpill(const Graph& graph, const HardwareProfile& profile,
+                       const DeviceRoutes& routes, const std::vector<ValueId>& homed,
+                       ValueHomes& homes) {
+  std::vector<ValueId> sparse;
+  std::vector<int64_t> sparse_bytes(profile.tiers.size(), 0);
+  for (ValueId id : homed) {
+    if (!FetchedSparsely(graph, id)) continue;
+    sparse.push_back(id);
+    sparse_bytes[homes.home_tier[id]] += graph.values[id].bytes;
+  }
+  if (sparse.empty()) return;
+  std::vector<int64_t> overflow = OverflowBytes(profile, homes);
+  for (size_t tier = 0; tier < overflow.size(); ++tier) {
+    overflow[tier] = std::min(overflow[tier], sparse_bytes[tier]);
+  }
+  SpreadSpill(graph, profile, routes, sparse, overflow, sparse_bytes, homes);
+}
+
 // Moves home copies out of every tier whose homes exceed its room: spread over the iteration
-// first, then, while rounding or a full neighbour leaves a tier over, the earliest-used (ties
-// by id), until the tier fits or nothing more can move.
+// among the values fetched sparsely, then among all, then, while rounding or a full neighbour
+// leaves a tier over, the earliest-used (ties by id), until the tier fits or nothing more can
+// move.
 void SpillOverfullTiers(const Graph& graph, const HardwareProfile& profile,
                         const DeviceRoutes& routes, ValueHomes& homes) {
   bool overfull = false;
@@ -125,7 +166,14 @@ void SpillOverfullTiers(const Graph& graph, const HardwareProfile& profile,
   std::sort(homed.begin(), homed.end(), [&](ValueId a, ValueId b) {
     return first_use[a] != first_use[b] ? first_use[a] < first_use[b] : a < b;
   });
-  SpreadSpill(graph, profile, routes, homed, homes);
+  const std::vector<TierId> preferred = homes.home_tier;
+  SpreadSparseSpill(graph, profile, routes, homed, homes);
+  std::vector<ValueId> unmoved;
+  for (ValueId id : homed) {
+    if (homes.home_tier[id] == preferred[id]) unmoved.push_back(id);
+  }
+  const std::vector<int64_t> tier_bytes = homes.homed_bytes_per_tier;
+  SpreadSpill(graph, profile, routes, unmoved, OverflowBytes(profile, homes), tier_bytes, homes);
   for (ValueId id : homed) {
     const TierId from = homes.home_tier[id];
     if (RoomLeftBytes(profile, homes, from) >= 0) continue;

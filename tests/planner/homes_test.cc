@@ -4,6 +4,7 @@
 #include "hyperplan/homes.h"
 
 #include "planner_support.h"
+#include "support/routed_moe.h"
 
 namespace hyperplan::planner_test {
 namespace {
@@ -141,6 +142,56 @@ TEST_CASE("homes: a value written in place spills only where it can be written b
   profile.links.erase(profile.links.begin() + 2);  // ddr -> nvme gone; nvme -> ddr stays
   const ValueHomes homes = HomesOf(c, profile);
   CHECK(WeightHomes(c, homes) == std::vector<TierId>{kDdr, kNvme, kNvme, kDdr, kNvme, kDdr});
+}
+
+// RoutedMoe (one token, top 2 of 8; fc1..fc3 16384 B each) with a dense weight "table"
+// (16384 B) that the router's node reads whole, first in the model's order.
+struct MoeWithTable {
+  testing::RoutedMoe moe;
+  ValueId table;
+  MoeWithTable() {
+    table = Weight(moe.graph, "table", 16384);
+    moe.graph.nodes[moe.route].inputs.push_back(table);
+    moe.graph.values[table].consumers.push_back(moe.route);
+  }
+  std::vector<TierId> Homes(const ValueHomes& homes) const {
+    return {homes.home_tier[table], homes.home_tier[moe.fc1], homes.home_tier[moe.fc2],
+            homes.home_tier[moe.fc3]};
+  }
+};
+
+TEST_CASE("homes: experts fetched after route spill before a dense weight") {
+  MoeWithTable f;
+  SECTION("the experts cover the overflow") {
+    // ddr 52480 B keeps 3280 for staging: room 49200 for 4 x 16384 = 65536 B, 16336 over.
+    // Walked alone, fc1..fc3 (49152 B): fc1 (walked 16384, share 16384 * 16336 / 49152 =
+    // 5445 > 0) moves; fc2 (10890 <= 16384) and fc3 (16336) stay; ddr then holds 49152.
+    // The rule for dense values alone would have moved the table, the first used (share
+    // 16384 * 16336 / 65536 = 4084 > 0), which a plan moves whole each iteration where fc1
+    // moves 2 of its 8 experts.
+    const HardwareProfile profile = TieredProfile(1 << 20, 52480, 1 << 30);
+    const ValueHomes homes = DecideHomes(f.moe.graph, profile, FindDeviceRoutes(profile));
+    CHECK(f.Homes(homes) == std::vector<TierId>{kDdr, kNvme, kDdr, kDdr});
+    CHECK(homes.homed_bytes_per_tier[kDdr] == 49152);
+  }
+  SECTION("what the experts leave over spreads over the rest") {
+    // ddr 17408 B keeps 1088: room 16320, 49216 over, more than the experts' 49152: each
+    // expert operand moves (shares 16384, 32768, 49152), and the 64 B still over move the
+    // table (walked 16384 of 16384: share 64 > 0).
+    const HardwareProfile profile = TieredProfile(1 << 20, 17408, 1 << 30);
+    const ValueHomes homes = DecideHomes(f.moe.graph, profile, FindDeviceRoutes(profile));
+    CHECK(f.Homes(homes) == std::vector<TierId>(4, kNvme));
+  }
+  SECTION("a prefill touching every expert moves them whole: no preference") {
+    // 64 tokens: each expert is touched with 1 - (6/8)^64 > 1 - 1e-7, so a routed fetch
+    // moves 16384 B in expectation (rounded to the byte), the whole operand: the plain spread
+    // of the first case moves the table (share 4084 > 0) and then nothing (8168, 12252 and
+    // 16336 <= 16384).
+    f.moe.graph.values[f.moe.x].shape = {1, 64, 16};
+    const HardwareProfile profile = TieredProfile(1 << 20, 52480, 1 << 30);
+    const ValueHomes homes = DecideHomes(f.moe.graph, profile, FindDeviceRoutes(profile));
+    CHECK(f.Homes(homes) == std::vector<TierId>{kNvme, kDdr, kDdr, kDdr});
+  }
 }
 
 TEST_CASE("homes: a plan on a full home tier fetches each weight from its own home") {
