@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "contenders/graph_walk.h"
 #include "contenders/host_timed_terms.h"
 #include "contenders/routed_lane_bound.h"
 #include "core/moe_shape.h"
@@ -441,30 +442,6 @@ std::vector<ForcedTransfer> TransfersOf(const HardwareProfile& profile, const Lo
   return terms;
 }
 
-// Step-order walks within a MoE block's nodes, from one node along producers (or consumers).
-std::set<NodeId> WalkWithin(const Graph& graph, const std::set<NodeId>& block, NodeId start,
-                            bool forward) {
-  std::set<NodeId> seen = {start};
-  std::vector<NodeId> stack = {start};
-  auto visit = [&](NodeId other) {
-    if (other != kNoNode && block.count(other) > 0 && seen.insert(other).second) {
-      stack.push_back(other);
-    }
-  };
-  while (!stack.empty()) {
-    const Node& node = graph.nodes[stack.back()];
-    stack.pop_back();
-    for (ValueId value : forward ? node.outputs : node.inputs) {
-      if (value == kNoValue) continue;
-      if (!forward) visit(graph.values[value].producer);
-      if (forward) {
-        for (NodeId consumer : graph.values[value].consumers) visit(consumer);
-      }
-    }
-  }
-  return seen;
-}
-
 // The chain times of a MoE block's rest `rest` beside its routed experts `experts` (see the
 // header): its nodes that are ancestors of the experts' first node or descendants of their
 // last.
@@ -473,8 +450,11 @@ void SetRestChainTimes(const Problem& problem, const HostPart& rest, const HostP
   const Graph& graph = *problem.graph;
   std::set<NodeId> block(rest.nodes.begin(), rest.nodes.end());
   block.insert(experts.nodes.begin(), experts.nodes.end());
-  const std::set<NodeId> before = WalkWithin(graph, block, experts.nodes.front(), false);
-  const std::set<NodeId> after = WalkWithin(graph, block, experts.nodes.back(), true);
+  auto in_block = [&](NodeId node) { return block.count(node) > 0; };
+  const std::set<NodeId> before =
+      ReachableWithin(graph, experts.nodes.front(), /*forward=*/false, in_block);
+  const std::set<NodeId> after =
+      ReachableWithin(graph, experts.nodes.back(), /*forward=*/true, in_block);
   bound_part.chain_device_ns = 0;
   bound_part.chain_host_ns = 0;
   for (NodeId node : rest.nodes) {

@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 
+#include "contenders/graph_walk.h"
 #include "core/moe_shape.h"
 #include "hyperplan/host_cost.h"
 #include "hyperplan/routed_fetch.h"
@@ -47,26 +48,10 @@ std::optional<RoutedNode> RoutedNodeOf(const Graph& graph, NodeId node) {
 // Every node reached from `start` along consumers (or producers) within steps [first, last].
 std::set<NodeId> WalkSteps(const Problem& problem, NodeId start, Step first, Step last,
                            bool forward) {
-  const Graph& graph = *problem.graph;
-  std::set<NodeId> seen = {start};
-  std::vector<NodeId> stack = {start};
-  auto visit = [&](NodeId other) {
-    if (other == kNoNode) return;
-    const Step step = problem.lifetimes.step_of_node[other];
-    if (step >= first && step <= last && seen.insert(other).second) stack.push_back(other);
-  };
-  while (!stack.empty()) {
-    const Node& node = graph.nodes[stack.back()];
-    stack.pop_back();
-    for (ValueId value : forward ? node.outputs : node.inputs) {
-      if (value == kNoValue) continue;
-      if (!forward) visit(graph.values[value].producer);
-      if (forward) {
-        for (NodeId consumer : graph.values[value].consumers) visit(consumer);
-      }
-    }
-  }
-  return seen;
+  return ReachableWithin(*problem.graph, start, forward, [&](NodeId node) {
+    const Step step = problem.lifetimes.step_of_node[node];
+    return step >= first && step <= last;
+  });
 }
 
 // The nodes that may run beside the fetch: those of the block (from step `first`) that the MoE

@@ -5,7 +5,6 @@
 // ops. This placement forces that Gemm onto the host anyway, beside every optimizer part, so
 // its two Reshape-view inputs cross to the host by Stores, at device capacities from unbounded
 // to below the tiny training step's peak: every plan must verify.
-#include <filesystem>
 #include <string>
 
 #include "contender_support.h"
@@ -15,7 +14,7 @@
 #include "hyperplan/loop.h"
 #include "hyperplan/planner/host_parts.h"
 #include "hyperplan/planner/planner.h"
-#include "support/run_command.h"
+#include "support/generated_graph.h"
 
 namespace hyperplan::contenders_test {
 namespace {
@@ -47,17 +46,9 @@ std::vector<ComputeUnit> OptimizerAndGradientGemms(const contenders::ContenderCo
 }
 
 TEST_CASE("a gradient's Gemm on the host: its Reshape-view inputs cross and the plan verifies") {
-  const std::string path =
-      (std::filesystem::temp_directory_path() / "hyperplan-gradient-gemm-tiny-train.onnx").string();
-  const auto generated =
-      testing::RunCommand({HYPERPLAN_GEN_PATH, "--preset", "tiny", "--form", "train", "-o", path});
-  INFO(generated.stdout_text << generated.stderr_text);
-  REQUIRE(generated.exit_code == 0);
-  ImportOptions import;
   // 64 tokens by tiny's 64 features: the shapes of the 8B case at 4096.
-  import.dims = {{"batch", 1}, { "sequence", 64 }};
-  const Graph graph = ImportOnnxModel(path, import);
-  std::filesystem::remove(path);
+  const Graph graph = testing::GeneratedGraph({"--preset", "tiny", "--form", "train"},
+                                              {{"batch", 1}, {"sequence", 64}});
   for (const int64_t capacity : {int64_t{1} << 40, int64_t{2} << 20, int64_t{3} << 19}) {
     INFO("device capacity " << capacity);
     const HardwareProfile profile = HostUnitProfile(capacity);

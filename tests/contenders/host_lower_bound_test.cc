@@ -3,7 +3,6 @@
 #include "contenders/host_lower_bound.h"
 
 #include <algorithm>
-#include <filesystem>
 
 #include "contender_support.h"
 #include "contenders/flexgen_cpu_attention.h"
@@ -14,7 +13,7 @@
 #include "host_decoder.h"
 #include "hyperplan/adapters/onnx_import.h"
 #include "hyperplan/planner/planner.h"
-#include "support/run_command.h"
+#include "support/generated_graph.h"
 
 namespace hyperplan::contenders_test {
 namespace {
@@ -203,16 +202,9 @@ namespace hyperplan::contenders_test {
 namespace {
 
 TEST_CASE("host-aware bound: the generated tiny decoder's plans never beat it") {
-  const std::string path =
-      (std::filesystem::temp_directory_path() / "hyperplan-host-bound-tiny-decode.onnx").string();
-  const auto generated =
-      testing::RunCommand({HYPERPLAN_GEN_PATH, "--preset", "tiny", "--form", "decode", "-o", path});
-  INFO(generated.stdout_text << generated.stderr_text);
-  REQUIRE(generated.exit_code == 0);
-  ImportOptions import;
-  import.dims = {{"batch", 1}, {"sequence", 1}, { "past_sequence", 16 }};
-  const Graph graph = ImportOnnxModel(path, import);
-  std::filesystem::remove(path);
+  const Graph graph =
+      testing::GeneratedGraph({"--preset", "tiny", "--form", "decode"},
+                              {{"batch", 1}, {"sequence", 1}, {"past_sequence", 16}});
   // One decode step of a loop, its KV cache fed back, as `hyperplan-bench compare` plans it.
   const LoopSpec loop{true, FindAliases(graph, {})};
   const HardwareProfile roomy = HostUnitProfile(int64_t{1} << 40);
@@ -257,16 +249,8 @@ TEST_CASE("host-aware bound: the generated tiny decoder's plans never beat it") 
 }
 
 TEST_CASE("host-aware bound: the generated tiny training step's plans never beat it") {
-  const std::string path =
-      (std::filesystem::temp_directory_path() / "hyperplan-host-bound-tiny-train.onnx").string();
-  const auto generated =
-      testing::RunCommand({HYPERPLAN_GEN_PATH, "--preset", "tiny", "--form", "train", "-o", path});
-  INFO(generated.stdout_text << generated.stderr_text);
-  REQUIRE(generated.exit_code == 0);
-  ImportOptions import;
-  import.dims = {{"batch", 1}, { "sequence", 8 }};
-  const Graph graph = ImportOnnxModel(path, import);
-  std::filesystem::remove(path);
+  const Graph graph = testing::GeneratedGraph({"--preset", "tiny", "--form", "train"},
+                                              {{"batch", 1}, {"sequence", 8}});
   const LoopSpec loop{true, FindAliases(graph, {})};
   const HardwareProfile roomy = HostUnitProfile(int64_t{1} << 40);
   const int64_t peak_bytes =

@@ -1,7 +1,6 @@
 // The field's host placements as contenders (issue 30): llama.cpp's -ngl with fit's dense rule,
 // FlexGen's CPU attention and ZeRO-Offload's CPU Adam, each planned and verified like the
 // planner's plans; which nodes run where, by hand.
-#include <filesystem>
 #include <set>
 #include <string>
 
@@ -12,7 +11,7 @@
 #include "host_decoder.h"
 #include "hyperplan/adapters/onnx_import.h"
 #include "kv_decoder.h"
-#include "support/run_command.h"
+#include "support/generated_graph.h"
 
 namespace hyperplan::contenders_test {
 namespace {
@@ -105,16 +104,8 @@ TEST_CASE("FlexGen CPU attention: every layer's core on the host, the rest plann
 }
 
 TEST_CASE("ZeRO-Offload: every parameter's Adam on the host, the gradients crossing") {
-  const std::string path =
-      (std::filesystem::temp_directory_path() / "hyperplan-zero-offload-tiny-train.onnx").string();
-  const auto generated =
-      testing::RunCommand({HYPERPLAN_GEN_PATH, "--preset", "tiny", "--form", "train", "-o", path});
-  INFO(generated.stdout_text << generated.stderr_text);
-  REQUIRE(generated.exit_code == 0);
-  ImportOptions import;
-  import.dims = {{"batch", 1}, { "sequence", 8 }};
-  const Graph graph = ImportOnnxModel(path, import);
-  std::filesystem::remove(path);
+  const Graph graph = testing::GeneratedGraph({"--preset", "tiny", "--form", "train"},
+                                              {{"batch", 1}, {"sequence", 8}});
   const HardwareProfile profile = HostUnitProfile(int64_t{1} << 40);
   const auto context = BuildContenderContext(graph, profile, {}, {true, FindAliases(graph, {})});
   const auto result = contenders::ZeroOffloadPlan(context, std::nullopt);

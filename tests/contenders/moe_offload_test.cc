@@ -5,30 +5,20 @@
 #include "contenders/moe_offload.h"
 
 #include <algorithm>
-#include <filesystem>
 
 #include "contender_support.h"
 #include "contenders/host_lower_bound.h"
 #include "contenders/lower_bounds.h"
 #include "host_decoder.h"
 #include "hyperplan/adapters/onnx_import.h"
-#include "support/run_command.h"
+#include "support/generated_graph.h"
 
 namespace hyperplan::contenders_test {
 namespace {
 
 Graph TinyMoeDecode() {
-  const std::string path =
-      (std::filesystem::temp_directory_path() / "hyperplan-contenders-tiny-moe.onnx").string();
-  const auto generated = testing::RunCommand({HYPERPLAN_GEN_PATH, "--preset", "tiny-moe", "--form",
-                                              "decode", "--moe-form", "ort", "-o", path});
-  INFO(generated.stdout_text << generated.stderr_text);
-  REQUIRE(generated.exit_code == 0);
-  ImportOptions import;
-  import.dims = {{"batch", 1}, {"sequence", 1}, { "past_sequence", 4 }};
-  Graph graph = ImportOnnxModel(path, import);
-  std::filesystem::remove(path);
-  return graph;
+  return testing::GeneratedGraph({"--preset", "tiny-moe", "--form", "decode", "--moe-form", "ort"},
+                                 {{"batch", 1}, {"sequence", 1}, {"past_sequence", 4}});
 }
 
 // The unit of the compute step of the node named `name` in `plan`.

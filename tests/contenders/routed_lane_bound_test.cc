@@ -2,7 +2,6 @@
 // knapsack solved by hand, and on the generator's tiny MoE that no plan beats it.
 #include "contenders/routed_lane_bound.h"
 
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -15,7 +14,7 @@
 #include "host_decoder.h"
 #include "hyperplan/adapters/onnx_import.h"
 #include "hyperplan/planner/planner.h"
-#include "support/run_command.h"
+#include "support/generated_graph.h"
 
 namespace hyperplan::contenders_test {
 namespace {
@@ -93,20 +92,9 @@ TEST_CASE("fetch after route: off the chain the condition does not apply") {
 
 // A decode step of a generated model (tiny-moe, or an hf config under tests/data), as the
 // bench plans it: a loop with its KV cache fed back.
-Graph GeneratedDecode(const std::vector<std::string>& source, const std::string& moe_form) {
-  const std::string path =
-      (std::filesystem::temp_directory_path() / "hyperplan-routed-lane-decode.onnx").string();
-  std::vector<std::string> args = {HYPERPLAN_GEN_PATH};
-  args.insert(args.end(), source.begin(), source.end());
-  args.insert(args.end(), {"--form", "decode", "--moe-form", moe_form, "-o", path});
-  const auto generated = testing::RunCommand(args);
-  INFO(generated.stdout_text << generated.stderr_text);
-  REQUIRE(generated.exit_code == 0);
-  ImportOptions import;
-  import.dims = {{"batch", 1}, {"sequence", 1}, { "past_sequence", 4 }};
-  Graph graph = ImportOnnxModel(path, import);
-  std::filesystem::remove(path);
-  return graph;
+Graph GeneratedDecode(std::vector<std::string> source, const std::string& moe_form) {
+  source.insert(source.end(), {"--form", "decode", "--moe-form", moe_form});
+  return testing::GeneratedGraph(source, {{"batch", 1}, {"sequence", 1}, {"past_sequence", 4}});
 }
 
 const std::string kConfigs = std::string(HYPERPLAN_SOURCE_DIR) + "/tests/data/hf-configs/";
