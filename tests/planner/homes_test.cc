@@ -164,8 +164,9 @@ TEST_CASE("homes: experts fetched after route spill before a dense weight") {
   MoeWithTable f;
   SECTION("the experts cover the overflow") {
     // ddr 52480 B keeps 3280 for staging: room 49200 for 4 x 16384 = 65536 B, 16336 over.
-    // Walked alone, fc1..fc3 (49152 B): fc1 (walked 16384, share 16384 * 16336 / 49152 =
-    // 5445 > 0) moves; fc2 (10890 <= 16384) and fc3 (16336) stay; ddr then holds 49152.
+    // Walked alone, fc1..fc3 (49152 B), one node's run (share 49152 * 16336 / 49152 = 16336
+    // > 0 moved) moves up to the overflow: fc1 (16384 >= 16336); fc2 and fc3 stay; ddr then
+    // holds 49152.
     // The rule for dense values alone would have moved the table, the first used (share
     // 16384 * 16336 / 65536 = 4084 > 0), which a plan moves whole each iteration where fc1
     // moves 2 of its 8 experts.
@@ -192,6 +193,35 @@ TEST_CASE("homes: experts fetched after route spill before a dense weight") {
     const ValueHomes homes = DecideHomes(f.moe.graph, profile, FindDeviceRoutes(profile));
     CHECK(f.Homes(homes) == std::vector<TierId>{kNvme, kDdr, kDdr, kDdr});
   }
+}
+
+TEST_CASE("homes: one MoE node's expert operands spill together") {
+  // Two MoE nodes after one router, each reading three stacked operands of 16384 B: moe reads
+  // fc1..fc3, moe2 g1..g3. Each node fetches its operands after the router, each on a
+  // channel of the slow link: spilled together they cross at once.
+  testing::RoutedMoe f;
+  std::vector<ValueId> g;
+  for (const char* name : {"g1", "g2", "g3"}) {
+    g.push_back(testing::Tensor(f.graph, name, {8, 32, 16}));
+    f.graph.values[g.back()].is_initializer = true;
+    f.graph.values[g.back()].value_class = ValueClass::kWeight;
+  }
+  const ValueId y2 = testing::Tensor(f.graph, "y2", {1, 1, 16});
+  const NodeId moe2 = testing::Op(f.graph, "moe2", "MoE", {f.y, f.router, g[0], g[1], g[2]}, {y2});
+  f.graph.nodes[moe2].domain = "com.microsoft";
+  f.graph.nodes[moe2].int_attributes["k"] = 2;
+  // ddr 52480 B keeps 3280: room 49200 for 6 x 16384 = 98304 B, 49104 over. The run fc1..fc3
+  // (walked 49152: share 49152 * 49104 / 98304 = 24552 > 0 moved) moves up to the overflow:
+  // fc1, fc2 and fc3 (49152 >= 49104). The run g1..g3 (walked 98304: share 49104 <= 49152)
+  // stays. Value by value the spread would have moved fc1 (share 8184 > 0), fc3 (24552 >
+  // 16384) and g2 (40920 > 32768): both nodes would wait on the slow link.
+  const HardwareProfile profile = TieredProfile(1 << 20, 52480, 1 << 30);
+  const ValueHomes homes = DecideHomes(f.graph, profile, FindDeviceRoutes(profile));
+  const std::vector<TierId> tiers = {homes.home_tier[f.fc1], homes.home_tier[f.fc2],
+                                     homes.home_tier[f.fc3], homes.home_tier[g[0]],
+                                     homes.home_tier[g[1]],  homes.home_tier[g[2]]};
+  CHECK(tiers == std::vector<TierId>{kNvme, kNvme, kNvme, kDdr, kDdr, kDdr});
+  CHECK(homes.homed_bytes_per_tier[kDdr] == 49152);
 }
 
 TEST_CASE("homes: a plan on a full home tier fetches each weight from its own home") {
