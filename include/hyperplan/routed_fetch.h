@@ -44,31 +44,4 @@ int64_t ExpectedRoutedBytes(const RoutedOperand& operand, const std::vector<int3
 // The device bytes a routed Prefetch reserves: min(E - resident, k * T) slices.
 int64_t ReservedRoutedBytes(const RoutedOperand& operand, int64_t resident_count);
 
-// A contiguous range [begin, end) of an operand's experts.
-struct ExpertRange {
-  int32_t begin = 0;
-  int32_t end = 0;
-};
-
-// Expected bytes of the touched, non-resident experts in `range` (ExpectedRoutedBytes over the
-// whole range [0, E) gives the same bytes): what one of several routed transfers moves when
-// each reads the picked experts of its own range.
-int64_t ExpectedRoutedBytesIn(const RoutedOperand& operand, const std::vector<int32_t>& resident,
-                              ExpertRange range);
-
-// [0, E) cut into at most `parts` contiguous ranges of near-equal expected routed bytes, so that
-// a routed hop of a link with `parts` channels can move its picked experts on every channel at
-// once (a runtime's concurrent reads of one layer's experts from a drive), each range one
-// transfer. The cut after range j is the first expert whose running expected share reaches
-// (j + 1) / parts of the total (resident experts add nothing); a range that would hold no
-// fetchable expert is merged into its neighbour (every range has one when any expert does:
-// none, and one range [0, E) comes back). Under any
-// routing the ranges' picked experts add up to the whole operand's, so splitting changes
-// neither the bytes moved nor the worst case reserved, only how many channels carry them.
-// Cost: O(E). Limits: balances expectation, not a given routing (one range may hold every
-// pick: then it takes as long as the unsplit transfer, never longer).
-std::vector<ExpertRange> SplitExpertsByExpectedBytes(const RoutedOperand& operand,
-                                                     const std::vector<int32_t>& resident,
-                                                     int32_t parts);
-
 }  // namespace hyperplan

@@ -10,16 +10,6 @@ namespace {
 
 constexpr size_t kFirstExpertOperand = 2;  // MoE/QMoE: input, router_probs, then the experts
 
-// By expert: its touch probability, 0 for a resident one (`resident` ascending).
-std::vector<double> FetchableTouch(const RoutedOperand& operand,
-                                   const std::vector<int32_t>& resident) {
-  std::vector<double> touch = TouchProbabilities(operand.routing);
-  for (int32_t e : resident) {
-    if (e >= 0 && static_cast<size_t>(e) < touch.size()) touch[e] = 0.0;
-  }
-  return touch;
-}
-
 }  // namespace
 
 std::optional<RoutedOperand> RoutedOperandOf(const Graph& graph, NodeId node, ValueId value) {
@@ -54,52 +44,18 @@ std::vector<double> TouchProbabilities(const MoeRouting& routing) {
 }
 
 int64_t ExpectedRoutedBytes(const RoutedOperand& operand, const std::vector<int32_t>& resident) {
-  return ExpectedRoutedBytesIn(operand, resident,
-                               {0, static_cast<int32_t>(operand.routing.experts)});
-}
-
-int64_t ExpectedRoutedBytesIn(const RoutedOperand& operand, const std::vector<int32_t>& resident,
-                              ExpertRange range) {
-  const std::vector<double> touch = FetchableTouch(operand, resident);
-  const int32_t begin = std::max<int32_t>(0, range.begin);
-  const int32_t end = std::min<int32_t>(static_cast<int32_t>(touch.size()), range.end);
+  const std::vector<double> touch = TouchProbabilities(operand.routing);
   double experts = 0.0;
-  for (int32_t e = begin; e < end; ++e) experts += touch[e];
+  size_t next_resident = 0;
+  for (size_t e = 0; e < touch.size(); ++e) {
+    if (next_resident < resident.size() && resident[next_resident] == static_cast<int32_t>(e)) {
+      ++next_resident;
+      continue;
+    }
+    experts += touch[e];
+  }
   // long double keeps a multi-GB operand's product exact to the byte before rounding.
   return std::llround(static_cast<long double>(operand.slice_bytes) * experts);
-}
-
-std::vector<ExpertRange> SplitExpertsByExpectedBytes(const RoutedOperand& operand,
-                                                     const std::vector<int32_t>& resident,
-                                                     int32_t parts) {
-  const std::vector<double> touch = FetchableTouch(operand, resident);
-  double total = 0.0;
-  for (double p : touch) total += p;
-  const int32_t experts = static_cast<int32_t>(touch.size());
-  std::vector<ExpertRange> ranges;
-  ExpertRange open{0, 0};
-  double running = 0.0;
-  double open_share = 0.0;  // the open range's expected experts
-  int32_t cuts = 1;
-  for (int32_t e = 0; e < experts; ++e) {
-    running += touch[e];
-    open_share += touch[e];
-    open.end = e + 1;
-    const bool reaches = cuts < parts && running * parts >= total * cuts;
-    if (reaches && open_share > 0.0) {
-      ranges.push_back(open);
-      open = {e + 1, e + 1};
-      open_share = 0.0;
-      while (cuts < parts && running * parts >= total * cuts) ++cuts;
-    }
-  }
-  open.end = experts;
-  if (open_share > 0.0 || ranges.empty()) {
-    ranges.push_back(open);
-  } else {
-    ranges.back().end = experts;  // a tail of resident or never-touched experts only
-  }
-  return ranges;
 }
 
 int64_t ReservedRoutedBytes(const RoutedOperand& operand, int64_t resident_count) {

@@ -5,7 +5,6 @@
 
 #include <catch2/catch.hpp>
 
-#include "hyperplan/cost.h"
 #include "hyperplan/plan/routing_spread.h"
 #include "hyperplan/plan/verify.h"
 #include "support/routed_moe.h"
@@ -129,63 +128,6 @@ TEST_CASE("a hot expert kept resident by a routing profile") {
   CHECK(spread.max_ns <= 13096);
   CHECK(spread.mean_ns >= 11048);
   CHECK(spread.mean_ns <= 13096);
-}
-
-TEST_CASE("a routed hop split by expert range runs on every channel of its link") {
-  const RoutedMoe f;
-  const std::optional<RoutedOperand> operand = RoutedOperandOf(f.graph, f.moe, f.fc1);
-  REQUIRE(operand);
-  // One token, top 2 of 8 uniform: each expert touched with 2/8 = 0.25. Two parts of the
-  // expected 2 experts: the running share reaches 1 at expert 3 (4 * 0.25), so [0, 4) and
-  // [4, 8), 1 expert (2048 B) expected each, 4096 B together as unsplit.
-  const std::vector<ExpertRange> halves = SplitExpertsByExpectedBytes(*operand, {}, 2);
-  REQUIRE(halves.size() == 2);
-  CHECK(halves[0].begin == 0);
-  CHECK(halves[0].end == 4);
-  CHECK(halves[1].begin == 4);
-  CHECK(halves[1].end == 8);
-  CHECK(ExpectedRoutedBytesIn(*operand, {}, halves[0]) == 2048);
-  CHECK(ExpectedRoutedBytesIn(*operand, {}, halves[1]) == 2048);
-
-  // A two-channel link of 2 B/ns (1 B/ns a channel), 1000 ns latency: the unsplit transfer is
-  // one step on one channel, 1000 + 4096 * 2 / 2 = 5096 ns; the halves run at once, one a
-  // channel, each 1000 + 2048 * 2 / 2 = 3048 ns, so the hop ends 2048 ns sooner.
-  const Link link{0, 1, 2'000'000'000, 1000, 2};
-  CHECK(ChannelTransferTimeNs(link, ExpectedRoutedBytes(*operand, {})) == 5096);
-  CHECK(ChannelTransferTimeNs(link, ExpectedRoutedBytesIn(*operand, {}, halves[0])) == 3048);
-  CHECK(ChannelTransferTimeNs(link, ExpectedRoutedBytesIn(*operand, {}, halves[1])) == 3048);
-}
-
-TEST_CASE("an expert range split skips the resident experts' share") {
-  const RoutedMoe f;
-  const std::optional<RoutedOperand> operand = RoutedOperandOf(f.graph, f.moe, f.fc1);
-  REQUIRE(operand);
-  // Experts 0 and 1 resident: 6 fetchable at 0.25 each, 1.5 experts expected; half is 0.75,
-  // reached at expert 4 (2, 3, 4), so [0, 5) and [5, 8), 0.75 * 2048 = 1536 B each.
-  const std::vector<ExpertRange> halves = SplitExpertsByExpectedBytes(*operand, {0, 1}, 2);
-  REQUIRE(halves.size() == 2);
-  CHECK(halves[0].end == 5);
-  CHECK(halves[1].begin == 5);
-  CHECK(halves[1].end == 8);
-  CHECK(ExpectedRoutedBytesIn(*operand, {0, 1}, halves[0]) == 1536);
-  CHECK(ExpectedRoutedBytesIn(*operand, {0, 1}, halves[1]) == 1536);
-  CHECK(ExpectedRoutedBytes(*operand, {0, 1}) == 3072);
-
-  // More parts than fetchable experts: 8 parts of experts 6 and 7 alone (0..5 resident) give
-  // two ranges, each holding one fetchable expert; the resident head joins the first.
-  const std::vector<ExpertRange> tail =
-      SplitExpertsByExpectedBytes(*operand, {0, 1, 2, 3, 4, 5}, 8);
-  REQUIRE(tail.size() == 2);
-  CHECK(tail[0].begin == 0);
-  CHECK(tail[0].end == 7);
-  CHECK(tail[1].begin == 7);
-  CHECK(tail[1].end == 8);
-  // Every expert resident: one range, nothing expected.
-  const std::vector<ExpertRange> none =
-      SplitExpertsByExpectedBytes(*operand, {0, 1, 2, 3, 4, 5, 6, 7}, 4);
-  REQUIRE(none.size() == 1);
-  CHECK(none[0].end == 8);
-  CHECK(ExpectedRoutedBytesIn(*operand, {0, 1, 2, 3, 4, 5, 6, 7}, none[0]) == 0);
 }
 
 }  // namespace
