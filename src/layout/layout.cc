@@ -234,6 +234,54 @@ std::vector<std::pair<size_t, size_t>> WrappedPairs(const std::vector<ResidentIn
   return pairs;
 }
 
+// The last arena laid out on this thread: its blocks, positions, alignment and options, and
+// the layout they gave. The planner often lays out the same residency twice in a row (a
+// budget round whose free cuts or a uniform retry left the selection as the round before
+// had it, assembled again; about a quarter of the layout work on the DeepSeek-V3-sized
+// decode), and layout is a pure function of these inputs, so an exact match returns the same
+// layout without placing a block. Per thread, since the planner lays out on several; one
+// entry, compared in full (no hash), so a hit is always right and a miss costs one compare.
+struct LastArena {
+  bool valid = false;
+  std::vector<LayoutBlock> blocks;
+  int32_t positions = 0;
+  int64_t alignment_bytes = 0;
+  LayoutOptions options;
+  BlockLayout layout;
+};
+
+bool SameBlock(const LayoutBlock& a, const LayoutBlock& b) {
+  return a.first == b.first && a.last == b.last && a.bytes == b.bytes && a.head_last == b.head_last;
+}
+
+bool SameOptions(const LayoutOptions& a, const LayoutOptions& b) {
+  return a.all_orders_limit == b.all_orders_limit && a.shaken_limit == b.shaken_limit &&
+         a.shaken_trials == b.shaken_trials && a.greedy == b.greedy;
+}
+
+bool SameArena(const LastArena& last, const std::vector<LayoutBlock>& blocks, int32_t positions,
+               int64_t alignment_bytes, const LayoutOptions& options) {
+  return last.valid && last.positions == positions && last.alignment_bytes == alignment_bytes &&
+         SameOptions(last.options, options) &&
+         std::equal(last.blocks.begin(), last.blocks.end(), blocks.begin(), blocks.end(),
+                    SameBlock);
+}
+
+// LayoutBlocks, reusing this thread's last layout when its inputs were the same.
+BlockLayout LayoutBlocksOrLast(const std::vector<LayoutBlock>& blocks, int32_t positions,
+                               int64_t alignment_bytes, const LayoutOptions& options) {
+  thread_local LastArena last;
+  if (SameArena(last, blocks, positions, alignment_bytes, options)) return last.layout;
+  last.valid = false;  // a throw below leaves nothing half recorded
+  last.layout = LayoutBlocks(blocks, positions, alignment_bytes, options);
+  last.blocks = blocks;
+  last.positions = positions;
+  last.alignment_bytes = alignment_bytes;
+  last.options = options;
+  last.valid = true;
+  return last.layout;
+}
+
 }  // namespace
 
 int64_t LivePositions(const LayoutBlock& block) {
@@ -278,7 +326,7 @@ ArenaLayout LayoutArena(const std::vector<ResidentInterval>& residency, Step ste
     blocks[tail].head_last = residency[head].last_step;
     blocks[head].bytes = 0;
   }
-  BlockLayout placed = LayoutBlocks(blocks, step_count, alignment_bytes, options);
+  BlockLayout placed = LayoutBlocksOrLast(blocks, step_count, alignment_bytes, options);
   for (const auto& [head, tail] : wrapped) placed.offset_bytes[head] = placed.offset_bytes[tail];
   ArenaLayout layout;
   layout.offset_bytes = std::move(placed.offset_bytes);
