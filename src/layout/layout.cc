@@ -235,12 +235,13 @@ std::vector<std::pair<size_t, size_t>> WrappedPairs(const std::vector<ResidentIn
 }
 
 // The last arena laid out on this thread: its blocks, positions, alignment and options, and
-// the layout they gave. The planner often lays out the same residency twice in a row (a
-// budget round whose free cuts or a uniform retry left the selection as the round before
-// had it, assembled again; about a quarter of the layout work on the DeepSeek-V3-sized
-// decode), and layout is a pure function of these inputs, so an exact match returns the same
-// layout without placing a block. Per thread, since the planner lays out on several; one
-// entry, compared in full (no hash), so a hit is always right and a miss costs one compare.
+// the layout they gave. The planner often assembles plans with the same residency one after
+// the other (the budget rounds and their retries reach the same selection). On the DeepSeek-V3
+// hf-config int4 decode on h100-sxm a quarter of the blocks laid out (1.8 of 7.2 million, 272 of
+// 1080 arenas) repeated an earlier arena, 176 of those arenas the one just before on the log.
+// Layout is a pure function of these inputs, so an exact match returns the same layout without
+// placing a block. Per thread, since the planner lays out on several; one entry, compared in full
+// (no hash), so a hit is always right and a miss costs one compare and one copy of the blocks.
 struct LastArena {
   bool valid = false;
   std::vector<LayoutBlock> blocks;
