@@ -251,21 +251,10 @@ struct LastArena {
   BlockLayout layout;
 };
 
-bool SameBlock(const LayoutBlock& a, const LayoutBlock& b) {
-  return a.first == b.first && a.last == b.last && a.bytes == b.bytes && a.head_last == b.head_last;
-}
-
-bool SameOptions(const LayoutOptions& a, const LayoutOptions& b) {
-  return a.all_orders_limit == b.all_orders_limit && a.shaken_limit == b.shaken_limit &&
-         a.shaken_trials == b.shaken_trials && a.greedy == b.greedy;
-}
-
 bool SameArena(const LastArena& last, const std::vector<LayoutBlock>& blocks, int32_t positions,
                int64_t alignment_bytes, const LayoutOptions& options) {
   return last.valid && last.positions == positions && last.alignment_bytes == alignment_bytes &&
-         SameOptions(last.options, options) &&
-         std::equal(last.blocks.begin(), last.blocks.end(), blocks.begin(), blocks.end(),
-                    SameBlock);
+         last.options == options && last.blocks == blocks;
 }
 
 // LayoutBlocks, reusing this thread's last layout when its inputs were the same.
