@@ -234,6 +234,44 @@ std::vector<std::pair<size_t, size_t>> WrappedPairs(const std::vector<ResidentIn
   return pairs;
 }
 
+// The last arena laid out on this thread: its blocks, positions, alignment and options, and
+// the layout they gave. The planner often assembles plans with the same residency one after
+// the other (the budget rounds and their retries reach the same selection). On the DeepSeek-V3
+// hf-config int4 decode on h100-sxm a quarter of the blocks laid out (1.8 of 7.2 million, 272 of
+// 1080 arenas) repeated an earlier arena, 176 of those arenas the one just before on the log.
+// Layout is a pure function of these inputs, so an exact match returns the same layout without
+// placing a block. Per thread, since the planner lays out on several; one entry, compared in full
+// (no hash), so a hit is always right and a miss costs one compare and one copy of the blocks.
+struct LastArena {
+  bool valid = false;
+  std::vector<LayoutBlock> blocks;
+  int32_t positions = 0;
+  int64_t alignment_bytes = 0;
+  LayoutOptions options;
+  BlockLayout layout;
+};
+
+bool SameArena(const LastArena& last, const std::vector<LayoutBlock>& blocks, int32_t positions,
+               int64_t alignment_bytes, const LayoutOptions& options) {
+  return last.valid && last.positions == positions && last.alignment_bytes == alignment_bytes &&
+         last.options == options && last.blocks == blocks;
+}
+
+// LayoutBlocks, reusing this thread's last layout when its inputs were the same.
+BlockLayout LayoutBlocksOrLast(const std::vector<LayoutBlock>& blocks, int32_t positions,
+                               int64_t alignment_bytes, const LayoutOptions& options) {
+  thread_local LastArena last;
+  if (SameArena(last, blocks, positions, alignment_bytes, options)) return last.layout;
+  last.valid = false;  // a throw below leaves nothing half recorded
+  last.layout = LayoutBlocks(blocks, positions, alignment_bytes, options);
+  last.blocks = blocks;
+  last.positions = positions;
+  last.alignment_bytes = alignment_bytes;
+  last.options = options;
+  last.valid = true;
+  return last.layout;
+}
+
 }  // namespace
 
 int64_t LivePositions(const LayoutBlock& block) {
@@ -278,7 +316,7 @@ ArenaLayout LayoutArena(const std::vector<ResidentInterval>& residency, Step ste
     blocks[tail].head_last = residency[head].last_step;
     blocks[head].bytes = 0;
   }
-  BlockLayout placed = LayoutBlocks(blocks, step_count, alignment_bytes, options);
+  BlockLayout placed = LayoutBlocksOrLast(blocks, step_count, alignment_bytes, options);
   for (const auto& [head, tail] : wrapped) placed.offset_bytes[head] = placed.offset_bytes[tail];
   ArenaLayout layout;
   layout.offset_bytes = std::move(placed.offset_bytes);

@@ -102,6 +102,31 @@ bool OccupancyTree::Occupy(int32_t node, int32_t lo, int32_t hi, int32_t first, 
   return changed && Insert(below_[node], begin, end);
 }
 
+namespace {
+
+// Merges two runs sorted by begin, each disjoint and not touching, into `out` as their union:
+// sorted, disjoint, not touching. Returns one past the last run written. Coalescing as it
+// merges keeps each later round of the pairwise merge to the union's size, not the sum of the
+// sets read (sibling nodes' sets share most of their runs where blocks stack alike).
+using Run = OccupancyTree::Run;
+Run* MergeUnion(const Run* a, const Run* a_end, const Run* b, const Run* b_end, Run* out) {
+  Run* last = nullptr;  // the run being grown in `out`
+  auto add = [&](const Run& run) {
+    if (last != nullptr && run.first <= last->second) {
+      last->second = std::max(last->second, run.second);
+    } else {
+      last = out++;
+      *last = run;
+    }
+  };
+  while (a != a_end && b != b_end) add(b->first < a->first ? *b++ : *a++);
+  while (a != a_end) add(*a++);
+  while (b != b_end) add(*b++);
+  return out;
+}
+
+}  // namespace
+
 void OccupancyTree::Occupied(int32_t first, int32_t last, std::vector<Run>& runs) {
   runs.clear();
   ends_.clear();
@@ -109,20 +134,21 @@ void OccupancyTree::Occupied(int32_t first, int32_t last, std::vector<Run>& runs
   // The sets read are each sorted: merge neighbours pairwise until one is left, O(r log k)
   // for r runs from k sets. Sorting them instead was a quarter of a greedy pass when queries
   // return dozens of runs (Llama-3-8B training arenas).
-  auto by_begin = [](const Run& a, const Run& b) { return a.first < b.first; };
   while (ends_.size() > 1) {
     merged_.resize(runs.size());
     size_t kept = 0;
     size_t begin = 0;
+    Run* out = merged_.data();
     for (size_t k = 0; k < ends_.size(); k += 2) {
       const size_t middle = ends_[k];
       const size_t end = k + 1 < ends_.size() ? ends_[k + 1] : middle;
-      std::merge(runs.data() + begin, runs.data() + middle, runs.data() + middle, runs.data() + end,
-                 merged_.data() + begin, by_begin);
-      ends_[kept++] = end;
+      out = MergeUnion(runs.data() + begin, runs.data() + middle, runs.data() + middle,
+                       runs.data() + end, out);
+      ends_[kept++] = static_cast<size_t>(out - merged_.data());
       begin = end;
     }
     ends_.resize(kept);
+    merged_.resize(ends_.back());
     runs.swap(merged_);  // the caller's buffer becomes the next scratch: no copy back
   }
 }

@@ -13,10 +13,10 @@
 // (every node above covers it too), so long-lived neighbours cost little.
 // Cost: O(log P) set insertions per block at most (each a binary search plus a move of the
 // runs after it; sets are sorted, small in practice), O(log P + r log k) per query for r runs
-// returned from k sets (each set is sorted, so they are merged, not sorted). Memory: two ints
-// per tree node, and the runs in one pool of power-of-two chunks (a set's chunk holds under
-// twice the most runs it held; one it outgrew goes to the next set that needs that size);
-// Reset keeps the pool's storage for the next pass.
+// read from k sets (each set is sorted, so they are merged, not sorted, coalescing as they
+// merge). Memory: two ints per tree node, and the runs in one pool of power-of-two chunks (a
+// set's chunk holds under twice the most runs it held; one it outgrew goes to the next set
+// that needs that size); Reset keeps the pool's storage for the next pass.
 // Limits: blocks are only added (Reset empties everything); positions are int32; a query
 // uses the tree's scratch space, so one tree serves one thread.
 #pragma once
@@ -40,9 +40,8 @@ class OccupancyTree {
   // [begin, end) is taken over positions [first, last].
   void Occupy(int32_t first, int32_t last, int64_t begin, int64_t end);
 
-  // Replaces `runs` with the runs taken at some position of [first, last], sorted by begin,
-  // possibly overlapping one another, together exactly the union of the blocks that meet
-  // [first, last].
+  // Replaces `runs` with the runs taken at some position of [first, last]: sorted, disjoint
+  // and not touching, together exactly the union of the blocks that meet [first, last].
   void Occupied(int32_t first, int32_t last, std::vector<Run>& runs);
 
  private:

@@ -39,7 +39,10 @@ StabbingIndex::Entry StabbingIndex::PopBest(int32_t step, const std::vector<uint
   int32_t node = 1;
   while (true) {
     auto& heap = heaps_[node];
-    while (!heap.empty() && !alive[heap.front()]) {
+    // A top ranked after the best found cannot win, dead or alive (every rank below it is
+    // larger): its node is left as it is, its dead tops dropped by a later query that needs
+    // them. Ranks are distinct, so the answer is the same; only the alive lookups are saved.
+    while (!heap.empty() && (best.rank < 0 || heap.front() < best.rank) && !alive[heap.front()]) {
       std::pop_heap(heap.begin(), heap.end(), std::greater<int32_t>());
       heap.pop_back();
     }

@@ -172,7 +172,7 @@ TEST_CASE("layout: a greedy placement told a size to stop at stops once it reach
   CHECK(full == std::vector<int64_t>{0, 4, 6, 7, 6});
 }
 
-TEST_CASE("layout: the occupancy tree returns exactly the union of the blocks met in time") {
+TEST_CASE("layout: the occupancy tree returns exactly the union of the blocks met, coalesced") {
   std::mt19937 random(7);
   const int32_t positions = 97;
   const std::vector<LayoutBlock> blocks = RandomBlocks(random, 300, positions, 30, 100);
@@ -190,6 +190,12 @@ TEST_CASE("layout: the occupancy tree returns exactly the union of the blocks me
     const auto last = std::min(positions - 1, first + static_cast<int32_t>(random() % 40));
     std::vector<planner::OccupancyTree::Run> runs;
     occupied.Occupied(first, last, runs);
+    // Sorted, disjoint and not touching: each run begins past the end of the one before (the
+    // greedy's gap scan relies only on the order; disjoint runs keep its merges small).
+    for (size_t r = 0; r < runs.size(); ++r) {
+      REQUIRE(runs[r].first < runs[r].second);
+      if (r > 0) REQUIRE(runs[r - 1].second < runs[r].first);
+    }
     // Compare byte by byte over the offsets used: taken by the runs vs by the blocks.
     std::vector<uint8_t> by_runs(2100, 0);
     std::vector<uint8_t> by_blocks(2100, 0);
@@ -345,6 +351,35 @@ TEST_CASE("layout: greedy by size runs at any size (6000 blocks) and stays valid
     std::sort(live.begin(), live.end());
     for (size_t i = 1; i < live.size(); ++i) REQUIRE(live[i - 1].second <= live[i].first);
   }
+}
+
+TEST_CASE("layout: an arena laid out again answers for its own inputs, not the last ones") {
+  // A thread's last arena is reused only for the very same inputs; each change below must
+  // give its own layout. a 4 B over steps 0..1, b 2 B over 1..2 (they meet at step 1), one
+  // byte alignment: a at 0, b at 4, arena 6.
+  std::vector<ResidentInterval> residency(2);
+  residency[0] = {0, kNoNode, 0, 1, 4, -1, -1};
+  residency[1] = {1, kNoNode, 1, 2, 2, -1, -1};
+  CHECK(LayoutArena(residency, 3, 1).arena_bytes == 6);
+  CHECK(LayoutArena(residency, 3, 1).offset_bytes == std::vector<int64_t>{0, 4});
+  // b 5 B: now the larger, placed first at 0, a on top at 5: arena 9.
+  residency[1].bytes = 5;
+  const ArenaLayout bigger_b = LayoutArena(residency, 3, 1);
+  CHECK(bigger_b.arena_bytes == 9);
+  CHECK(bigger_b.offset_bytes == std::vector<int64_t>{5, 0});
+  // Aligned to 8: a and b take 8 each, as long (ties: the earlier first): a at 0, b at 8.
+  CHECK(LayoutArena(residency, 3, 8).arena_bytes == 16);
+  // b over step 2 only: they never meet, both at 0, arena 5 (b's 5 B).
+  residency[1].first_step = 2;
+  CHECK(LayoutArena(residency, 3, 1).arena_bytes == 5);
+  // The positions alone: c 2 B over steps 0..2, d 4 B at step 0. Over 3 steps c lives at
+  // every one and is stacked at the bottom, d above it at 2; over 4 steps it does not, so the
+  // larger d goes first at 0 and c, meeting it at step 0, on top at 4.
+  std::vector<ResidentInterval> cd(2);
+  cd[0] = {0, kNoNode, 0, 2, 2, -1, -1};
+  cd[1] = {1, kNoNode, 0, 0, 4, -1, -1};
+  CHECK(LayoutArena(cd, 3, 1).offset_bytes == std::vector<int64_t>{0, 2});
+  CHECK(LayoutArena(cd, 4, 1).offset_bytes == std::vector<int64_t>{4, 0});
 }
 
 TEST_CASE("layout: a loop's block kept across the boundary gets one offset at both ends") {

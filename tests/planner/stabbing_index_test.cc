@@ -69,5 +69,43 @@ TEST_CASE("stabbing index: popping and taking agrees with a linear scan (seed 7)
   }
 }
 
+TEST_CASE("stabbing index: popping, putting back and killing agrees with a linear scan") {
+  // The refine's use: popped entries are put back or their rank killed, and a kill lands while
+  // dead ranks still sit under live tops. A rank popped at a step and not yet put back is out
+  // of that step's answers (it sits in one node on the step's path).
+  std::mt19937 rng(11);
+  const int32_t steps = 29;
+  const int32_t ranks = 150;
+  StabbingIndex index(steps);
+  std::vector<std::pair<int32_t, int32_t>> cover;  // [first, last] by rank
+  for (int32_t rank = 0; rank < ranks; ++rank) {
+    const auto a = static_cast<int32_t>(rng() % steps);
+    const auto b = static_cast<int32_t>(rng() % steps);
+    cover.emplace_back(std::min(a, b), std::max(a, b));
+    index.Add(rank, cover.back().first, cover.back().second);
+  }
+  std::vector<uint8_t> alive(ranks, 1);
+  for (int round = 0; round < 400; ++round) {
+    const auto step = static_cast<int32_t>(rng() % steps);
+    std::vector<StabbingIndex::Entry> held;  // popped this round, all put back at its end
+    for (int pop = 0; pop < 3; ++pop) {
+      int32_t expected = -1;  // the lowest live rank covering `step`, not held
+      for (int32_t r = 0; r < ranks && expected < 0; ++r) {
+        bool is_held = false;
+        for (const StabbingIndex::Entry& entry : held) is_held |= entry.rank == r;
+        if (alive[r] && !is_held && cover[r].first <= step && step <= cover[r].second) {
+          expected = r;
+        }
+      }
+      const StabbingIndex::Entry entry = index.PopBest(step, alive);
+      REQUIRE(entry.rank == expected);
+      if (entry.rank >= 0) held.push_back(entry);
+    }
+    for (const StabbingIndex::Entry& entry : held) index.PushBack(entry);
+    // Kill a random rank (often one not at any top): a later query must skip it.
+    alive[rng() % ranks] = 0;
+  }
+}
+
 }  // namespace
 }  // namespace hyperplan::planner_test

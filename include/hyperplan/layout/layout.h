@@ -48,6 +48,8 @@ struct LayoutOptions {
   size_t shaken_limit = 256;       // up to this many blocks: shaken size orders too
   uint32_t shaken_trials = 32;
   bool greedy = true;  // false: the sweep alone (what a first-come runtime allocator would do)
+
+  bool operator==(const LayoutOptions&) const = default;  // every field: layout.cc's reuse
 };
 
 // A block over positions [first, last] (inclusive); blocks of 0 bytes get offset 0. With
@@ -58,6 +60,8 @@ struct LayoutBlock {
   int32_t last = 0;
   int64_t bytes = 0;
   int32_t head_last = -1;
+
+  bool operator==(const LayoutBlock&) const = default;  // every field: layout.cc's reuse
 };
 
 // Positions the block lives at: both ranges.
