@@ -584,8 +584,8 @@ class Verifier {
     }
     if (last_reader >= 0 && Start(closer) < End(last_reader)) {
       return Fail(1, closer,
-                  "drops the copy before step " + std::to_string(plan_.steps[last_reader].boundary) +
-                      " ends");
+                  "drops the copy before step " +
+                      std::to_string(plan_.steps[last_reader].boundary) + " ends");
     }
     if (!HasOtherCopy(interval.value, Start(closer))) {
       return Fail(1, closer,
