@@ -375,23 +375,32 @@ bool PlanBeats(const PlanResult& candidate, const PlanResult& chosen) {
   return candidate.evaluation.timeline.makespan_ns < chosen.evaluation.timeline.makespan_ns;
 }
 
-// The chosen unit placement again in PrepEarlyOrder (prep_early_order.h): one more planning,
-// where the placement has host steps and the order moves a weight's preparation.
-PlanResult WithPrepEarly(const Problem& problem, const PlanOptions& options, PlanResult chosen) {
-  if (chosen.plan.reordered || !options.allow_reorder) return chosen;
+// The chosen unit placement again with the device running beside the host: each crossing
+// Detach waiting for its Store alone (problem.h detach_waits_for_host) and, where reordering is
+// allowed, a weight's preparation moved into the device's wait for the host (PrepEarlyOrder,
+// prep_early_order.h). One more planning where the placement has host steps; kept only when
+// it beats the chosen plan, so no plan gets worse.
+PlanResult WithDeviceBesideHost(const Problem& problem, const PlanOptions& options,
+                                PlanResult chosen) {
+  if (chosen.plan.reordered) return chosen;
   std::vector<ComputeUnit> units = UnitsOf(chosen.plan, problem.graph->nodes.size());
   if (units.empty()) return chosen;
   Problem placed = PlaceUnits(problem, std::move(units));
+  placed.detach_waits_for_host = false;
   std::vector<NodeId> order =
       planner::PrepEarlyOrder(*placed.graph, placed.order, placed.units.node_unit);
-  if (order == placed.order) return chosen;
-  placed.order = std::move(order);
-  placed.lifetimes = AnalyzeLifetimes(*placed.graph, placed.order, placed.units);
-  PlanResult early = PlanPlacement(placed, options);
-  if (!PlanBeats(early, chosen)) return chosen;
-  early.plan.reordered = true;
-  early.plan.order_name = kPrepEarlyOrder;
-  return early;
+  const bool reordered = options.allow_reorder && order != placed.order;
+  if (reordered) {
+    placed.order = std::move(order);
+    placed.lifetimes = AnalyzeLifetimes(*placed.graph, placed.order, placed.units);
+  }
+  PlanResult beside = PlanPlacement(placed, options);
+  if (!PlanBeats(beside, chosen)) return chosen;
+  if (reordered) {
+    beside.plan.reordered = true;
+    beside.plan.order_name = kPrepEarlyOrder;
+  }
+  return beside;
 }
 
 }  // namespace
@@ -402,7 +411,7 @@ PlanResult PlanOffload(const Problem& problem, const PlanOptions& options) {
   PlanResult chosen = planner::PlaceOnHostWhereFaster(
       problem, options, std::move(device),
       [&options](const Problem& placed) { return PlanPlacement(placed, options); });
-  return WithPrepEarly(problem, options, std::move(chosen));
+  return WithDeviceBesideHost(problem, options, std::move(chosen));
 }
 
 PlanResult PlanOffload(const Graph& graph, const HardwareProfile& profile,
