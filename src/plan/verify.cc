@@ -575,9 +575,17 @@ class Verifier {
                   name + " must be closed by a Detach right after step " +
                       std::to_string(interval.last_step));
     }
-    if (Start(closer) < End(compute_index_[interval.last_step])) {
+    // A host step reads the host tier's copy, never the device block (schemas/README.md): when
+    // the interval ends at one, the block's last device reader is the device step before it
+    // (the Store that copied it out is a wait, checked with the other waits).
+    int32_t last_reader = compute_index_[interval.last_step];
+    if (plan_.steps[last_reader].unit == ComputeUnit::kHost) {
+      last_reader = device_compute_before_[interval.last_step];
+    }
+    if (last_reader >= 0 && Start(closer) < End(last_reader)) {
       return Fail(1, closer,
-                  "drops the copy before step " + std::to_string(interval.last_step) + " ends");
+                  "drops the copy before step " +
+                      std::to_string(plan_.steps[last_reader].boundary) + " ends");
     }
     if (!HasOtherCopy(interval.value, Start(closer))) {
       return Fail(1, closer,

@@ -575,14 +575,18 @@ class Assembler {
     }
   }
 
-  // A Detach after a host step's read of the device copy (which its crossing Store made)
-  // waits for that Store and for the host step, which the compute stream does not order (a
-  // Detach before the crossing, of a gap before the host read, waits for neither).
+  // A Detach after a host step's read of a device value waits for the crossing Store that
+  // copied the value to the host tier: the only step that reads the device copy it drops (a
+  // host step reads the host tier's copy, schemas/README.md). With detach_waits_for_host
+  // (problem.h) it waits for the host step too, which the compute stream does not order;
+  // without, the compute stream runs on while the host still reads its own copy (the shared
+  // experts beside the routed experts on the host). A Detach before the crossing, of a gap
+  // before the host read, waits for neither.
   void AddHostReadWaits(PlanStep& detach, int32_t index) {
     if (crossings_.empty()) return;
     const int32_t crossing_store = crossing_store_index_[detach.value];
     if (crossing_store < index) AddWait(detach.waits_for, crossing_store);
-    if (detach.boundary == 0) return;
+    if (!context_.detach_waits_for_host || detach.boundary == 0) return;
     const int32_t before = compute_index_[detach.boundary - 1];
     if (plan_.steps[before].unit == ComputeUnit::kHost) AddWait(detach.waits_for, before);
   }

@@ -42,6 +42,7 @@ PlanContext BuildContext(const Problem& problem) {
       .crossings =
           FindHostCrossings(*problem.graph, *problem.profile, problem.lifetimes, problem.units),
       .reserve_crossings = problem.reserve_crossings,
+      .detach_waits_for_host = problem.detach_waits_for_host,
       .cost = {problem.node_time_ns, StallFreeStepStarts(problem.order, problem.node_time_ns),
                problem.routes},
       .homes = problem.homes,

@@ -27,11 +27,12 @@ struct PlanContext {
   const HardwareProfile* profile = nullptr;
   std::vector<NodeId> order;
   bool reordered = false;
-  std::string order_name;          // Plan::order_name: set by whoever made a reordered context
-  LifetimeAnalysis lifetimes;      // the device's view under `units`
-  UnitPlacement units;             // Problem::units: which nodes run on the host
-  HostCrossings crossings;         // of `units` in `lifetimes`; empty: every node on the device
-  bool reserve_crossings = false;  // Problem::reserve_crossings: refine.cc ReserveCrossings
+  std::string order_name;             // Plan::order_name: set by whoever made a reordered context
+  LifetimeAnalysis lifetimes;         // the device's view under `units`
+  UnitPlacement units;                // Problem::units: which nodes run on the host
+  HostCrossings crossings;            // of `units` in `lifetimes`; empty: every node on the device
+  bool reserve_crossings = false;     // Problem::reserve_crossings: refine.cc ReserveCrossings
+  bool detach_waits_for_host = true;  // Problem::detach_waits_for_host
   CostAnalysis cost;
   ValueHomes homes;  // homes.h: the same for every order and time axis
   CandidateSet candidates;

@@ -19,6 +19,7 @@
 #include "planner/host_placement.h"
 #include "planner/modes.h"
 #include "planner/order.h"
+#include "planner/prep_early_order.h"
 #include "planner/retime.h"
 
 namespace hyperplan {
@@ -354,14 +355,63 @@ PlanResult PlanPlacement(const Problem& problem, const PlanOptions& options) {
   return planner::PlaceExpertsAfterRoute(problem, options, std::move(planned));
 }
 
+// The units `plan` runs its compute steps on (by NodeId); empty when every step is the device's.
+std::vector<ComputeUnit> UnitsOf(const Plan& plan, size_t node_count) {
+  std::vector<ComputeUnit> units(node_count, ComputeUnit::kDevice);
+  bool any_host = false;
+  for (const PlanStep& step : plan.steps) {
+    if (step.kind != StepKind::kCompute || step.unit != ComputeUnit::kHost) continue;
+    units[step.node] = ComputeUnit::kHost;
+    any_host = true;
+  }
+  return any_host ? units : std::vector<ComputeUnit>{};
+}
+
+// Whether `candidate` replaces `chosen`: it fits where `chosen` does, and is strictly faster
+// or fits where `chosen` does not.
+bool PlanBeats(const PlanResult& candidate, const PlanResult& chosen) {
+  if (candidate.status != PlanStatus::kPlanned) return false;
+  if (chosen.status != PlanStatus::kPlanned) return true;
+  return candidate.evaluation.timeline.makespan_ns < chosen.evaluation.timeline.makespan_ns;
+}
+
+// The chosen unit placement again with the device running beside the host: each crossing
+// Detach waiting for its Store alone (problem.h detach_waits_for_host) and, where reordering is
+// allowed, a weight's preparation moved into the device's wait for the host (PrepEarlyOrder,
+// prep_early_order.h). One more planning where the placement has host steps; kept only when
+// it beats the chosen plan, so no plan gets worse.
+PlanResult WithDeviceBesideHost(const Problem& problem, const PlanOptions& options,
+                                PlanResult chosen) {
+  if (chosen.plan.reordered) return chosen;
+  std::vector<ComputeUnit> units = UnitsOf(chosen.plan, problem.graph->nodes.size());
+  if (units.empty()) return chosen;
+  Problem placed = PlaceUnits(problem, std::move(units));
+  placed.detach_waits_for_host = false;
+  std::vector<NodeId> order =
+      planner::PrepEarlyOrder(*placed.graph, placed.order, placed.units.node_unit);
+  const bool reordered = options.allow_reorder && order != placed.order;
+  if (reordered) {
+    placed.order = std::move(order);
+    placed.lifetimes = AnalyzeLifetimes(*placed.graph, placed.order, placed.units);
+  }
+  PlanResult beside = PlanPlacement(placed, options);
+  if (!PlanBeats(beside, chosen)) return chosen;
+  if (reordered) {
+    beside.plan.reordered = true;
+    beside.plan.order_name = kPrepEarlyOrder;
+  }
+  return beside;
+}
+
 }  // namespace
 
 PlanResult PlanOffload(const Problem& problem, const PlanOptions& options) {
   CheckPlanInputs(*problem.profile, options);
   PlanResult device = PlanPlacement(problem, options);
-  return planner::PlaceOnHostWhereFaster(
+  PlanResult chosen = planner::PlaceOnHostWhereFaster(
       problem, options, std::move(device),
       [&options](const Problem& placed) { return PlanPlacement(placed, options); });
+  return WithDeviceBesideHost(problem, options, std::move(chosen));
 }
 
 PlanResult PlanOffload(const Graph& graph, const HardwareProfile& profile,

@@ -122,6 +122,42 @@ TEST_CASE("a node moved to the host: its input crosses, its weight does not", "[
   CHECK(plan.node_time_ns[1] == 40);
 }
 
+TEST_CASE("a host step's last read of a device value does not hold the device back",
+          "[planner][host]") {
+  // n1 on the host is the last reader of a; n2 (device) reads only x, as a MoE block's shared
+  // experts beside its routed experts on the host:
+  //   n0 (device) x -> a  10 ns;  n1 (host) a, w (100 B) -> b;  n2 (device) x -> c  30 ns;
+  //   n3 (device) b, c -> y  10 ns.
+  Graph graph;
+  const ValueId x = Input(graph, "x", 4);
+  const ValueId w = Weight(graph, "model.layers.0.mlp.up_proj.weight", 100);
+  const ValueId a = Work(graph, "n0", {x}, "a", 4, 10);
+  const ValueId b = Work(graph, "n1", {a, w}, "b", 4, 20);
+  const ValueId c = Work(graph, "n2", {x}, "c", 4, 30);
+  MarkOutput(graph, Work(graph, "n3", {b, c}, "y", 4, 10));
+  const HardwareProfile profile = HostProfile();
+  const PlanOptions options = OneRun();
+  const Problem problem = BuildProblem(graph, profile, options);
+  std::vector<ComputeUnit> units(graph.nodes.size(), ComputeUnit::kDevice);
+  units[1] = ComputeUnit::kHost;
+  const PlanResult result = PlanOffload(PlaceUnits(problem, units), options);
+  const Plan& plan = result.plan;
+  // a's device block is dropped by a Detach that waits for the Store copying a to ddr (the
+  // only step reading that block), not for n1, which reads the ddr copy.
+  const std::vector<int32_t> stores = StepsOf(plan, StepKind::kStore, a);
+  const std::vector<int32_t> detaches = StepsOf(plan, StepKind::kDetach, a);
+  REQUIRE(stores.size() == 1);
+  REQUIRE(detaches.size() == 1);
+  CHECK(Waits(plan.steps[detaches[0]], stores[0]));
+  CHECK_FALSE(Waits(plan.steps[detaches[0]], IndexOf(plan, ComputeOf(plan, 1))));
+  // n0 [0, 10); Store a, 4 B at 1 B/ns, [10, 14); n1 on the host [14, 54): max(20 FLOP at
+  // 0.5/ns = 40 ns, (4 + 100 + 4) B at 4 B/ns = 27 ns); the Detach at 14 and n2 [14, 44)
+  // beside it; the Prefetch of b, 4 B, [54, 58); n3 [58, 68). With the Detach waiting for n1
+  // (main before this), n2 ran [54, 84), the Prefetch of b sequenced after it [84, 88) and n3
+  // [88, 98).
+  CHECK(result.evaluation.timeline.makespan_ns == 68);
+}
+
 TEST_CASE("host parts: each layer's attention and MLP, costed on both units", "[planner][host]") {
   const TwoLayers model(20);
   const HardwareProfile profile = HostProfile();

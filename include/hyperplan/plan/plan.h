@@ -251,6 +251,7 @@ void AddBodyScratch(const Graph& graph, const std::vector<NodeId>& order,
 // Plan::order_name of the planner's reorders.
 inline constexpr const char* kMemoryAwareOrder = "memory-aware";
 inline constexpr const char* kEagerUpdateOrder = "eager updates";
+inline constexpr const char* kPrepEarlyOrder = "weights prepared early";
 
 struct PlanSummary {
   int64_t baseline_peak_bytes = 0;   // model order, nothing offloaded: live bytes
@@ -286,7 +287,8 @@ struct Plan {
   std::string produced_by;
   std::vector<NodeId> order;  // step -> node
   bool reordered = false;     // order differs from the model's own
-  // When reordered, which order: kMemoryAwareOrder or kEagerUpdateOrder (planner/order.h).
+  // When reordered, which order: kMemoryAwareOrder or kEagerUpdateOrder (planner/order.h), or
+  // kPrepEarlyOrder (planner/prep_early_order.h).
   std::string order_name;
   bool offload_enabled = true;
   // The arena budget planned for, if any: the caller's, capped by the device capacity (or the

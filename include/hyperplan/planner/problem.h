@@ -43,6 +43,12 @@ struct Problem {
   // Whether the planner keeps the crossings' link time free of its own transfers (refine.cc
   // ReserveCrossings); the host placement search asks for it on interleaved placements.
   bool reserve_crossings = false;
+  // Whether a crossing Detach (of a device value a host step reads last) waits for that host
+  // step as well as for its Store (planner/assemble.cc AddHostReadWaits). The host reads its
+  // own copy, so only the Store must end first; not waiting lets the device run on beside the
+  // host, but changes when the device's Prefetches queue on the link, so PlanOffload plans the
+  // chosen placement once more without the wait and keeps the faster plan.
+  bool detach_waits_for_host = true;
 
   Step step_count() const { return static_cast<Step>(order.size()); }
 };
