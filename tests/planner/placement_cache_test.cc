@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -14,6 +13,7 @@
 #include "planner/refine.h"
 #include "planner_support.h"
 #include "random_graphs.h"
+#include "selection_dump.h"
 
 using namespace hyperplan;
 using namespace hyperplan::planner;
@@ -137,34 +137,6 @@ TEST_CASE("placement cache: an entry that missed more than kMaxCatchUp changes i
 
 namespace {
 
-// Everything a selection says, as text: two selections are the same iff their dumps are.
-std::string Dump(const Selection& selection) {
-  std::ostringstream out;
-  out << selection.live_peak_bytes << " " << selection.peak_step << " " << selection.stuck_step
-      << " " << selection.reached_target << " " << selection.predicted_stall_ns << "\n";
-  for (const Placement& p : selection.placements) {
-    out << p.candidate << " " << p.detach_boundary << " " << p.freed_first << " " << p.freed_last
-        << " " << p.detach_start_ns << " " << p.stall_ns << " |";
-    for (const auto* hops : {&p.store_hops, &p.prefetch_hops}) {
-      for (const HopPlacement& hop : *hops) {
-        out << " " << hop.link << ":" << hop.slot.channel << ":" << hop.slot.start_ns << "-"
-            << hop.slot.end_ns << "@" << hop.boundary;
-      }
-      out << " |";
-    }
-    for (const TierReservation& r : p.tier_reservations) {
-      out << " " << r.tier << ":" << r.first << "-" << r.last << ":" << r.bytes;
-    }
-    out << "\n";
-  }
-  for (size_t end : selection.decision_ends) out << end << ",";
-  out << "\n";
-  for (size_t c = 0; c < selection.reason.size(); ++c) {
-    out << static_cast<int>(selection.reason[c]) << " " << selection.detail[c] << "\n";
-  }
-  return out.str();
-}
-
 // Weights homed on nvme behind a ddr of `ddr_bytes`: two-hop Prefetches whose staging copies
 // need room there.
 HardwareProfile NvmeWithDdr(int64_t ddr_bytes) {
@@ -206,7 +178,7 @@ void CompareRefines(const PlanContext& context, Compared& compared) {
       request.free_cuts_after_target = free_cuts;
       const Selection reused = Refine(context, request);
       request.reuse_placements = false;
-      CHECK(Dump(reused) == Dump(Refine(context, request)));
+      CHECK(DumpSelection(reused) == DumpSelection(Refine(context, request)));
       ++compared.refines;
       if (reused.predicted_stall_ns > 0) ++compared.stalled;
       if (std::count(reused.reason.begin(), reused.reason.end(), DecisionReason::kTierFull)) {

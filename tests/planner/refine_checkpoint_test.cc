@@ -3,7 +3,6 @@
 // checkpoint instead of cutting to the same targets again (modes.h). Unit rates
 // (planner_support.h).
 #include <catch2/catch.hpp>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -11,37 +10,13 @@
 #include "planner/refine.h"
 #include "planner_support.h"
 #include "random_graphs.h"
+#include "selection_dump.h"
 
 using namespace hyperplan;
 using namespace hyperplan::planner;
 using namespace hyperplan::planner_test;
 
 namespace {
-
-// Everything a selection says, as text: two selections are the same iff their dumps are.
-std::string Dump(const Selection& selection) {
-  std::ostringstream out;
-  out << selection.live_peak_bytes << " " << selection.peak_step << " " << selection.stuck_step
-      << " " << selection.reached_target << " " << selection.predicted_stall_ns << "\n";
-  for (const Placement& p : selection.placements) {
-    out << p.candidate << " " << p.detach_boundary << " " << p.freed_first << " " << p.freed_last
-        << " " << p.detach_start_ns << " " << p.stall_ns << " |";
-    for (const auto* hops : {&p.store_hops, &p.prefetch_hops}) {
-      for (const HopPlacement& hop : *hops) {
-        out << " " << hop.link << ":" << hop.slot.start_ns << "-" << hop.slot.end_ns << "@"
-            << hop.boundary;
-      }
-      out << " |";
-    }
-    out << "\n";
-  }
-  for (size_t end : selection.decision_ends) out << end << ",";
-  out << "\n";
-  for (size_t c = 0; c < selection.reason.size(); ++c) {
-    out << static_cast<int>(selection.reason[c]) << " " << selection.detail[c] << "\n";
-  }
-  return out.str();
-}
 
 // Round 0 (no free cuts) recording its checkpoint, then round 1 (free cuts, the same targets)
 // both resumed from it and from the start: the two round-1 selections as dumps.
@@ -64,8 +39,8 @@ RoundOneTwice PlanRoundOneTwice(const PlanContext& context, const std::vector<in
   twice.placed_before_target = !round_zero.placements.empty();
   CHECK(twice.recorded == round_zero.reached_target);  // recorded exactly where it is met
   request.free_cuts_after_target = true;
-  twice.fresh = Dump(Refine(context, request));
-  if (twice.recorded) twice.resumed = Dump(ResumeRefine(request, std::move(checkpoint)));
+  twice.fresh = DumpSelection(Refine(context, request));
+  if (twice.recorded) twice.resumed = DumpSelection(ResumeRefine(request, std::move(checkpoint)));
   return twice;
 }
 
