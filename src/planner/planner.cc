@@ -364,7 +364,8 @@ std::vector<ComputeUnit> UnitsOf(const Plan& plan, size_t node_count) {
     units[step.node] = ComputeUnit::kHost;
     any_host = true;
   }
-  return any_host ? units : std::vector<ComputeUnit>{};
+  if (!any_host) units.clear();
+  return units;
 }
 
 // Whether `candidate` replaces `chosen`: it fits where `chosen` does, and is strictly faster
