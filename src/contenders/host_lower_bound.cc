@@ -11,6 +11,7 @@
 
 #include "contenders/graph_walk.h"
 #include "contenders/host_timed_terms.h"
+#include "contenders/lane_options.h"
 #include "contenders/routed_lane_bound.h"
 #include "core/moe_shape.h"
 #include "hyperplan/cost.h"
@@ -28,21 +29,16 @@ constexpr long double kNsPerSecond = 1e9L;
 constexpr long double kTolerance = 1e-3L;
 
 // A part that costs lane time on the host, by its added time and freed bytes.
-struct CostlyPart {
-  long double cost_ns = 0;
-  long double freed_bytes = 0;
-};
-
 // The relaxation: free parts taken, the rest sorted by added lane time per freed byte.
 struct Relaxation {
   long double base_ns = 0;     // lane time with the free parts on the host
   long double base_freed = 0;  // bytes those free
-  std::vector<CostlyPart> costly;
+  std::vector<LaneOption> costly;
   long double most_freed = 0;  // every part on the host
   int free_parts = 0;
   // The device lane (host_lower_bound.h, D(x)): every part with device time, by host time per
   // device ns it takes off the device, and the device time of every node.
-  std::vector<CostlyPart> relieving;  // freed_bytes holds the part's device ns here
+  std::vector<LaneOption> relieving;  // freed_bytes holds the part's device ns here
   long double all_device_ns = 0;
 };
 
@@ -56,10 +52,7 @@ void RelieveDevice(const HostBoundInputs& inputs, Relaxation& relaxed) {
           {static_cast<long double>(part.host_ns), static_cast<long double>(part.device_ns)});
     }
   }
-  std::sort(relaxed.relieving.begin(), relaxed.relieving.end(),
-            [](const CostlyPart& a, const CostlyPart& b) {
-              return a.cost_ns * b.freed_bytes < b.cost_ns * a.freed_bytes;
-            });
+  SortByCostPerByte(relaxed.relieving);
 }
 
 Relaxation Relax(const HostBoundInputs& inputs) {
@@ -81,29 +74,20 @@ Relaxation Relax(const HostBoundInputs& inputs) {
       relaxed.costly.push_back({cost_ns, static_cast<long double>(part.freed_bytes)});
     }
   }
-  std::sort(relaxed.costly.begin(), relaxed.costly.end(),
-            [](const CostlyPart& a, const CostlyPart& b) {
-              return a.cost_ns * b.freed_bytes < b.cost_ns * a.freed_bytes;
-            });
+  SortByCostPerByte(relaxed.costly);
   relaxed.most_freed = relaxed.base_freed;
-  for (const CostlyPart& part : relaxed.costly) relaxed.most_freed += part.freed_bytes;
+  for (const LaneOption& part : relaxed.costly) relaxed.most_freed += part.freed_bytes;
   RelieveDevice(inputs, relaxed);
   return relaxed;
 }
 
 // The least lane time that frees `want` bytes (<= most_freed), and the parts it takes.
 long double LaneNsFreeing(const Relaxation& relaxed, long double want, long double* parts) {
-  long double lane_ns = relaxed.base_ns;
-  long double freed = relaxed.base_freed;
-  *parts = relaxed.free_parts;
-  for (const CostlyPart& part : relaxed.costly) {
-    if (freed >= want) break;
-    const long double share = std::min<long double>(1, (want - freed) / part.freed_bytes);
-    lane_ns += share * part.cost_ns;
-    freed += share * part.freed_bytes;
-    *parts += share;
-  }
-  return lane_ns;
+  const LaneFill fill = FillUntilFreed(
+      {relaxed.base_ns, relaxed.base_freed, static_cast<long double>(relaxed.free_parts)},
+      relaxed.costly, want);
+  *parts = fill.host_parts;
+  return fill.lane_ns;
 }
 
 // The least bytes freed that bring every transfer term within `t_ns`: the largest
@@ -122,7 +106,7 @@ long double FreedNeeded(const HostBoundInputs& inputs, long double t_ns) {
 bool DeviceLaneFits(const Relaxation& relaxed, int64_t t_ns) {
   long double want_ns = relaxed.all_device_ns - t_ns - kTolerance;
   long double host_ns = 0;
-  for (const CostlyPart& part : relaxed.relieving) {
+  for (const LaneOption& part : relaxed.relieving) {
     if (want_ns <= 0) break;
     const long double share = std::min<long double>(1, want_ns / part.freed_bytes);
     host_ns += share * part.cost_ns;

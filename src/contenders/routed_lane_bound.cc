@@ -158,12 +158,9 @@ RoutedLaneRelaxation RelaxRoutedLane(const HostBoundInputs& inputs) {
     }
     AddPartSegments(part, cost_ns, into_bytes_per_ns, relaxed);
   }
-  std::sort(relaxed.segments.begin(), relaxed.segments.end(),
-            [](const RoutedLaneSegment& a, const RoutedLaneSegment& b) {
-              return a.cost_ns * b.freed_bytes < b.cost_ns * a.freed_bytes;
-            });
+  SortByCostPerByte(relaxed.segments);
   relaxed.most_freed = relaxed.base_freed;
-  for (const RoutedLaneSegment& segment : relaxed.segments) {
+  for (const LaneOption& segment : relaxed.segments) {
     relaxed.most_freed += segment.freed_bytes;
   }
   return relaxed;
@@ -179,19 +176,11 @@ bool RoutedLaneFits(const HostBoundInputs& inputs, const RoutedLaneRelaxation& r
   }
   want -= kTolerance;
   if (want > relaxed.most_freed) return false;
-  long double lane_ns = relaxed.base_ns;
-  long double freed = relaxed.base_freed;
-  long double parts = relaxed.base_host_parts;
-  for (const RoutedLaneSegment& segment : relaxed.segments) {
-    if (freed >= want) break;
-    const long double share = std::min<long double>(1, (want - freed) / segment.freed_bytes);
-    lane_ns += share * segment.cost_ns;
-    freed += share * segment.freed_bytes;
-    parts += share * segment.host_parts;
-  }
-  if (host_parts != nullptr) *host_parts = parts;
+  const LaneFill fill = FillUntilFreed(
+      {relaxed.base_ns, relaxed.base_freed, relaxed.base_host_parts}, relaxed.segments, want);
+  if (host_parts != nullptr) *host_parts = fill.host_parts;
   if (freed_bytes != nullptr) *freed_bytes = std::max(want, relaxed.base_freed);
-  return lane_ns <= t_ns + kTolerance;
+  return fill.lane_ns <= t_ns + kTolerance;
 }
 
 }  // namespace hyperplan::contenders

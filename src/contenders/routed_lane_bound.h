@@ -45,6 +45,7 @@
 
 #include "contenders/context.h"
 #include "contenders/host_lower_bound.h"
+#include "contenders/lane_options.h"
 #include "hyperplan/planner/host_parts.h"
 
 namespace hyperplan::contenders {
@@ -57,17 +58,12 @@ void AddRoutedFetchOptions(const Problem& problem, const std::vector<HostPart>& 
 
 // The condition's knapsack: the lane with every free option taken, the rest as hull segments
 // sorted by lane ns per byte freed.
-struct RoutedLaneSegment {
-  long double cost_ns = 0;
-  long double freed_bytes = 0;
-  long double host_parts = 0;  // 1: a part moving to the host; 0: a layer fetched after route
-};
 struct RoutedLaneRelaxation {
   bool active = false;  // inputs.routed_lane and a chain
   long double base_ns = 0;
   long double base_freed = 0;
   long double base_host_parts = 0;
-  std::vector<RoutedLaneSegment> segments;
+  std::vector<LaneOption> segments;  // host_parts 0: a layer fetched after route
   long double most_freed = 0;
 };
 RoutedLaneRelaxation RelaxRoutedLane(const HostBoundInputs& inputs);

@@ -741,8 +741,9 @@ class Refiner {
   // producer, or after its in-place writer (unless kept across the boundary), else 0.
   Step StoreFirstBoundary(const Candidate& candidate) const {
     const Value& value = graph_.values[candidate.value];
-    if (value.producer != kNoNode)
+    if (value.producer != kNoNode) {
       return context_.lifetimes.lifetimes[candidate.value].def_step + 1;
+    }
     if (value.written_by != kNoNode && !candidate.write_back_at_start) {
       return context_.lifetimes.step_of_node[value.written_by] + 1;
     }
