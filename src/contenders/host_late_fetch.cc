@@ -49,17 +49,24 @@ bool Waits(const Problem& problem, ValueId id) {
          !problem.lifetimes.lifetimes.empty();
 }
 
-// Adds a waiting value's relief to `relief` (by part): 1/k of it to each of k reader parts when
-// no device node reads it after the run, and all of it to the part producing it.
+// Adds a waiting value's relief to `relief` (by part): all of it to the part producing it or
+// updating it in place, and 1/k of it to each other of the k reader parts when no device node
+// reads it after the run. Each part counts it once: the relief of an integral placement,
+// bytes * max(x_source, min over readers x_p), is at most sum_p x_p relief_p.
 void AddRelief(const Problem& problem, const Scan& scan, ValueId id, bool device_reader,
                const std::vector<int>& reader_parts, std::vector<int64_t>& relief) {
   const Value& value = problem.graph->values[id];
-  if (!device_reader && !reader_parts.empty()) {
-    const int64_t share = value.bytes / static_cast<int64_t>(reader_parts.size());
-    for (int part : reader_parts) relief[part] += share;
+  std::vector<int> sources;
+  for (NodeId source : {value.producer, value.written_by}) {
+    if (source == kNoNode || scan.part_of[source] < 0) continue;
+    const int part = scan.part_of[source];
+    if (std::find(sources.begin(), sources.end(), part) == sources.end()) sources.push_back(part);
   }
-  if (value.producer != kNoNode && scan.part_of[value.producer] >= 0) {
-    relief[scan.part_of[value.producer]] += value.bytes;
+  for (int part : sources) relief[part] += value.bytes;
+  if (device_reader || reader_parts.empty()) return;
+  const int64_t share = value.bytes / static_cast<int64_t>(reader_parts.size());
+  for (int part : reader_parts) {
+    if (std::find(sources.begin(), sources.end(), part) == sources.end()) relief[part] += share;
   }
 }
 

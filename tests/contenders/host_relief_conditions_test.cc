@@ -95,6 +95,49 @@ TEST_CASE("host relief conditions: the late-fetch term relieves what only host p
   CHECK(conditions[1].relief_bytes == std::vector<int64_t>{100});
 }
 
+TEST_CASE("host relief conditions: a value two parts read is relieved half by each") {
+  // x (10 B) -> n0 -> v (100 B); n1(x) -> b (300 B); n2(b) -> e (10 B); n3(v, e) -> c (10 B),
+  // part A; n4(v, c) -> d (10 B, output), part B. 10 ns a step. Floors 110, 310, 310, 120, 120:
+  // at a 310 B budget the room is 0 at steps 1 and 2.
+  Graph graph;
+  const ValueId x = Input(graph, "x", 10);
+  const ValueId v = Bytes(graph, "v", 100);
+  const ValueId b = Bytes(graph, "b", 300);
+  const ValueId e = Bytes(graph, "e", 10);
+  const ValueId c = Bytes(graph, "c", 10);
+  const ValueId d = Bytes(graph, "d", 10);
+  Op(graph, "n0", "Work", {x}, {v});
+  Op(graph, "n1", "Work", {x}, {b});
+  Op(graph, "n2", "Work", {b}, {e});
+  Op(graph, "n3", "Work", {v, e}, {c});
+  Op(graph, "n4", "Work", {v, c}, {d});
+  MarkOutput(graph, d);
+  const HardwareProfile profile = UnitProfile();
+  const auto context = contenders::BuildContenderContext(graph, profile, {10, 10, 10, 10, 10});
+  const auto device = contenders::ComputeLowerBounds(*context.graph, profile, context.order,
+                                                     context.node_time_ns, 310);
+  REQUIRE(device.room_per_step == std::vector<int64_t>{200, 0, 0, 190, 190});
+  HostPart a;
+  a.nodes = {context.order[3]};
+  a.first_step = a.last_step = 3;
+  HostPart b_part;
+  b_part.nodes = {context.order[4]};
+  b_part.first_step = b_part.last_step = 4;
+  const std::vector<ReliefCondition> conditions =
+      contenders::HostLateFetchConditions(context, device, {a, b_part});
+  // U'(1) = U'(2) = {v} (x is read at 1, b at 2), 100 B over no room, read after them only by
+  // the two parts: v stays off the device only with both on the host, so each relieves 50 B.
+  // Step 2: after C(..2) = 30 ns, 100 + 30 = 130 B; step 1: 100 + 20 = 120 B. Ranked with all
+  // relief taken: step 2 (30) before step 1 (20). Step 0 has nothing waiting (x is read at 0).
+  REQUIRE(conditions.size() == 2);
+  CHECK(conditions[0].step == 2);
+  CHECK(conditions[0].bytes == 130);
+  CHECK(conditions[0].relief_bytes == std::vector<int64_t>{50, 50});
+  CHECK(conditions[1].step == 1);
+  CHECK(conditions[1].bytes == 120);
+  CHECK(conditions[1].relief_bytes == std::vector<int64_t>{50, 50});
+}
+
 TEST_CASE("host relief conditions: the bound takes each over its own relaxation") {
   // One part (device 20, host 200 ns) beside 60 ns of nodes in no part, nothing forced; the
   // conditions 150 - 100 x and 110 - 100 x bytes at 1 byte/ns.
