@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "contenders/graph_walk.h"
+#include "contenders/host_late_fetch.h"
 #include "contenders/host_timed_terms.h"
+#include "contenders/host_write_back.h"
 #include "contenders/lane_options.h"
 #include "contenders/routed_lane_bound.h"
 #include "core/moe_shape.h"
@@ -518,6 +520,27 @@ void LeaveOutOfChain(const Problem& problem, const std::vector<int>& part_of,
   }
 }
 
+// The relief conditions' bounds (relief_condition.h): each is a transfer term with its own relief
+// per part, so each gets its own relaxation (the lanes, and that term alone); a placement meeting
+// every condition meets each, so each least T is a bound. The largest, with its placement.
+HostAwareBound MostReliefBound(const HostBoundInputs& inputs) {
+  HostAwareBound most;
+  for (const ReliefCondition& condition : inputs.relief_conditions) {
+    HostBoundInputs one;
+    one.parts = inputs.parts;
+    for (size_t p = 0; p < one.parts.size(); ++p) {
+      one.parts[p].freed_bytes = condition.relief_bytes[p];
+    }
+    one.fixed_device_ns = inputs.fixed_device_ns;
+    one.chain = inputs.chain;
+    one.serial_device_ns = inputs.serial_device_ns;
+    one.transfers = {{condition.bytes, condition.bytes_per_s}};
+    HostAwareBound bound = SolveHostAwareBound(one);
+    if (bound.makespan_ns > most.makespan_ns) most = bound;
+  }
+  return most;
+}
+
 }  // namespace
 
 HostAwareBound SolveHostAwareBound(const HostBoundInputs& inputs) {
@@ -554,11 +577,20 @@ HostAwareBound SolveHostAwareBound(const HostBoundInputs& inputs) {
                             !RoutedLaneFits(inputs, routed, high_ns - 1);
   // Where fetch after route binds, its placement is the one to show.
   if (bound.routed_lane_binds) RoutedLaneFits(inputs, routed, high_ns, &parts, &freed);
-  bound.makespan_ns =
-      std::max({high_ns, inputs.fixed_device_ns, inputs.device_only_ns, inputs.timed_ns});
-  bound.timed_ns = inputs.timed_ns;
   bound.host_parts = static_cast<double>(parts);
   bound.freed_bytes = std::llround(freed);
+  bound.makespan_ns =
+      std::max({high_ns, inputs.fixed_device_ns, inputs.device_only_ns, inputs.timed_ns});
+  // Where a relief condition binds, its placement is the one to show.
+  const HostAwareBound relief = MostReliefBound(inputs);
+  bound.relief_ns = relief.makespan_ns;
+  if (relief.makespan_ns > bound.makespan_ns) {
+    bound.makespan_ns = relief.makespan_ns;
+    bound.relief_binds = true;
+    bound.host_parts = relief.host_parts;
+    bound.freed_bytes = relief.freed_bytes;
+  }
+  bound.timed_ns = inputs.timed_ns;
   return bound;
 }
 
@@ -617,6 +649,10 @@ HostBoundInputs HostBoundInputsFor(const Problem& problem, const LowerBounds& de
   AddRoutedFetchOptions(problem, parts, inputs);
   AddSparseTerms(*problem.graph, inputs);
   inputs.timed_ns = HostTimedTerm(problem, device, parts).ns;
+  inputs.relief_conditions = HostWriteBackConditions(problem, device, parts);
+  for (ReliefCondition& condition : HostLateFetchConditions(problem, device, parts)) {
+    inputs.relief_conditions.push_back(std::move(condition));
+  }
   return inputs;
 }
 

@@ -80,14 +80,22 @@
 //   terms above let it cost nothing; or it crosses before the router, whole. A third condition.
 // - Device lane: the device runs its nodes one at a time, so T >= D(x) = no-part time + sum
 //   (1 - x_p) d_p, while the host lane holds T >= H(x).
+// - Timed terms with relief (relief_condition.h): the device-only bound's write-back term
+//   (host_write_back.h), with the state the host updates and the values it produces taken out
+//   of what the device must send home, and its late-fetch term (host_late_fetch.h), with the
+//   values only host parts read after the step taken out of what must come back. Each is one
+//   more condition: the lane (L or H, and D) within T while that term is, over its own
+//   relaxation (its relief per part differs from f_p). At x = 0 each is the device-only term
+//   less the parts' device time in its window; they let the relaxation's optimum move to where
+//   the host does relieve the device (a training step's optimizer updates).
 // The bound is the least integer T for which some x in [0,1]^P has L(x) or H(x) <= T and
 // every (M_t - F(x)) / r_t <= T, some (possibly other) x has D(x) <= T and H(x) <= T, and the
-// fetch-after-route condition holds at T (on a chain with MoE nodes); then the larger of that
-// and the no-part device time. Any placement that makes T meets every condition with one x,
-// so each condition apart is necessary and the fractional relaxation
-// only lowers it: the bound is valid. Without the device-lane condition the relaxation could
-// leave parts on the device and count none of their device time (a part slower on the host
-// than the whole device lane left the bound at the no-part time); on the rows measured
+// fetch-after-route condition holds at T (on a chain with MoE nodes); then the larger of that,
+// the least T of each timed condition with relief and the no-part device time. Any placement
+// that makes T meets every condition with one x, so each condition apart is necessary and the
+// fractional relaxation only lowers it: the bound is valid. Without the device-lane condition the
+// relaxation could leave parts on the device and count none of their device time (a part slower on
+// the host than the whole device lane left the bound at the no-part time); on the rows measured
 // (Llama-3-8B training and 70B int4 decode) it does not bind: the training step's bound is its
 // no-part device time, 2.73 s (docs/benchmarks.md, "The training row, host-updated weights
 // streamed").
@@ -102,9 +110,11 @@
 // nodes over the steps back to the previous part and one forward to the next (O((nodes + uses)
 // log nodes) for a decoder), and the walks before the first part and after the last. Limits: the
 // device-only bound's forced-bytes terms with the relief F(x); its late-fetch term and the
-// stored half of its write-back term only over the values no part touches, as a floor
-// (host_timed_terms.h: the training step on rtx-4090-xeon-2s, 2.73 -> 3.47 s), its in-place
-// write-backs not at all; crossing transfers and their latency are not counted; the fresh
+// stored half of its write-back term over the values no part touches, as a floor
+// (host_timed_terms.h: the training step on rtx-4090-xeon-2s, 2.73 -> 3.47 s), and both with
+// relief per part only at a few steps (host_write_back.h, host_late_fetch.h: on that row their
+// optimum is every optimizer update on the host, 3.46 to 3.56 s by order, so the floor still
+// binds); crossing transfers and their latency are not counted; the fresh
 // fetches of values the host updates in place are not counted; parts only (a placement that is
 // no union of one family's parts is outside the space); with T > 1 tokens the routed bytes are
 // an expectation (as the node times are), so it bounds the mean routing; the gather form's
@@ -116,6 +126,7 @@
 
 #include "contenders/context.h"
 #include "contenders/lower_bounds.h"
+#include "contenders/relief_condition.h"
 #include "hyperplan/planner/host_parts.h"
 
 namespace hyperplan::contenders {
@@ -162,6 +173,9 @@ struct HostBoundInputs {
   bool routed_lane = false;
   std::vector<ForcedTransfer> whole_transfers;
   int64_t into_device_bytes_per_s = 0;
+  // The timed conditions (relief_condition.h: host_write_back.h, host_late_fetch.h), each a
+  // transfer term with its own relief per part.
+  std::vector<ReliefCondition> relief_conditions;
 };
 
 struct HostAwareBound {
@@ -174,8 +188,14 @@ struct HostAwareBound {
   int part_count = 0;
   bool attention_cores = false;  // the family that gave the bound: attention cores (FlexGen's)
   int64_t timed_ns = 0;          // the timed terms' floor (HostBoundInputs::timed_ns)
-  // The fetch-after-route condition binds: without it the bound would be lower.
+  // The fetch-after-route condition binds the lanes' relaxation: without it that relaxation's
+  // least T would be lower (a relief condition may still bind above it: relief_binds).
   bool routed_lane_binds = false;
+  // The largest least T of the relief conditions (HostBoundInputs::relief_conditions; 0: none),
+  // and whether it binds (host_parts and freed_bytes are then its condition's: freed_bytes
+  // counts that condition's relief).
+  int64_t relief_ns = 0;
+  bool relief_binds = false;
 };
 
 // The bound for given inputs (see above).

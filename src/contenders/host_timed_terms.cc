@@ -89,6 +89,10 @@ int64_t TransferNs(int64_t bytes, int64_t bytes_per_s) {
 
 }  // namespace
 
+int64_t PinnedBytesPartsTouch(const Problem& problem, const std::vector<HostPart>& parts) {
+  return PinnedTouchedBytes(problem, TouchedByParts(*problem.graph, parts));
+}
+
 TimedTerm HostTimedTerm(const Problem& problem, const LowerBounds& device,
                         const std::vector<HostPart>& parts) {
   TimedTerm term;

@@ -39,6 +39,11 @@ struct TimedTerm {
   int64_t bytes = 0;  // bytes(V(step)) - room(step)
 };
 
+// The bytes of the values that cannot leave the device and that a node of `parts` reads or
+// writes: under a placement running that part on the host they may be off the device, so a
+// device node's floor may drop by them (at most all of them).
+int64_t PinnedBytesPartsTouch(const Problem& problem, const std::vector<HostPart>& parts);
+
 // The largest term over the steps of `device`'s order (device.room_per_step), for `parts`.
 TimedTerm HostTimedTerm(const Problem& problem, const LowerBounds& device,
                         const std::vector<HostPart>& parts);

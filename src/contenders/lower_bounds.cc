@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "contenders/in_place_writes.h"
 #include "hyperplan/homes.h"
 #include "hyperplan/routes.h"
 
@@ -57,33 +58,6 @@ void AddExceptUses(StepSums& sums, Step first, Step last, int64_t bytes,
   for (Step use : uses) {
     if (use >= first && use <= last) sums.Add(use, use, -bytes);
   }
-}
-
-// A persistent value its writer updates in place (loop.h): the bytes that change, the step
-// that writes them and the device hop that carries them home.
-struct InPlaceWrite {
-  ValueId value = kNoValue;
-  Step write_step = 0;
-  int64_t written_bytes = 0;
-  int32_t out_link = -1;
-};
-
-std::vector<InPlaceWrite> InPlaceWrites(const Graph& graph, const LifetimeAnalysis& lifetimes,
-                                        const DeviceRoutes& routes, const ValueHomes& homes,
-                                        const std::vector<uint8_t>& persistent) {
-  std::vector<InPlaceWrite> writes;
-  if (persistent.empty()) return writes;
-  for (size_t id = 0; id < graph.values.size(); ++id) {
-    const Value& value = graph.values[id];
-    if (!persistent[id] || value.written_by == kNoNode || value.written_bytes <= 0) continue;
-    const auto value_id = static_cast<ValueId>(id);
-    if (!homes.Homed(value_id)) continue;
-    const auto& route = routes.from_device[homes.home_tier[id]];
-    if (!route || route->empty()) continue;
-    writes.push_back({value_id, lifetimes.step_of_node[value.written_by],
-                      std::min(value.written_bytes, value.bytes), route->front()});
-  }
-  return writes;
 }
 
 // What must leave the device before step s, by the device hop it leaves over: values produced

@@ -168,8 +168,10 @@ std::string HostBoundRow(const std::string& budget, const HardwareProfile& profi
       fmt::format("{} parts{}, {}{}; at the relaxation's optimum {:.1f} on the host, {} freed",
                   host.part_count, host.attention_cores ? " (attention cores)" : "",
                   host.chain ? "a dependency chain" : "not a chain",
-                  host.routed_lane_binds ? " (fetch after route on it binds)" : "", host.host_parts,
-                  Gigabytes(host.freed_bytes));
+                  host.relief_binds        ? " (a write-back or late-fetch term binds)"
+                  : host.routed_lane_binds ? " (fetch after route on it binds)"
+                                           : "",
+                  host.host_parts, Gigabytes(host.freed_bytes));
   if (planned.ok) {
     const double speedup = static_cast<double>(device_bound_ns) /
                            static_cast<double>(planned.evaluation.timeline.makespan_ns);

@@ -1,0 +1,180 @@
+// The host-aware bound's late-fetch conditions (see host_late_fetch.h).
+#include "contenders/host_late_fetch.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "contenders/host_timed_terms.h"
+#include "hyperplan/routes.h"
+
+namespace hyperplan::contenders {
+namespace {
+
+// What the steps share: the lifetimes in the bound's order, the part of each node (-1: none) and
+// C(..s), the no-part device time through each step.
+struct Scan {
+  const LifetimeAnalysis* lifetimes = nullptr;
+  std::vector<int> part_of;
+  std::vector<int64_t> through_ns;
+  size_t part_count = 0;
+};
+
+// Calls visit(first, last, device_reader, reader_parts) for each run of steps [first, last] where
+// the value `id` waits in U'(s) (between its reads), with the readers after that run: whether a
+// node in no part is one, and the distinct parts of the others.
+template <typename Visit>
+void ForEachWait(const Problem& problem, const Scan& scan, ValueId id, Visit visit) {
+  const Value& value = problem.graph->values[id];
+  const Lifetime& lifetime = scan.lifetimes->lifetimes[id];
+  const std::vector<Step>& uses = lifetime.use_steps;
+  const Step exists_from = value.producer != kNoNode ? lifetime.def_step + 1 : 0;
+  bool device_reader = false;
+  std::vector<int> reader_parts;
+  for (size_t i = uses.size(); i-- > 0;) {  // the run before read i has reads i.. after it
+    const int part = scan.part_of[scan.lifetimes->order[uses[i]]];
+    if (part < 0) {
+      device_reader = true;
+    } else if (std::find(reader_parts.begin(), reader_parts.end(), part) == reader_parts.end()) {
+      reader_parts.push_back(part);
+    }
+    const Step first = i == 0 ? exists_from : std::max(exists_from, uses[i - 1] + 1);
+    if (first <= uses[i] - 1) visit(first, uses[i] - 1, device_reader, reader_parts);
+  }
+}
+
+// Whether `id` counts in U'(s) at all (as lower_bounds.h's read_later).
+bool Waits(const Problem& problem, ValueId id) {
+  const Value& value = problem.graph->values[id];
+  return value.size_known && value.bytes > 0 && problem.homes.CanLeave(id) &&
+         !problem.lifetimes.lifetimes.empty();
+}
+
+// Adds a waiting value's relief to `relief` (by part): all of it to the part producing it or
+// updating it in place, and 1/k of it to each other of the k reader parts when no device node
+// reads it after the run. Each part counts it once: the relief of an integral placement,
+// bytes * max(x_source, min over readers x_p), is at most sum_p x_p relief_p.
+void AddRelief(const Problem& problem, const Scan& scan, ValueId id, bool device_reader,
+               const std::vector<int>& reader_parts, std::vector<int64_t>& relief) {
+  const Value& value = problem.graph->values[id];
+  std::vector<int> sources;
+  for (NodeId source : {value.producer, value.written_by}) {
+    if (source == kNoNode || scan.part_of[source] < 0) continue;
+    const int part = scan.part_of[source];
+    if (std::find(sources.begin(), sources.end(), part) == sources.end()) sources.push_back(part);
+  }
+  for (int part : sources) relief[part] += value.bytes;
+  if (device_reader || reader_parts.empty()) return;
+  const int64_t share = value.bytes / static_cast<int64_t>(reader_parts.size());
+  for (int part : reader_parts) {
+    if (std::find(sources.begin(), sources.end(), part) == sources.end()) relief[part] += share;
+  }
+}
+
+// The steps to take: the device-only late-fetch step and the kLateFetchTopSteps largest by the
+// term with all relief taken, C(..s) + (bytes(U'(s)) - room'(s) - relief) / r_in (as bytes).
+std::vector<Step> StepsToTake(const Problem& problem, const Scan& scan, const LowerBounds& device,
+                              int64_t pinned_touched, int64_t in_bytes_per_s) {
+  const auto n = static_cast<Step>(device.order.size());
+  std::vector<int64_t> waiting(static_cast<size_t>(n) + 1, 0);
+  std::vector<int64_t> relieved(static_cast<size_t>(n) + 1, 0);
+  std::vector<int64_t> relief(scan.part_count, 0);
+  for (size_t id = 0; id < problem.graph->values.size(); ++id) {
+    const auto value_id = static_cast<ValueId>(id);
+    if (!Waits(problem, value_id)) continue;
+    const int64_t bytes = problem.graph->values[id].bytes;
+    ForEachWait(
+        problem, scan, value_id,
+        [&](Step first, Step last, bool device_reader, const std::vector<int>& reader_parts) {
+          std::fill(relief.begin(), relief.end(), 0);
+          AddRelief(problem, scan, value_id, device_reader, reader_parts, relief);
+          int64_t relief_bytes = 0;
+          for (int64_t part_bytes : relief) relief_bytes += part_bytes;
+          waiting[first] += bytes;
+          waiting[last + 1] -= bytes;
+          relieved[first] += relief_bytes;
+          relieved[last + 1] -= relief_bytes;
+        });
+  }
+  std::vector<std::pair<int64_t, Step>> ranked;  // (term with all relief, as bytes; step)
+  int64_t wait_bytes = 0;
+  int64_t relief_bytes = 0;
+  for (Step s = 0; s < n; ++s) {
+    wait_bytes += waiting[s];
+    relief_bytes += relieved[s];
+    if (scan.part_of[device.order[s]] >= 0) continue;
+    const int64_t room = device.room_per_step[s] + pinned_touched;
+    if (wait_bytes <= room) continue;
+    ranked.push_back(
+        {ComputeAsBytes(scan.through_ns[s], in_bytes_per_s) + wait_bytes - room - relief_bytes, s});
+  }
+  const size_t top = std::min<size_t>(kLateFetchTopSteps, ranked.size());
+  std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(top), ranked.end(),
+                    [](const auto& a, const auto& b) {
+                      return a.first != b.first ? a.first > b.first : a.second < b.second;
+                    });
+  std::vector<Step> steps;
+  for (size_t i = 0; i < top; ++i) steps.push_back(ranked[i].second);
+  const Step late = device.late_fetch.step;
+  if (late >= 0 && scan.part_of[device.order[late]] < 0 &&
+      std::find(steps.begin(), steps.end(), late) == steps.end()) {
+    steps.push_back(late);
+  }
+  return steps;
+}
+
+// The condition at step s, if bytes(U'(s)) exceed room'(s).
+void AddConditionAt(const Problem& problem, const Scan& scan, Step s, int64_t room_bytes,
+                    int64_t in_bytes_per_s, std::vector<ReliefCondition>& out) {
+  ReliefCondition condition{0, in_bytes_per_s, std::vector<int64_t>(scan.part_count, 0), s};
+  int64_t wait_bytes = 0;
+  for (size_t id = 0; id < problem.graph->values.size(); ++id) {
+    const auto value_id = static_cast<ValueId>(id);
+    if (!Waits(problem, value_id)) continue;
+    ForEachWait(
+        problem, scan, value_id,
+        [&](Step first, Step last, bool device_reader, const std::vector<int>& reader_parts) {
+          if (s < first || s > last) return;
+          wait_bytes += problem.graph->values[id].bytes;
+          AddRelief(problem, scan, value_id, device_reader, reader_parts, condition.relief_bytes);
+        });
+  }
+  if (wait_bytes <= room_bytes) return;
+  condition.bytes = wait_bytes - room_bytes + ComputeAsBytes(scan.through_ns[s], in_bytes_per_s);
+  out.push_back(std::move(condition));
+}
+
+}  // namespace
+
+std::vector<ReliefCondition> HostLateFetchConditions(const Problem& problem,
+                                                     const LowerBounds& device,
+                                                     const std::vector<HostPart>& parts) {
+  std::vector<ReliefCondition> conditions;
+  const std::vector<NodeId>& order = device.order;
+  if (order.empty() || device.room_per_step.size() != order.size()) return conditions;
+  const int64_t in_bytes_per_s = SumDeviceLinkRates(*problem.profile).into_device_bytes_per_s;
+  if (in_bytes_per_s <= 0) return conditions;
+  const bool model_order = order == problem.lifetimes.order;
+  const LifetimeAnalysis own =
+      model_order ? LifetimeAnalysis{} : AnalyzeLifetimes(*problem.graph, order);
+  Scan scan;
+  scan.lifetimes = model_order ? &problem.lifetimes : &own;
+  scan.part_count = parts.size();
+  scan.part_of.assign(problem.graph->nodes.size(), -1);
+  for (size_t p = 0; p < parts.size(); ++p) {
+    for (NodeId node : parts[p].nodes) scan.part_of[node] = static_cast<int>(p);
+  }
+  scan.through_ns.assign(order.size(), 0);
+  int64_t through_ns = 0;
+  for (size_t s = 0; s < order.size(); ++s) {
+    if (scan.part_of[order[s]] < 0) through_ns += problem.node_time_ns[order[s]];
+    scan.through_ns[s] = through_ns;
+  }
+  const int64_t pinned_touched = PinnedBytesPartsTouch(problem, parts);
+  for (Step s : StepsToTake(problem, scan, device, pinned_touched, in_bytes_per_s)) {
+    AddConditionAt(problem, scan, s, device.room_per_step[s] + pinned_touched, in_bytes_per_s,
+                   conditions);
+  }
+  return conditions;
+}
+
+}  // namespace hyperplan::contenders

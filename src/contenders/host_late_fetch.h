@@ -1,0 +1,50 @@
+// The device-only bound's late-fetch term (lower_bounds.h) under a host placement, as relief
+// conditions (relief_condition.h) for the host-aware bound (host_lower_bound.h).
+//
+// Take a step s whose node is in no part (it runs on the device in every placement) and a
+// placement x (x_p = 1: part p on the host). U'(s): the values that can leave the device, exist
+// before s, are read after s within the iteration and are not read at s (lower_bounds.h). At
+// most room'(s) bytes of them are resident during s: room(s) = B - floor(s), plus the values that
+// cannot leave that a part touches (under x they may be off the device: host_timed_terms.h).
+// Each other one that a device node reads after s, and that no host node produces or updates,
+// comes back by a device hop issued at a boundary after s (issued at or before s it would be
+// resident during s), which waits for the compute stream to reach it: after the nodes in no
+// part at steps 0..s, C(..s), ran on the device one at a time. So
+//   T >= C(..s) + (bytes(U'(s)) - room'(s) - relieved(x)) / r_in,
+// r_in the device's links in together, relieved(x) the bytes of U'(s) that no device node reads
+// after s or that a host node produces or updates in place. A value whose readers after s are
+// all in parts, k of them, needs no device hop only when all k run on the host, so at most
+// min x_p <= (1/k) sum x_p of it is relieved: each of those parts' relief counts it at 1/k of its
+// bytes. One a part produces or updates in place counts whole in that part's relief (its
+// crossing into the device is not counted); each part counts a value once.
+// Relief over-counted only lowers the condition: a forced transfer of bytes(U'(s)) - room'(s) +
+// C(..s) r_in bytes at r_in with its own relief per part.
+// On a training step with every optimizer update on the host it relieves the Adam moments (only
+// the updates read them) and the weights (the updates write them), not the activations the
+// backward pass reads; on a decode, the KV caches and weights only host parts read.
+// Steps: the device-only bound's late-fetch step and the kLateFetchTopSteps steps whose term is
+// largest with every part on the host (all relief taken); any set of steps gives a bound. Cost:
+// O(values * uses + steps log steps) to rank the steps, then O(values * uses + parts) per step
+// taken. Limits: the in-links together only, not each link; the fresh fetch of a value the host
+// updates in place, and every crossing, are not counted.
+#pragma once
+
+#include <vector>
+
+#include "contenders/lower_bounds.h"
+#include "contenders/relief_condition.h"
+#include "hyperplan/planner/host_parts.h"
+#include "hyperplan/planner/problem.h"
+
+namespace hyperplan::contenders {
+
+// How many steps beside the device-only bound's late-fetch step the conditions are taken at.
+inline constexpr int kLateFetchTopSteps = 8;
+
+// The conditions (see above) in `device`'s order for `parts`, one per step taken that leaves
+// bytes beyond the room.
+std::vector<ReliefCondition> HostLateFetchConditions(const Problem& problem,
+                                                     const LowerBounds& device,
+                                                     const std::vector<HostPart>& parts);
+
+}  // namespace hyperplan::contenders
