@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <limits>
 #include <optional>
 #include <set>
 #include <utility>
@@ -13,6 +14,7 @@
 #include "contenders/host_timed_terms.h"
 #include "contenders/lane_options.h"
 #include "contenders/routed_lane_bound.h"
+#include "contenders/whole_parts.h"
 #include "core/moe_shape.h"
 #include "hyperplan/cost.h"
 #include "hyperplan/host_cost.h"
@@ -55,7 +57,11 @@ void RelieveDevice(const HostBoundInputs& inputs, Relaxation& relaxed) {
   SortByCostPerByte(relaxed.relieving);
 }
 
-Relaxation Relax(const HostBoundInputs& inputs) {
+// The lane's knapsack; `host_part_ns`: each part of class `split_class` (-1: every part) on the
+// host costs that much more lane time (a multiplier on their count, which host_parts counts
+// alone: whole_parts.h).
+Relaxation Relax(const HostBoundInputs& inputs, long double host_part_ns = 0,
+                 int split_class = -1) {
   Relaxation relaxed;
   relaxed.base_freed = inputs.transient_freed_bytes;
   if (inputs.chain) relaxed.base_ns = inputs.serial_device_ns;
@@ -64,20 +70,22 @@ Relaxation Relax(const HostBoundInputs& inputs) {
     const int64_t chain_device_ns =
         part.chain_device_ns >= 0 ? part.chain_device_ns : part.device_ns;
     const int64_t chain_host_ns = part.chain_host_ns >= 0 ? part.chain_host_ns : part.host_ns;
-    const long double cost_ns = inputs.chain ? chain_host_ns - chain_device_ns : part.host_ns;
+    const bool counted = split_class < 0 || part.split_class == split_class;
+    const long double cost_ns = (inputs.chain ? chain_host_ns - chain_device_ns : part.host_ns) +
+                                (counted ? host_part_ns : 0);
     if (inputs.chain) relaxed.base_ns += chain_device_ns;  // L(0)
     if (cost_ns <= 0) {
       relaxed.base_ns += cost_ns;
       relaxed.base_freed += part.freed_bytes;
-      ++relaxed.free_parts;
+      relaxed.free_parts += counted ? 1 : 0;
     } else if (part.freed_bytes > 0) {
-      relaxed.costly.push_back({cost_ns, static_cast<long double>(part.freed_bytes)});
+      relaxed.costly.push_back(
+          {cost_ns, static_cast<long double>(part.freed_bytes), counted ? 1.0L : 0.0L});
     }
   }
   SortByCostPerByte(relaxed.costly);
   relaxed.most_freed = relaxed.base_freed;
   for (const LaneOption& part : relaxed.costly) relaxed.most_freed += part.freed_bytes;
-  RelieveDevice(inputs, relaxed);
   return relaxed;
 }
 
@@ -124,6 +132,101 @@ bool Feasible(const HostBoundInputs& inputs, const Relaxation& relaxed, int64_t 
   if (need > relaxed.most_freed) return false;
   *freed = need;
   return LaneNsFreeing(relaxed, need, parts) <= t_ns + kTolerance && DeviceLaneFits(relaxed, t_ns);
+}
+
+// One side of the whole-parts split (whole_parts.h): the count of the parts of class
+// `split_class` on the host at most `count` (at_most) or at least it.
+struct CountSide {
+  int split_class = 0;
+  long double count = 0;
+  bool at_most = true;
+};
+
+// Whether `t_ns` may be met on `side` (whole_parts.h): the lane and fetch-after-route
+// conditions with the count constrained (by a multiplier), the device lane's as is.
+bool FeasibleOnSide(const HostBoundInputs& inputs, const Relaxation& relaxed, bool routed_lane,
+                    const CountSide& side, int64_t t_ns) {
+  if (!DeviceLaneFits(relaxed, t_ns)) return false;
+  const long double need = FreedNeeded(inputs, t_ns) - kTolerance;
+  auto lane_ns = [&](long double host_part_ns) {
+    const Relaxation shifted = Relax(inputs, host_part_ns, side.split_class);
+    long double parts = 0;
+    if (need > shifted.most_freed) return std::numeric_limits<long double>::infinity();
+    return LaneNsFreeing(shifted, need, &parts);
+  };
+  if (CountedLaneNs(lane_ns, side.count, side.at_most) > t_ns + kTolerance) return false;
+  if (!routed_lane) return true;
+  auto routed_ns = [&](long double host_part_ns) {
+    return RoutedLaneNs(inputs, RelaxRoutedLane(inputs, host_part_ns, side.split_class), t_ns);
+  };
+  return CountedLaneNs(routed_ns, side.count, side.at_most) <= t_ns + kTolerance;
+}
+
+// The least T `side` may meet, above `infeasible_ns` >= 0 (which no placement meets); kNoSide
+// when doubling finds none.
+constexpr int64_t kNoSide = std::numeric_limits<int64_t>::max() / 4;
+int64_t LeastOnSide(const HostBoundInputs& inputs, const Relaxation& relaxed, bool routed_lane,
+                    const CountSide& side, int64_t infeasible_ns) {
+  auto feasible = [&](int64_t t_ns) {
+    return FeasibleOnSide(inputs, relaxed, routed_lane, side, t_ns);
+  };
+  int64_t low_ns = infeasible_ns;
+  int64_t high_ns = infeasible_ns + 1;
+  for (int doubling = 0; !feasible(high_ns); ++doubling) {
+    if (doubling == 40) return kNoSide;
+    low_ns = high_ns;
+    high_ns = 2 * high_ns;
+  }
+  while (high_ns - low_ns > 1) {
+    const int64_t mid_ns = low_ns + (high_ns - low_ns) / 2;
+    (feasible(mid_ns) ? high_ns : low_ns) = mid_ns;
+  }
+  return high_ns;
+}
+
+// The count of class `split_class`'s parts on the host in the relaxation's placement at
+// `t_ns`: of the fetch-after-route condition's where it binds, else of the lane's.
+long double ClassCountAt(const HostBoundInputs& inputs, bool routed_binds, int split_class,
+                         int64_t t_ns) {
+  LaneFill fill;
+  if (routed_binds) {
+    RoutedLaneNs(inputs, RelaxRoutedLane(inputs, 0, split_class), t_ns, &fill);
+    return fill.host_parts;
+  }
+  long double parts = 0;
+  LaneNsFreeing(Relax(inputs, 0, split_class), FreedNeeded(inputs, t_ns) - kTolerance, &parts);
+  return parts;
+}
+
+// Whole parts (whole_parts.h): for each class of parts whose count on the host is fractional
+// in the relaxation's placement at its least T `relaxed_ns`, the least T each side of the
+// split at the count's floor may meet; the class whose lesser side is largest is kept in
+// `bound` (whole_parts_ns, a bound too).
+void SplitOnHostCount(const HostBoundInputs& inputs, const Relaxation& relaxed, bool routed_lane,
+                      int64_t relaxed_ns, HostAwareBound& bound) {
+  if (relaxed_ns <= 0) return;  // relaxed_ns - 1 below is then proven out
+  std::set<int> classes;
+  for (const HostBoundPart& part : inputs.parts) {
+    if (part.split_class >= 0) classes.insert(part.split_class);
+  }
+  for (int split_class : classes) {
+    const long double count =
+        ClassCountAt(inputs, bound.routed_lane_binds, split_class, relaxed_ns);
+    const long double floor = std::floor(count + kTolerance);
+    if (count - floor <= kTolerance) continue;  // whole already
+    // No placement meets relaxed_ns - 1, so neither side does.
+    const int64_t at_most_ns =
+        LeastOnSide(inputs, relaxed, routed_lane, {split_class, floor, true}, relaxed_ns - 1);
+    const int64_t at_least_ns =
+        LeastOnSide(inputs, relaxed, routed_lane, {split_class, floor + 1, false}, relaxed_ns - 1);
+    const int64_t least_ns = std::min(at_most_ns, at_least_ns);
+    if (least_ns <= bound.whole_parts_ns || least_ns >= kNoSide) continue;
+    bound.split_class = split_class;
+    bound.split_count = static_cast<int>(floor);
+    bound.at_most_ns = at_most_ns;
+    bound.at_least_ns = at_least_ns;
+    bound.whole_parts_ns = std::min(at_most_ns, at_least_ns);
+  }
 }
 
 // By NodeId, each node's step in `order` (a topological order of the graph's `node_count`
@@ -567,7 +670,8 @@ void LeaveOutOfChain(const Problem& problem, const std::vector<int>& part_of,
 }  // namespace
 
 HostAwareBound SolveHostAwareBound(const HostBoundInputs& inputs) {
-  const Relaxation relaxed = Relax(inputs);
+  Relaxation relaxed = Relax(inputs);
+  RelieveDevice(inputs, relaxed);
   const RoutedLaneRelaxation routed = RelaxRoutedLane(inputs);
   HostAwareBound bound;
   bound.chain = inputs.chain;
@@ -600,8 +704,9 @@ HostAwareBound SolveHostAwareBound(const HostBoundInputs& inputs) {
                             !RoutedLaneFits(inputs, routed, high_ns - 1);
   // Where fetch after route binds, its placement is the one to show.
   if (bound.routed_lane_binds) RoutedLaneFits(inputs, routed, high_ns, &parts, &freed);
-  bound.makespan_ns =
-      std::max({high_ns, inputs.fixed_device_ns, inputs.device_only_ns, inputs.timed_ns});
+  SplitOnHostCount(inputs, relaxed, routed.active, high_ns, bound);
+  bound.makespan_ns = std::max({high_ns, bound.whole_parts_ns, inputs.fixed_device_ns,
+                                inputs.device_only_ns, inputs.timed_ns});
   bound.timed_ns = inputs.timed_ns;
   bound.host_parts = static_cast<double>(parts);
   bound.freed_bytes = std::llround(freed);
@@ -644,6 +749,7 @@ HostBoundInputs HostBoundInputsFor(const Problem& problem, const LowerBounds& de
   const PartFreedBytes freed = FreedBytesByPart(problem, parts);
   for (size_t p = 0; p < parts.size(); ++p) {
     inputs.parts.push_back({parts[p].device_ns, parts[p].host_ns, freed.lasting[p]});
+    inputs.parts.back().split_class = static_cast<int>(parts[p].kind);
     part_device_ns += parts[p].device_ns;
   }
   // In order: the plans' order is the one the device-only bound was taken in.

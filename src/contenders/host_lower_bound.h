@@ -102,6 +102,10 @@
 // (Llama-3-8B training and 70B int4 decode) it does not bind: the training step's bound is its
 // no-part device time, 2.73 s (docs/benchmarks.md, "The training row, host-updated weights
 // streamed").
+// Whole parts (whole_parts.h): a plan's x is whole, so the count of one kind's parts on the
+// host is an integer; where the relaxation's count of a kind is fractional, the least T over
+// the two sides of a split at its floor (each condition solved with the count constrained) is
+// a bound too, and the larger of the two bounds is kept.
 // Solved exactly (to 1 ns): parts that cost no lane time on the host (h_p <= d_p on a chain)
 // go there free; the rest, sorted by added lane time per freed byte, give the least lane time
 // c(F) that frees F bytes (a fractional knapsack, convex and increasing in F); the parts
@@ -146,6 +150,9 @@ struct HostBoundPart {
   int64_t routed_bytes = 0;
   double touch = 1;
   int64_t overlap_ns = 0;
+  // The class of parts whose count on the host the whole-parts split may constrain
+  // (whole_parts.h): the part's kind (HostPartKind); -1: in none.
+  int split_class = -1;
 };
 
 // T >= (bytes - freed) / bytes_per_s.
@@ -187,6 +194,14 @@ struct HostAwareBound {
   int64_t timed_ns = 0;          // the timed terms' floor (HostBoundInputs::timed_ns)
   // The fetch-after-route condition binds: without it the bound would be lower.
   bool routed_lane_binds = false;
+  // Whole parts (whole_parts.h), where the relaxation's count of a class's parts (split_class)
+  // is fractional (split_count >= 0): the least T with at most split_count of them on the
+  // host, with at least one more, and the lesser of the two (a bound).
+  int split_class = -1;
+  int split_count = -1;
+  int64_t at_most_ns = 0;
+  int64_t at_least_ns = 0;
+  int64_t whole_parts_ns = 0;
 };
 
 // The bound for given inputs (see above).

@@ -170,6 +170,12 @@ std::string HostBoundRow(const std::string& budget, const HardwareProfile& profi
                   host.chain ? "a dependency chain" : "not a chain",
                   host.routed_lane_binds ? " (fetch after route on it binds)" : "", host.host_parts,
                   Gigabytes(host.freed_bytes));
+  if (host.split_count >= 0) {
+    text +=
+        fmt::format("; whole parts ({}): at most {} on the host {}, at least {} {}",
+                    HostPartKindName(static_cast<HostPartKind>(host.split_class)), host.split_count,
+                    Duration(host.at_most_ns), host.split_count + 1, Duration(host.at_least_ns));
+  }
   if (planned.ok) {
     const double speedup = static_cast<double>(device_bound_ns) /
                            static_cast<double>(planned.evaluation.timeline.makespan_ns);
