@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <limits>
 #include <optional>
 #include <set>
 #include <utility>
@@ -15,6 +16,7 @@
 #include "contenders/host_write_back.h"
 #include "contenders/lane_options.h"
 #include "contenders/routed_lane_bound.h"
+#include "contenders/whole_parts.h"
 #include "core/moe_shape.h"
 #include "hyperplan/cost.h"
 #include "hyperplan/host_cost.h"
@@ -57,7 +59,11 @@ void RelieveDevice(const HostBoundInputs& inputs, Relaxation& relaxed) {
   SortByCostPerByte(relaxed.relieving);
 }
 
-Relaxation Relax(const HostBoundInputs& inputs) {
+// The lane's knapsack; `host_part_ns`: each part of class `split_class` (-1: every part) on the
+// host costs that much more lane time (a multiplier on their count, which host_parts counts
+// alone: whole_parts.h).
+Relaxation Relax(const HostBoundInputs& inputs, long double host_part_ns = 0,
+                 int split_class = -1) {
   Relaxation relaxed;
   relaxed.base_freed = inputs.transient_freed_bytes;
   if (inputs.chain) relaxed.base_ns = inputs.serial_device_ns;
@@ -66,20 +72,22 @@ Relaxation Relax(const HostBoundInputs& inputs) {
     const int64_t chain_device_ns =
         part.chain_device_ns >= 0 ? part.chain_device_ns : part.device_ns;
     const int64_t chain_host_ns = part.chain_host_ns >= 0 ? part.chain_host_ns : part.host_ns;
-    const long double cost_ns = inputs.chain ? chain_host_ns - chain_device_ns : part.host_ns;
+    const bool counted = split_class < 0 || part.split_class == split_class;
+    const long double cost_ns = (inputs.chain ? chain_host_ns - chain_device_ns : part.host_ns) +
+                                (counted ? host_part_ns : 0);
     if (inputs.chain) relaxed.base_ns += chain_device_ns;  // L(0)
     if (cost_ns <= 0) {
       relaxed.base_ns += cost_ns;
       relaxed.base_freed += part.freed_bytes;
-      ++relaxed.free_parts;
+      relaxed.free_parts += counted ? 1 : 0;
     } else if (part.freed_bytes > 0) {
-      relaxed.costly.push_back({cost_ns, static_cast<long double>(part.freed_bytes)});
+      relaxed.costly.push_back(
+          {cost_ns, static_cast<long double>(part.freed_bytes), counted ? 1.0L : 0.0L});
     }
   }
   SortByCostPerByte(relaxed.costly);
   relaxed.most_freed = relaxed.base_freed;
   for (const LaneOption& part : relaxed.costly) relaxed.most_freed += part.freed_bytes;
-  RelieveDevice(inputs, relaxed);
   return relaxed;
 }
 
@@ -128,49 +136,148 @@ bool Feasible(const HostBoundInputs& inputs, const Relaxation& relaxed, int64_t 
   return LaneNsFreeing(relaxed, need, parts) <= t_ns + kTolerance && DeviceLaneFits(relaxed, t_ns);
 }
 
+// One side of the whole-parts split (whole_parts.h): the count of the parts of class
+// `split_class` on the host at most `count` (at_most) or at least it.
+struct CountSide {
+  int split_class = 0;
+  long double count = 0;
+  bool at_most = true;
+};
+
+// Whether `t_ns` may be met on `side` (whole_parts.h): the lane and fetch-after-route
+// conditions with the count constrained (by a multiplier), the device lane's as is.
+bool FeasibleOnSide(const HostBoundInputs& inputs, const Relaxation& relaxed, bool routed_lane,
+                    const CountSide& side, int64_t t_ns) {
+  if (!DeviceLaneFits(relaxed, t_ns)) return false;
+  const long double need = FreedNeeded(inputs, t_ns) - kTolerance;
+  auto lane_ns = [&](long double host_part_ns) {
+    const Relaxation shifted = Relax(inputs, host_part_ns, side.split_class);
+    long double parts = 0;
+    if (need > shifted.most_freed) return std::numeric_limits<long double>::infinity();
+    return LaneNsFreeing(shifted, need, &parts);
+  };
+  if (CountedLaneNs(lane_ns, side.count, side.at_most) > t_ns + kTolerance) return false;
+  if (!routed_lane) return true;
+  auto routed_ns = [&](long double host_part_ns) {
+    return RoutedLaneNs(inputs, RelaxRoutedLane(inputs, host_part_ns, side.split_class), t_ns);
+  };
+  return CountedLaneNs(routed_ns, side.count, side.at_most) <= t_ns + kTolerance;
+}
+
+// The least T `side` may meet, above `infeasible_ns` >= 0 (which no placement meets); kNoSide
+// when doubling finds none.
+constexpr int64_t kNoSide = std::numeric_limits<int64_t>::max() / 4;
+int64_t LeastOnSide(const HostBoundInputs& inputs, const Relaxation& relaxed, bool routed_lane,
+                    const CountSide& side, int64_t infeasible_ns) {
+  auto feasible = [&](int64_t t_ns) {
+    return FeasibleOnSide(inputs, relaxed, routed_lane, side, t_ns);
+  };
+  int64_t low_ns = infeasible_ns;
+  int64_t high_ns = infeasible_ns + 1;
+  for (int doubling = 0; !feasible(high_ns); ++doubling) {
+    if (doubling == 40) return kNoSide;
+    low_ns = high_ns;
+    high_ns = 2 * high_ns;
+  }
+  while (high_ns - low_ns > 1) {
+    const int64_t mid_ns = low_ns + (high_ns - low_ns) / 2;
+    (feasible(mid_ns) ? high_ns : low_ns) = mid_ns;
+  }
+  return high_ns;
+}
+
+// The count of class `split_class`'s parts on the host in the relaxation's placement at
+// `t_ns`: of the fetch-after-route condition's where it binds, else of the lane's.
+long double ClassCountAt(const HostBoundInputs& inputs, bool routed_binds, int split_class,
+                         int64_t t_ns) {
+  LaneFill fill;
+  if (routed_binds) {
+    RoutedLaneNs(inputs, RelaxRoutedLane(inputs, 0, split_class), t_ns, &fill);
+    return fill.host_parts;
+  }
+  long double parts = 0;
+  LaneNsFreeing(Relax(inputs, 0, split_class), FreedNeeded(inputs, t_ns) - kTolerance, &parts);
+  return parts;
+}
+
+// Whole parts (whole_parts.h): for each class of parts whose count on the host is fractional
+// in the relaxation's placement at its least T `relaxed_ns`, the least T each side of the
+// split at the count's floor may meet; the class whose lesser side is largest is kept in
+// `bound` (whole_parts_ns, a bound too).
+void SplitOnHostCount(const HostBoundInputs& inputs, const Relaxation& relaxed, bool routed_lane,
+                      int64_t relaxed_ns, HostAwareBound& bound) {
+  if (relaxed_ns <= 0) return;  // relaxed_ns - 1 below is then proven out
+  std::set<int> classes;
+  for (const HostBoundPart& part : inputs.parts) {
+    if (part.split_class >= 0) classes.insert(part.split_class);
+  }
+  for (int split_class : classes) {
+    const long double count =
+        ClassCountAt(inputs, bound.routed_lane_binds, split_class, relaxed_ns);
+    const long double floor = std::floor(count + kTolerance);
+    if (count - floor <= kTolerance) continue;  // whole already
+    // No placement meets relaxed_ns - 1, so neither side does.
+    const int64_t at_most_ns =
+        LeastOnSide(inputs, relaxed, routed_lane, {split_class, floor, true}, relaxed_ns - 1);
+    const int64_t at_least_ns =
+        LeastOnSide(inputs, relaxed, routed_lane, {split_class, floor + 1, false}, relaxed_ns - 1);
+    const int64_t least_ns = std::min(at_most_ns, at_least_ns);
+    if (least_ns <= bound.whole_parts_ns || least_ns >= kNoSide) continue;
+    bound.split_class = split_class;
+    bound.split_count = static_cast<int>(floor);
+    bound.at_most_ns = at_most_ns;
+    bound.at_least_ns = at_least_ns;
+    bound.whole_parts_ns = std::min(at_most_ns, at_least_ns);
+  }
+}
+
+// By NodeId, each node's step in `order` (a topological order of the graph's `node_count`
+// nodes).
+std::vector<Step> PositionsIn(const std::vector<NodeId>& order, size_t node_count) {
+  std::vector<Step> position(node_count, 0);
+  for (size_t s = 0; s < order.size(); ++s) position[order[s]] = static_cast<Step>(s);
+  return position;
+}
+
 // Walks over the dependencies within a window of steps, for the chain term.
 class ChainWalker {
  public:
-  ChainWalker(const Problem& problem, const std::vector<HostPart>& parts, bool in_order,
-              std::vector<int> part_of)
+  // `plan_order` (null: any order): the order whose steps the plans bounded follow.
+  ChainWalker(const Problem& problem, const std::vector<HostPart>& parts,
+              const std::vector<NodeId>* plan_order, std::vector<int> part_of)
       : problem_(problem),
-        in_order_(in_order),
+        in_order_(plan_order != nullptr),
         part_of_(std::move(part_of)),
         in_part_(problem.graph->nodes.size(), 0) {
     part_of_.resize(problem.graph->nodes.size(), -1);
     for (const HostPart& part : parts) {
       for (NodeId node : part.nodes) in_part_[node] = 1;
     }
+    if (in_order_) position_ = PositionsIn(*plan_order, problem.graph->nodes.size());
   }
 
   // Whether `part` ends with its last node (every node of it is that node's ancestor) and
-  // `next` starts after it (every node of `next` its descendant; in order, those from its first
-  // descendant on, the earlier ones added to `early`); adds to `serial_ns` the device time of
-  // the nodes in no part that run in between (descendants of the one, ancestors of every node
-  // of the other that must descend).
+  // `next` starts after it (every node of `next` its descendant; in the plan's order, those
+  // from its first descendant on, the earlier ones added to `early`); adds to `serial_ns` the
+  // device time of the nodes in no part that run in between (descendants of the one, ancestors
+  // of every node of the other that must descend).
   bool Link(const HostPart& part, const HostPart& next, int64_t& serial_ns,
             std::vector<NodeId>& early) const {
     if (part.last_step >= next.first_step) return false;
     const NodeId last = problem_.order[part.last_step];
     const std::set<NodeId> before = Walk(last, part.first_step, part.last_step, false);
     const std::set<NodeId> after = Walk(last, part.last_step, next.last_step, true);
-    auto late = next.nodes.begin();
-    if (in_order_) {
-      late = std::find_if(next.nodes.begin(), next.nodes.end(),
-                          [&](NodeId node) { return after.count(node) > 0; });
-    }
-    // In order the nodes after the first descendant on its unit (its part's) start after it
-    // ends, so they need not descend; the other part's of a MoE link, and out of order every
-    // node, must.
     std::vector<NodeId> descend;
-    for (auto node = late; node != next.nodes.end(); ++node) {
-      if (!in_order_ || node == late || part_of_[*node] != part_of_[*late])
-        descend.push_back(*node);
+    std::vector<NodeId> early_here;
+    if (!in_order_) {
+      descend = next.nodes;
+    } else if (!SplitAtFirstDescendant(next, after, descend, early_here)) {
+      return false;
     }
     if (descend.empty() || !ContainsAll(before, part.nodes) || !ContainsAll(after, descend)) {
       return false;
     }
-    early.insert(early.end(), next.nodes.begin(), late);
+    early.insert(early.end(), early_here.begin(), early_here.end());
     serial_ns +=
         DeviceNs(Intersect(after, AncestorsOfAll(descend, part.last_step, next.last_step)));
     return true;
@@ -263,6 +370,30 @@ class ChainWalker {
     }
   }
 
+  // In the plan's order: `next`'s first node there that descends from the previous link
+  // (`after`), "late". The nodes of late's part after it in the plan's order run on its unit
+  // after it, so after the previous link ends, and need not descend; the other part's of a MoE
+  // link must (to `descend`, with late); the nodes before it may run earlier (to `early`).
+  // False when no node of `next` descends.
+  bool SplitAtFirstDescendant(const HostPart& next, const std::set<NodeId>& after,
+                              std::vector<NodeId>& descend, std::vector<NodeId>& early) const {
+    NodeId late = kNoNode;
+    for (NodeId node : next.nodes) {
+      if (after.count(node) > 0 && (late == kNoNode || position_[node] < position_[late])) {
+        late = node;
+      }
+    }
+    if (late == kNoNode) return false;
+    for (NodeId node : next.nodes) {
+      if (position_[node] < position_[late]) {
+        early.push_back(node);
+      } else if (node == late || part_of_[node] != part_of_[late]) {
+        descend.push_back(node);
+      }
+    }
+    return true;
+  }
+
   std::set<NodeId> AncestorsOfAll(const std::vector<NodeId>& nodes, Step from, Step last) const {
     std::set<NodeId> common = Walk(nodes.front(), from, last, false);
     for (NodeId node : nodes) common = Intersect(common, Walk(node, from, last, false));
@@ -290,7 +421,8 @@ class ChainWalker {
 
   const Problem& problem_;
   bool in_order_ = false;
-  std::vector<int> part_of_;  // by NodeId: the part (of the caller's) holding it, -1: none
+  std::vector<Step> position_;  // by NodeId: its step in the plan's order (in order only)
+  std::vector<int> part_of_;    // by NodeId: the part (of the caller's) holding it, -1: none
   std::vector<uint8_t> in_part_;
 };
 
@@ -350,19 +482,29 @@ PartFreedBytes FreedBytesByPart(const Problem& problem, const std::vector<HostPa
   return freed;
 }
 
-// The most transient bytes live at one step: in order, the largest sum over the parts whose
-// steps hold it (a transient value lives within its part's steps); else every part's.
+// The most transient bytes live at one step: in the plan's order, the largest sum over the
+// parts whose steps there hold it (a transient value lives between the first and the last of
+// its part's steps in that order); in any order, every part's.
 int64_t MostTransientBytes(const Problem& problem, const std::vector<HostPart>& parts,
-                           const std::vector<int64_t>& transient, bool in_order) {
-  if (!in_order) {
+                           const std::vector<int64_t>& transient,
+                           const std::vector<NodeId>* plan_order) {
+  if (plan_order == nullptr) {
     int64_t total = 0;
     for (int64_t bytes : transient) total += bytes;
     return total;
   }
-  std::vector<int64_t> change(problem.order.size() + 1, 0);
+  const std::vector<Step> position = PositionsIn(*plan_order, problem.graph->nodes.size());
+  std::vector<int64_t> change(plan_order->size() + 1, 0);
   for (size_t p = 0; p < parts.size(); ++p) {
-    change[parts[p].first_step] += transient[p];
-    change[parts[p].last_step + 1] -= transient[p];
+    if (parts[p].nodes.empty()) continue;
+    Step first = position[parts[p].nodes.front()];
+    Step last = first;
+    for (NodeId node : parts[p].nodes) {
+      first = std::min(first, position[node]);
+      last = std::max(last, position[node]);
+    }
+    change[first] += transient[p];
+    change[last + 1] -= transient[p];
   }
   int64_t live = 0;
   int64_t most = 0;
@@ -430,9 +572,9 @@ std::vector<ForcedTransfer> TransfersOf(const HardwareProfile& profile, const Lo
 
 // The chain times of a MoE block's rest `rest` beside its routed experts `experts` (see the
 // header): its nodes that are ancestors of the experts' first node or descendants of their
-// last.
+// last; the others marked in `off_chain` (by NodeId).
 void SetRestChainTimes(const Problem& problem, const HostPart& rest, const HostPart& experts,
-                       HostBoundPart& bound_part) {
+                       HostBoundPart& bound_part, std::vector<uint8_t>& off_chain) {
   const Graph& graph = *problem.graph;
   std::set<NodeId> block(rest.nodes.begin(), rest.nodes.end());
   block.insert(experts.nodes.begin(), experts.nodes.end());
@@ -444,7 +586,10 @@ void SetRestChainTimes(const Problem& problem, const HostPart& rest, const HostP
   bound_part.chain_device_ns = 0;
   bound_part.chain_host_ns = 0;
   for (NodeId node : rest.nodes) {
-    if (before.count(node) == 0 && after.count(node) == 0) continue;
+    if (before.count(node) == 0 && after.count(node) == 0) {
+      off_chain[node] = 1;
+      continue;
+    }
     bound_part.chain_device_ns += problem.node_time_ns[node];
     bound_part.chain_host_ns +=
         EstimateHostNodeCost(graph, graph.nodes[node], *problem.profile).time_ns;
@@ -473,16 +618,18 @@ void EndAtJoin(const Problem& problem, const HostPart& experts, HostPart& link) 
 }
 
 // The chain's links: `parts`, with each MoE block's routed experts and rest joined into one
-// (their steps interleave); the rest's chain times set in `bound_parts` (by part).
+// (their steps interleave); the rest's chain times set in `bound_parts` (by part), the nodes
+// they leave out marked in `off_chain` (by NodeId).
 std::vector<HostPart> MoeBlocksJoined(const Problem& problem, const std::vector<HostPart>& parts,
-                                      std::vector<HostBoundPart>& bound_parts) {
+                                      std::vector<HostBoundPart>& bound_parts,
+                                      std::vector<uint8_t>& off_chain) {
   std::vector<HostPart> links;
   std::vector<uint8_t> joined(parts.size(), 0);
   for (size_t e = 0; e < parts.size(); ++e) {
     if (parts[e].kind != HostPartKind::kRoutedExperts) continue;
     for (size_t r = 0; r < parts.size(); ++r) {
       if (parts[r].kind != HostPartKind::kMlp || parts[r].layer != parts[e].layer) continue;
-      SetRestChainTimes(problem, parts[r], parts[e], bound_parts[r]);
+      SetRestChainTimes(problem, parts[r], parts[e], bound_parts[r], off_chain);
       HostPart link = parts[r];
       link.nodes.insert(link.nodes.end(), parts[e].nodes.begin(), parts[e].nodes.end());
       std::sort(link.nodes.begin(), link.nodes.end(), [&](NodeId a, NodeId b) {
@@ -504,12 +651,14 @@ std::vector<HostPart> MoeBlocksJoined(const Problem& problem, const std::vector<
 }
 
 // The chain times of `bound_parts` (by part of `parts`) less the times of `early` (their nodes
-// that may run before the link before theirs ends), on either unit; never below 0.
+// that may run before the link before theirs ends) they count (not those `off_chain` marks),
+// on either unit; never below 0.
 void LeaveOutOfChain(const Problem& problem, const std::vector<int>& part_of,
-                     const std::vector<NodeId>& early, std::vector<HostBoundPart>& bound_parts) {
+                     const std::vector<NodeId>& early, const std::vector<uint8_t>& off_chain,
+                     std::vector<HostBoundPart>& bound_parts) {
   const Graph& graph = *problem.graph;
   for (NodeId node : early) {
-    if (part_of[node] < 0) continue;  // a join node: in no part
+    if (part_of[node] < 0 || off_chain[node]) continue;  // a join node: in no part
     HostBoundPart& part = bound_parts[part_of[node]];
     if (part.chain_device_ns < 0) part.chain_device_ns = part.device_ns;
     if (part.chain_host_ns < 0) part.chain_host_ns = part.host_ns;
@@ -544,7 +693,8 @@ HostAwareBound MostReliefBound(const HostBoundInputs& inputs) {
 }  // namespace
 
 HostAwareBound SolveHostAwareBound(const HostBoundInputs& inputs) {
-  const Relaxation relaxed = Relax(inputs);
+  Relaxation relaxed = Relax(inputs);
+  RelieveDevice(inputs, relaxed);
   const RoutedLaneRelaxation routed = RelaxRoutedLane(inputs);
   HostAwareBound bound;
   bound.chain = inputs.chain;
@@ -579,8 +729,9 @@ HostAwareBound SolveHostAwareBound(const HostBoundInputs& inputs) {
   if (bound.routed_lane_binds) RoutedLaneFits(inputs, routed, high_ns, &parts, &freed);
   bound.host_parts = static_cast<double>(parts);
   bound.freed_bytes = std::llround(freed);
-  bound.makespan_ns =
-      std::max({high_ns, inputs.fixed_device_ns, inputs.device_only_ns, inputs.timed_ns});
+  SplitOnHostCount(inputs, relaxed, routed.active, high_ns, bound);
+  bound.makespan_ns = std::max({high_ns, bound.whole_parts_ns, inputs.fixed_device_ns,
+                                inputs.device_only_ns, inputs.timed_ns});
   // Where a relief condition binds, its placement is the one to show.
   const HostAwareBound relief = MostReliefBound(inputs);
   bound.relief_ns = relief.makespan_ns;
@@ -594,8 +745,8 @@ HostAwareBound SolveHostAwareBound(const HostBoundInputs& inputs) {
   return bound;
 }
 
-ChainWalk WalkChain(const Problem& problem, const std::vector<HostPart>& parts, bool in_order,
-                    std::vector<int> part_of) {
+ChainWalk WalkChain(const Problem& problem, const std::vector<HostPart>& parts,
+                    const std::vector<NodeId>* plan_order, std::vector<int> part_of) {
   ChainWalk walk;
   if (parts.empty()) return walk;
   std::vector<HostPart> links = parts;
@@ -605,7 +756,7 @@ ChainWalk WalkChain(const Problem& problem, const std::vector<HostPart>& parts, 
       for (NodeId node : links[l].nodes) part_of[node] = static_cast<int>(l);
     }
   }
-  ChainWalker walker(problem, links, in_order, std::move(part_of));
+  ChainWalker walker(problem, links, plan_order, std::move(part_of));
   int64_t serial_ns = walker.PrefixNs(links.front());
   for (size_t i = 0; i < links.size(); ++i) {
     const bool last = i + 1 == links.size();
@@ -630,18 +781,23 @@ HostBoundInputs HostBoundInputsFor(const Problem& problem, const LowerBounds& de
   const PartFreedBytes freed = FreedBytesByPart(problem, parts);
   for (size_t p = 0; p < parts.size(); ++p) {
     inputs.parts.push_back({parts[p].device_ns, parts[p].host_ns, freed.lasting[p]});
+    inputs.parts.back().split_class = static_cast<int>(parts[p].kind);
     part_device_ns += parts[p].device_ns;
   }
-  inputs.transient_freed_bytes = MostTransientBytes(problem, parts, freed.transient, in_order);
+  // In order: the plans' order is the one the device-only bound was taken in.
+  const std::vector<NodeId>* plan_order = nullptr;
+  if (in_order) plan_order = device.order.empty() ? &problem.order : &device.order;
+  inputs.transient_freed_bytes = MostTransientBytes(problem, parts, freed.transient, plan_order);
   inputs.fixed_device_ns = device.compute_ns - part_device_ns;
   if (parts.empty()) inputs.device_only_ns = device.makespan_ns;
   std::vector<int> part_of(problem.graph->nodes.size(), -1);
   for (size_t p = 0; p < parts.size(); ++p) {
     for (NodeId node : parts[p].nodes) part_of[node] = static_cast<int>(p);
   }
-  const ChainWalk walk =
-      WalkChain(problem, MoeBlocksJoined(problem, parts, inputs.parts), in_order, part_of);
-  LeaveOutOfChain(problem, part_of, walk.early_nodes, inputs.parts);
+  std::vector<uint8_t> off_chain(problem.graph->nodes.size(), 0);
+  const ChainWalk walk = WalkChain(
+      problem, MoeBlocksJoined(problem, parts, inputs.parts, off_chain), plan_order, part_of);
+  LeaveOutOfChain(problem, part_of, walk.early_nodes, off_chain, inputs.parts);
   inputs.chain = walk.chain;
   inputs.serial_device_ns = walk.serial_device_ns;
   inputs.transfers = TransfersOf(*problem.profile, device);

@@ -52,13 +52,24 @@
 //   link's span is at least e's time plus those r nodes' time on r's unit: in L, r counts only them
 //   (its chain times), which keeps L a sum of one term per part; L >= H no longer holds
 //   (the shared experts' host time is left out), but dropping H stays valid.
-// - In order: a plan whose compute steps follow problem.order (the contenders' plans, the
-//   planner's where it keeps the model's order) runs each unit's steps in that order (its
-//   stream: simulate.h). So when q's first node that descends from z_p starts after z_p ends,
-//   every later node of q (on the same unit) does too; q's nodes before it (a weight's
-//   dequantization ahead of its first MatMul, which reads no activation) may run earlier, and
-//   their times leave q's chain times (on either unit), which only lowers L. Only with
-//   `in_order`: a plan in another order may run them anywhere.
+// - In order: a plan runs each unit's compute steps in the order of its steps (its `order`:
+//   one compute stream, one host lane, each in sequence order: simulate.h), whatever that
+//   order is: the model's (the contenders', the planner's where it keeps it) or another (the
+//   planner's with weights prepared early, prep_early_order.h). Given that order O, let "late"
+//   be q's first node in O that descends from z_p: it starts after z_p ends, and so does every
+//   node of late's part after it in O (on the same unit, one at a time after it), whether or
+//   not it descends; q's nodes before late in O (a weight's dequantization, which reads no
+//   activation: ahead of its first MatMul in the model's order, or moved into the device's
+//   wait for the host, before the previous link ends, in the prepared-early one) may run
+//   anywhere earlier, and their times leave q's chain times (on either unit, where those count
+//   them: a MoE block's rest counts only its nodes before and after the routed experts), which
+//   only lowers L; the other part of a MoE link must descend node by node as out of order.
+//   The walk's windows (the parts, their steps, S) stay in the model's order: they only limit
+//   which dependencies the walk follows, and dependencies hold in any order. So the bound for
+//   O (`in_order`: O is the order the device-only bound was taken in) holds for every plan
+//   whose compute steps follow O; a plan in another order gets the bound for its own. The
+//   transient bytes (above, "Link") likewise live within their part's first and last steps
+//   in O.
 // - Sparsity (issue 31): a com.microsoft MoE/QMoE node reads only the experts its tokens
 //   route to (routing.h: k of E for one token, E(1-(1-k/E)^T) for T in expectation), so its
 //   node time on either unit is over those bytes (node_bytes.cc), and the bound is taken over
@@ -99,6 +110,10 @@
 // (Llama-3-8B training and 70B int4 decode) it does not bind: the training step's bound is its
 // no-part device time, 2.73 s (docs/benchmarks.md, "The training row, host-updated weights
 // streamed").
+// Whole parts (whole_parts.h): a plan's x is whole, so the count of one kind's parts on the
+// host is an integer; where the relaxation's count of a kind is fractional, the least T over
+// the two sides of a split at its floor (each condition solved with the count constrained) is
+// a bound too, and the larger of the two bounds is kept.
 // Solved exactly (to 1 ns): parts that cost no lane time on the host (h_p <= d_p on a chain)
 // go there free; the rest, sorted by added lane time per freed byte, give the least lane time
 // c(F) that frees F bytes (a fractional knapsack, convex and increasing in F); the parts
@@ -146,6 +161,9 @@ struct HostBoundPart {
   int64_t routed_bytes = 0;
   double touch = 1;
   int64_t overlap_ns = 0;
+  // The class of parts whose count on the host the whole-parts split may constrain
+  // (whole_parts.h): the part's kind (HostPartKind); -1: in none.
+  int split_class = -1;
 };
 
 // T >= (bytes - freed) / bytes_per_s.
@@ -196,27 +214,37 @@ struct HostAwareBound {
   // counts that condition's relief).
   int64_t relief_ns = 0;
   bool relief_binds = false;
+  // Whole parts (whole_parts.h), where the relaxation's count of a class's parts (split_class)
+  // is fractional (split_count >= 0): the least T with at most split_count of them on the
+  // host, with at least one more, and the lesser of the two (a bound).
+  int split_class = -1;
+  int split_count = -1;
+  int64_t at_most_ns = 0;
+  int64_t at_least_ns = 0;
+  int64_t whole_parts_ns = 0;
 };
 
 // The bound for given inputs (see above).
 HostAwareBound SolveHostAwareBound(const HostBoundInputs& inputs);
 
 // Whether consecutive `parts` (in step order, problem.order) form a dependency chain, and S
-// (above; 0 when they do not). `in_order`: for plans whose compute steps follow problem.order
-// (above, "In order"); early_nodes then holds the parts' nodes left out of L. `part_of` (by
-// NodeId, empty: each of `parts` one part) says which part runs a node: a link of two parts (a
-// MoE block) may span two units.
+// (above; 0 when they do not). `plan_order` (null: any order): for plans whose compute steps
+// follow it (above, "In order"); early_nodes then holds the parts' nodes left out of L.
+// `part_of` (by NodeId, empty: each of `parts` one part) says which part runs a node: a link
+// of two parts (a MoE block) may span two units.
 struct ChainWalk {
   bool chain = false;
   int64_t serial_device_ns = 0;
   std::vector<NodeId> early_nodes;
 };
 ChainWalk WalkChain(const Problem& problem, const std::vector<HostPart>& parts,
-                    bool in_order = false, std::vector<int> part_of = {});
+                    const std::vector<NodeId>* plan_order = nullptr, std::vector<int> part_of = {});
 
 // The inputs for `problem` (every node on the device) with the device-only bound `device`
-// computed for it at the budget: the eligible parts of the family `options` selects, their
-// freed bytes, the chain check and the transfer terms.
+// computed for it at the budget in some order O (device.order, a topological order of
+// problem.graph): the eligible parts of the family `options` selects, their freed bytes, the
+// chain check and the transfer terms. `in_order`: for the plans whose compute steps follow O
+// (above, "In order"); else for plans in O's steps run in any order.
 HostBoundInputs HostBoundInputsFor(const Problem& problem, const LowerBounds& device,
                                    const HostPartOptions& options = {}, bool in_order = false);
 

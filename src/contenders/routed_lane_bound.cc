@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <set>
 
@@ -96,9 +97,11 @@ std::optional<RoutedNode> PartNode(const Graph& graph, const HostPart& part) {
   return found;
 }
 
-// Adds a part's segments: its lower hull of (0, 0), after route and on the host.
+// Adds a part's segments: its lower hull of (0, 0), after route and on the host (counting
+// `host_parts` parts there).
 void AddPartSegments(const HostBoundPart& part, long double host_cost_ns,
-                     long double into_bytes_per_ns, RoutedLaneRelaxation& relaxed) {
+                     long double into_bytes_per_ns, long double host_parts,
+                     RoutedLaneRelaxation& relaxed) {
   const long double host_freed = part.freed_bytes;
   const long double routed_freed = (1 - static_cast<long double>(part.touch)) * part.routed_bytes;
   // The routed Prefetch's expected bytes are rounded to the byte: one byte less, to stay below.
@@ -108,9 +111,10 @@ void AddPartSegments(const HostBoundPart& part, long double host_cost_ns,
   if (routed_freed > 0 && routed_freed < host_freed &&
       routed_cost_ns * host_freed < host_cost_ns * routed_freed) {
     relaxed.segments.push_back({routed_cost_ns, routed_freed, 0});
-    relaxed.segments.push_back({host_cost_ns - routed_cost_ns, host_freed - routed_freed, 1});
+    relaxed.segments.push_back(
+        {host_cost_ns - routed_cost_ns, host_freed - routed_freed, host_parts});
   } else if (host_freed > 0) {
-    relaxed.segments.push_back({host_cost_ns, host_freed, 1});
+    relaxed.segments.push_back({host_cost_ns, host_freed, host_parts});
   }
 }
 
@@ -138,7 +142,8 @@ void AddRoutedFetchOptions(const Problem& problem, const std::vector<HostPart>& 
                        inputs.into_device_bytes_per_s > 0;
 }
 
-RoutedLaneRelaxation RelaxRoutedLane(const HostBoundInputs& inputs) {
+RoutedLaneRelaxation RelaxRoutedLane(const HostBoundInputs& inputs, long double host_part_ns,
+                                     int split_class) {
   RoutedLaneRelaxation relaxed;
   if (!inputs.routed_lane || !inputs.chain || inputs.into_device_bytes_per_s <= 0) return relaxed;
   relaxed.active = true;
@@ -149,14 +154,15 @@ RoutedLaneRelaxation RelaxRoutedLane(const HostBoundInputs& inputs) {
     const int64_t device_ns = part.chain_device_ns >= 0 ? part.chain_device_ns : part.device_ns;
     const int64_t host_ns = part.chain_host_ns >= 0 ? part.chain_host_ns : part.host_ns;
     relaxed.base_ns += device_ns - part.overlap_ns;
-    const long double cost_ns = host_ns - device_ns;
+    const bool counted = split_class < 0 || part.split_class == split_class;
+    const long double cost_ns = host_ns - device_ns + (counted ? host_part_ns : 0);
     if (cost_ns <= 0) {  // on the host for free: frees its bytes, after route's too
       relaxed.base_ns += cost_ns;
       relaxed.base_freed += part.freed_bytes;
-      relaxed.base_host_parts += 1;
+      relaxed.base_host_parts += counted ? 1 : 0;
       continue;
     }
-    AddPartSegments(part, cost_ns, into_bytes_per_ns, relaxed);
+    AddPartSegments(part, cost_ns, into_bytes_per_ns, counted ? 1 : 0, relaxed);
   }
   SortByCostPerByte(relaxed.segments);
   relaxed.most_freed = relaxed.base_freed;
@@ -166,21 +172,33 @@ RoutedLaneRelaxation RelaxRoutedLane(const HostBoundInputs& inputs) {
   return relaxed;
 }
 
-bool RoutedLaneFits(const HostBoundInputs& inputs, const RoutedLaneRelaxation& relaxed,
-                    int64_t t_ns, long double* host_parts, long double* freed_bytes) {
-  if (!relaxed.active) return true;
+long double RoutedLaneNs(const HostBoundInputs& inputs, const RoutedLaneRelaxation& relaxed,
+                         int64_t t_ns, LaneFill* fill) {
   long double want = 0;
   for (const ForcedTransfer& term : inputs.whole_transfers) {
     if (term.bytes <= 0 || term.bytes_per_s <= 0) continue;
     want = std::max(want, term.bytes - t_ns * term.bytes_per_s / kNsPerSecond);
   }
   want -= kTolerance;
-  if (want > relaxed.most_freed) return false;
-  const LaneFill fill = FillUntilFreed(
+  if (want > relaxed.most_freed) return std::numeric_limits<long double>::infinity();
+  const LaneFill filled = FillUntilFreed(
       {relaxed.base_ns, relaxed.base_freed, relaxed.base_host_parts}, relaxed.segments, want);
+  if (fill != nullptr) {
+    *fill = filled;
+    fill->freed_bytes = std::max(want, relaxed.base_freed);
+  }
+  return filled.lane_ns;
+}
+
+bool RoutedLaneFits(const HostBoundInputs& inputs, const RoutedLaneRelaxation& relaxed,
+                    int64_t t_ns, long double* host_parts, long double* freed_bytes) {
+  if (!relaxed.active) return true;
+  LaneFill fill;
+  const long double lane_ns = RoutedLaneNs(inputs, relaxed, t_ns, &fill);
+  if (std::isinf(lane_ns)) return false;
   if (host_parts != nullptr) *host_parts = fill.host_parts;
-  if (freed_bytes != nullptr) *freed_bytes = std::max(want, relaxed.base_freed);
-  return fill.lane_ns <= t_ns + kTolerance;
+  if (freed_bytes != nullptr) *freed_bytes = fill.freed_bytes;
+  return lane_ns <= t_ns + kTolerance;
 }
 
 }  // namespace hyperplan::contenders

@@ -66,7 +66,16 @@ struct RoutedLaneRelaxation {
   std::vector<LaneOption> segments;  // host_parts 0: a layer fetched after route
   long double most_freed = 0;
 };
-RoutedLaneRelaxation RelaxRoutedLane(const HostBoundInputs& inputs);
+// `host_part_ns`: each part of class `split_class` (-1: every part) on the host costs that much
+// more lane time (a multiplier on their count, which base_host_parts and the segments count
+// alone: whole_parts.h).
+RoutedLaneRelaxation RelaxRoutedLane(const HostBoundInputs& inputs, long double host_part_ns = 0,
+                                     int split_class = -1);
+
+// The least lane time of the relaxation that keeps every device-only transfer term within
+// `t_ns` (+infinity where no placement frees the bytes); the fill it takes.
+long double RoutedLaneNs(const HostBoundInputs& inputs, const RoutedLaneRelaxation& relaxed,
+                         int64_t t_ns, LaneFill* fill = nullptr);
 
 // Whether some fractional placement with after-route options keeps the lane and every
 // device-only transfer term (inputs.whole_transfers) within `t_ns` (true when not active);

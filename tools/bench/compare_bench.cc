@@ -172,6 +172,12 @@ std::string HostBoundRow(const std::string& budget, const HardwareProfile& profi
                   : host.routed_lane_binds ? " (fetch after route on it binds)"
                                            : "",
                   host.host_parts, Gigabytes(host.freed_bytes));
+  if (host.split_count >= 0) {
+    text +=
+        fmt::format("; whole parts ({}): at most {} on the host {}, at least {} {}",
+                    HostPartKindName(static_cast<HostPartKind>(host.split_class)), host.split_count,
+                    Duration(host.at_most_ns), host.split_count + 1, Duration(host.at_least_ns));
+  }
   if (planned.ok) {
     const double speedup = static_cast<double>(device_bound_ns) /
                            static_cast<double>(planned.evaluation.timeline.makespan_ns);
@@ -203,8 +209,9 @@ BudgetBounds BoundsAtBudget(const contenders::ContenderContext& context, int64_t
                             const std::vector<std::pair<Contender, Outcome>>& outcomes) {
   BudgetBounds bounds{std::move(model_order), std::nullopt, 1};
   const bool host_unit = context.profile->host_compute.present();
-  // The model-order bound holds for the plans whose compute steps follow context.order, and may
-  // count on it (in order); each other order a plan here runs in gets its own bound, without.
+  // The bound for an order holds for the plans whose compute steps follow it, and may count on
+  // that (in order: host_lower_bound.h): the model's order's here, each other order a plan here
+  // runs in (the planner's with weights prepared early) its own below; the least is shown.
   if (host_unit) {
     bounds.host = contenders::ComputeHostAwareBound(context, bounds.device, /*in_order=*/true);
   }
@@ -220,7 +227,7 @@ BudgetBounds BoundsAtBudget(const contenders::ContenderContext& context, int64_t
         contenders::ComputeLowerBounds(*context.graph, *context.profile, order,
                                        context.node_time_ns, budget_bytes, context.persistent);
     if (host_unit) {
-      const auto own_host = contenders::ComputeHostAwareBound(context, own);
+      const auto own_host = contenders::ComputeHostAwareBound(context, own, /*in_order=*/true);
       if (own_host.makespan_ns < bounds.host->makespan_ns) bounds.host = own_host;
     }
     if (own.makespan_ns < bounds.device.makespan_ns) bounds.device = own;
@@ -336,11 +343,11 @@ std::string OverheadModeRow(const PairContext& pair, const Outcome& reference, G
   const auto no_budget_bound = contenders::ComputeLowerBounds(
       *context.graph, profile, overhead_mode.plan.order, context.node_time_ns,
       std::max<int64_t>(overhead_mode.plan.layout.live_peak_bytes, 0), context.persistent);
-  // With a host unit, the bound over placements by parts (host_lower_bound.h).
+  // With a host unit, the bound over placements by parts (host_lower_bound.h), for plans in the
+  // overhead mode plan's order.
   const int64_t bound_ns =
       profile.host_compute.present()
-          ? contenders::ComputeHostAwareBound(context, no_budget_bound,
-                                              overhead_mode.plan.order == context.order)
+          ? contenders::ComputeHostAwareBound(context, no_budget_bound, /*in_order=*/true)
                 .makespan_ns
           : no_budget_bound.makespan_ns;
   return "| budget | policy | fits | live peak | arena | makespan | vs no offload | × bound | "
