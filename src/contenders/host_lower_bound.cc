@@ -13,6 +13,7 @@
 #include "contenders/host_timed_terms.h"
 #include "contenders/lane_options.h"
 #include "contenders/routed_lane_bound.h"
+#include "contenders/spill_lane_bound.h"
 #include "core/moe_shape.h"
 #include "hyperplan/cost.h"
 #include "hyperplan/host_cost.h"
@@ -556,6 +557,9 @@ HostAwareBound SolveHostAwareBound(const HostBoundInputs& inputs) {
   if (bound.routed_lane_binds) RoutedLaneFits(inputs, routed, high_ns, &parts, &freed);
   bound.makespan_ns =
       std::max({high_ns, inputs.fixed_device_ns, inputs.device_only_ns, inputs.timed_ns});
+  bound.spill_binds = inputs.spill_ns > 0 && inputs.spill_ns >= bound.makespan_ns;
+  bound.makespan_ns = std::max(bound.makespan_ns, inputs.spill_ns);
+  bound.spill_bytes = inputs.spill_bytes;
   bound.timed_ns = inputs.timed_ns;
   bound.host_parts = static_cast<double>(parts);
   bound.freed_bytes = std::llround(freed);
@@ -617,6 +621,9 @@ HostBoundInputs HostBoundInputsFor(const Problem& problem, const LowerBounds& de
   AddRoutedFetchOptions(problem, parts, inputs);
   AddSparseTerms(*problem.graph, inputs);
   inputs.timed_ns = HostTimedTerm(problem, device, parts).ns;
+  const SpillTerm spill = ComputeSpillTerm(problem);
+  inputs.spill_ns = spill.ns;
+  inputs.spill_bytes = spill.crossing_bytes;
   return inputs;
 }
 

@@ -80,6 +80,8 @@
 //   terms above let it cost nothing; or it crosses before the router, whole. A third condition.
 // - Device lane: the device runs its nodes one at a time, so T >= D(x) = no-part time + sum
 //   (1 - x_p) d_p, while the host lane holds T >= H(x).
+// - Spill (spill_lane_bound.h): what the device's and the host unit's memory cannot keep
+//   crosses in from a far tier (nvme) every iteration, whichever unit reads it: a floor.
 // The bound is the least integer T for which some x in [0,1]^P has L(x) or H(x) <= T and
 // every (M_t - F(x)) / r_t <= T, some (possibly other) x has D(x) <= T and H(x) <= T, and the
 // fetch-after-route condition holds at T (on a chain with MoE nodes); then the larger of that
@@ -162,6 +164,10 @@ struct HostBoundInputs {
   bool routed_lane = false;
   std::vector<ForcedTransfer> whole_transfers;
   int64_t into_device_bytes_per_s = 0;
+  // The spill past the compute tiers (spill_lane_bound.h): a floor for every x, and the bytes
+  // it crosses.
+  int64_t spill_ns = 0;
+  int64_t spill_bytes = 0;
 };
 
 struct HostAwareBound {
@@ -176,6 +182,9 @@ struct HostAwareBound {
   int64_t timed_ns = 0;          // the timed terms' floor (HostBoundInputs::timed_ns)
   // The fetch-after-route condition binds: without it the bound would be lower.
   bool routed_lane_binds = false;
+  // The spill past the compute tiers (spill_lane_bound.h) is the bound, over `spill_bytes`.
+  bool spill_binds = false;
+  int64_t spill_bytes = 0;
 };
 
 // The bound for given inputs (see above).

@@ -170,6 +170,10 @@ std::string HostBoundRow(const std::string& budget, const HardwareProfile& profi
                   host.chain ? "a dependency chain" : "not a chain",
                   host.routed_lane_binds ? " (fetch after route on it binds)" : "", host.host_parts,
                   Gigabytes(host.freed_bytes));
+  if (host.spill_binds) {
+    text += fmt::format("; the spill past the compute tiers binds: {} in from the far tiers",
+                        Gigabytes(host.spill_bytes));
+  }
   if (planned.ok) {
     const double speedup = static_cast<double>(device_bound_ns) /
                            static_cast<double>(planned.evaluation.timeline.makespan_ns);
