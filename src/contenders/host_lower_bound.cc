@@ -16,6 +16,7 @@
 #include "contenders/host_write_back.h"
 #include "contenders/lane_options.h"
 #include "contenders/routed_lane_bound.h"
+#include "contenders/spill_lane_bound.h"
 #include "contenders/whole_parts.h"
 #include "core/moe_shape.h"
 #include "hyperplan/cost.h"
@@ -742,6 +743,10 @@ HostAwareBound SolveHostAwareBound(const HostBoundInputs& inputs) {
     bound.freed_bytes = relief.freed_bytes;
   }
   bound.timed_ns = inputs.timed_ns;
+  // The spill past the compute tiers is a floor for every placement.
+  bound.spill_binds = inputs.spill_ns > 0 && inputs.spill_ns >= bound.makespan_ns;
+  bound.makespan_ns = std::max(bound.makespan_ns, inputs.spill_ns);
+  bound.spill_bytes = inputs.spill_bytes;
   return bound;
 }
 
@@ -809,6 +814,9 @@ HostBoundInputs HostBoundInputsFor(const Problem& problem, const LowerBounds& de
   for (ReliefCondition& condition : HostLateFetchConditions(problem, device, parts)) {
     inputs.relief_conditions.push_back(std::move(condition));
   }
+  const SpillTerm spill = ComputeSpillTerm(problem);
+  inputs.spill_ns = spill.ns;
+  inputs.spill_bytes = spill.crossing_bytes;
   return inputs;
 }
 

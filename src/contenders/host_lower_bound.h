@@ -99,6 +99,8 @@
 //   relaxation (its relief per part differs from f_p). At x = 0 each is the device-only term
 //   less the parts' device time in its window; they let the relaxation's optimum move to where
 //   the host does relieve the device (a training step's optimizer updates).
+// - Spill (spill_lane_bound.h): what the device's and the host unit's memory cannot keep
+//   crosses in from a far tier (nvme) every iteration, whichever unit reads it: a floor.
 // The bound is the least integer T for which some x in [0,1]^P has L(x) or H(x) <= T and
 // every (M_t - F(x)) / r_t <= T, some (possibly other) x has D(x) <= T and H(x) <= T, and the
 // fetch-after-route condition holds at T (on a chain with MoE nodes); then the larger of that,
@@ -194,6 +196,10 @@ struct HostBoundInputs {
   // The timed conditions (relief_condition.h: host_write_back.h, host_late_fetch.h), each a
   // transfer term with its own relief per part.
   std::vector<ReliefCondition> relief_conditions;
+  // The spill past the compute tiers (spill_lane_bound.h): a floor for every x, and the bytes
+  // it crosses.
+  int64_t spill_ns = 0;
+  int64_t spill_bytes = 0;
 };
 
 struct HostAwareBound {
@@ -222,6 +228,9 @@ struct HostAwareBound {
   int64_t at_most_ns = 0;
   int64_t at_least_ns = 0;
   int64_t whole_parts_ns = 0;
+  // The spill past the compute tiers (spill_lane_bound.h) is the bound, over `spill_bytes`.
+  bool spill_binds = false;
+  int64_t spill_bytes = 0;
 };
 
 // The bound for given inputs (see above).

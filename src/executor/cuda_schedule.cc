@@ -36,7 +36,11 @@ DeviceSchedule BuildDeviceSchedule(const PlanView& view, const Graph& /*loop*/,
     const PlanStep& step = plan.steps[s];
     DeviceOp op;
     op.stream = view.stream_of[s];
-    op.wait_steps = CrossStreamWaits(step.waits_for, view.stream_of, op.stream);
+    std::vector<int32_t> waits = step.waits_for;
+    if (s < view.link_waits.size()) {
+      waits.insert(waits.end(), view.link_waits[s].begin(), view.link_waits[s].end());
+    }
+    op.wait_steps = CrossStreamWaits(waits, view.stream_of, op.stream);
     switch (step.kind) {
       case StepKind::kCompute:
         op.kind = DeviceOpKind::kHold;

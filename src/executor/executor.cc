@@ -388,8 +388,13 @@ void Run::StreamLoop(int32_t stream, int32_t iteration) {
 bool Run::WaitForDependencies(int32_t step) {
   std::unique_lock<std::mutex> lock(mutex_);
   const std::vector<int32_t>& waits = plan_.steps[step].waits_for;
+  static const std::vector<int32_t> kNone;
+  const std::vector<int32_t>& link_waits =
+      static_cast<size_t>(step) < view_.link_waits.size() ? view_.link_waits[step] : kNone;
+  auto ended = [&](int32_t w) { return ended_[w] != 0; };
   step_ended_.wait(lock, [&] {
-    return failed_ || std::all_of(waits.begin(), waits.end(), [&](int32_t w) { return ended_[w]; });
+    return failed_ || (std::all_of(waits.begin(), waits.end(), ended) &&
+                       std::all_of(link_waits.begin(), link_waits.end(), ended));
   });
   return !failed_;
 }

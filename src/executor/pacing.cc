@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "hyperplan/cost.h"
+#include "hyperplan/plan/whole_link.h"
 
 namespace hyperplan::executor {
 
@@ -16,7 +17,10 @@ int64_t PlannedDurationNs(const Plan& plan, const HardwareProfile& profile, int3
       return plan.node_time_ns[planned.node];
     case StepKind::kPrefetch:
     case StepKind::kStore:
-      return ChannelTransferTimeNs(profile.links[planned.link], planned.bytes);
+      // A routed hop holding its whole link moves at the link's bandwidth (whole_link.h).
+      return HoldsWholeLink(profile, planned)
+                 ? TransferTimeNs(profile.links[planned.link], planned.bytes)
+                 : ChannelTransferTimeNs(profile.links[planned.link], planned.bytes);
     case StepKind::kDetach:
       return 0;
   }

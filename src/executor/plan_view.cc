@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "hyperplan/plan/whole_link.h"
 #include "plan/chunks.h"
 
 namespace hyperplan::executor {
@@ -31,6 +32,7 @@ class Builder {
     if (profile_.host_compute.present()) view_.host_tier = profile_.host_compute.memory_tier;
     AddBlocks();
     AssignStreams();
+    view_.link_waits = WholeLinkWaits(profile_, plan_);
     FindStepBlocks();
     FindTransferRanges();
     return std::move(view_);

@@ -62,6 +62,9 @@ struct PlanView {
   std::vector<int32_t> stream_of;  // by step
   std::vector<std::vector<int32_t>> steps_of_stream;
   std::vector<StepBlocks> step_blocks;  // by step
+  // By step: what it waits for besides its waits_for, for a routed hop that holds its whole
+  // link (plan/whole_link.h WholeLinkWaits).
+  std::vector<std::vector<int32_t>> link_waits;
 };
 
 // The view of `plan` over `loop` (the graph one iteration sees: loop.h LoopGraph for a

@@ -7,6 +7,7 @@
 
 #include "hyperplan/cost.h"
 #include "hyperplan/error.h"
+#include "hyperplan/plan/whole_link.h"
 
 namespace hyperplan {
 namespace {
@@ -143,6 +144,7 @@ StepClock::StepClock(const HardwareProfile& profile, const std::vector<int64_t>&
 const StepTiming& StepClock::Add(const PlanStep& step) {
   int64_t ready_ns = 0;
   for (int32_t wait : step.waits_for) ready_ns = std::max(ready_ns, timings_[wait].end_ns);
+  if (HoldsWholeLink(profile_, step)) return AddWholeLink(step, ready_ns);
   int64_t& stream_free_ns = stream_free_ns_[streams_.Of(step)];
   StepTiming timing;
   timing.start_ns = std::max(ready_ns, stream_free_ns);
@@ -153,6 +155,22 @@ const StepTiming& StepClock::Add(const PlanStep& step) {
     timing.end_ns = timing.start_ns + ChannelTransferTimeNs(profile_.links[step.link], step.bytes);
   }
   stream_free_ns = timing.end_ns;
+  timings_.push_back(timing);
+  return timings_.back();
+}
+
+// A routed transfer that holds its whole link (whole_link.h): it starts once every channel of
+// the link is free, moves at the link's whole bandwidth, and keeps every channel until it ends.
+const StepTiming& StepClock::AddWholeLink(const PlanStep& step, int64_t ready_ns) {
+  const int32_t first = streams_.Of(step.link, 0);
+  const int32_t count = streams_.channel_count(step.link);
+  StepTiming timing;
+  timing.start_ns = ready_ns;
+  for (int32_t c = 0; c < count; ++c) {
+    timing.start_ns = std::max(timing.start_ns, stream_free_ns_[first + c]);
+  }
+  timing.end_ns = timing.start_ns + TransferTimeNs(profile_.links[step.link], step.bytes);
+  for (int32_t c = 0; c < count; ++c) stream_free_ns_[first + c] = timing.end_ns;
   timings_.push_back(timing);
   return timings_.back();
 }

@@ -8,6 +8,7 @@
 
 #include "executor/executor.h"
 #include "executor/host_backend.h"
+#include "executor/pacing.h"
 #include "hyperplan/routing_samples.h"
 #include "support/routed_moe.h"
 #include "support/run_plan.h"
@@ -98,4 +99,20 @@ TEST_CASE("routed executor: both hops of an NVMe-homed operand move the picked e
   CHECK(report.transfers == 3 * 2);
   CHECK(report.experts_fetched == 3 * 4);
   CHECK(report.bytes_copied == 3 * 2 * 4096);
+}
+
+TEST_CASE("routed executor: a routed hop on a drive's four channels holds them all") {
+  RoutedMoe f;
+  Plan two_hop = f.TwoHopPlan(4096);
+  f.profile.links[2].channels = 4;  // nvme -> ddr, 1 byte/ns over 4 channels
+  const Plan plan = f.Finish(std::move(two_hop)).plan;
+  // Step 1, the routed nvme -> ddr hop of 4096 expected bytes, holds the 4 channels and moves
+  // at the link's whole 1 byte/ns: 4096 ns, not the 4 x 4096 ns of one channel's quarter.
+  REQUIRE(plan.steps[1].link == 2);
+  CHECK(PlannedDurationNs(plan, f.profile, 1) == 4096);
+  const ExecutionReport report = RunChecked(f, plan, 2);
+  INFO(report.violation);
+  REQUIRE(report.ok);
+  CHECK(report.transfers == 2 * 2);
+  CHECK(report.bytes_copied == 2 * 2 * 4096);
 }

@@ -1,9 +1,11 @@
 // StepClock: the replay's timing rule one step at a time (simulate.h), which Simulate and the
 // contenders' PlanBuilder share. Unit rates (planner_support.h): a link moves 1 byte/ns over
-// all its channels, so with 2 channels a transfer moves 1/2 byte/ns on its channel.
+// all its channels, so with 2 channels a transfer moves 1/2 byte/ns on its channel (a routed one
+// holds both and moves 1 byte/ns: whole_link.h).
 #include <catch2/catch.hpp>
 
 #include "hyperplan/plan/simulate.h"
+#include "hyperplan/plan/whole_link.h"
 #include "planner_support.h"
 
 using namespace hyperplan;
@@ -41,4 +43,52 @@ TEST_CASE("step clock: streams, channels and waits, timed by hand") {
         std::vector<int64_t>{220, 100});
   CHECK(clock.channel_count(1) == 2);
   CHECK(clock.timings().size() == 7);
+}
+
+TEST_CASE("step clock: a routed hop holds its whole link, at its whole bandwidth") {
+  // Both links have 2 channels at 1/2 byte/ns each, 1 byte/ns together.
+  const HardwareProfile profile = UnitProfile(int64_t{1} << 40, 2);
+  const std::vector<int64_t> node_time_ns;  // no compute step
+  StepClock clock(profile, node_time_ns);
+  Plan plan;
+  auto add = [&](PlanStep step) {
+    plan.steps.push_back(step);
+    return clock.Add(step);
+  };
+  auto routed = [](PlanStep step) {
+    step.routed_by = 0;  // MoE node 0's picked experts
+    return step;
+  };
+  // 0: prefetch 100 B on link 1 channel 1 at 1/2 byte/ns -> [0, 200).
+  CHECK(add(TransferStep(StepKind::kPrefetch, 1, 1, {}, 100)).end_ns == 200);
+  // 1: a routed prefetch of 100 B on channel 0 holds both channels: it starts when channel 1
+  // frees, at 200, and moves at 1 byte/ns -> [200, 300).
+  const StepTiming hop = add(routed(TransferStep(StepKind::kPrefetch, 1, 0, {}, 100)));
+  CHECK(hop.start_ns == 200);
+  CHECK(hop.end_ns == 300);
+  // 2: prefetch 10 B on channel 1: held by step 1 until 300 -> [300, 320).
+  const StepTiming after = add(TransferStep(StepKind::kPrefetch, 1, 1, {}, 10));
+  CHECK(after.start_ns == 300);
+  CHECK(after.end_ns == 320);
+  // 3: a routed store of 40 B on link 0, idle: [0, 40) at 1 byte/ns.
+  CHECK(add(routed(TransferStep(StepKind::kStore, 0, 0, {}, 40))).end_ns == 40);
+  CHECK(std::vector<int64_t>(clock.channel_free_ns(1).begin(), clock.channel_free_ns(1).end()) ==
+        std::vector<int64_t>{300, 320});
+  CHECK(std::vector<int64_t>(clock.channel_free_ns(0).begin(), clock.channel_free_ns(0).end()) ==
+        std::vector<int64_t>{40, 40});
+  // The same order as waits (the executor's): step 1 waits for step 0 (channel 1's last), step 2
+  // for step 1 (the holder, before channel 1's next); steps 0 and 3 for nothing more (step 3's
+  // link had no earlier step).
+  const std::vector<std::vector<int32_t>> waits = WholeLinkWaits(profile, plan);
+  CHECK(waits == std::vector<std::vector<int32_t>>{{}, {0}, {1}, {}});
+}
+
+TEST_CASE("step clock: on a one-channel link a routed hop is an ordinary transfer") {
+  const HardwareProfile profile = UnitProfile(int64_t{1} << 40, 1);
+  const std::vector<int64_t> node_time_ns;
+  StepClock clock(profile, node_time_ns);
+  PlanStep step = TransferStep(StepKind::kPrefetch, 1, 0, {}, 100);
+  step.routed_by = 0;
+  CHECK_FALSE(HoldsWholeLink(profile, step));
+  CHECK(clock.Add(step).end_ns == 100);  // 100 B at 1 byte/ns
 }

@@ -178,6 +178,10 @@ std::string HostBoundRow(const std::string& budget, const HardwareProfile& profi
                     HostPartKindName(static_cast<HostPartKind>(host.split_class)), host.split_count,
                     Duration(host.at_most_ns), host.split_count + 1, Duration(host.at_least_ns));
   }
+  if (host.spill_binds) {
+    text += fmt::format("; the spill past the compute tiers binds: {} in from the far tiers",
+                        Gigabytes(host.spill_bytes));
+  }
   if (planned.ok) {
     const double speedup = static_cast<double>(device_bound_ns) /
                            static_cast<double>(planned.evaluation.timeline.makespan_ns);

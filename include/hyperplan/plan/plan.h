@@ -19,6 +19,10 @@
 // - A link's bandwidth is divided evenly among its channels: one transfer of B bytes on a link
 //   with c channels takes latency + ceil(B * c / bandwidth), and the link never carries more
 //   than its bandwidth however many channels are busy (ChannelTransferTimeNs in simulate.h).
+//   A routed transfer (routed_by set) on a link of several channels holds all of them: it
+//   starts once each one's previous step has ended, each one's next step starts after it
+//   ends, and it takes latency + B / bandwidth (whole_link.h: the picked experts' slices go
+//   as concurrent requests).
 // - Prefetch moves a value one hop towards the device, Store one hop away; a tier that is
 //   neither end of a route holds a staging copy between the two hops. Detach drops the device
 //   copy of a value whose copy elsewhere already exists; it takes no time.

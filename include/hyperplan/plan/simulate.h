@@ -36,7 +36,8 @@ namespace hyperplan {
 // The streams' clocks: a step starts once every step it waits for has ended and its stream
 // is free (the compute stream for a device Compute and a Detach, the host lane for a host
 // Compute, its link channel for a transfer); a Compute takes its node time on its unit, a Detach no
-// time, a transfer ChannelTransferTimeNs.
+// time, a transfer ChannelTransferTimeNs; a routed transfer on a link of several channels holds
+// all of them and takes TransferTimeNs (whole_link.h).
 class StepClock {
  public:
   // `node_time_ns` by NodeId (the plan's); both must outlive the clock.
@@ -56,6 +57,8 @@ class StepClock {
   int32_t channel_count(int32_t link) const { return streams_.channel_count(link); }
 
  private:
+  const StepTiming& AddWholeLink(const PlanStep& step, int64_t ready_ns);
+
   const HardwareProfile& profile_;
   const std::vector<int64_t>& node_time_ns_;
   std::vector<StepTiming> timings_;
