@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "hyperplan/cost.h"
+#include "hyperplan/error.h"
 #include "hyperplan/plan/evaluation.h"
 #include "planner/host_crossings.h"
 
@@ -628,41 +629,15 @@ class Assembler {
       placement_of[selection_.placements[j].candidate] = static_cast<int32_t>(j);
     }
     const std::vector<Decision>& pinned = context_.candidates.pinned;
+    if (context_.candidates.decision_order.size() != candidates_.size() + pinned.size()) {
+      throw Error(ErrorKind::kInternal, "a candidate set without its decision order");
+    }
     plan_.decisions.reserve(candidates_.size() + pinned.size());
-    for (const DecisionKey& key : DecisionOrder()) {
-      const auto index = static_cast<size_t>(key.index);
+    for (const int32_t decision : context_.candidates.decision_order) {
+      const auto index = static_cast<size_t>(decision);
       plan_.decisions.push_back(index < candidates_.size() ? DecisionFor(index, placement_of[index])
                                                            : pinned[index - candidates_.size()]);
     }
-  }
-
-  // Where each decision goes: by value, then the step its gap follows, then its index among
-  // the candidates' decisions and after them the pinned ones (so the order a stable sort of
-  // them by value and step would give). Sorting these keys, not the decisions with their
-  // strings, and building each decision in its place: on the DeepSeek-V3 hf-config decode
-  // (10k decisions an assembly, thousands of assemblies) the stable sort of the decisions was
-  // 2% of planning.
-  struct DecisionKey {
-    ValueId value;
-    Step gap_after_step;
-    int32_t index;
-    bool operator<(const DecisionKey& other) const {
-      return std::tie(value, gap_after_step, index) <
-             std::tie(other.value, other.gap_after_step, other.index);
-    }
-  };
-  std::vector<DecisionKey> DecisionOrder() const {
-    const std::vector<Decision>& pinned = context_.candidates.pinned;
-    std::vector<DecisionKey> keys;
-    keys.reserve(candidates_.size() + pinned.size());
-    for (const Candidate& candidate : candidates_) {
-      keys.push_back({candidate.value, candidate.after_step, static_cast<int32_t>(keys.size())});
-    }
-    for (const Decision& decision : pinned) {
-      keys.push_back({decision.value, decision.gap_after_step, static_cast<int32_t>(keys.size())});
-    }
-    std::sort(keys.begin(), keys.end());
-    return keys;
   }
 
   // Candidate `c`'s decision; `placement` is its index in the selection, -1 when not taken.

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "hyperplan/planner/idle_gaps.h"
@@ -130,6 +131,7 @@ class CandidateFinder {
     if (!persistent_.empty()) {
       BundleWrapAround(set_.candidates, ranked_kinds, persistent_, inner_gaps_);
     }
+    set_.decision_order = DecisionOrder(set_);
     return std::move(set_);
   }
 
@@ -330,6 +332,30 @@ class CandidateFinder {
 };
 
 }  // namespace
+
+std::vector<int32_t> DecisionOrder(const CandidateSet& set) {
+  struct Key {
+    ValueId value;
+    Step gap_after_step;
+    int32_t index;
+  };
+  std::vector<Key> keys;
+  keys.reserve(set.candidates.size() + set.pinned.size());
+  for (const Candidate& candidate : set.candidates) {
+    keys.push_back({candidate.value, candidate.after_step, static_cast<int32_t>(keys.size())});
+  }
+  for (const Decision& decision : set.pinned) {
+    keys.push_back({decision.value, decision.gap_after_step, static_cast<int32_t>(keys.size())});
+  }
+  std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+    return std::tie(a.value, a.gap_after_step, a.index) <
+           std::tie(b.value, b.gap_after_step, b.index);
+  });
+  std::vector<int32_t> order;
+  order.reserve(keys.size());
+  for (const Key& key : keys) order.push_back(key.index);
+  return order;
+}
 
 CandidateSet FindCandidates(const Graph& graph, const HardwareProfile& profile,
                             const LifetimeAnalysis& lifetimes, const CostAnalysis& cost,

@@ -105,7 +105,15 @@ inline bool StartsOffTheDevice(const Candidate& candidate) {
 struct CandidateSet {
   std::vector<Candidate> candidates;  // sorted by rank
   std::vector<Decision> pinned;       // one per value that has no candidate, by value id
+  // The order of a plan's decisions (assemble.cc), set by FindCandidates: DecisionOrder.
+  std::vector<int32_t> decision_order;
 };
+
+// The decisions of `set` in a plan's order: by value, then the step the gap follows, then
+// candidate index, with pinned decision i as index candidates.size() + i (the order a stable
+// sort of the candidates' decisions followed by the pinned ones gives). Kept with the set, so
+// the assemblies of one context (thousands on a DeepSeek-V3 decode) do not each sort it.
+std::vector<int32_t> DecisionOrder(const CandidateSet& set);
 
 // How a persistent value's inner gaps relate to its wrap-around gap. kOwn: decisions of their
 // own (above). kWithWrap: each bundles the wrap-around gap, so a value kept on the device
