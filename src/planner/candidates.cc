@@ -132,6 +132,7 @@ class CandidateFinder {
       BundleWrapAround(set_.candidates, ranked_kinds, persistent_, inner_gaps_);
     }
     set_.decision_order = DecisionOrder(set_);
+    set_.cover_index = CoverIndex(set_.candidates, step_count_);
     return std::move(set_);
   }
 
@@ -332,6 +333,14 @@ class CandidateFinder {
 };
 
 }  // namespace
+
+StabbingIndex CoverIndex(const std::vector<Candidate>& candidates, Step step_count) {
+  StabbingIndex index(step_count);
+  for (size_t c = 0; c < candidates.size(); ++c) {
+    index.Add(static_cast<int32_t>(c), candidates[c].cover_first, candidates[c].cover_last);
+  }
+  return index;
+}
 
 std::vector<int32_t> DecisionOrder(const CandidateSet& set) {
   struct Key {

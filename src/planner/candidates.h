@@ -64,6 +64,7 @@
 #include "hyperplan/homes.h"
 #include "hyperplan/lifetimes.h"
 #include "hyperplan/plan/plan.h"
+#include "hyperplan/planner/stabbing_index.h"
 #include "planner/cost_analysis.h"
 
 namespace hyperplan::planner {
@@ -107,7 +108,13 @@ struct CandidateSet {
   std::vector<Decision> pinned;       // one per value that has no candidate, by value id
   // The order of a plan's decisions (assemble.cc), set by FindCandidates: DecisionOrder.
   std::vector<int32_t> decision_order;
+  // Every candidate by rank over the steps it could free (CoverIndex), set by FindCandidates:
+  // each refine of the context starts from a copy instead of building its own.
+  StabbingIndex cover_index{0};
 };
+
+// `candidates` by rank (their index) over [cover_first, cover_last], on `step_count` steps.
+StabbingIndex CoverIndex(const std::vector<Candidate>& candidates, Step step_count);
 
 // The decisions of `set` in a plan's order: by value, then the step the gap follows, then
 // candidate index, with pinned decision i as index candidates.size() + i (the order a stable

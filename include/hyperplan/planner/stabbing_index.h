@@ -30,6 +30,8 @@ class StabbingIndex {
 
   explicit StabbingIndex(int32_t step_count);
 
+  int32_t step_count() const { return step_count_; }
+
   // Adds interval `rank` over [first, last] (inclusive), clipped to the steps; an empty range
   // adds nothing.
   void Add(int32_t rank, int32_t first, int32_t last);
