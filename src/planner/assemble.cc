@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "hyperplan/cost.h"
+#include "hyperplan/error.h"
 #include "hyperplan/plan/evaluation.h"
 #include "planner/host_crossings.h"
 
@@ -627,15 +628,16 @@ class Assembler {
     for (size_t j = 0; j < placement_count_; ++j) {
       placement_of[selection_.placements[j].candidate] = static_cast<int32_t>(j);
     }
-    plan_.decisions.reserve(candidates_.size() + context_.candidates.pinned.size());
-    for (size_t c = 0; c < candidates_.size(); ++c) {
-      plan_.decisions.push_back(DecisionFor(c, placement_of[c]));
+    const std::vector<Decision>& pinned = context_.candidates.pinned;
+    if (context_.candidates.decision_order.size() != candidates_.size() + pinned.size()) {
+      throw Error(ErrorKind::kInternal, "a candidate set without its decision order");
     }
-    for (const Decision& pinned : context_.candidates.pinned) plan_.decisions.push_back(pinned);
-    std::stable_sort(
-        plan_.decisions.begin(), plan_.decisions.end(), [](const Decision& a, const Decision& b) {
-          return std::tie(a.value, a.gap_after_step) < std::tie(b.value, b.gap_after_step);
-        });
+    plan_.decisions.reserve(candidates_.size() + pinned.size());
+    for (const int32_t decision : context_.candidates.decision_order) {
+      const auto index = static_cast<size_t>(decision);
+      plan_.decisions.push_back(index < candidates_.size() ? DecisionFor(index, placement_of[index])
+                                                           : pinned[index - candidates_.size()]);
+    }
   }
 
   // Candidate `c`'s decision; `placement` is its index in the selection, -1 when not taken.

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "hyperplan/planner/idle_gaps.h"
@@ -130,6 +131,8 @@ class CandidateFinder {
     if (!persistent_.empty()) {
       BundleWrapAround(set_.candidates, ranked_kinds, persistent_, inner_gaps_);
     }
+    set_.decision_order = DecisionOrder(set_);
+    set_.cover_index = CoverIndex(set_.candidates, step_count_);
     return std::move(set_);
   }
 
@@ -330,6 +333,38 @@ class CandidateFinder {
 };
 
 }  // namespace
+
+StabbingIndex CoverIndex(const std::vector<Candidate>& candidates, Step step_count) {
+  StabbingIndex index(step_count);
+  for (size_t c = 0; c < candidates.size(); ++c) {
+    index.Add(static_cast<int32_t>(c), candidates[c].cover_first, candidates[c].cover_last);
+  }
+  return index;
+}
+
+std::vector<int32_t> DecisionOrder(const CandidateSet& set) {
+  struct Key {
+    ValueId value;
+    Step gap_after_step;
+    int32_t index;
+  };
+  std::vector<Key> keys;
+  keys.reserve(set.candidates.size() + set.pinned.size());
+  for (const Candidate& candidate : set.candidates) {
+    keys.push_back({candidate.value, candidate.after_step, static_cast<int32_t>(keys.size())});
+  }
+  for (const Decision& decision : set.pinned) {
+    keys.push_back({decision.value, decision.gap_after_step, static_cast<int32_t>(keys.size())});
+  }
+  std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+    return std::tie(a.value, a.gap_after_step, a.index) <
+           std::tie(b.value, b.gap_after_step, b.index);
+  });
+  std::vector<int32_t> order;
+  order.reserve(keys.size());
+  for (const Key& key : keys) order.push_back(key.index);
+  return order;
+}
 
 CandidateSet FindCandidates(const Graph& graph, const HardwareProfile& profile,
                             const LifetimeAnalysis& lifetimes, const CostAnalysis& cost,

@@ -64,6 +64,7 @@
 #include "hyperplan/homes.h"
 #include "hyperplan/lifetimes.h"
 #include "hyperplan/plan/plan.h"
+#include "hyperplan/planner/stabbing_index.h"
 #include "planner/cost_analysis.h"
 
 namespace hyperplan::planner {
@@ -105,7 +106,21 @@ inline bool StartsOffTheDevice(const Candidate& candidate) {
 struct CandidateSet {
   std::vector<Candidate> candidates;  // sorted by rank
   std::vector<Decision> pinned;       // one per value that has no candidate, by value id
+  // The order of a plan's decisions (assemble.cc), set by FindCandidates: DecisionOrder.
+  std::vector<int32_t> decision_order;
+  // Every candidate by rank over the steps it could free (CoverIndex), set by FindCandidates:
+  // each refine of the context starts from a copy instead of building its own.
+  StabbingIndex cover_index{0};
 };
+
+// `candidates` by rank (their index) over [cover_first, cover_last], on `step_count` steps.
+StabbingIndex CoverIndex(const std::vector<Candidate>& candidates, Step step_count);
+
+// The decisions of `set` in a plan's order: by value, then the step the gap follows, then
+// candidate index, with pinned decision i as index candidates.size() + i (the order a stable
+// sort of the candidates' decisions followed by the pinned ones gives). Kept with the set, so
+// the assemblies of one context (thousands on a DeepSeek-V3 decode) do not each sort it.
+std::vector<int32_t> DecisionOrder(const CandidateSet& set);
 
 // How a persistent value's inner gaps relate to its wrap-around gap. kOwn: decisions of their
 // own (above). kWithWrap: each bundles the wrap-around gap, so a value kept on the device

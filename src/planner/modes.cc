@@ -54,6 +54,20 @@ void LiveAndTop(const Plan& plan, Step step_count, std::vector<int64_t>& live,
   }
 }
 
+// Each step where `plan`'s arena top overshoots the budget gets a target lower by the overshoot.
+void LowerOvershootingTargets(const Plan& plan, int64_t budget_bytes,
+                              std::vector<int64_t>& targets) {
+  const auto step_count = static_cast<Step>(targets.size());
+  std::vector<int64_t> live;
+  std::vector<int64_t> top;
+  LiveAndTop(plan, step_count, live, top);
+  for (Step k = 0; k < step_count; ++k) {
+    if (top[k] > budget_bytes) {
+      targets[k] = std::min(targets[k], live[k] - (top[k] - budget_bytes));
+    }
+  }
+}
+
 // What the budget loop reads of a round.
 TargetTry Measured(const Outcome& outcome) {
   return {outcome.selection.live_peak_bytes, outcome.plan.layout.arena_bytes, outcome.feasible};
@@ -113,24 +127,18 @@ Outcome BudgetRounds(const PlanContext& context, int64_t budget_bytes, const Bas
     outcome.round = round == 0   ? BudgetRound::kLiveTarget
                     : round == 1 ? BudgetRound::kFreeCuts
                                  : BudgetRound::kStepTargets;
+    const bool last = outcome.feasible || !outcome.selection.reached_target;
+    // Round 1 only adds stall-free cuts; after it, where the arena's top overshoots the budget,
+    // that step must shed the overshoot (read before the round is moved into `best`).
+    if (!last && round > 0) LowerOvershootingTargets(outcome.plan, budget_bytes, targets);
     if (round == 1 && FreeCutsSlowed(best, outcome)) {
       free_cuts_slowed = true;
       live_target = std::move(best);  // round 0's: the uniform retries start from it
-      best = outcome;
+      best = std::move(outcome);
     } else if (round == 0 || BetterRound(outcome, best)) {
-      best = outcome;
+      best = std::move(outcome);
     }
-    if (outcome.feasible || !outcome.selection.reached_target) break;
-    if (round == 0) continue;  // round 1 only adds stall-free cuts
-    // Where the arena's top overshoots the budget, that step must shed the overshoot.
-    std::vector<int64_t> live;
-    std::vector<int64_t> top;
-    LiveAndTop(outcome.plan, step_count, live, top);
-    for (Step k = 0; k < step_count; ++k) {
-      if (top[k] > budget_bytes) {
-        targets[k] = std::min(targets[k], live[k] - (top[k] - budget_bytes));
-      }
-    }
+    if (last) break;
   }
   // Live bytes fit but the layout does not: the per-step repair can chase the arena's top to
   // absurd targets. Lower one target for every step instead, by the last overshoot each time

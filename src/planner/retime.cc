@@ -25,15 +25,18 @@ std::launch SecondChainLaunch() {
 // more (2026-11-27); a round costs about a second of planning there.
 Outcome RetimeRounds(const PlanContext& context, Outcome best, bool budget_mode, bool hoist,
                      const PlanOnAxis& plan_in, Seed seed) {
-  Outcome last_round = best;
+  // The round the next one replans from: `best` or the last round's plan (a pointer, so that
+  // a round that wins moves into `best` instead of being copied there).
+  Outcome last_round;
+  const Outcome* ran_round = &best;
   std::vector<int64_t> axis_ns =
       seed == Seed::kThisContext ? context.cost.step_start_ns : std::vector<int64_t>();
   bool gained = true;  // the last round cut the best makespan by 1% or more
   for (int round = 0; RetimeRoundRuns(round, gained); ++round) {
-    const Plan& ran = last_round.plan;
-    const SimulationResult& ran_timeline = last_round.evaluation.timeline;
+    const Plan& ran = ran_round->plan;
+    const SimulationResult& ran_timeline = ran_round->evaluation.timeline;
     if (ran_timeline.makespan_ns <= ran_timeline.compute_ns || ran.steps.empty()) break;
-    if (LinkSaturated(*context.profile, last_round)) break;
+    if (LinkSaturated(*context.profile, *ran_round)) break;
     std::vector<int64_t> ran_axis_ns = ComputeStepStarts(ran, ran_timeline);
     // Planning is a function of the axis: the same axis again gives the same plan.
     if (ran_axis_ns == axis_ns) break;
@@ -42,10 +45,12 @@ Outcome RetimeRounds(const PlanContext& context, Outcome best, bool budget_mode,
     retimed.hoist_prefetches = hoist;
     last_round = plan_in(retimed);
     gained = false;
+    ran_round = &last_round;
     if (OutcomeBeats(last_round, best, budget_mode)) {
       gained = RetimeGained(best.evaluation.timeline.makespan_ns,
                             last_round.evaluation.timeline.makespan_ns);
-      best = last_round;
+      best = std::move(last_round);
+      ran_round = &best;
     }
   }
   return best;
@@ -118,7 +123,7 @@ Outcome ReplanOnRunTimeline(const PlanContext& context, Outcome best, bool budge
   });
   Outcome plain = RetimeRounds(context, best, budget_mode, false, plan_in, seed);
   Outcome hoisted = hoisted_rounds.get();
-  return OutcomeBeats(hoisted, plain, budget_mode) ? hoisted : plain;
+  return OutcomeBeats(hoisted, plain, budget_mode) ? std::move(hoisted) : std::move(plain);
 }
 
 }  // namespace hyperplan::planner

@@ -3,8 +3,10 @@
 // contender (gaps by size; tests/contenders/op_distance_test.cc).
 #include "hyperplan/planner/stabbing_index.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <random>
+#include <utility>
 #include <vector>
 
 namespace hyperplan::planner_test {
@@ -104,6 +106,50 @@ TEST_CASE("stabbing index: popping, putting back and killing agrees with a linea
     for (const StabbingIndex::Entry& entry : held) index.PushBack(entry);
     // Kill a random rank (often one not at any top): a later query must skip it.
     alive[rng() % ranks] = 0;
+  }
+}
+
+TEST_CASE("stabbing index: adding between queries agrees with a linear scan") {
+  // The refine's index of committed gaps: intervals join while queries run, in any rank order,
+  // so a node's heap outgrows its slice (4, then 8, 16, ...) and moves. 24 steps, ranks 0..299
+  // shuffled, each added over a random range, with a query, a put-back and a kill between adds.
+  std::mt19937 rng(5);
+  const int32_t steps = 24;
+  const int32_t ranks = 300;
+  StabbingIndex index(steps);
+  std::vector<std::pair<int32_t, int32_t>> cover(ranks);
+  std::vector<uint8_t> added(ranks, 0);
+  std::vector<uint8_t> alive(ranks, 1);
+  std::vector<int32_t> order(ranks);
+  for (int32_t rank = 0; rank < ranks; ++rank) order[rank] = rank;
+  std::shuffle(order.begin(), order.end(), rng);
+  for (const int32_t rank : order) {
+    const auto a = static_cast<int32_t>(rng() % steps);
+    const auto b = static_cast<int32_t>(rng() % steps);
+    cover[rank] = {std::min(a, b), std::max(a, b)};
+    index.Add(rank, cover[rank].first, cover[rank].second);
+    added[rank] = 1;
+    const auto step = static_cast<int32_t>(rng() % steps);
+    int32_t expected = -1;  // the lowest added, live rank covering `step`
+    for (int32_t r = 0; r < ranks && expected < 0; ++r) {
+      if (added[r] && alive[r] && cover[r].first <= step && step <= cover[r].second) expected = r;
+    }
+    const StabbingIndex::Entry entry = index.PopBest(step, alive);
+    REQUIRE(entry.rank == expected);
+    if (entry.rank >= 0) index.PushBack(entry);
+    if (rng() % 4 == 0) alive[order[rng() % ranks]] = 0;  // often one not added yet
+  }
+  // Every step's answers, popped in turn until none: ascending live ranks covering it.
+  for (int32_t step = 0; step < steps; ++step) {
+    std::vector<StabbingIndex::Entry> popped;
+    for (int32_t r = 0; r < ranks; ++r) {
+      if (!alive[r] || cover[r].first > step || step > cover[r].second) continue;
+      const StabbingIndex::Entry entry = index.PopBest(step, alive);
+      REQUIRE(entry.rank == r);
+      popped.push_back(entry);
+    }
+    CHECK(index.PopBest(step, alive).rank == -1);
+    for (const StabbingIndex::Entry& entry : popped) index.PushBack(entry);
   }
 }
 
