@@ -2,22 +2,44 @@
 #include "contenders/host_late_fetch.h"
 
 #include <algorithm>
+#include <cmath>
+#include <optional>
 #include <utility>
 
 #include "contenders/host_timed_terms.h"
+#include "hyperplan/routed_fetch.h"
 #include "hyperplan/routes.h"
 
 namespace hyperplan::contenders {
 namespace {
 
 // What the steps share: the lifetimes in the bound's order, the part of each node (-1: none) and
-// C(..s), the no-part device time through each step.
+// C(..s), the no-part device time through each step, and the bytes a value's fetch must move.
 struct Scan {
   const LifetimeAnalysis* lifetimes = nullptr;
   std::vector<int> part_of;
   std::vector<int64_t> through_ns;
+  std::vector<int64_t> fetch_bytes;  // by value
   size_t part_count = 0;
 };
+
+// The bytes that must come back for `id`: a routed operand (its one reader a MoE node that picks
+// experts) may be fetched after route, which moves only the experts the router picks: in
+// expectation its slice times the sum of the experts' touch chances (rounded down, lower only);
+// any other value whole. As the other routed terms (routed_lane_bound.h), a bound in expectation
+// over routings.
+int64_t FetchBytes(const Problem& problem, ValueId id) {
+  const Value& value = problem.graph->values[id];
+  if (value.consumers.size() != 1) return value.bytes;
+  const std::optional<RoutedOperand> operand =
+      RoutedOperandOf(*problem.graph, value.consumers.front(), id);
+  if (!operand) return value.bytes;
+  long double touched = 0;
+  for (double chance : TouchProbabilities(operand->routing)) touched += chance;
+  const auto expected =
+      static_cast<int64_t>(std::floor(touched * static_cast<long double>(operand->slice_bytes)));
+  return std::min(value.bytes, expected);
+}
 
 // Calls visit(first, last, device_reader, reader_parts) for each run of steps [first, last] where
 // the value `id` waits in U'(s) (between its reads), with the readers after that run: whether a
@@ -56,15 +78,16 @@ bool Waits(const Problem& problem, ValueId id) {
 void AddRelief(const Problem& problem, const Scan& scan, ValueId id, bool device_reader,
                const std::vector<int>& reader_parts, std::vector<int64_t>& relief) {
   const Value& value = problem.graph->values[id];
+  const int64_t bytes = scan.fetch_bytes[id];
   std::vector<int> sources;
   for (NodeId source : {value.producer, value.written_by}) {
     if (source == kNoNode || scan.part_of[source] < 0) continue;
     const int part = scan.part_of[source];
     if (std::find(sources.begin(), sources.end(), part) == sources.end()) sources.push_back(part);
   }
-  for (int part : sources) relief[part] += value.bytes;
+  for (int part : sources) relief[part] += bytes;
   if (device_reader || reader_parts.empty()) return;
-  const int64_t share = value.bytes / static_cast<int64_t>(reader_parts.size());
+  const int64_t share = bytes / static_cast<int64_t>(reader_parts.size());
   for (int part : reader_parts) {
     if (std::find(sources.begin(), sources.end(), part) == sources.end()) relief[part] += share;
   }
@@ -81,7 +104,7 @@ std::vector<Step> StepsToTake(const Problem& problem, const Scan& scan, const Lo
   for (size_t id = 0; id < problem.graph->values.size(); ++id) {
     const auto value_id = static_cast<ValueId>(id);
     if (!Waits(problem, value_id)) continue;
-    const int64_t bytes = problem.graph->values[id].bytes;
+    const int64_t bytes = scan.fetch_bytes[id];
     ForEachWait(
         problem, scan, value_id,
         [&](Step first, Step last, bool device_reader, const std::vector<int>& reader_parts) {
@@ -134,7 +157,7 @@ void AddConditionAt(const Problem& problem, const Scan& scan, Step s, int64_t ro
         problem, scan, value_id,
         [&](Step first, Step last, bool device_reader, const std::vector<int>& reader_parts) {
           if (s < first || s > last) return;
-          wait_bytes += problem.graph->values[id].bytes;
+          wait_bytes += scan.fetch_bytes[id];
           AddRelief(problem, scan, value_id, device_reader, reader_parts, condition.relief_bytes);
         });
   }
@@ -168,6 +191,10 @@ std::vector<ReliefCondition> HostLateFetchConditions(const Problem& problem,
   for (size_t s = 0; s < order.size(); ++s) {
     if (scan.part_of[order[s]] < 0) through_ns += problem.node_time_ns[order[s]];
     scan.through_ns[s] = through_ns;
+  }
+  scan.fetch_bytes.resize(problem.graph->values.size());
+  for (size_t id = 0; id < problem.graph->values.size(); ++id) {
+    scan.fetch_bytes[id] = FetchBytes(problem, static_cast<ValueId>(id));
   }
   const int64_t pinned_touched = PinnedBytesPartsTouch(problem, parts);
   for (Step s : StepsToTake(problem, scan, device, pinned_touched, in_bytes_per_s)) {

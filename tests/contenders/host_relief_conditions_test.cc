@@ -9,6 +9,7 @@
 #include "contenders/host_timed_terms.h"
 #include "contenders/host_write_back.h"
 #include "contenders/lower_bounds.h"
+#include "support/routed_moe.h"
 
 namespace hyperplan::contenders_test {
 namespace {
@@ -160,6 +161,31 @@ TEST_CASE("host relief conditions: the bound takes each over its own relaxation"
   const auto without = contenders::SolveHostAwareBound(inputs);
   CHECK(without.makespan_ns == 73);
   CHECK_FALSE(without.relief_binds);
+}
+
+TEST_CASE("host relief conditions: a routed operand comes back at its touched experts' bytes") {
+  // support/routed_moe.h: route (5000 ns) -> router; moe (3000 ns) reads the stacked fc1, fc2,
+  // fc3 (16384 B each, 2048 B an expert). One token, top 2 of 8: each expert is touched with
+  // chance 1 - (1 - 2/8)^1 = 1/4, so a fetch after route moves 8 * 1/4 * 2048 = 4096 B of each
+  // in expectation, not 16384. Budget 8192 B, no parts.
+  const testing::RoutedMoe moe;
+  const contenders::ContenderContext context = contenders::BuildContenderContext(
+      moe.graph, moe.profile, {testing::RoutedMoe::kRouteNs, testing::RoutedMoe::kMoeNs});
+  const contenders::LowerBounds device = contenders::ComputeLowerBounds(
+      *context.graph, moe.profile, context.order, context.node_time_ns, 8192, context.persistent);
+  const std::vector<ReliefCondition> conditions =
+      contenders::HostLateFetchConditions(context, device, {});
+  // Step 0 (route): U'(0) = {fc1, fc2, fc3} (x is read at 0), 3 * 4096 = 12288 B, less the room
+  // at step 0, after C(..0) = 5000 ns at 1 byte/ns: 12288 - room(0) + 5000 B. Step 1 (moe) has
+  // nothing read after it. Whole operands would give 49152 - room(0) + 5000.
+  const int64_t room = device.room_per_step[0];
+  REQUIRE(room < 12288);
+  REQUIRE(conditions.size() == 1);
+  CHECK(conditions[0].step == 0);
+  // The touch chance, -expm1(log1p(-1/4)) in double, may land a hair under 1/4 and the bytes
+  // are rounded down (lower only): each operand 4095 or 4096 B.
+  CHECK(conditions[0].bytes <= 12288 - room + 5000);
+  CHECK(conditions[0].bytes >= 3 * 4095 - room + 5000);
 }
 
 }  // namespace
