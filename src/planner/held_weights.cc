@@ -9,8 +9,9 @@
 namespace hyperplan::planner {
 namespace {
 
-// By value: the bytes its Prefetches move, or -1 where the value is no candidate (a routed or
-// staged Prefetch, a Store, a staging copy, a block not opened by its own Prefetch).
+// By value: the bytes its Prefetches move, or -1 where the value is no candidate (not a
+// read-only weight; a routed Prefetch, a Store, a staging copy, a block not opened by its own
+// Prefetch).
 std::vector<int64_t> MovedBytesByValue(const Graph& graph, const Plan& plan) {
   std::vector<int64_t> moved(graph.values.size(), 0);
   for (const PlanStep& step : plan.steps) {
@@ -34,7 +35,13 @@ std::vector<int64_t> MovedBytesByValue(const Graph& graph, const Plan& plan) {
     if (!own_prefetch || !block.experts.empty()) moved[block.value] = -1;
   }
   for (size_t v = 0; v < moved.size(); ++v) {
-    if (!has_block[v] || graph.values[v].value_class != ValueClass::kWeight) moved[v] = -1;
+    // A weight some node writes (an optimizer's update) changes in the iteration: its device
+    // copy is not the home copy's throughout.
+    const Value& value = graph.values[v];
+    if (!has_block[v] || value.value_class != ValueClass::kWeight || value.producer != kNoNode ||
+        value.written_by != kNoNode) {
+      moved[v] = -1;
+    }
   }
   return moved;
 }

@@ -7,7 +7,7 @@
 // saves only the chance a token touches it (8 of 256 a token on DeepSeek-V3), so weights
 // streamed whole go first and the experts take what is left.
 //
-// A candidate is a weight of the plan every block of which a Prefetch opens straight from its
+// A candidate is a weight no node writes, every block of which a Prefetch opens straight from its
 // home copy (not routed, not through a staging copy): holding it drops those Prefetches (and
 // their chunks) and the Detaches that close its blocks, and keeps one block over the whole
 // iteration (loaded with the cold start, as a resident expert is). Ranked by the bytes its

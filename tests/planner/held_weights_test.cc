@@ -24,6 +24,10 @@ TEST_CASE("a weight streamed whole from its home copy is a candidate, a routed o
   CHECK(whole[0].moved_bytes == 16384);
   // Fetched after route, fc1 moves its picked experts alone: not held here.
   CHECK(planner::FindStreamedWeights(f.graph, f.HandPlan(true, 4096, 4096)).empty());
+  // A weight a node updates in place (an optimizer's) is not the home copy throughout.
+  RoutedMoe updated;
+  updated.graph.values[updated.fc1].written_by = updated.moe;
+  CHECK(planner::FindStreamedWeights(updated.graph, updated.HandPlan(false, 16384, 16384)).empty());
 }
 
 TEST_CASE("the held weights are the leading candidates that fit the room") {
