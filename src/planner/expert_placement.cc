@@ -12,6 +12,7 @@
 #include "hyperplan/plan/verify.h"
 #include "hyperplan/routed_fetch.h"
 #include "plan/chunks.h"
+#include "planner/held_weights.h"
 
 namespace hyperplan::planner {
 namespace {
@@ -224,40 +225,6 @@ Plan FetchAfterRoute(const Plan& plan, const std::vector<StreamedOperand>& strea
 
 namespace {
 
-// Experts made resident, likeliest touched first, within `room_bytes`: by streamed operand,
-// ascending. At most E - 1 per operand (all E resident is the planner's whole-resident choice).
-std::vector<std::vector<int32_t>> ChooseResident(const std::vector<StreamedOperand>& streamed,
-                                                 int64_t room_bytes) {
-  struct Choice {
-    double touch;
-    size_t operand;
-    int32_t expert;
-  };
-  std::vector<Choice> choices;
-  for (size_t i = 0; i < streamed.size(); ++i) {
-    const std::vector<double> touch = TouchProbabilities(streamed[i].operand.routing);
-    for (size_t e = 0; e < touch.size(); ++e) {
-      choices.push_back({touch[e], i, static_cast<int32_t>(e)});
-    }
-  }
-  std::stable_sort(choices.begin(), choices.end(), [](const Choice& a, const Choice& b) {
-    return std::tie(b.touch, a.operand, a.expert) < std::tie(a.touch, b.operand, b.expert);
-  });
-  std::vector<std::vector<int32_t>> resident(streamed.size());
-  for (const Choice& choice : choices) {
-    const RoutedOperand& operand = streamed[choice.operand].operand;
-    std::vector<int32_t>& held = resident[choice.operand];
-    if (operand.slice_bytes > room_bytes ||
-        static_cast<int64_t>(held.size()) + 1 >= operand.routing.experts) {
-      continue;
-    }
-    held.push_back(choice.expert);
-    room_bytes -= operand.slice_bytes;
-  }
-  for (std::vector<int32_t>& held : resident) std::sort(held.begin(), held.end());
-  return resident;
-}
-
 // Whether `candidate` is the better plan: it fits where `current` does not, or both fit and it
 // is faster (ties: fewer bytes moved).
 bool Better(const EvaluatedPlan& candidate, const EvaluatedPlan& current) {
@@ -282,6 +249,52 @@ int64_t StreamedPartBytes(const Graph& graph, const std::vector<NodeId>& nodes,
   return std::max<int64_t>(0, bytes);
 }
 
+double RoutedNsPerByte(const HardwareProfile& profile, const Plan& plan,
+                       const StreamedOperand& entry) {
+  double ns_per_byte = 0;
+  for (int32_t step : {entry.prefetch, entry.staging_prefetch}) {
+    if (step < 0) continue;
+    const int32_t link = plan.steps[step].link;
+    if (link < 0 || static_cast<size_t>(link) >= profile.links.size()) continue;
+    const double bandwidth = static_cast<double>(profile.links[link].bandwidth_bytes_per_s);
+    if (bandwidth > 0) ns_per_byte += 1e9 / bandwidth;
+  }
+  return ns_per_byte;
+}
+
+std::vector<std::vector<int32_t>> ChooseResident(const std::vector<StreamedOperand>& streamed,
+                                                 const std::vector<double>& ns_per_byte,
+                                                 int64_t room_bytes) {
+  struct Choice {
+    double saved;  // expected ns saved per byte held
+    size_t operand;
+    int32_t expert;
+  };
+  std::vector<Choice> choices;
+  for (size_t i = 0; i < streamed.size(); ++i) {
+    const std::vector<double> touch = TouchProbabilities(streamed[i].operand.routing);
+    for (size_t e = 0; e < touch.size(); ++e) {
+      choices.push_back({touch[e] * ns_per_byte[i], i, static_cast<int32_t>(e)});
+    }
+  }
+  std::stable_sort(choices.begin(), choices.end(), [](const Choice& a, const Choice& b) {
+    return std::tie(b.saved, a.operand, a.expert) < std::tie(a.saved, b.operand, b.expert);
+  });
+  std::vector<std::vector<int32_t>> resident(streamed.size());
+  for (const Choice& choice : choices) {
+    const RoutedOperand& operand = streamed[choice.operand].operand;
+    std::vector<int32_t>& held = resident[choice.operand];
+    if (operand.slice_bytes > room_bytes ||
+        static_cast<int64_t>(held.size()) + 1 >= operand.routing.experts) {
+      continue;
+    }
+    held.push_back(choice.expert);
+    room_bytes -= operand.slice_bytes;
+  }
+  for (std::vector<int32_t>& held : resident) std::sort(held.begin(), held.end());
+  return resident;
+}
+
 PlanResult PlaceExpertsAfterRoute(const Problem& problem, const PlanOptions& options,
                                   PlanResult planned) {
   const Graph& graph = *problem.graph;
@@ -290,22 +303,35 @@ PlanResult PlaceExpertsAfterRoute(const Problem& problem, const PlanOptions& opt
   if (!options.offload || !options.route_fetch || streamed.empty()) return planned;
   const NoOffloadReference reference{planned.evaluation.summary.baseline_peak_bytes,
                                      planned.evaluation.summary.baseline_arena_bytes};
-  auto finish = [&](const std::vector<std::vector<int32_t>>& resident) {
+  const std::vector<std::vector<int32_t>> none(streamed.size());
+  const std::vector<StreamedWeight> weights =
+      FindStreamedWeights(graph, FetchAfterRoute(planned.plan, streamed, none));
+  auto finish = [&](const std::vector<std::vector<int32_t>>& resident,
+                    const std::vector<ValueId>& held) {
     return FinishPlan(graph, profile, options.layout, reference,
-                      FetchAfterRoute(planned.plan, streamed, resident));
+                      HoldWeights(graph, FetchAfterRoute(planned.plan, streamed, resident), held));
   };
-  EvaluatedPlan best = finish(std::vector<std::vector<int32_t>>(streamed.size()));
+  EvaluatedPlan best = finish(none, {});
   const int64_t capacity_bytes = profile.tiers[profile.device_tier].capacity_bytes;
   const int64_t budget_bytes = planned.plan.budget_bytes.value_or(capacity_bytes);
   int64_t room_bytes = budget_bytes > 0 ? budget_bytes - best.plan.layout.live_peak_bytes : 0;
+  std::vector<double> ns_per_byte;
+  for (const StreamedOperand& entry : streamed) {
+    ns_per_byte.push_back(RoutedNsPerByte(profile, planned.plan, entry));
+  }
   for (int attempt = 0; attempt < kRoomAttempts && room_bytes > 0; ++attempt, room_bytes /= 2) {
-    const std::vector<std::vector<int32_t>> resident = ChooseResident(streamed, room_bytes);
-    if (std::all_of(resident.begin(), resident.end(), [](const auto& h) { return h.empty(); })) {
+    // Weights streamed whole save all their bytes per byte held, experts the chance a token
+    // touches them: the weights take the room first.
+    const std::vector<ValueId> held = ChooseHeldWeights(weights, room_bytes);
+    const std::vector<std::vector<int32_t>> resident =
+        ChooseResident(streamed, ns_per_byte, room_bytes - HeldBytes(graph, held));
+    if (held.empty() &&
+        std::all_of(resident.begin(), resident.end(), [](const auto& h) { return h.empty(); })) {
       break;
     }
-    EvaluatedPlan held = finish(resident);
-    if (!held.evaluation.fits) continue;
-    if (Better(held, best)) best = std::move(held);
+    EvaluatedPlan candidate = finish(resident, held);
+    if (!candidate.evaluation.fits) continue;
+    if (Better(candidate, best)) best = std::move(candidate);
     break;
   }
   if (!Better(best, planned)) return planned;

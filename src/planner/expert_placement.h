@@ -13,14 +13,17 @@
 // experts are made resident by how likely an iteration touches them (routing.h: 1 - (1 - p_e)^T,
 // from the `--expert-stats` profile, else uniform): a resident expert saves that share of its
 // slice's link bytes per byte of device memory, so the likeliest go first (ties: node order,
-// value, expert index). The plan with routed fetches (and with resident experts, where their
-// room is laid out under the budget) is kept when it replays faster or fits where the given one
-// did not. Each candidate is laid out, evaluated and verified like every plan.
+// value, expert index), weighted by the link time a byte of the operand crosses (an expert
+// staged from NVMe saves both hops). Before the experts, the room goes to weights the plan
+// streams whole every iteration (held_weights.h: all their bytes saved per byte held, where
+// an expert saves the chance a token touches it). The plan with routed fetches (and with resident
+// experts, where their room is laid out under the budget) is kept when it replays faster or fits
+// where the given one did not. Each candidate is laid out, evaluated and verified like every plan.
 // Cost: one to four FinishPlan and VerifyPlan passes over the plan, plus O(MoE operands * E *
 // log) for the choice. Limits: two hops at most (an operand staged once, NVMe -> DDR -> device,
 // has both hops routed, the staging copy reserving the worst case too); the planner's placement
-// is decided on whole operands before this pass, so the room routed blocks free is not offered
-// back to the refine.
+// is decided on whole operands before this pass, so the room routed blocks free goes back only
+// through the weights held whole here, not to the refine.
 #pragma once
 
 #include <cstdint>
@@ -65,6 +68,24 @@ Plan FetchAfterRoute(const Plan& plan, const std::vector<StreamedOperand>& strea
 // expected routed bytes, none resident), the rest whole.
 int64_t StreamedPartBytes(const Graph& graph, const std::vector<NodeId>& nodes,
                           int64_t weight_bytes);
+
+// The link time one byte of `entry`'s expert slices takes to reach the device in `plan`, in
+// ns: the routed Prefetch's link and, for an operand staged in DDR, the staging hop's too, each
+// at its link's whole bandwidth (a routed hop holds every channel, hyperplan/plan/whole_link.h).
+// An NVMe-homed expert held on the device saves both hops of every fetch, a DDR-homed one only
+// the last (DeepSeek-V3 int4 on h100-sxm: 1/7 + 1/35 ns against 1/35 ns a byte).
+double RoutedNsPerByte(const HardwareProfile& profile, const Plan& plan,
+                       const StreamedOperand& entry);
+
+// Experts made resident within `room_bytes`, those whose residency saves the most expected link
+// time per byte of device memory first: how likely an iteration touches the expert (routing.h)
+// times its operand's RoutedNsPerByte (`ns_per_byte`, by streamed operand); ties: operand, then
+// expert index. With one route for every operand that is likeliest touched first. By streamed
+// operand, ascending; at most E - 1 per operand (all E resident is the planner's whole-resident
+// choice).
+std::vector<std::vector<int32_t>> ChooseResident(const std::vector<StreamedOperand>& streamed,
+                                                 const std::vector<double>& ns_per_byte,
+                                                 int64_t room_bytes);
 
 // `planned` (a verified plan of `problem`) or the same plan with its streamed expert operands
 // fetched after route and hot experts resident, whichever replays faster (see above).

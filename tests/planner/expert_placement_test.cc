@@ -134,5 +134,41 @@ TEST_CASE("without routed fetches allowed the plan keeps its whole Prefetch") {
   CHECK(kept.evaluation.timeline.makespan_ns == 20384);
 }
 
+TEST_CASE("the device room holds first the experts whose fetch crosses the most link time") {
+  RoutedMoe f;
+  // fc1 staged from NVMe (TwoHopPlan: 1 nvme -> ddr, 2 ddr -> hbm, both 1 B/ns); fc2 streamed
+  // from DDR alone (the ddr -> hbm hop only). Uniform routing, one token, top 2 of 8: every
+  // expert is touched with p = 1 - (1 - 2/8) = 0.25.
+  const Plan plan = f.TwoHopPlan(4096);
+  planner::StreamedOperand staged;
+  staged.operand = *RoutedOperandOf(f.graph, f.moe, f.fc1);
+  staged.prefetch = 2;
+  staged.staging_prefetch = 1;
+  planner::StreamedOperand direct;
+  direct.operand = *RoutedOperandOf(f.graph, f.moe, f.fc2);
+  direct.prefetch = 2;
+  // 1e9 / 1e9 B/s = 1 ns a byte a hop: 2 ns staged, 1 ns direct.
+  const double staged_ns = planner::RoutedNsPerByte(f.profile, plan, staged);
+  const double direct_ns = planner::RoutedNsPerByte(f.profile, plan, direct);
+  CHECK(staged_ns == 2.0);
+  CHECK(direct_ns == 1.0);
+  // Saved per byte: 0.25 * 2 = 0.5 ns for fc1's experts, 0.25 * 1 for fc2's. Room for three
+  // 2048 B slices (6144 B of 7000): fc1's experts 0, 1 and 2, none of fc2's, though fc2 comes
+  // first in the operand order.
+  const std::vector<planner::StreamedOperand> streamed = {direct, staged};
+  const auto resident = planner::ChooseResident(streamed, {direct_ns, staged_ns}, 7000);
+  CHECK(resident[0].empty());
+  CHECK(resident[1] == std::vector<int32_t>{0, 1, 2});
+  // At most E - 1 = 7 of fc1's; room for 9 slices (18432 B of 19000): 7 of fc1, then fc2's
+  // experts 0 and 1.
+  const auto full = planner::ChooseResident(streamed, {direct_ns, staged_ns}, 19000);
+  CHECK(full[1] == std::vector<int32_t>{0, 1, 2, 3, 4, 5, 6});
+  CHECK(full[0] == std::vector<int32_t>{0, 1});
+  // One route for both: the operand order decides (fc2 first), as before the time weighting.
+  const auto same = planner::ChooseResident(streamed, {1.0, 1.0}, 7000);
+  CHECK(same[0] == std::vector<int32_t>{0, 1, 2});
+  CHECK(same[1].empty());
+}
+
 }  // namespace
 }  // namespace hyperplan
