@@ -15,8 +15,9 @@
 // slice's link bytes per byte of device memory, so the likeliest go first (ties: node order,
 // value, expert index). The plan with routed fetches (and with resident experts, where their
 // room is laid out under the budget) is kept when it replays faster or fits where the given one
-// did not. Each candidate is laid out, evaluated and verified like every plan.
-// Cost: one to four FinishPlan and VerifyPlan passes over the plan, plus O(MoE operands * E *
+// did not. Each candidate is laid out and evaluated like every plan; PlanOffload verifies the
+// plan it returns, this one among them.
+// Cost: one to four FinishPlan passes over the plan, plus O(MoE operands * E *
 // log) for the choice. Limits: two hops at most (an operand staged once, NVMe -> DDR -> device,
 // has both hops routed, the staging copy reserving the worst case too); the planner's placement
 // is decided on whole operands before this pass, so the room routed blocks free is not offered
@@ -66,7 +67,7 @@ Plan FetchAfterRoute(const Plan& plan, const std::vector<StreamedOperand>& strea
 int64_t StreamedPartBytes(const Graph& graph, const std::vector<NodeId>& nodes,
                           int64_t weight_bytes);
 
-// `planned` (a verified plan of `problem`) or the same plan with its streamed expert operands
+// `planned` (a plan of `problem`) or the same plan with its streamed expert operands
 // fetched after route and hot experts resident, whichever replays faster (see above).
 PlanResult PlaceExpertsAfterRoute(const Problem& problem, const PlanOptions& options,
                                   PlanResult planned);
