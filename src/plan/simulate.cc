@@ -144,6 +144,10 @@ StepClock::StepClock(const HardwareProfile& profile, const std::vector<int64_t>&
 const StepTiming& StepClock::Add(const PlanStep& step) {
   int64_t ready_ns = 0;
   for (int32_t wait : step.waits_for) ready_ns = std::max(ready_ns, timings_[wait].end_ns);
+  return AddReady(step, ready_ns);
+}
+
+const StepTiming& StepClock::AddReady(const PlanStep& step, int64_t ready_ns) {
   if (HoldsWholeLink(profile_, step)) return AddWholeLink(step, ready_ns);
   int64_t& stream_free_ns = stream_free_ns_[streams_.Of(step)];
   StepTiming timing;
@@ -157,6 +161,25 @@ const StepTiming& StepClock::Add(const PlanStep& step) {
   stream_free_ns = timing.end_ns;
   timings_.push_back(timing);
   return timings_.back();
+}
+
+// A stream's clock is the end of the last step timed on it (a whole-link step: on each of its
+// link's channels), as AddReady and AddWholeLink set it.
+void StepClock::Resume(std::span<const PlanStep> steps, std::span<const StepTiming> timings) {
+  if (!timings_.empty() || steps.size() != timings.size()) {
+    throw Error(ErrorKind::kInternal, "StepClock::Resume on a clock that has timed steps");
+  }
+  timings_.assign(timings.begin(), timings.end());
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const PlanStep& step = steps[i];
+    if (HoldsWholeLink(profile_, step)) {
+      const int32_t first = streams_.Of(step.link, 0);
+      const int32_t count = streams_.channel_count(step.link);
+      for (int32_t c = 0; c < count; ++c) stream_free_ns_[first + c] = timings[i].end_ns;
+    } else {
+      stream_free_ns_[streams_.Of(step)] = timings[i].end_ns;
+    }
+  }
 }
 
 // A routed transfer that holds its whole link (whole_link.h): it starts once every channel of

@@ -11,7 +11,9 @@
 // whatever read the Prefetch's value waits for its last chunk. Layout, simulation and summary
 // are left to the caller (FinishPlan).
 // Cost: O(steps) per replay, one replay per waiting transfer tried (at most kMaxChunkSplits
-// kept, and trials while their replayed steps stay within kChunkReplayBudgetSteps).
+// kept, and trials while their replayed steps stay within kChunkReplayBudgetSteps); a trial
+// resumes the last replay's clock at the Prefetch and builds no steps, a kept split is built
+// and replayed in full.
 // Limits: only the last chunk of a Prefetch to the device is split, only for a waiting
 // transfer at most 1/kChunkSmallTransferRatio its size, only when none of the steps between
 // the two waits for it, and into chunks of at least kMinChunkBytes; Stores and off-device

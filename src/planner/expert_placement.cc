@@ -7,9 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "hyperplan/error.h"
 #include "hyperplan/plan/cold_start.h"
-#include "hyperplan/plan/verify.h"
 #include "hyperplan/routed_fetch.h"
 #include "plan/chunks.h"
 #include "planner/held_weights.h"
@@ -336,11 +334,6 @@ PlanResult PlaceExpertsAfterRoute(const Problem& problem, const PlanOptions& opt
   }
   if (!Better(best, planned)) return planned;
   best.evaluation.cold_start = ComputeColdStart(graph, profile, problem.homes, best.plan);
-  const VerifyResult verdict = VerifyPlan(*problem.model, profile, best.plan, best.evaluation);
-  if (!verdict.ok) {
-    throw Error(ErrorKind::kInternal,
-                "plan with experts fetched after route failed verification: " + verdict.message);
-  }
   planned.status = best.evaluation.fits ? PlanStatus::kPlanned : planned.status;
   planned.plan = std::move(best.plan);
   planned.evaluation = std::move(best.evaluation);

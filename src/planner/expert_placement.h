@@ -18,8 +18,9 @@
 // streams whole every iteration (held_weights.h: all their bytes saved per byte held, where
 // an expert saves the chance a token touches it). The plan with routed fetches (and with resident
 // experts, where their room is laid out under the budget) is kept when it replays faster or fits
-// where the given one did not. Each candidate is laid out, evaluated and verified like every plan.
-// Cost: one to four FinishPlan and VerifyPlan passes over the plan, plus O(MoE operands * E *
+// where the given one did not. Each candidate is laid out and evaluated like every plan;
+// PlanOffload verifies the plan it returns, this one among them.
+// Cost: one to four FinishPlan passes over the plan, plus O(MoE operands * E *
 // log) for the choice. Limits: two hops at most (an operand staged once, NVMe -> DDR -> device,
 // has both hops routed, the staging copy reserving the worst case too); the planner's placement
 // is decided on whole operands before this pass, so the room routed blocks free goes back only
@@ -87,7 +88,7 @@ std::vector<std::vector<int32_t>> ChooseResident(const std::vector<StreamedOpera
                                                  const std::vector<double>& ns_per_byte,
                                                  int64_t room_bytes);
 
-// `planned` (a verified plan of `problem`) or the same plan with its streamed expert operands
+// `planned` (a plan of `problem`) or the same plan with its streamed expert operands
 // fetched after route and hot experts resident, whichever replays faster (see above).
 PlanResult PlaceExpertsAfterRoute(const Problem& problem, const PlanOptions& options,
                                   PlanResult planned);

@@ -3,6 +3,8 @@
 #include "planner/retime.h"
 
 #include <catch2/catch.hpp>
+#include <map>
+#include <mutex>
 #include <vector>
 
 #include "planner_support.h"
@@ -144,4 +146,36 @@ TEST_CASE("retime: a link busy 99% of the iteration binds it, 98% does not") {
     INFO(bytes << " B");
     CHECK(LinkSaturated(profile, planned) == (bytes == 99));
   }
+}
+
+// In budget mode two chains run (plain and hoisted); their round 0 replans from the same plan,
+// so ReplanOnRunTimeline finds its context once and each chain takes a copy: each chain still
+// gets the axis its own chain would have found, its own hoisting flag, and a context equal to a
+// fresh RetimedContext on that axis.
+TEST_CASE("retime: both chains' round 0 replans in the shared context, each with its own flag") {
+  Graph graph;
+  const ValueId x = Work(graph, "n0", {}, "x", 10, 1);
+  Work(graph, "n1", {x}, "y", 10, 1);
+  const HardwareProfile profile = UnitProfile();
+  const PlanContext context = BuildContext(graph, profile, ModelOrder(graph), {}, {});
+  std::mutex mutex;
+  std::map<bool, std::vector<std::vector<int64_t>>> axes_by_hoist;  // each chain's rounds
+  std::map<bool, size_t> candidates_by_hoist;                       // in its round 0
+  // Every round returns a 2000 ns plan, slower than the first (1000 ns): no round gains, so
+  // each chain runs its two rounds, round 1 on the 2000 ns plan's axis {0, 1999, 2000}.
+  const Outcome kept = ReplanOnRunTimeline(context, Stalled(1000), true, [&](const PlanContext& c) {
+    const std::lock_guard<std::mutex> lock(mutex);
+    std::vector<std::vector<int64_t>>& axes = axes_by_hoist[c.hoist_prefetches];
+    if (axes.empty()) candidates_by_hoist[c.hoist_prefetches] = c.candidates.candidates.size();
+    axes.push_back(c.cost.step_start_ns);
+    return Stalled(2000);
+  });
+  CHECK(kept.evaluation.timeline.makespan_ns == 1000);
+  // Stalled(1000)'s axis: n0 at 0, n1 at 999, the end at 1000.
+  const std::vector<std::vector<int64_t>> expected = {{0, 999, 1000}, {0, 1999, 2000}};
+  CHECK(axes_by_hoist[false] == expected);
+  CHECK(axes_by_hoist[true] == expected);
+  const PlanContext fresh = RetimedContext(context, {0, 999, 1000});
+  CHECK(candidates_by_hoist[false] == fresh.candidates.candidates.size());
+  CHECK(candidates_by_hoist[true] == fresh.candidates.candidates.size());
 }

@@ -92,3 +92,53 @@ TEST_CASE("step clock: on a one-channel link a routed hop is an ordinary transfe
   CHECK_FALSE(HoldsWholeLink(profile, step));
   CHECK(clock.Add(step).end_ns == 100);  // 100 B at 1 byte/ns
 }
+
+// The chunker's trials (chunk_prefetches.h) resume a clock at a step instead of replaying from
+// the start: the same timings as the full replay at every resume point, a whole-link hop, the
+// compute stream and both links included, and AddReady with the waits resolved by the caller
+// times a step as Add does.
+TEST_CASE("step clock: resumed at any step, times the rest as the full replay does") {
+  const HardwareProfile profile = UnitProfile(int64_t{1} << 40, 2);
+  const std::vector<int64_t> node_time_ns = {30, 5, 70};
+  PlanStep routed = TransferStep(StepKind::kPrefetch, 1, 0, {}, 100);
+  routed.routed_by = 0;
+  const std::vector<PlanStep> steps = {
+      TransferStep(StepKind::kPrefetch, 1, 1, {}, 100),  // [0, 200) on channel 1
+      ComputeStep(0, {}),                                // [0, 30)
+      routed,                                            // both channels: [200, 300)
+      TransferStep(StepKind::kStore, 0, 0, {1}, 40),     // after n0: [30, 110)
+      ComputeStep(1, {2}),                               // after the hop: [300, 305)
+      TransferStep(StepKind::kPrefetch, 1, 0, {}, 10),   // channel 0 after the hop: [300, 320)
+      DetachStep({3}),                                   // compute stream free at 305: [305, 305)
+      ComputeStep(2, {5}),                               // [320, 390)
+  };
+  StepClock full(profile, node_time_ns);
+  for (const PlanStep& step : steps) full.Add(step);
+  const std::vector<StepTiming>& timings = full.timings();
+  REQUIRE(timings.size() == steps.size());
+  // The hand times above, so the comparisons below compare against a replay that is right.
+  const std::vector<int64_t> ends_ns = {200, 30, 300, 110, 305, 320, 305, 390};
+  for (size_t s = 0; s < steps.size(); ++s) CHECK(timings[s].end_ns == ends_ns[s]);
+  for (size_t k = 0; k <= steps.size(); ++k) {
+    INFO("resumed after " << k << " steps");
+    StepClock resumed(profile, node_time_ns);
+    resumed.Resume(std::span<const PlanStep>(steps).first(k),
+                   std::span<const StepTiming>(timings).first(k));
+    for (size_t s = k; s < steps.size(); ++s) {
+      int64_t ready_ns = 0;
+      for (const int32_t wait : steps[s].waits_for) {
+        ready_ns = std::max(ready_ns, resumed.timings()[wait].end_ns);
+      }
+      const StepTiming timing =
+          s % 2 == 0 ? resumed.Add(steps[s]) : resumed.AddReady(steps[s], ready_ns);
+      CHECK(timing.start_ns == timings[s].start_ns);
+      CHECK(timing.end_ns == timings[s].end_ns);
+    }
+    for (const int32_t link : {0, 1}) {
+      CHECK(std::vector<int64_t>(resumed.channel_free_ns(link).begin(),
+                                 resumed.channel_free_ns(link).end()) ==
+            std::vector<int64_t>(full.channel_free_ns(link).begin(),
+                                 full.channel_free_ns(link).end()));
+    }
+  }
+}

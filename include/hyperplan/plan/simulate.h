@@ -46,6 +46,13 @@ class StepClock {
   // Times the next step. Its waits index steps already timed and its link and channel exist
   // (the caller checks).
   const StepTiming& Add(const PlanStep& step);
+  // The same for a step whose waits the caller resolved: `ready_ns`, the latest end among the
+  // steps it waits for (0: none); step.waits_for is not read.
+  const StepTiming& AddReady(const PlanStep& step, int64_t ready_ns);
+  // Takes `steps` as timed already at `timings` (parallel, as this rule timed them from an
+  // empty clock): the clock is then where it was after the last of them, at O(steps) without
+  // timing any. A clock that has timed nothing only.
+  void Resume(std::span<const PlanStep> steps, std::span<const StepTiming> timings);
 
   const std::vector<StepTiming>& timings() const { return timings_; }
   std::vector<StepTiming> TakeTimings() { return std::move(timings_); }
