@@ -822,7 +822,9 @@ class Refiner {
     step_use = StepUse::kExact;  // the waits compared below are at `latest`
     const int64_t compute_wait_ns = store.pre_peak_end_ns - pre_peak_stores_.StartNs(latest);
     const int64_t axis_wait_ns = std::max<int64_t>(0, store.end_ns - start_ns_[latest]);
-    if (compute_wait_ns <= axis_wait_ns) return std::nullopt;
+    if (compute_wait_ns <= axis_wait_ns || !context_.reject_stores_late_on_compute_axis) {
+      return std::nullopt;
+    }
     return Reject(DecisionReason::kStoreTooLate,
                   "its Store, issued by the no-offload peak, cannot end before step " +
                       std::to_string(latest) + " begins on the compute-only axis (" +
