@@ -5,6 +5,7 @@
 // (planner_support.h): every number is worked out beside its assertion.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <string>
 #include <vector>
 
 #include "hyperplan/plan/verify.h"
@@ -132,6 +133,47 @@ TEST_CASE("transfers: a Store that cannot finish before the step it frees stalls
   CHECK(evaluation.summary.makespan_ns == 430);
 }
 
+TEST_CASE("transfers: a Store queued behind another waits for its writer, not its boundary") {
+  // As above, with eleven 10 ns steps between b's writer and the step that must free a and b:
+  //   n0 -> a (100 B)   n1 -> b (100 B)   n2 .. n12 (1 B each, a chain)   each 10 ns
+  //   n13 -> z (300 B scratch)   n14 a, b, z -> y              T(step k) = 10 k
+  // Budget 302 needs a and b both gone at step 13 (a + b + c12 + z + scratch = 100 + 100 + 1 +
+  // 1 + 300 = 502; without a or b, 402 > 302; without both, 302). One hbm->ddr
+  // channel at 1 B/ns: a's Store [10, 110), b's queued behind it [110, 210), so refine issues
+  // b's Store at the boundary whose step starts at 110, long after its writer (step 1). The
+  // Store needs only its writer and its channel: it waits for n1 and nothing else (issued at
+  // its boundary, it also waited for the compute step before it, and the link idled whenever
+  // that step ran late). Step 13 waits for b's Store: [210, 220); a and b come back one after
+  // the other on the one ddr->hbm channel, [220, 320) and [320, 420); n14 runs [420, 430).
+  Graph graph;
+  const ValueId a = Work(graph, "n0", {}, "a", 100, 10);
+  const ValueId b = Work(graph, "n1", {}, "b", 100, 10);
+  ValueId chain = Work(graph, "n2", {}, "c2", 1, 10);
+  for (int k = 3; k <= 12; ++k) {
+    chain = Work(graph, "n" + std::to_string(k), {chain}, "c" + std::to_string(k), 1, 10);
+  }
+  const ValueId z = Work(graph, "n13", {chain}, "z", 1, 10, 300);
+  MarkOutput(graph, Work(graph, "n14", {a, b, z}, "y", 1, 10));
+
+  const PlanResult result = PlanAndVerify(graph, UnitProfile(), Budget(302));
+  REQUIRE(result.status == PlanStatus::kPlanned);
+  const Plan& plan = result.plan;
+  const auto stores = StepsOf(plan, StepKind::kStore, b);
+  REQUIRE(stores.size() == 1);
+  const PlanStep& store = plan.steps[stores[0]];
+  REQUIRE(store.boundary > 2);  // issued past the step after its writer: the case at hand
+  const auto computes = StepsOf(plan, StepKind::kCompute);
+  const auto writer = std::find_if(computes.begin(), computes.end(),
+                                   [&](int32_t i) { return plan.steps[i].node == 1; });
+  REQUIRE(writer != computes.end());
+  CHECK(store.waits_for == std::vector<int32_t>{*writer});
+  const SimulationResult& timeline = result.evaluation.timeline;
+  CHECK(timeline.steps[stores[0]].start_ns == 110);
+  CHECK(timeline.steps[stores[0]].end_ns == 210);
+  CHECK(timeline.stall_ns_per_node[13] == 210 - 130);
+  CHECK(result.evaluation.summary.makespan_ns == 430);
+}
+
 namespace {
 
 // The candidate of `value`'s gap after step `after`.
@@ -200,6 +242,20 @@ TEST_CASE("transfers: a Store before the peak is judged on compute time, not on 
     CHECK_THAT(selection.detail[gap_of_a],
                Catch::Contains("cannot end before step 3 begins on the compute-only axis "
                                "(110 ns against 30 ns)"));
+  }
+
+  SECTION("without the rule (the planner's last round), that Store is taken, as ranked") {
+    // PlanContext::reject_stores_late_on_compute_axis off: a's gap ranks first and its Store,
+    // [10, 110), ends before step 3 begins on this axis (130), so its Detach goes at step 3
+    // with no wait there: a leaves, w stays.
+    const HardwareProfile profile = UnitProfile();
+    planner::PlanContext context = plan_on_stretched_axis(profile);
+    context.reject_stores_late_on_compute_axis = false;
+    const planner::Selection selection = planner::Refine(context, request);
+    CHECK(selection.reached_target);
+    REQUIRE(selection.placements.size() == 1);
+    CHECK(selection.placements[0].candidate == CandidateOf(context, a, 0));
+    CHECK(selection.placements[0].detach_boundary == 3);
   }
 
   SECTION("a Store that ends in time on compute alone goes first, as ranked") {
