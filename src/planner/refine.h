@@ -15,7 +15,9 @@
 //   A Store first issued by the no-offload peak is also placed on the compute-only axis
 //   (pre_peak_stores.h): the Detach goes no earlier than that Store allows there, and a gap
 //   whose Detach would then wait longer there than on the axis it is planned on is rejected
-//   at p (on a retimed axis, the time it fits in is the last plan's wait).
+//   at p (on a retimed axis, the time it fits in is the last plan's wait), unless the context
+//   turns the rule off (PlanContext::reject_stores_late_on_compute_axis: the planner's last
+//   round, where the rule left every retimed round stuck).
 // - Prefetch: hops chained backwards, each in the latest free slot ending before the next hop
 //   starts (the last one ending by the consumer's start), so it starts as late as still hides
 //   its transfer given the link's occupancy; the last hop must start at or after the boundary
