@@ -39,7 +39,7 @@ struct PlanContext {
   std::vector<uint8_t> persistent;  // by ValueId; empty: a one-shot plan (loop.h)
   LayoutOptions layout;             // PlanOptions::layout
   CandidateRules rules;             // candidates.h
-  // Refine hoists homed values' Prefetches as early as the device has room (refine.h); the
+  // Refine hoists one-hop Prefetches as early as the device has room (refine.h); the
   // planner asks for it in one extra round and keeps that plan only if it wins (retime.h).
   bool hoist_prefetches = false;
   // Refine turns down a gap whose pre-peak Store would make its Detach wait longer on the
