@@ -311,8 +311,9 @@ class OffloadSearch {
   // chains are (5.67 s not hoisted), and only up to kSecondChoiceLimit steps like them.
   // Kept only when it beats the chosen plan, and run only by a search whose plan leads those of
   // the same PlanOffload so far (the training step: 8.3 s of planning, against 10.0 s with the
-  // round in every search and 6.7 s without it; the same plan either way). Cost: one budget
-  // mode's rounds per such search.
+  // round in every search and 6.7 s without it; the same plan either way; measured before
+  // hoisting moved stored values too, which made it 4.98 s at 6.5 s). Cost: one budget mode's
+  // rounds per such search.
   void PlanStoresJudgedOnOwnAxis() {
     const PlanContext* winner = ContextWithOrder(contexts_, chosen_.plan.order);
     const SimulationResult& ran = chosen_.evaluation.timeline;
