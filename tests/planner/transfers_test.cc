@@ -336,6 +336,54 @@ TEST_CASE("transfers: hoisted, a homed value's Prefetch goes as early as the dev
   }
 }
 
+TEST_CASE("transfers: hoisted, a stored value's Prefetch goes early too, after its Store") {
+  // s (100 B activation) is made at step 0 and read at step 5; step 2 needs 200 B of scratch.
+  //   n0 -> s          10 ns           T = [0, 10, 110, 120, 130, 330, 340]
+  //   n1 -> a         100 ns
+  //   n2 a -> b        10 ns, 200 B scratch
+  //   n3 b -> c        10 ns
+  //   n4 c -> d       200 ns
+  //   n5 d, s -> y     10 ns
+  // Peak at step 2: 100 + 1 + 1 + 200 = 302 > 250, so s leaves: its Store [10, 110) (1 B/ns),
+  // its Detach at step 2 (T = 110, as the Store ends). Placed latest-first, its 100 ns
+  // Prefetch ends as step 5 starts: [230, 330), issued before step 4. Hoisted, step 3 holds
+  // 1 + 1 + 100 = 102 with s, under 250 - 250 / 64 = 247 (step 2 is the gap's first, which it
+  // must still free), so it takes the in-link's earliest free slot from step 3's start (120,
+  // after the Store's end, 110): [120, 220), issued before step 3. Either way nothing waits.
+  Graph graph;
+  const ValueId s = Work(graph, "n0", {}, "s", 100, 10);
+  const ValueId a = Work(graph, "n1", {}, "a", 1, 100);
+  const ValueId b = Work(graph, "n2", {a}, "b", 1, 10, 200);
+  const ValueId c = Work(graph, "n3", {b}, "c", 1, 10);
+  const ValueId d = Work(graph, "n4", {c}, "d", 1, 200);
+  MarkOutput(graph, Work(graph, "n5", {d, s}, "y", 1, 10));
+  const HardwareProfile profile = UnitProfile();
+  planner::PlanContext context = planner::BuildContext(graph, profile, ModelOrder(graph), {}, {});
+  REQUIRE(context.cost.step_start_ns == std::vector<int64_t>{0, 10, 110, 120, 130, 330, 340});
+  planner::Baseline baseline;
+  baseline.peak_bytes = context.lifetimes.timeline.peak_bytes;
+  for (const bool hoist : {false, true}) {
+    INFO("hoisted: " << hoist);
+    context.hoist_prefetches = hoist;
+    const planner::Outcome outcome = planner::PlanToBudget(context, 250, baseline);
+    REQUIRE(outcome.feasible);
+    const Plan& plan = outcome.plan;
+    const PlanEvaluation& evaluation = outcome.evaluation;
+    const VerifyResult verdict = VerifyPlan(graph, profile, plan, evaluation);
+    INFO(verdict.message);
+    REQUIRE(verdict.ok);
+    const auto fetches = StepsOf(plan, StepKind::kPrefetch, s);
+    REQUIRE(fetches.size() == 1);
+    CHECK(plan.steps[fetches[0]].boundary == (hoist ? 3 : 4));
+    CHECK(plan.steps[fetches[0]].planned_start_ns == (hoist ? 120 : 230));
+    // Issued at its boundary, the transfer runs as soon as compute reaches it: hoisted at
+    // T = 120, [120, 220); else at T = 130, [130, 230).
+    CHECK(evaluation.timeline.steps[fetches[0]].start_ns == (hoist ? 120 : 130));
+    CHECK(evaluation.timeline.stall_ns == 0);
+    CHECK(evaluation.timeline.makespan_ns == 340);
+  }
+}
+
 TEST_CASE("transfers: re-placed to free an earlier step, a taken gap issues its own Store there") {
   // x and a (100 B each) must both be off the device at step 4 (300 B of scratch), and a alone
   // at step 2 (200 B of scratch; n2 reads x). One channel each way, 1 B/ns.
