@@ -618,6 +618,7 @@ class Assembler {
     const bool before_writer = CandidateOf(p.placement).write_back_at_start;
     if (writer != kNoNode && !before_writer) {
       AddWait(step.waits_for, compute_index_[context_.lifetimes.step_of_node[writer]]);
+      return;
     }
     AddWait(step.waits_for, last_compute);
   }

@@ -39,9 +39,13 @@ struct PlanContext {
   std::vector<uint8_t> persistent;  // by ValueId; empty: a one-shot plan (loop.h)
   LayoutOptions layout;             // PlanOptions::layout
   CandidateRules rules;             // candidates.h
-  // Refine hoists homed values' Prefetches as early as the device has room (refine.h); the
+  // Refine hoists one-hop Prefetches as early as the device has room (refine.h); the
   // planner asks for it in one extra round and keeps that plan only if it wins (retime.h).
   bool hoist_prefetches = false;
+  // Refine turns down a gap whose pre-peak Store would make its Detach wait longer on the
+  // compute-only axis than on the axis it plans on (pre_peak_stores.h); the planner's last
+  // chain plans without that rule where it left a retimed round stuck (planner.cc).
+  bool reject_stores_late_on_compute_axis = true;
 
   Step step_count() const { return static_cast<Step>(order.size()); }
   const std::vector<int64_t>& base_live_bytes() const {

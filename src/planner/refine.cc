@@ -401,13 +401,13 @@ class Refiner {
     return std::max(floor, placement.prefetch_hops.front().boundary);
   }
 
-  // Once the peak meets the target: each one-hop Prefetch of a homed value moves to the
-  // earliest boundary from which every step up to its old one keeps `hoist_margin_bytes_`
-  // below its target with the value back on the device, and to the earliest free slot of its
-  // link from there, earliest consumer first. Placed latest-first, a Prefetch hides behind
-  // compute only on the timeline it was planned on; where stalls stretch the run (the
-  // training step's Adam moments, read only by the optimizer at the end), the link idled
-  // through steps that had room (h100-sxm, in the planner's hoisted chain: 2.41 -> 2.29 s).
+  // Once the peak meets the target: each one-hop Prefetch (of a homed value, or of a stored
+  // one no earlier than its Store ends) moves to the earliest boundary from which every step up to
+  // its old one keeps `hoist_margin_bytes_` below its target with the value back on the device, and
+  // to the earliest free slot of its link from there, earliest consumer first. Placed latest-first,
+  // a Prefetch hides behind compute only on the timeline it was planned on; where stalls stretch
+  // the run (the training step's Adam moments, read only by the optimizer at the end), the link
+  // idled through steps that had room (h100-sxm, in the planner's hoisted chain: 2.41 -> 2.29 s).
   // The margin leaves the layout room for fragmentation; with about 1/300 of the target
   // (0.25 GiB) h100-sxm gained nothing in an experiment, and the results are not monotone in
   // it. Cost: O(p log p + p (log n + link search)) for p placements.
@@ -415,7 +415,7 @@ class Refiner {
     std::vector<size_t> order;
     for (size_t j = 0; j < selection_.placements.size(); ++j) {
       const Placement& placement = selection_.placements[j];
-      if (placement.prefetch_hops.size() == 1 && candidates_[placement.candidate].homed) {
+      if (placement.prefetch_hops.size() == 1) {
         order.push_back(j);
       }
     }
@@ -822,7 +822,9 @@ class Refiner {
     step_use = StepUse::kExact;  // the waits compared below are at `latest`
     const int64_t compute_wait_ns = store.pre_peak_end_ns - pre_peak_stores_.StartNs(latest);
     const int64_t axis_wait_ns = std::max<int64_t>(0, store.end_ns - start_ns_[latest]);
-    if (compute_wait_ns <= axis_wait_ns) return std::nullopt;
+    if (compute_wait_ns <= axis_wait_ns || !context_.reject_stores_late_on_compute_axis) {
+      return std::nullopt;
+    }
     return Reject(DecisionReason::kStoreTooLate,
                   "its Store, issued by the no-offload peak, cannot end before step " +
                       std::to_string(latest) + " begins on the compute-only axis (" +

@@ -15,7 +15,9 @@
 //   A Store first issued by the no-offload peak is also placed on the compute-only axis
 //   (pre_peak_stores.h): the Detach goes no earlier than that Store allows there, and a gap
 //   whose Detach would then wait longer there than on the axis it is planned on is rejected
-//   at p (on a retimed axis, the time it fits in is the last plan's wait).
+//   at p (on a retimed axis, the time it fits in is the last plan's wait), unless the context
+//   turns the rule off (PlanContext::reject_stores_late_on_compute_axis: the planner's last
+//   round, where the rule left every retimed round stuck).
 // - Prefetch: hops chained backwards, each in the latest free slot ending before the next hop
 //   starts (the last one ending by the consumer's start), so it starts as late as still hides
 //   its transfer given the link's occupancy; the last hop must start at or after the boundary
@@ -42,7 +44,10 @@
 // Must take: before the first round, every must_take candidate (candidates.h) is placed as a
 // bundle freeing what it can, and committed; assembly keeps these placements in every prefix.
 // Hoisted (PlanContext::hoist_prefetches, with a target): once the loop ends, each one-hop
-// Prefetch of a homed value moves, earliest consumer first, to the earliest boundary from
+// Prefetch (a homed value's; a stored value's, no earlier than its Store ends: the training
+// step on rtx-4090-xeon-2s, whose backward pass brought activations back as late as they hid
+// on an axis the run fell behind, with a third of the device free, 5.49 -> 4.98 s) moves,
+// earliest consumer first, to the earliest boundary from
 // which every step up to its old one keeps 1/64 of its target free with the value back on
 // the device, and to its link's earliest free slot from there (never later than it was).
 // Staged ahead (always, once the loop ends): each multi-hop Prefetch that does not hide (its

@@ -9,7 +9,7 @@
 // help: a plan that runs at compute speed, one bound by a saturated link (busy at least
 // (d - 1)/d of its iteration, d = kSaturatedPercentDivisor: replanning moves transfers in
 // time, not bytes), or an axis equal to the last one (planning is a function of the axis).
-// In budget mode the rounds run twice, the second chain with each homed value's Prefetch
+// In budget mode the rounds run twice, the second chain with each one-hop Prefetch
 // hoisted as early as the device has room (PlanContext::hoist_prefetches), and the better
 // plan wins; the hoisted chain runs only up to kSecondChoiceLimit steps (modes.h), on a second
 // core when there is one (the plans are the same either way).

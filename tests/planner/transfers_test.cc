@@ -5,6 +5,7 @@
 // (planner_support.h): every number is worked out beside its assertion.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <string>
 #include <vector>
 
 #include "hyperplan/plan/verify.h"
@@ -132,6 +133,47 @@ TEST_CASE("transfers: a Store that cannot finish before the step it frees stalls
   CHECK(evaluation.summary.makespan_ns == 430);
 }
 
+TEST_CASE("transfers: a Store queued behind another waits for its writer, not its boundary") {
+  // As above, with eleven 10 ns steps between b's writer and the step that must free a and b:
+  //   n0 -> a (100 B)   n1 -> b (100 B)   n2 .. n12 (1 B each, a chain)   each 10 ns
+  //   n13 -> z (300 B scratch)   n14 a, b, z -> y              T(step k) = 10 k
+  // Budget 302 needs a and b both gone at step 13 (a + b + c12 + z + scratch = 100 + 100 + 1 +
+  // 1 + 300 = 502; without a or b, 402 > 302; without both, 302). One hbm->ddr
+  // channel at 1 B/ns: a's Store [10, 110), b's queued behind it [110, 210), so refine issues
+  // b's Store at the boundary whose step starts at 110, long after its writer (step 1). The
+  // Store needs only its writer and its channel: it waits for n1 and nothing else (issued at
+  // its boundary, it also waited for the compute step before it, and the link idled whenever
+  // that step ran late). Step 13 waits for b's Store: [210, 220); a and b come back one after
+  // the other on the one ddr->hbm channel, [220, 320) and [320, 420); n14 runs [420, 430).
+  Graph graph;
+  const ValueId a = Work(graph, "n0", {}, "a", 100, 10);
+  const ValueId b = Work(graph, "n1", {}, "b", 100, 10);
+  ValueId chain = Work(graph, "n2", {}, "c2", 1, 10);
+  for (int k = 3; k <= 12; ++k) {
+    chain = Work(graph, "n" + std::to_string(k), {chain}, "c" + std::to_string(k), 1, 10);
+  }
+  const ValueId z = Work(graph, "n13", {chain}, "z", 1, 10, 300);
+  MarkOutput(graph, Work(graph, "n14", {a, b, z}, "y", 1, 10));
+
+  const PlanResult result = PlanAndVerify(graph, UnitProfile(), Budget(302));
+  REQUIRE(result.status == PlanStatus::kPlanned);
+  const Plan& plan = result.plan;
+  const auto stores = StepsOf(plan, StepKind::kStore, b);
+  REQUIRE(stores.size() == 1);
+  const PlanStep& store = plan.steps[stores[0]];
+  REQUIRE(store.boundary > 2);  // issued past the step after its writer: the case at hand
+  const auto computes = StepsOf(plan, StepKind::kCompute);
+  const auto writer = std::find_if(computes.begin(), computes.end(),
+                                   [&](int32_t i) { return plan.steps[i].node == 1; });
+  REQUIRE(writer != computes.end());
+  CHECK(store.waits_for == std::vector<int32_t>{*writer});
+  const SimulationResult& timeline = result.evaluation.timeline;
+  CHECK(timeline.steps[stores[0]].start_ns == 110);
+  CHECK(timeline.steps[stores[0]].end_ns == 210);
+  CHECK(timeline.stall_ns_per_node[13] == 210 - 130);
+  CHECK(result.evaluation.summary.makespan_ns == 430);
+}
+
 namespace {
 
 // The candidate of `value`'s gap after step `after`.
@@ -200,6 +242,20 @@ TEST_CASE("transfers: a Store before the peak is judged on compute time, not on 
     CHECK_THAT(selection.detail[gap_of_a],
                Catch::Contains("cannot end before step 3 begins on the compute-only axis "
                                "(110 ns against 30 ns)"));
+  }
+
+  SECTION("without the rule (the planner's last round), that Store is taken, as ranked") {
+    // PlanContext::reject_stores_late_on_compute_axis off: a's gap ranks first and its Store,
+    // [10, 110), ends before step 3 begins on this axis (130), so its Detach goes at step 3
+    // with no wait there: a leaves, w stays.
+    const HardwareProfile profile = UnitProfile();
+    planner::PlanContext context = plan_on_stretched_axis(profile);
+    context.reject_stores_late_on_compute_axis = false;
+    const planner::Selection selection = planner::Refine(context, request);
+    CHECK(selection.reached_target);
+    REQUIRE(selection.placements.size() == 1);
+    CHECK(selection.placements[0].candidate == CandidateOf(context, a, 0));
+    CHECK(selection.placements[0].detach_boundary == 3);
   }
 
   SECTION("a Store that ends in time on compute alone goes first, as ranked") {
@@ -277,6 +333,54 @@ TEST_CASE("transfers: hoisted, a homed value's Prefetch goes as early as the dev
     CHECK(evaluation.timeline.steps[fetches[0]].start_ns == (hoist ? 10 : 20));
     CHECK(evaluation.timeline.stall_ns == 0);
     CHECK(evaluation.timeline.makespan_ns == 230);
+  }
+}
+
+TEST_CASE("transfers: hoisted, a stored value's Prefetch goes early too, after its Store") {
+  // s (100 B activation) is made at step 0 and read at step 5; step 2 needs 200 B of scratch.
+  //   n0 -> s          10 ns           T = [0, 10, 110, 120, 130, 330, 340]
+  //   n1 -> a         100 ns
+  //   n2 a -> b        10 ns, 200 B scratch
+  //   n3 b -> c        10 ns
+  //   n4 c -> d       200 ns
+  //   n5 d, s -> y     10 ns
+  // Peak at step 2: 100 + 1 + 1 + 200 = 302 > 250, so s leaves: its Store [10, 110) (1 B/ns),
+  // its Detach at step 2 (T = 110, as the Store ends). Placed latest-first, its 100 ns
+  // Prefetch ends as step 5 starts: [230, 330), issued before step 4. Hoisted, step 3 holds
+  // 1 + 1 + 100 = 102 with s, under 250 - 250 / 64 = 247 (step 2 is the gap's first, which it
+  // must still free), so it takes the in-link's earliest free slot from step 3's start (120,
+  // after the Store's end, 110): [120, 220), issued before step 3. Either way nothing waits.
+  Graph graph;
+  const ValueId s = Work(graph, "n0", {}, "s", 100, 10);
+  const ValueId a = Work(graph, "n1", {}, "a", 1, 100);
+  const ValueId b = Work(graph, "n2", {a}, "b", 1, 10, 200);
+  const ValueId c = Work(graph, "n3", {b}, "c", 1, 10);
+  const ValueId d = Work(graph, "n4", {c}, "d", 1, 200);
+  MarkOutput(graph, Work(graph, "n5", {d, s}, "y", 1, 10));
+  const HardwareProfile profile = UnitProfile();
+  planner::PlanContext context = planner::BuildContext(graph, profile, ModelOrder(graph), {}, {});
+  REQUIRE(context.cost.step_start_ns == std::vector<int64_t>{0, 10, 110, 120, 130, 330, 340});
+  planner::Baseline baseline;
+  baseline.peak_bytes = context.lifetimes.timeline.peak_bytes;
+  for (const bool hoist : {false, true}) {
+    INFO("hoisted: " << hoist);
+    context.hoist_prefetches = hoist;
+    const planner::Outcome outcome = planner::PlanToBudget(context, 250, baseline);
+    REQUIRE(outcome.feasible);
+    const Plan& plan = outcome.plan;
+    const PlanEvaluation& evaluation = outcome.evaluation;
+    const VerifyResult verdict = VerifyPlan(graph, profile, plan, evaluation);
+    INFO(verdict.message);
+    REQUIRE(verdict.ok);
+    const auto fetches = StepsOf(plan, StepKind::kPrefetch, s);
+    REQUIRE(fetches.size() == 1);
+    CHECK(plan.steps[fetches[0]].boundary == (hoist ? 3 : 4));
+    CHECK(plan.steps[fetches[0]].planned_start_ns == (hoist ? 120 : 230));
+    // Issued at its boundary, the transfer runs as soon as compute reaches it: hoisted at
+    // T = 120, [120, 220); else at T = 130, [130, 230).
+    CHECK(evaluation.timeline.steps[fetches[0]].start_ns == (hoist ? 120 : 130));
+    CHECK(evaluation.timeline.stall_ns == 0);
+    CHECK(evaluation.timeline.makespan_ns == 340);
   }
 }
 
