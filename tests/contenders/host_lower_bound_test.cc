@@ -272,6 +272,16 @@ TEST_CASE("host-aware bound: the generated tiny training step's plans never beat
     if (zero.result.evaluation.fits) {
       CHECK(zero.result.evaluation.timeline.makespan_ns >= bound.makespan_ns);
     }
+    // The planner offers ZeRO-Offload's placement to itself (planner.cc WithEveryUpdateOnHost),
+    // through the same planning, so its plan is never slower than the contender's where both fit.
+    PlanOptions options;
+    options.budget_bytes = budget;
+    options.aliases = context.aliases;
+    const PlanResult planned = PlanOffload(graph, profile, options);
+    RequireVerified(graph, profile, planned.plan, planned.evaluation);
+    if (planned.evaluation.fits && zero.result.evaluation.fits) {
+      CHECK(planned.evaluation.timeline.makespan_ns <= zero.result.evaluation.timeline.makespan_ns);
+    }
   }
 }
 
