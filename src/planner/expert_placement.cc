@@ -11,6 +11,7 @@
 #include "hyperplan/routed_fetch.h"
 #include "plan/chunks.h"
 #include "planner/held_weights.h"
+#include "planner/renumber_blocks.h"
 
 namespace hyperplan::planner {
 namespace {
@@ -154,14 +155,7 @@ void Resequence(Plan& plan, const std::vector<uint8_t>& moved) {
     renumber(steps.back().chunk_of);  // a later chunk names its first chunk by index
   }
   plan.steps = std::move(steps);
-  for (ResidentInterval& block : plan.residency) {
-    renumber(block.opened_by);
-    renumber(block.closed_by);
-  }
-  for (TierCopy& copy : plan.tier_copies) {
-    renumber(copy.opened_by);
-    renumber(copy.closed_by);
-  }
+  RenumberBlockSteps(plan, renumber);
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 #include <tuple>
 #include <utility>
 
+#include "planner/renumber_blocks.h"
+
 namespace hyperplan::planner {
 namespace {
 
@@ -116,14 +118,7 @@ void DropSteps(Plan& plan, const std::vector<uint8_t>& dropped) {
     steps.push_back(std::move(step));
   }
   plan.steps = std::move(steps);
-  for (ResidentInterval& block : plan.residency) {
-    renumber(block.opened_by);
-    renumber(block.closed_by);
-  }
-  for (TierCopy& copy : plan.tier_copies) {
-    renumber(copy.opened_by);
-    renumber(copy.closed_by);
-  }
+  RenumberBlockSteps(plan, renumber);
 }
 
 }  // namespace

@@ -19,17 +19,6 @@ using namespace hyperplan::planner_test;
 
 namespace {
 
-HardwareProfile HostProfile(int64_t device_bytes) {
-  HardwareProfile profile = UnitProfile(device_bytes);
-  HostComputeSpec& host = profile.host_compute;
-  host.memory_tier = 1;
-  host.sockets = 1;
-  host.cores_per_socket = 1;
-  host.peak_flops_per_s[DType::kFloat32] = kOneBytePerNs / 2;
-  host.memory_bandwidth_bytes_per_s = 4 * kOneBytePerNs;
-  return profile;
-}
-
 // Two layers' training step. Forward n0 (x, W0) -> a0, n1 (a0, W1) -> a1 (4 B, 10 FLOP each);
 // backward n2 a1 -> W1's gradient g1 (100 B, 100 FLOP), n3 (a1, W1) -> da (layer 1's data
 // gradient, 4 B, 10 FLOP), n4 (da, W0) -> dx (layer 0's, a graph output, 4 B, 1000 FLOP: the
@@ -105,7 +94,7 @@ PlanResult PlanOnHost(const TwoLayerTrain& model, const HardwareProfile& profile
 TEST_CASE("eager host updates: the model's order sends the gradient down and back up",
           "[planner][host]") {
   const TwoLayerTrain model;
-  const PlanResult result = PlanOnHost(model, HostProfile(150), /*allow_reorder=*/false);
+  const PlanResult result = PlanOnHost(model, HalfFlopHostProfile(150), /*allow_reorder=*/false);
   // g1 (made by n2 at step 2, read first by the host n6 at step 6) is Stored after n2, Detached
   // for W0 during n4, Prefetched back before n6 and Stored again for it: two Stores, a Prefetch.
   CHECK(StepsOf(result.plan, StepKind::kStore, model.g1).size() == 2);
@@ -121,7 +110,7 @@ TEST_CASE("eager host updates: the model's order sends the gradient down and bac
 TEST_CASE("eager host updates: each update runs on the host beside the backward pass",
           "[planner][host]") {
   const TwoLayerTrain model;
-  const PlanResult result = PlanOnHost(model, HostProfile(150), /*allow_reorder=*/true);
+  const PlanResult result = PlanOnHost(model, HalfFlopHostProfile(150), /*allow_reorder=*/true);
   const Plan& plan = result.plan;
   // Eager updates (order.h): n0 n1 n3 n2 n6 n7 n4 n5 n8 n9 (layer 1's update after n3, the
   // last other reader of W1; layer 0's after n4, the last other reader of W0).

@@ -21,18 +21,6 @@ using namespace hyperplan::planner_test;
 
 namespace {
 
-// UnitProfile with a host unit on ddr: 0.5 FLOP/ns, 4 B/ns, no dispatch cost.
-HardwareProfile HostProfile(int64_t device_bytes = int64_t{1} << 40) {
-  HardwareProfile profile = UnitProfile(device_bytes);
-  HostComputeSpec& host = profile.host_compute;
-  host.memory_tier = 1;
-  host.sockets = 1;
-  host.cores_per_socket = 1;
-  host.peak_flops_per_s[DType::kFloat32] = kOneBytePerNs / 2;
-  host.memory_bandwidth_bytes_per_s = 4 * kOneBytePerNs;
-  return profile;
-}
-
 // Decoder layers (two unless told): attention n<L>a (weight "model.layers.<L>.self_attn.w",
 // 10 B, 10 ns) then MLP n<L>m (weight "model.layers.<L>.mlp.up_proj.weight", 100 B,
 // `mlp_flops` ns on the device); every activation 4 B; x is the graph input, the last MLP's
@@ -84,7 +72,7 @@ bool Waits(const PlanStep& step, int32_t index) {
 
 TEST_CASE("a node moved to the host: its input crosses, its weight does not", "[planner][host]") {
   const TwoLayers model(20);
-  const HardwareProfile profile = HostProfile();
+  const HardwareProfile profile = HalfFlopHostProfile();
   const PlanOptions options = OneRun();
   const Problem problem = BuildProblem(model.graph, profile, options);
   std::vector<ComputeUnit> units(model.graph.nodes.size(), ComputeUnit::kDevice);
@@ -135,7 +123,7 @@ TEST_CASE("a host step's last read of a device value does not hold the device ba
   const ValueId b = Work(graph, "n1", {a, w}, "b", 4, 20);
   const ValueId c = Work(graph, "n2", {x}, "c", 4, 30);
   MarkOutput(graph, Work(graph, "n3", {b, c}, "y", 4, 10));
-  const HardwareProfile profile = HostProfile();
+  const HardwareProfile profile = HalfFlopHostProfile();
   const PlanOptions options = OneRun();
   const Problem problem = BuildProblem(graph, profile, options);
   std::vector<ComputeUnit> units(graph.nodes.size(), ComputeUnit::kDevice);
@@ -160,7 +148,7 @@ TEST_CASE("a host step's last read of a device value does not hold the device ba
 
 TEST_CASE("host parts: each layer's attention and MLP, costed on both units", "[planner][host]") {
   const TwoLayers model(20);
-  const HardwareProfile profile = HostProfile();
+  const HardwareProfile profile = HalfFlopHostProfile();
   const std::vector<HostPart> parts = FindHostParts(BuildProblem(model.graph, profile, OneRun()));
   REQUIRE(parts.size() == 4);  // in step order: attention 0, MLP 0, attention 1, MLP 1
   CHECK(parts[0].name == "layer 0 attention");
@@ -181,7 +169,7 @@ TEST_CASE("host parts: each layer's attention and MLP, costed on both units", "[
 
 TEST_CASE("decode moves an MLP to the host, prefill keeps it on the device", "[planner][host]") {
   // 150 B of device: both MLP weights (200 B) never fit together, each alone does.
-  const HardwareProfile profile = HostProfile(150);
+  const HardwareProfile profile = HalfFlopHostProfile(150);
   const PlanOptions options = OneRun();
   SECTION("decode: a 20-FLOP MLP is read faster on the host than streamed") {
     const TwoLayers model(20);
@@ -221,7 +209,7 @@ TEST_CASE("reserved crossings: a weight's Prefetch ends before the host's output
   const ValueId m0 = Work(graph, "n0m", {a0, w0}, "m0", 4, 200);
   const ValueId a1 = Work(graph, "n1a", {m0}, "a1", 4, 10);
   MarkOutput(graph, Work(graph, "n1m", {a1, w1}, "y", 4, 10));
-  const HardwareProfile profile = HostProfile();
+  const HardwareProfile profile = HalfFlopHostProfile();
   std::vector<ComputeUnit> units(graph.nodes.size(), ComputeUnit::kDevice);
   units[1] = ComputeUnit::kHost;
   const Problem placed = PlaceUnits(BuildProblem(graph, profile, OneRun()), units);
@@ -251,7 +239,7 @@ TEST_CASE("interleaved host parts: every gap-th MLP stays on the device", "[plan
   // Four layers, MLPs of 60 FLOP: 60 ns on the device, 60 / 0.5 = 120 ns on the host
   // (outlasting (4 + 100 + 4) B at 4 B/ns = 27 ns). Links move 1 B/ns from ddr to the device.
   const TwoLayers model(60, 4);
-  const HardwareProfile profile = HostProfile();
+  const HardwareProfile profile = HalfFlopHostProfile();
   const Problem problem = BuildProblem(model.graph, profile, OneRun());
   std::vector<HostPart> parts = FindHostParts(problem);
   // Each layer's attention (one node over its 10 B weight, no KV cache) and its MLP: 8 parts.
@@ -289,7 +277,7 @@ TEST_CASE("host search: a placement two rankings share is planned once", "[plann
   // asks (three plans before the search remembered them), one plan. Planned again it would
   // give the same plan, which cannot beat the best so far.
   const TwoLayers model(20);
-  const HardwareProfile profile = HostProfile(150);
+  const HardwareProfile profile = HalfFlopHostProfile(150);
   const PlanOptions options = OneRun();
   const Problem problem = BuildProblem(model.graph, profile, options);
   std::vector<std::pair<std::vector<ComputeUnit>, bool>> planned;

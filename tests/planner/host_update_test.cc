@@ -22,17 +22,6 @@ using namespace hyperplan::planner_test;
 
 namespace {
 
-HardwareProfile HostProfile() {
-  HardwareProfile profile = UnitProfile();
-  HostComputeSpec& host = profile.host_compute;
-  host.memory_tier = 1;
-  host.sockets = 1;
-  host.cores_per_socket = 1;
-  host.peak_flops_per_s[DType::kFloat32] = kOneBytePerNs / 2;
-  host.memory_bandwidth_bytes_per_s = 4 * kOneBytePerNs;
-  return profile;
-}
-
 // One layer's training step, reduced: forward n0 (x, W) -> a (4 B, 10 FLOP), backward n1
 // a -> g (W's gradient, 100 B, 100 FLOP), then Adam: n2 (g, M) -> M.updated (the moment, in
 // place), n3 (W, M.updated) -> W.updated (the weight, in place). W: the layer's MLP weight,
@@ -120,7 +109,7 @@ const HostPart* FindPart(const std::vector<HostPart>& parts, HostPartKind kind) 
 TEST_CASE("host update: a layer's optimizer update is a part, its moments the bytes it frees",
           "[planner][host]") {
   const TrainStep model;
-  const HardwareProfile profile = HostProfile();
+  const HardwareProfile profile = HalfFlopHostProfile();
   const Problem problem = BuildProblem(model.graph, profile, LoopOf(model.graph));
   const std::vector<HostPart> parts = FindHostParts(problem);
   // The forward n0 reads W, which the update writes: no MLP part (its weight is not
@@ -142,7 +131,7 @@ TEST_CASE("host update: a layer's optimizer update is a part, its moments the by
 TEST_CASE("host update: the optimizer on the host, the gradient Stored, the weight fetched back",
           "[planner][host]") {
   const TrainStep model;
-  const HardwareProfile profile = HostProfile();
+  const HardwareProfile profile = HalfFlopHostProfile();
   const Problem problem = BuildProblem(model.graph, profile, LoopOf(model.graph));
   const std::vector<HostPart> parts = FindHostParts(problem);
   const PlanResult result =
@@ -186,7 +175,7 @@ TEST_CASE("host update: the optimizer on the host, the gradient Stored, the weig
 TEST_CASE("host update: a layer's attention with its KV cache, whole or its core",
           "[planner][host]") {
   const DecodeLayer model;
-  const HardwareProfile profile = HostProfile();
+  const HardwareProfile profile = HalfFlopHostProfile();
   const Problem problem = BuildProblem(model.graph, profile, LoopOf(model.graph));
   SECTION("attention: projections, the append and the scores") {
     const std::vector<HostPart> parts = FindHostParts(problem);
@@ -220,7 +209,7 @@ TEST_CASE("host update: a layer's attention with its KV cache, whole or its core
 TEST_CASE("host update: the host appends K/V in place, the cache never crosses",
           "[planner][host]") {
   const DecodeLayer model;
-  const HardwareProfile profile = HostProfile();
+  const HardwareProfile profile = HalfFlopHostProfile();
   const Problem problem = BuildProblem(model.graph, profile, LoopOf(model.graph));
   SECTION("the whole attention on the host") {
     std::vector<HostPart> parts = FindHostParts(problem);
@@ -253,7 +242,7 @@ TEST_CASE("host update: the host appends K/V in place, the cache never crosses",
 TEST_CASE("host update: a weight the host updates is streamed, dropped between its device reads",
           "[planner][host]") {
   const ForwardBackward model;
-  const HardwareProfile profile = HostProfile();
+  const HardwareProfile profile = HalfFlopHostProfile();
   const Problem problem = BuildProblem(model.graph, profile, LoopOf(model.graph));
   const std::vector<HostPart> parts = FindHostParts(problem);
   REQUIRE(parts.size() == 1);

@@ -38,6 +38,18 @@ inline HardwareProfile UnitProfile(int64_t device_bytes = int64_t{1} << 40, int3
   return profile;
 }
 
+// UnitProfile with a host unit on ddr: one core at 0.5 FLOP/ns, 4 B/ns, no dispatch cost.
+inline HardwareProfile HalfFlopHostProfile(int64_t device_bytes = int64_t{1} << 40) {
+  HardwareProfile profile = UnitProfile(device_bytes);
+  HostComputeSpec& host = profile.host_compute;
+  host.memory_tier = 1;
+  host.sockets = 1;
+  host.cores_per_socket = 1;
+  host.peak_flops_per_s[DType::kFloat32] = kOneBytePerNs / 2;
+  host.memory_bandwidth_bytes_per_s = 4 * kOneBytePerNs;
+  return profile;
+}
+
 // hbm <-> ddr <-> nvme, no direct nvme link to hbm; weights home on nvme.
 inline HardwareProfile NvmeProfile() {
   HardwareProfile profile = UnitProfile();
