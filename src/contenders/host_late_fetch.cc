@@ -176,16 +176,11 @@ std::vector<ReliefCondition> HostLateFetchConditions(const Problem& problem,
   if (order.empty() || device.room_per_step.size() != order.size()) return conditions;
   const int64_t in_bytes_per_s = SumDeviceLinkRates(*problem.profile).into_device_bytes_per_s;
   if (in_bytes_per_s <= 0) return conditions;
-  const bool model_order = order == problem.lifetimes.order;
-  const LifetimeAnalysis own =
-      model_order ? LifetimeAnalysis{} : AnalyzeLifetimes(*problem.graph, order);
+  const LifetimesInOrder lifetimes(problem, order);
   Scan scan;
-  scan.lifetimes = model_order ? &problem.lifetimes : &own;
+  scan.lifetimes = &lifetimes.get();
   scan.part_count = parts.size();
-  scan.part_of.assign(problem.graph->nodes.size(), -1);
-  for (size_t p = 0; p < parts.size(); ++p) {
-    for (NodeId node : parts[p].nodes) scan.part_of[node] = static_cast<int>(p);
-  }
+  scan.part_of = PartIndexOf(*problem.graph, parts);
   scan.through_ns.assign(order.size(), 0);
   int64_t through_ns = 0;
   for (size_t s = 0; s < order.size(); ++s) {

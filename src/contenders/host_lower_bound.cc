@@ -755,12 +755,7 @@ ChainWalk WalkChain(const Problem& problem, const std::vector<HostPart>& parts,
   ChainWalk walk;
   if (parts.empty()) return walk;
   std::vector<HostPart> links = parts;
-  if (part_of.empty()) {  // each link one part
-    part_of.assign(problem.graph->nodes.size(), -1);
-    for (size_t l = 0; l < links.size(); ++l) {
-      for (NodeId node : links[l].nodes) part_of[node] = static_cast<int>(l);
-    }
-  }
+  if (part_of.empty()) part_of = PartIndexOf(*problem.graph, links);  // each link one part
   ChainWalker walker(problem, links, plan_order, std::move(part_of));
   int64_t serial_ns = walker.PrefixNs(links.front());
   for (size_t i = 0; i < links.size(); ++i) {

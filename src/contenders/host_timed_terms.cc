@@ -99,11 +99,8 @@ TimedTerm HostTimedTerm(const Problem& problem, const LowerBounds& device,
   const std::vector<NodeId>& order = device.order;
   if (order.empty() || device.room_per_step.size() != order.size()) return term;
   const Touched touched = TouchedByParts(*problem.graph, parts);
-  const LifetimeAnalysis lifetimes = order == problem.lifetimes.order
-                                         ? LifetimeAnalysis{}
-                                         : AnalyzeLifetimes(*problem.graph, order);
-  const LifetimeAnalysis& in_order =
-      order == problem.lifetimes.order ? problem.lifetimes : lifetimes;
+  const LifetimesInOrder lifetimes(problem, order);
+  const LifetimeAnalysis& in_order = lifetimes.get();
   const std::vector<int64_t> off = UntouchedOffBytes(problem, in_order, touched);
   const int64_t pinned_touched = PinnedTouchedBytes(problem, touched);
   const DeviceLinkRates rates = SumDeviceLinkRates(*problem.profile);

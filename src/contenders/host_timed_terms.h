@@ -28,10 +28,29 @@
 #include <vector>
 
 #include "contenders/lower_bounds.h"
+#include "hyperplan/lifetimes.h"
 #include "hyperplan/planner/host_parts.h"
 #include "hyperplan/planner/problem.h"
 
 namespace hyperplan::contenders {
+
+// A bound's lifetimes in `order`: the problem's own where `order` is the model's, else analysed
+// anew and held here (so not copyable: get() may point into it).
+class LifetimesInOrder {
+ public:
+  LifetimesInOrder(const Problem& problem, const std::vector<NodeId>& order)
+      : model_order_(order == problem.lifetimes.order),
+        own_(model_order_ ? LifetimeAnalysis{} : AnalyzeLifetimes(*problem.graph, order)),
+        in_order_(model_order_ ? &problem.lifetimes : &own_) {}
+  LifetimesInOrder(const LifetimesInOrder&) = delete;
+  LifetimesInOrder& operator=(const LifetimesInOrder&) = delete;
+  const LifetimeAnalysis& get() const { return *in_order_; }
+
+ private:
+  bool model_order_;
+  LifetimeAnalysis own_;
+  const LifetimeAnalysis* in_order_;
+};
 
 struct TimedTerm {
   int64_t ns = 0;  // the larger of the two terms at `step` (0: none)

@@ -96,10 +96,7 @@ Scan ScanFor(const Problem& problem, const LifetimeAnalysis& lifetimes,
   Scan scan;
   scan.lifetimes = &lifetimes;
   scan.part_count = parts.size();
-  scan.part_of.assign(problem.graph->nodes.size(), -1);
-  for (size_t p = 0; p < parts.size(); ++p) {
-    for (NodeId node : parts[p].nodes) scan.part_of[node] = static_cast<int>(p);
-  }
+  scan.part_of = PartIndexOf(*problem.graph, parts);
   scan.before_ns.assign(order.size() + 1, 0);
   for (size_t s = 0; s < order.size(); ++s) {
     const int64_t node_ns = scan.part_of[order[s]] < 0 ? problem.node_time_ns[order[s]] : 0;
@@ -118,10 +115,8 @@ std::vector<ReliefCondition> HostWriteBackConditions(const Problem& problem,
   std::vector<ReliefCondition> conditions;
   const std::vector<NodeId>& order = device.order;
   if (order.empty() || device.room_per_step.size() != order.size()) return conditions;
-  const bool model_order = order == problem.lifetimes.order;
-  const LifetimeAnalysis own =
-      model_order ? LifetimeAnalysis{} : AnalyzeLifetimes(*problem.graph, order);
-  const Scan scan = ScanFor(problem, model_order ? problem.lifetimes : own, order, parts);
+  const LifetimesInOrder lifetimes(problem, order);
+  const Scan scan = ScanFor(problem, lifetimes.get(), order, parts);
   if (scan.writes.empty()) return conditions;
   const int64_t pinned_touched = PinnedBytesPartsTouch(problem, parts);
   const int64_t out_bytes_per_s = SumDeviceLinkRates(*problem.profile).out_of_device_bytes_per_s;

@@ -390,4 +390,12 @@ std::vector<ComputeUnit> NodeUnitsOf(const Graph& graph, const std::vector<HostP
   return units;
 }
 
+std::vector<int> PartIndexOf(const Graph& graph, const std::vector<HostPart>& parts) {
+  std::vector<int> part_of(graph.nodes.size(), -1);
+  for (size_t p = 0; p < parts.size(); ++p) {
+    for (NodeId node : parts[p].nodes) part_of[node] = static_cast<int>(p);
+  }
+  return part_of;
+}
+
 }  // namespace hyperplan

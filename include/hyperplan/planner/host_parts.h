@@ -102,4 +102,7 @@ std::vector<HostPart> FindHostParts(const Problem& problem, const HostPartOption
 // The node placement that runs `parts` on the host, by NodeId.
 std::vector<ComputeUnit> NodeUnitsOf(const Graph& graph, const std::vector<HostPart>& parts);
 
+// By NodeId: the index in `parts` of the part holding the node, -1 for a node in none.
+std::vector<int> PartIndexOf(const Graph& graph, const std::vector<HostPart>& parts);
+
 }  // namespace hyperplan
