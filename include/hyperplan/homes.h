@@ -11,8 +11,9 @@
 // non-device tier with routes both ways whose round trip for its size is cheapest (ties:
 // lower tier id).
 // Capacity and spill. Home copies occupy their tier for the whole run, and a tier takes them
-// up to its capacity less a staging reserve (1/kStagingReserveDivisor of it, kept for Stores
-// and for the staging hops of routes through it). When a tier's homes do not fit, the values
+// up to its capacity less a staging reserve (staging_reserve.h: at most 1/16 of it, kept for
+// Stores and for the staging hops of routes through it, less when the model's Stores and its
+// largest staged value need less). When a tier's homes do not fit, the values
 // that move are spread evenly over the iteration: walking the tier's homed values in order of
 // first use (in the model's order), a value moves whenever the bytes moved so far fall behind
 // the overflow's share of the bytes walked so far (a quarter over: every fourth weight of a
@@ -52,11 +53,9 @@
 #include "hyperplan/graph.h"
 #include "hyperplan/hardware.h"
 #include "hyperplan/routes.h"
+#include "hyperplan/staging_reserve.h"
 
 namespace hyperplan {
-
-// A tier keeps this fraction (1/16) of its capacity free of home copies when they spill.
-inline constexpr int64_t kStagingReserveDivisor = 16;
 
 struct ValueHomes {
   // By ValueId. home_tier: a copy lives there from the run's start (kNoTier: none).
@@ -67,6 +66,8 @@ struct ValueHomes {
   // into it because their preferred tier was full.
   std::vector<int64_t> homed_bytes_per_tier;
   std::vector<int64_t> spilled_in_bytes_per_tier;
+  // By TierId: the room the tier's home copies leave free (staging_reserve.h).
+  std::vector<int64_t> staging_reserve_bytes_per_tier;
 
   bool Homed(ValueId value) const { return home_tier[value] != kNoTier; }
   bool CanLeave(ValueId value) const {

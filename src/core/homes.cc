@@ -29,15 +29,16 @@ std::vector<int64_t> FirstUsePositions(const Graph& graph) {
 }
 
 // The bytes of home copies a tier takes: all of an unlimited tier (capacity 0), else its
-// capacity less the staging reserve.
-int64_t HomeRoomBytes(const Tier& tier) {
-  if (tier.capacity_bytes <= 0) return std::numeric_limits<int64_t>::max();
-  return tier.capacity_bytes - tier.capacity_bytes / kStagingReserveDivisor;
+// capacity less its staging reserve.
+int64_t HomeRoomBytes(const HardwareProfile& profile, const ValueHomes& homes, size_t tier) {
+  const int64_t capacity = profile.tiers[tier].capacity_bytes;
+  if (capacity <= 0) return std::numeric_limits<int64_t>::max();
+  return capacity - homes.staging_reserve_bytes_per_tier[tier];
 }
 
 // The home room a tier has left (negative: over).
 int64_t RoomLeftBytes(const HardwareProfile& profile, const ValueHomes& homes, size_t tier) {
-  return HomeRoomBytes(profile.tiers[tier]) - homes.homed_bytes_per_tier[tier];
+  return HomeRoomBytes(profile, homes, tier) - homes.homed_bytes_per_tier[tier];
 }
 
 // The preferred home of a value that enters the run, or kNoTier when it is stored (or pinned).
@@ -272,6 +273,8 @@ ValueHomes DecideHomes(const Graph& graph, const HardwareProfile& profile,
     }
     homes.store_tier[id] = OffloadTier(profile, routes, value.bytes);
   }
+  homes.staging_reserve_bytes_per_tier =
+      StagingReserveBytes(graph, profile, routes, homes.home_tier, homes.store_tier);
   SpillOverfullTiers(graph, profile, routes, homes);
   return homes;
 }

@@ -13,19 +13,20 @@ constexpr TierId kDdr = 1;
 constexpr TierId kNvme = 2;
 
 // A chain of `layers` layers (six unless said): n_i(a_{i-1}, w_i) -> a_i, weights 100 B,
-// activations 10 B (a_{-1} is the input x), 100 ns a node. Every node's working set is
-// 10 + 100 + 10 = 120 B, and w_i is first used at step i.
+// activations 10 B (a_{-1} is the input x) unless said, 100 ns a node. Every node's working
+// set is 10 + 100 + 10 = 120 B, and w_i is first used at step i.
 struct Chain {
   Graph graph;
   std::vector<ValueId> w;
 };
 
-Chain MakeChain(int layers = 6) {
+Chain MakeChain(int layers = 6, int64_t activation_bytes = 10) {
   Chain c;
-  ValueId previous = Input(c.graph, "x", 10);
+  ValueId previous = Input(c.graph, "x", activation_bytes);
   for (int i = 0; i < layers; ++i) {
     c.w.push_back(Weight(c.graph, Named("layers.", i, ".w"), 100));
-    previous = Work(c.graph, Named("n", i), {previous, c.w.back()}, Named("a", i), 10, 100);
+    previous = Work(c.graph, Named("n", i), {previous, c.w.back()}, Named("a", i),
+                    activation_bytes, 100);
   }
   MarkOutput(c.graph, previous);
   return c;
@@ -101,16 +102,17 @@ TEST_CASE("homes: a quarter over moves every fourth weight") {
 
 TEST_CASE("homes: a value the next tier cannot hold stays; the tier stays over") {
   const Chain c = MakeChain();
-  // nvme 240 B keeps 15 B for staging: room for 225. The spread moves w0 and w2 (125 B, then
-  // 25 B left there); w4 is due (walked 500: share 250 > moved 200) but does not fit, nor
-  // does any other weight in the earliest-first pass after it. ddr keeps 400 B, 100 over its
+  // nvme 240 B keeps nothing free (no route stages in it, nothing is stored there): room for
+  // 240. The spread moves w0 and w2 (200 B, then 40 B left there); w4 is due (walked 500:
+  // share 250 > moved 200) but does not fit, nor does any other weight in the earliest-first
+  // pass after it. ddr keeps 400 B, 100 over its
   // room, which the planner will report as the tier being full.
   const HardwareProfile profile = TieredProfile(220, 320, 240);
   const ValueHomes homes = HomesOf(c, profile);
   CHECK(WeightHomes(c, homes) == std::vector<TierId>{kNvme, kDdr, kNvme, kDdr, kDdr, kDdr});
   CHECK(homes.homed_bytes_per_tier[kDdr] == 400);
   CHECK(homes.SpilledBytes() == 200);
-  // With no room at all (32 B keeps 2: room for 30), nothing moves.
+  // With no room at all (32 B), nothing moves.
   CHECK(HomesOf(c, TieredProfile(220, 320, 32)).SpilledBytes() == 0);
 }
 
@@ -124,8 +126,9 @@ TEST_CASE("homes: what the spread leaves over moves earliest-used first") {
   const ValueHomes spread = HomesOf(uneven, TieredProfile(220, 480, int64_t{1} << 30));
   CHECK(WeightHomes(uneven, spread) == std::vector<TierId>{kNvme, kDdr, kNvme, kDdr, kNvme, kNvme});
   CHECK(spread.homed_bytes_per_tier[kDdr] == 200);
-  // nvme 427 B keeps 26: room for 401. After w0, w2 and w4 (300 B) w5 no longer fits, and ddr
-  // holds 500 B, 50 over: the earliest still there, w1, follows (nvme 400 of 401).
+  // nvme 427 B keeps nothing free: room for 427. After w0, w2 and w4 (300 B) w5 no longer
+  // fits, and ddr holds 500 B, 50 over: the earliest still there, w1, follows (nvme 400 of
+  // 427).
   const ValueHomes topped_up = HomesOf(uneven, TieredProfile(220, 480, 427));
   CHECK(WeightHomes(uneven, topped_up) ==
         std::vector<TierId>{kNvme, kNvme, kNvme, kDdr, kNvme, kDdr});
@@ -142,6 +145,46 @@ TEST_CASE("homes: a value written in place spills only where it can be written b
   profile.links.erase(profile.links.begin() + 2);  // ddr -> nvme gone; nvme -> ddr stays
   const ValueHomes homes = HomesOf(c, profile);
   CHECK(WeightHomes(c, homes) == std::vector<TierId>{kDdr, kNvme, kNvme, kDdr, kNvme, kDdr});
+}
+
+TEST_CASE("homes: a tier keeps for staging what its Stores and one staged value need") {
+  // 32 layers, 1 B activations: 33 B stored in ddr (x and a0..a31), and nvme's route to hbm
+  // stages in ddr, where the largest value off the device (a 100 B weight) can pass: ddr
+  // 3300 B keeps 33 + 100 = 133 B (1/16 would be 206), nvme keeps nothing (no route stages
+  // in it, nothing is stored there), hbm nothing (no copy waits on the device tier).
+  const Chain c = MakeChain(32, 1);
+  const ValueHomes homes = HomesOf(c, TieredProfile(220, 3300, int64_t{1} << 30));
+  CHECK(homes.staging_reserve_bytes_per_tier == std::vector<int64_t>{0, 133, 0});
+  // Room 3300 - 133 = 3167 for 3200 B of weights: 33 over. w0 (walked 100: share 100 * 33 /
+  // 3200 = 1 > 0) moves, and no share reaches the 100 B moved again: one weight spills, where
+  // the 1/16 reserve's 106 over also spilled w30 (walked 3100: 102 > 100).
+  std::vector<TierId> expected(32, kDdr);
+  expected[0] = kNvme;
+  CHECK(WeightHomes(c, homes) == expected);
+  CHECK(homes.homed_bytes_per_tier[kDdr] == 3100);
+  // At 1600 B, 1/16 (100 B) is less than the 133 B needed: the reserve stays 1/16.
+  CHECK(HomesOf(c, TieredProfile(220, 1600, int64_t{1} << 30)).staging_reserve_bytes_per_tier ==
+        std::vector<int64_t>{0, 100, 0});
+}
+
+TEST_CASE("homes: a tier no route stages in keeps room for its Stores alone") {
+  // hbm <-> ddr only: nothing is staged in ddr, so 3300 B keep the 33 B stored there (x and
+  // a0..a31), not 33 + 100.
+  const Chain c = MakeChain(32, 1);
+  HardwareProfile profile = UnitProfile();
+  profile.tiers[kDdr].capacity_bytes = 3300;
+  CHECK(HomesOf(c, profile).staging_reserve_bytes_per_tier == std::vector<int64_t>{0, 33});
+  // A host computing from ddr writes there the values it produces, stored anywhere: with the
+  // activations stored on a third tier (ddr's round trip made dearer), ddr still keeps the 32
+  // B of a0..a31 (x enters the run; no step writes it).
+  HardwareProfile host = HalfFlopHostProfile();
+  host.tiers[kDdr].capacity_bytes = 3300;
+  host.tiers.push_back({"cxl", int64_t{1} << 30, false});
+  host.links.push_back({0, 2, 2 * kOneBytePerNs, 0, 1});
+  host.links.push_back({2, 0, 2 * kOneBytePerNs, 0, 1});
+  const ValueHomes hosted = HomesOf(c, host);
+  CHECK(hosted.store_tier[c.graph.nodes[0].outputs[0]] == 2);
+  CHECK(hosted.staging_reserve_bytes_per_tier == std::vector<int64_t>{0, 32, 33});
 }
 
 // RoutedMoe (one token, top 2 of 8; fc1..fc3 16384 B each) with a dense weight "table"

@@ -50,9 +50,10 @@ std::string SpillNote(const HardwareProfile& profile, const ValueHomes& homes) {
   }
   const Tier& home = profile.tiers[profile.weight_home_tier];
   return fmt::format(
-      "weights, KV cache and optimizer state fed in ({}) exceed {} ({} less its "
-      "1/{} staging reserve): {}",
-      Gigabytes(homed_bytes), home.name, Gigabytes(home.capacity_bytes), kStagingReserveDivisor,
+      "weights, KV cache and optimizer state fed in ({}) exceed {} ({} less its {} "
+      "staging reserve): {}",
+      Gigabytes(homed_bytes), home.name, Gigabytes(home.capacity_bytes),
+      Gigabytes(homes.staging_reserve_bytes_per_tier[profile.weight_home_tier]),
       fmt::join(spills, ", "));
 }
 
