@@ -25,8 +25,8 @@ Chain MakeChain(int layers = 6, int64_t activation_bytes = 10) {
   ValueId previous = Input(c.graph, "x", activation_bytes);
   for (int i = 0; i < layers; ++i) {
     c.w.push_back(Weight(c.graph, Named("layers.", i, ".w"), 100));
-    previous = Work(c.graph, Named("n", i), {previous, c.w.back()}, Named("a", i),
-                    activation_bytes, 100);
+    previous =
+        Work(c.graph, Named("n", i), {previous, c.w.back()}, Named("a", i), activation_bytes, 100);
   }
   MarkOutput(c.graph, previous);
   return c;
@@ -175,13 +175,16 @@ TEST_CASE("homes: a tier no route stages in keeps room for its Stores alone") {
   profile.tiers[kDdr].capacity_bytes = 3300;
   CHECK(HomesOf(c, profile).staging_reserve_bytes_per_tier == std::vector<int64_t>{0, 33});
   // A host computing from ddr writes there the values it produces, stored anywhere: with the
-  // activations stored on a third tier (ddr's round trip made dearer), ddr still keeps the 32
-  // B of a0..a31 (x enters the run; no step writes it).
+  // activations stored on a third tier (ddr's links given 10 ns of latency, a 1 B round trip
+  // there costs 22 ns against 2 ns), ddr still keeps the 32 B of a0..a31 (x enters the run; no
+  // step writes it), and the third tier its 33 B of Stores.
   HardwareProfile host = HalfFlopHostProfile();
   host.tiers[kDdr].capacity_bytes = 3300;
+  host.links[0].latency_ns = 10;
+  host.links[1].latency_ns = 10;
   host.tiers.push_back({"cxl", int64_t{1} << 30, false});
-  host.links.push_back({0, 2, 2 * kOneBytePerNs, 0, 1});
-  host.links.push_back({2, 0, 2 * kOneBytePerNs, 0, 1});
+  host.links.push_back({0, 2, kOneBytePerNs, 0, 1});
+  host.links.push_back({2, 0, kOneBytePerNs, 0, 1});
   const ValueHomes hosted = HomesOf(c, host);
   CHECK(hosted.store_tier[c.graph.nodes[0].outputs[0]] == 2);
   CHECK(hosted.staging_reserve_bytes_per_tier == std::vector<int64_t>{0, 32, 33});
