@@ -34,7 +34,7 @@ std::vector<NamedProfile> ShippedProfiles(const std::vector<std::string>& files)
 void SetTierCapacity(NamedProfile& named, const std::string& tier, int64_t bytes);
 
 // What the home policy spilled, per tier it spilled into ("" when nothing did): e.g. "homes
-// (313 GB) exceed ddr (256 GB less its staging reserve): 73.0 GB spilled to nvme".
+// (381 GB) exceed ddr (256 GB less its 4.6 GB staging reserve): 131 GB spilled to nvme".
 std::string SpillNote(const HardwareProfile& profile, const ValueHomes& homes);
 
 }  // namespace hyperplan::bench
