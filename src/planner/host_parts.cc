@@ -8,6 +8,7 @@
 #include <string_view>
 #include <utility>
 
+#include "hyperplan/attention_pattern.h"
 #include "hyperplan/host_cost.h"
 #include "hyperplan/layers.h"
 #include "planner/optimizer_nodes.h"
@@ -265,10 +266,35 @@ std::optional<LayerCache> CacheOfSpan(const Problem& problem, Step first, Step l
   return cache;
 }
 
-// A layer's attention span as kAttention, or its cache's steps as kAttentionCore (FlexGen: no
-// weight of any part read there).
+// The last step of the spelled-out attention blocks (attention_pattern.h) one of whose members
+// reads or appends `cache`, or `cache.last` when none does. The cache's last reader is
+// repeat_kv's first op, so a core ending there would hand the device the cache widened to every
+// query head (query heads / KV heads times its bytes: 8x on Llama-3-70B, 17.2 GB a layer at
+// batch 16, 32k) to compute the scores on; FlexGen computes the scores and the context on the
+// CPU, so only the query, the new K/V and the context cross.
+Step LastStepOfBlocks(const Problem& problem, const std::vector<AttentionBlock>& blocks,
+                      const LayerCache& cache) {
+  const Graph& graph = *problem.graph;
+  Step last = cache.last;
+  for (const AttentionBlock& block : blocks) {
+    const bool touches = std::any_of(block.members.begin(), block.members.end(), [&](NodeId id) {
+      const Node& node = graph.nodes[id];
+      auto in_cache = [&](ValueId value) { return cache.values.count(value) > 0; };
+      return std::any_of(node.inputs.begin(), node.inputs.end(), in_cache) ||
+             std::any_of(node.outputs.begin(), node.outputs.end(), in_cache);
+    });
+    if (!touches) continue;
+    for (NodeId id : block.members) last = std::max(last, problem.lifetimes.step_of_node[id]);
+  }
+  return last;
+}
+
+// A layer's attention span as kAttention, or as kAttentionCore its cache's steps through the
+// end of its spelled-out attention block (FlexGen: no weight of any part read there).
 std::optional<HostPart> AttentionPart(const Problem& problem, const StepParts& steps, int layer,
-                                      std::pair<Step, Step> span, bool core) {
+                                      std::pair<Step, Step> span,
+                                      const std::vector<AttentionBlock>* blocks) {
+  const bool core = blocks != nullptr;
   const std::optional<LayerCache> cache = CacheOfSpan(problem, span.first, span.second);
   if (!cache) return std::nullopt;
   if (!core) {
@@ -278,7 +304,8 @@ std::optional<HostPart> AttentionPart(const Problem& problem, const StepParts& s
     return MakePart(problem, HostPartKind::kAttention, layer, *nodes, cache->values);
   }
   if (cache->values.empty()) return std::nullopt;
-  const auto nodes = SpanNodes(problem, steps, std::nullopt, cache->first, cache->last);
+  const Step last = LastStepOfBlocks(problem, *blocks, *cache);
+  const auto nodes = SpanNodes(problem, steps, std::nullopt, cache->first, last);
   if (!nodes) return std::nullopt;
   return MakePart(problem, HostPartKind::kAttentionCore, layer, *nodes, cache->values);
 }
@@ -357,10 +384,13 @@ std::vector<HostPart> FindHostParts(const Problem& problem, const HostPartOption
   const std::vector<std::optional<int>> updates =
       planner::OptimizerLayers(*problem.graph, problem.persistent);
   const StepParts steps = ClassifySteps(problem, updates);
+  std::vector<AttentionBlock> blocks;
+  if (options.attention_cores) blocks = FindAttentionBlocks(*problem.graph);
   for (const auto& [key, span] : steps.spans) {
     std::optional<HostPart> part;
     if (key.first == HostPartKind::kAttention) {
-      part = AttentionPart(problem, steps, key.second, span, options.attention_cores);
+      part = AttentionPart(problem, steps, key.second, span,
+                           options.attention_cores ? &blocks : nullptr);
     } else if (auto nodes = SpanNodes(problem, steps, key, span.first, span.second)) {
       part = MakePart(problem, key.first, key.second, *nodes, {});
     }

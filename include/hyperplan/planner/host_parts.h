@@ -19,12 +19,14 @@
 //   (llama.cpp's -ngl), the norms apart. Why not the norms: a norm's weight is one hidden-size
 //   vector and its input and output are the hidden state that crosses anyway (at decode a few
 //   KB); keeping parts to one weight family keeps every part one span of steps.
-// - kAttentionCore "layer N attention core": the nodes from the first to the last step reading
-//   or appending the layer's KV cache, none reading a weight of any part (FlexGen's CPU
-//   attention: the projections stay on the device; q and the new K/V cross to the host, the
-//   attention output back). Only with HostPartOptions::attention_cores, instead of kAttention
-//   (the two overlap). A layer's KV cache: the persistent non-weight values its attention
-//   span's nodes read or write in place.
+// - kAttentionCore "layer N attention core": the nodes from the first step reading or appending
+//   the layer's KV cache to the last such step or, where the attention is spelled out
+//   (attention_pattern.h), to the last step of its block (the context MatMul), none reading a
+//   weight of any part (FlexGen's CPU attention: the projections stay on the device; q and the
+//   new K/V cross to the host, the attention output back; ended at the cache's last reader, a
+//   spelled-out core would hand the device repeat_kv's widened cache instead). Only with
+//   HostPartOptions::attention_cores, instead of kAttention (the two overlap). A layer's KV cache:
+//   the persistent non-weight values its attention span's nodes read or write in place.
 // - kOptimizer "layer N optimizer": the update of the layer's weights (ZeRO-Offload's CPU
 //   Adam): the nodes writing the layer's weights or optimizer state in place, the nodes reading
 //   that state, and the elementwise nodes between them and the gradients (a node whose every
