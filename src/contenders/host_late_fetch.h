@@ -34,8 +34,10 @@
 // updates in place, and every crossing, are not counted.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
+#include "contenders/host_timed_terms.h"
 #include "contenders/lower_bounds.h"
 #include "contenders/relief_condition.h"
 #include "hyperplan/planner/host_parts.h"
@@ -45,6 +47,38 @@ namespace hyperplan::contenders {
 
 // How many steps beside the device-only bound's late-fetch step the conditions are taken at.
 inline constexpr int kLateFetchTopSteps = 8;
+
+// When a part producing or updating a waiting value in place relieves it: kAlways (the
+// conditions here), or kWithoutDeviceReader: only when no device node reads it after the step
+// (host_cut.h: one a device node reads after s comes in by a device hop after s, a crossing from
+// the host's copy or a fetch from its home, unless resident during s, whoever wrote it).
+enum class SourceRelief : uint8_t { kAlways, kWithoutDeviceReader };
+
+// U'(s) in an order for `parts` (see above), what the late-fetch and the cut conditions
+// (host_cut.h) share: per step its bytes (a routed operand at a fetch after route's), and its
+// relief per part. Holds the lifetimes in the order (so not copyable).
+class LateFetchWaits {
+ public:
+  LateFetchWaits(const Problem& problem, const std::vector<NodeId>& order,
+                 const std::vector<HostPart>& parts, SourceRelief source_relief);
+  LateFetchWaits(const LateFetchWaits&) = delete;
+  LateFetchWaits& operator=(const LateFetchWaits&) = delete;
+
+  // By step: bytes(U'(s)), and its relief with every part on the host (each part's summed).
+  void PerStep(std::vector<int64_t>& wait_bytes, std::vector<int64_t>& relieved_bytes) const;
+  // bytes(U'(s)); adds each part's relief at s to `relief` (by part).
+  int64_t At(Step s, std::vector<int64_t>& relief) const;
+  // By NodeId: the part holding it (-1: none).
+  const std::vector<int>& part_of() const { return part_of_; }
+
+ private:
+  const Problem& problem_;
+  LifetimesInOrder lifetimes_;
+  std::vector<int> part_of_;
+  std::vector<int64_t> fetch_bytes_;  // by value
+  size_t part_count_;
+  SourceRelief source_relief_;
+};
 
 // The conditions (see above) in `device`'s order for `parts`, one per step taken that leaves
 // bytes beyond the room.
