@@ -51,12 +51,13 @@ std::vector<int> SourceParts(const Value& value, const std::vector<int>& part_of
 // host, and at one step the relief per part.
 class StoreWaits {
  public:
-  StoreWaits(const Problem& problem, const std::vector<NodeId>& order,
+  // The lifetimes in the order and the part of each node, held by the caller.
+  StoreWaits(const Problem& problem, const LifetimeAnalysis& lifetimes,
              const std::vector<int>& part_of)
-      : problem_(problem), lifetimes_(problem, order), part_of_(part_of) {}
+      : problem_(problem), lifetimes_(lifetimes), part_of_(part_of) {}
 
   void PerStep(std::vector<int64_t>& stored_bytes, std::vector<int64_t>& relieved_bytes) const {
-    const auto n = static_cast<Step>(lifetimes_.get().order.size());
+    const auto n = static_cast<Step>(lifetimes_.order.size());
     std::vector<int64_t> stored(static_cast<size_t>(n) + 1, 0);  // difference arrays
     std::vector<int64_t> relieved(static_cast<size_t>(n) + 1, 0);
     for (size_t id = 0; id < problem_.graph->values.size(); ++id) {
@@ -64,7 +65,7 @@ class StoreWaits {
       const Value& value = problem_.graph->values[id];
       const int64_t relief =
           value.bytes * static_cast<int64_t>(SourceParts(value, part_of_).size());
-      ForEachStoredRun(value, lifetimes_.get().lifetimes[id], n, [&](Step first, Step last) {
+      ForEachStoredRun(value, lifetimes_.lifetimes[id], n, [&](Step first, Step last) {
         stored[first] += value.bytes;
         stored[last + 1] -= value.bytes;
         relieved[first] += relief;
@@ -83,12 +84,12 @@ class StoreWaits {
 
   // bytes(P(s)); adds each part's relief at s to `relief` (by part).
   int64_t At(Step s, std::vector<int64_t>& relief) const {
-    const auto n = static_cast<Step>(lifetimes_.get().order.size());
+    const auto n = static_cast<Step>(lifetimes_.order.size());
     int64_t stored_bytes = 0;
     for (size_t id = 0; id < problem_.graph->values.size(); ++id) {
       if (!Stored(problem_, static_cast<ValueId>(id))) continue;
       const Value& value = problem_.graph->values[id];
-      ForEachStoredRun(value, lifetimes_.get().lifetimes[id], n, [&](Step first, Step last) {
+      ForEachStoredRun(value, lifetimes_.lifetimes[id], n, [&](Step first, Step last) {
         if (s < first || s > last) return;
         stored_bytes += value.bytes;
         for (int part : SourceParts(value, part_of_)) relief[part] += value.bytes;
@@ -99,7 +100,7 @@ class StoreWaits {
 
  private:
   const Problem& problem_;
-  LifetimesInOrder lifetimes_;
+  const LifetimeAnalysis& lifetimes_;
   const std::vector<int>& part_of_;
 };
 
@@ -199,7 +200,7 @@ std::vector<ReliefCondition> HostCutConditions(const Problem& problem, const Low
     return conditions;
   }
   const LateFetchWaits fetches(problem, order, parts, SourceRelief::kWithoutDeviceReader);
-  const StoreWaits stores(problem, order, fetches.part_of());
+  const StoreWaits stores(problem, fetches.lifetimes(), fetches.part_of());
   CutScan scan{&problem,
                &device,
                &fetches.part_of(),

@@ -70,6 +70,8 @@ class LateFetchWaits {
   int64_t At(Step s, std::vector<int64_t>& relief) const;
   // By NodeId: the part holding it (-1: none).
   const std::vector<int>& part_of() const { return part_of_; }
+  // The lifetimes in the order.
+  const LifetimeAnalysis& lifetimes() const { return lifetimes_.get(); }
 
  private:
   const Problem& problem_;
