@@ -199,7 +199,7 @@ std::vector<ReliefCondition> HostCutConditions(const Problem& problem, const Low
   if (rates.into_device_bytes_per_s <= 0 || rates.out_of_device_bytes_per_s <= 0) {
     return conditions;
   }
-  const LateFetchWaits fetches(problem, order, parts, SourceRelief::kWithoutDeviceReader);
+  const LateFetchWaits fetches(problem, order, parts);
   const StoreWaits stores(problem, fetches.lifetimes(), fetches.part_of());
   CutScan scan{&problem,
                &device,

@@ -17,12 +17,10 @@
 //   boundary after s, which waits for the compute stream to pass s, at start(s) + C(s) at the
 //   earliest (C(s): the node at s, on the device). So
 //   T >= start(s) + C(s) + (bytes(U'(s)) - room'(s) - sum_p x_p u_p) / r_in, u_p part p's
-//   relief there, but for one thing: a value a device node reads after s is relieved by no part
-//   that produces or updates it (SourceRelief::kWithoutDeviceReader). Whoever wrote it, the
-//   device gets it only by a hop into the device (a crossing from the host's copy, a fetch from
-//   its home), which after s is counted, or before s leaves it resident during s. On the 8B
-//   training step the weights the backward pass reads are those: the updates on the host no
-//   longer relieve their 16 GB (3.47 -> 3.88 s on rtx-4090-xeon-2s, docs/benchmarks.md).
+//   relief there: a value a device node reads after s is relieved by no part, even one that
+//   produces or updates it (the device gets it only by a hop in). On the 8B training step the
+//   weights the backward pass reads are those (16 GB on rtx-4090-xeon-2s: 3.28 s with them
+//   relieved, below the timed floor's 3.47 s; 3.88 s without, docs/benchmarks.md).
 // The same room in both halves is sound: each half bounds its own quantity (the Stores before s,
 // the fetches after it), and the two windows, [0, start(s)] and [start(s) + C(s), T], are
 // disjoint. So T >= (bytes(P) - room' - sum x_p g_p) / r_out + C(s) + (bytes(U') - room' -

@@ -61,24 +61,22 @@ bool Waits(const Problem& problem, ValueId id) {
          !problem.lifetimes.lifetimes.empty();
 }
 
-// Adds a waiting value's relief (`bytes` of it) to `relief` (by part): all of it to the part
-// producing it or updating it in place (with `source_relief` kAlways, or else only when no device
-// node reads it after the run), and 1/k of it to each other of the k reader parts when no device
-// node reads it after the run. Each part counts it once: the relief of an integral placement,
-// bytes * max(x_source, min over readers x_p), is at most sum_p x_p relief_p.
+// Adds a waiting value's relief (`bytes` of it) to `relief` (by part) when no device node reads
+// it after the run: all of it to the part producing it or updating it in place, and 1/k of it to
+// each other of the k reader parts. Each part counts it once: the relief of an integral
+// placement, bytes * min over readers x_p, is at most bytes * max(x_source, min over readers
+// x_p), at most sum_p x_p relief_p (the source's share an over-count, which only lowers it).
 void AddRelief(const Value& value, int64_t bytes, const std::vector<int>& part_of,
-               SourceRelief source_relief, bool device_reader, const std::vector<int>& reader_parts,
+               bool device_reader, const std::vector<int>& reader_parts,
                std::vector<int64_t>& relief) {
+  if (device_reader || reader_parts.empty()) return;
   std::vector<int> sources;
   for (NodeId source : {value.producer, value.written_by}) {
     if (source == kNoNode || part_of[source] < 0) continue;
     const int part = part_of[source];
     if (std::find(sources.begin(), sources.end(), part) == sources.end()) sources.push_back(part);
   }
-  if (source_relief == SourceRelief::kAlways || !device_reader) {
-    for (int part : sources) relief[part] += bytes;
-  }
-  if (device_reader || reader_parts.empty()) return;
+  for (int part : sources) relief[part] += bytes;
   const int64_t share = bytes / static_cast<int64_t>(reader_parts.size());
   for (int part : reader_parts) {
     if (std::find(sources.begin(), sources.end(), part) == sources.end()) relief[part] += share;
@@ -132,12 +130,11 @@ std::vector<Step> StepsToTake(const LateFetchWaits& waits, const std::vector<int
 }  // namespace
 
 LateFetchWaits::LateFetchWaits(const Problem& problem, const std::vector<NodeId>& order,
-                               const std::vector<HostPart>& parts, SourceRelief source_relief)
+                               const std::vector<HostPart>& parts)
     : problem_(problem),
       lifetimes_(problem, order),
       part_of_(PartIndexOf(*problem.graph, parts)),
-      part_count_(parts.size()),
-      source_relief_(source_relief) {
+      part_count_(parts.size()) {
   fetch_bytes_.resize(problem.graph->values.size());
   for (size_t id = 0; id < problem.graph->values.size(); ++id) {
     fetch_bytes_[id] = FetchBytes(problem, static_cast<ValueId>(id));
@@ -157,8 +154,8 @@ void LateFetchWaits::PerStep(std::vector<int64_t>& wait_bytes,
     ForEachWait(problem_, lifetimes_.get(), part_of_, value_id,
                 [&](Step first, Step last, bool device_reader, const std::vector<int>& readers) {
                   std::fill(relief.begin(), relief.end(), 0);
-                  AddRelief(problem_.graph->values[id], bytes, part_of_, source_relief_,
-                            device_reader, readers, relief);
+                  AddRelief(problem_.graph->values[id], bytes, part_of_, device_reader, readers,
+                            relief);
                   int64_t relief_bytes = 0;
                   for (int64_t part_bytes : relief) relief_bytes += part_bytes;
                   waiting[first] += bytes;
@@ -186,8 +183,8 @@ int64_t LateFetchWaits::At(Step s, std::vector<int64_t>& relief) const {
                 [&](Step first, Step last, bool device_reader, const std::vector<int>& readers) {
                   if (s < first || s > last) return;
                   wait_bytes += fetch_bytes_[id];
-                  AddRelief(problem_.graph->values[id], fetch_bytes_[id], part_of_, source_relief_,
-                            device_reader, readers, relief);
+                  AddRelief(problem_.graph->values[id], fetch_bytes_[id], part_of_, device_reader,
+                            readers, relief);
                 });
   }
   return wait_bytes;
@@ -201,7 +198,7 @@ std::vector<ReliefCondition> HostLateFetchConditions(const Problem& problem,
   if (order.empty() || device.room_per_step.size() != order.size()) return conditions;
   const int64_t in_bytes_per_s = SumDeviceLinkRates(*problem.profile).into_device_bytes_per_s;
   if (in_bytes_per_s <= 0) return conditions;
-  const LateFetchWaits waits(problem, order, parts, SourceRelief::kAlways);
+  const LateFetchWaits waits(problem, order, parts);
   const std::vector<int64_t> through_ns = ThroughNs(problem, order, waits.part_of());
   const int64_t pinned_touched = PinnedBytesPartsTouch(problem, parts);
   for (Step s : StepsToTake(waits, through_ns, device, pinned_touched, in_bytes_per_s)) {

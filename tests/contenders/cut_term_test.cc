@@ -5,6 +5,7 @@
 
 #include "contender_support.h"
 #include "contenders/host_cut.h"
+#include "contenders/host_late_fetch.h"
 #include "contenders/host_lower_bound.h"
 #include "contenders/host_timed_terms.h"
 #include "contenders/lower_bounds.h"
@@ -158,6 +159,27 @@ TEST_CASE("cut term: a host part that makes a kept value relieves its Store, not
   CHECK(bound.makespan_ns == 280);
   CHECK(bound.relief_binds);
   CHECK(bound.freed_bytes == 50);
+}
+
+TEST_CASE("late-fetch conditions: what a host part makes and the device reads later comes in") {
+  const WithPart model = MakeWithPart();
+  const contenders::LowerBounds device = BoundAt(model.context, 250);
+  const std::vector<ReliefCondition> conditions =
+      contenders::HostLateFetchConditions(model.context, device, {model.part});
+  // Step 4: U'(4) = {a, q, b}, 250 B less the room of 90, after C(..4) = 40 ns of nodes in no
+  // part (p's 10 ns is the part's): 160 + 40 = 200 B. q is p's, but g2 on the device reads it
+  // after step 4, so it comes in by a hop after step 4 wherever p runs: no relief (it was 50).
+  // Step 3: U'(3) = {a, q}, no room, C(..3) = 30: 180 B. Step 5: U'(5) = {a}, room 80, C(..5) =
+  // 50: 70 B. Step 2: U'(2) = {q}, 50 B within the room of 50; step 0: U'(0) = {x}, within 140.
+  REQUIRE(conditions.size() == 3);
+  CHECK(conditions[0].step == 4);
+  CHECK(conditions[0].bytes == 200);
+  CHECK(conditions[0].relief_bytes == std::vector<int64_t>{0});
+  CHECK(conditions[1].step == 3);
+  CHECK(conditions[1].bytes == 180);
+  CHECK(conditions[1].relief_bytes == std::vector<int64_t>{0});
+  CHECK(conditions[2].step == 5);
+  CHECK(conditions[2].bytes == 70);
 }
 
 TEST_CASE("cut term: no condition where the room holds what waits") {
