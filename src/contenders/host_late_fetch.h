@@ -6,17 +6,20 @@
 // before s, are read after s within the iteration and are not read at s (lower_bounds.h). At
 // most room'(s) bytes of them are resident during s: room(s) = B - floor(s), plus the values that
 // cannot leave that a part touches (under x they may be off the device: host_timed_terms.h).
-// Each other one that a device node reads after s, and that no host node produces or updates,
-// comes back by a device hop issued at a boundary after s (issued at or before s it would be
-// resident during s), which waits for the compute stream to reach it: after the nodes in no
-// part at steps 0..s, C(..s), ran on the device one at a time. So
+// Each other one that a device node reads after s comes back by a device hop issued at a
+// boundary after s (issued at or before s it would be resident during s), whoever produced or
+// updated it (a crossing from the host's copy or a fetch from its home: the device gets a value
+// no other way), which waits for the compute stream to reach it: after the nodes in no part at
+// steps 0..s, C(..s), ran on the device one at a time. So
 //   T >= C(..s) + (bytes(U'(s)) - room'(s) - relieved(x)) / r_in,
 // r_in the device's links in together, relieved(x) the bytes of U'(s) that no device node reads
-// after s or that a host node produces or updates in place. A value whose readers after s are
-// all in parts, k of them, needs no device hop only when all k run on the host, so at most
-// min x_p <= (1/k) sum x_p of it is relieved: each of those parts' relief counts it at 1/k of its
-// bytes. One a part produces or updates in place counts whole in that part's relief (its
-// crossing into the device is not counted); each part counts a value once.
+// after s. A value whose readers after s are all in parts, k of them, needs no device hop only
+// when all k run on the host, so at most min x_p <= (1/k) sum x_p of it is relieved: each of
+// those parts' relief counts it at 1/k of its bytes, and a part that produces or updates it in
+// place counts it whole (an over-count, which only lowers the condition); each part counts a
+// value once. Until 2026-11-29 (package W5) a part producing or updating a value relieved it
+// even where a device node reads it after s: on the training step, the weights the backward
+// pass reads, which the host's optimizer updates (16 GB on rtx-4090-xeon-2s).
 // A routed operand (its one reader a MoE node that picks experts: routed_fetch.h) counts at the
 // bytes a fetch after route moves, its slice times the experts' touch chances (in expectation
 // over routings, as routed_lane_bound.h): counted whole, the term held a plan that fetches the
@@ -25,8 +28,8 @@
 // Relief over-counted only lowers the condition: a forced transfer of bytes(U'(s)) - room'(s) +
 // C(..s) r_in bytes at r_in with its own relief per part.
 // On a training step with every optimizer update on the host it relieves the Adam moments (only
-// the updates read them) and the weights (the updates write them), not the activations the
-// backward pass reads; on a decode, the KV caches and weights only host parts read.
+// the updates read them), not the weights or the activations the backward pass reads; on a
+// decode, the KV caches and weights only host parts read.
 // Steps: the device-only bound's late-fetch step and the kLateFetchTopSteps steps whose term is
 // largest with every part on the host (all relief taken); any set of steps gives a bound. Cost:
 // O(values * uses + steps log steps) to rank the steps, then O(values * uses + parts) per step
@@ -34,8 +37,10 @@
 // updates in place, and every crossing, are not counted.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
+#include "contenders/host_timed_terms.h"
 #include "contenders/lower_bounds.h"
 #include "contenders/relief_condition.h"
 #include "hyperplan/planner/host_parts.h"
@@ -45,6 +50,33 @@ namespace hyperplan::contenders {
 
 // How many steps beside the device-only bound's late-fetch step the conditions are taken at.
 inline constexpr int kLateFetchTopSteps = 8;
+
+// U'(s) in an order for `parts` (see above), what the late-fetch and the cut conditions
+// (host_cut.h) share: per step its bytes (a routed operand at a fetch after route's), and its
+// relief per part. Holds the lifetimes in the order (so not copyable).
+class LateFetchWaits {
+ public:
+  LateFetchWaits(const Problem& problem, const std::vector<NodeId>& order,
+                 const std::vector<HostPart>& parts);
+  LateFetchWaits(const LateFetchWaits&) = delete;
+  LateFetchWaits& operator=(const LateFetchWaits&) = delete;
+
+  // By step: bytes(U'(s)), and its relief with every part on the host (each part's summed).
+  void PerStep(std::vector<int64_t>& wait_bytes, std::vector<int64_t>& relieved_bytes) const;
+  // bytes(U'(s)); adds each part's relief at s to `relief` (by part).
+  int64_t At(Step s, std::vector<int64_t>& relief) const;
+  // By NodeId: the part holding it (-1: none).
+  const std::vector<int>& part_of() const { return part_of_; }
+  // The lifetimes in the order.
+  const LifetimeAnalysis& lifetimes() const { return lifetimes_.get(); }
+
+ private:
+  const Problem& problem_;
+  LifetimesInOrder lifetimes_;
+  std::vector<int> part_of_;
+  std::vector<int64_t> fetch_bytes_;  // by value
+  size_t part_count_;
+};
 
 // The conditions (see above) in `device`'s order for `parts`, one per step taken that leaves
 // bytes beyond the room.

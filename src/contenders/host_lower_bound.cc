@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "contenders/graph_walk.h"
+#include "contenders/host_cut.h"
 #include "contenders/host_late_fetch.h"
 #include "contenders/host_timed_terms.h"
 #include "contenders/host_write_back.h"
@@ -807,6 +808,9 @@ HostBoundInputs HostBoundInputsFor(const Problem& problem, const LowerBounds& de
   inputs.timed_ns = HostTimedTerm(problem, device, parts).ns;
   inputs.relief_conditions = HostWriteBackConditions(problem, device, parts);
   for (ReliefCondition& condition : HostLateFetchConditions(problem, device, parts)) {
+    inputs.relief_conditions.push_back(std::move(condition));
+  }
+  for (ReliefCondition& condition : HostCutConditions(problem, device, parts)) {
     inputs.relief_conditions.push_back(std::move(condition));
   }
   const SpillTerm spill = ComputeSpillTerm(problem);

@@ -94,7 +94,8 @@
 // - Timed terms with relief (relief_condition.h): the device-only bound's write-back term
 //   (host_write_back.h), with the state the host updates and the values it produces taken out
 //   of what the device must send home, and its late-fetch term (host_late_fetch.h), with the
-//   values only host parts read after the step taken out of what must come back. Each is one
+//   values only host parts read after the step taken out of what must come back, and its cut
+//   term (host_cut.h: the Stores before a step, then the fetches after it). Each is one
 //   more condition: the lane (L or H, and D) within T while that term is, over its own
 //   relaxation (its relief per part differs from f_p). At x = 0 each is the device-only term
 //   less the parts' device time in its window; they let the relaxation's optimum move to where
@@ -130,8 +131,9 @@
 // stored half of its write-back term over the values no part touches, as a floor
 // (host_timed_terms.h: the training step on rtx-4090-xeon-2s, 2.73 -> 3.47 s), and both with
 // relief per part only at a few steps (host_write_back.h, host_late_fetch.h: on that row their
-// optimum is every optimizer update on the host, 3.46 to 3.56 s by order, so the floor still
-// binds); crossing transfers and their latency are not counted; the fresh
+// optimum is every optimizer update on the host, 3.46 to 3.56 s by order, below the floor),
+// and the cut term with relief (host_cut.h: there 3.88 s in the least order, with every update
+// on the host, which binds); crossing transfers and their latency are not counted; the fresh
 // fetches of values the host updates in place are not counted; parts only (a placement that is
 // no union of one family's parts is outside the space); with T > 1 tokens the routed bytes are
 // an expectation (as the node times are), so it bounds the mean routing; the gather form's

@@ -260,6 +260,20 @@ int64_t StepFloorBytes(const Graph& graph, const ValueHomes& homes, const Node& 
   return floor;
 }
 
+// Raises the cut term (see lower_bounds.h) with step s: its compute, the compute before and
+// from it, and the bytes of P(s) and U'(s) beyond the room.
+void RaiseCut(Step s, int64_t step_ns, int64_t before_ns, int64_t total_ns, int64_t store_bytes,
+              int64_t fetch_bytes, const DeviceLinkRates& rates, LowerBounds& bounds) {
+  const int64_t start_ns =
+      std::max(before_ns, TransferNs(store_bytes, rates.out_of_device_bytes_per_s));
+  const int64_t after_ns = std::max(
+      total_ns - before_ns, step_ns + TransferNs(fetch_bytes, rates.into_device_bytes_per_s));
+  if (start_ns + after_ns > bounds.cut.ns) {
+    bounds.cut = {start_ns + after_ns, s, std::max<int64_t>(0, store_bytes),
+                  std::max<int64_t>(0, fetch_bytes)};
+  }
+}
+
 // What the step scan leaves for the write-back term.
 struct StepScan {
   std::vector<int64_t> compute_before_ns;  // steps 0..s-1, then the total
@@ -272,7 +286,7 @@ struct StepScan {
 StepScan ScanSteps(const Graph& graph, const HardwareProfile& profile,
                    const std::vector<NodeId>& order, const std::vector<int64_t>& node_time_ns,
                    int64_t budget_bytes, const ValueHomes& homes, MoveSums& sums,
-                   StepSums& existing, int64_t into_device_bytes_per_s, LowerBounds& bounds) {
+                   StepSums& existing, const DeviceLinkRates& rates, LowerBounds& bounds) {
   const auto n = static_cast<Step>(order.size());
   StepScan scan;
   scan.compute_before_ns.assign(static_cast<size_t>(n) + 1, 0);
@@ -282,7 +296,7 @@ StepScan ScanSteps(const Graph& graph, const HardwareProfile& profile,
   // The late-fetch term at step s, on one device link (or, link -1, on all of them together).
   auto late_fetch = [&](Step s, int64_t compute_through_s_ns, int64_t bytes, int32_t link) {
     Raise(bounds.late_fetch, s, compute_through_s_ns, bytes, link,
-          LinkRate(profile, link, into_device_bytes_per_s));
+          LinkRate(profile, link, rates.into_device_bytes_per_s));
   };
   for (Step s = 0; s < n; ++s) {
     const int64_t existing_bytes = existing.Next(s);
@@ -299,6 +313,9 @@ StepScan ScanSteps(const Graph& graph, const HardwareProfile& profile,
     const int64_t room = std::max<int64_t>(0, budget_bytes - floor);
     scan.room_per_step[s] = room;
     const int64_t stored_off = sums.store.Next(s) - room;
+    const int64_t read_later_off = sums.read_later.Next(s) - room;
+    RaiseCut(s, node_time_ns[order[s]], scan.compute_before_ns[s], bounds.compute_ns, stored_off,
+             read_later_off, rates, bounds);
     const int64_t sent_off = stored_off + sums.written.Next(s);
     if (sent_off > most_sent_off_bytes) {
       most_sent_off_bytes = sent_off;
@@ -312,7 +329,7 @@ StepScan ScanSteps(const Graph& graph, const HardwareProfile& profile,
       const int64_t late = sums.read_later_on[l].Next(s) - room;
       late_fetch(s, compute_through_s_ns, late, static_cast<int32_t>(l));
     }
-    late_fetch(s, compute_through_s_ns, sums.read_later.Next(s) - room, -1);
+    late_fetch(s, compute_through_s_ns, read_later_off, -1);
   }
   return scan;
 }
@@ -340,8 +357,8 @@ void FinishBounds(const HardwareProfile& profile, int64_t budget_bytes,
       bounds.bottleneck_link = static_cast<int32_t>(l);
     }
   }
-  bounds.makespan_ns =
-      std::max({bounds.compute_ns, bounds.transfer_ns, bounds.late_fetch.ns, bounds.write_back.ns});
+  bounds.makespan_ns = std::max({bounds.compute_ns, bounds.transfer_ns, bounds.late_fetch.ns,
+                                 bounds.write_back.ns, bounds.cut.ns});
 }
 
 }  // namespace
@@ -368,7 +385,7 @@ LowerBounds ComputeLowerBounds(const Graph& graph, const HardwareProfile& profil
   bounds.host_capacity_bytes = HostCapacityBytes(profile, routes);
   StepSums existing = ExistingBytes(graph, lifetimes, persistent, n);
   const StepScan scan = ScanSteps(graph, profile, order, node_time_ns, budget_bytes, homes, sums,
-                                  existing, rates.into_device_bytes_per_s, bounds);
+                                  existing, rates, bounds);
   // The write-back term scans the values and sorts the writes, so it is taken at two steps:
   // where the most stored or written bytes must be off the device, and the late-fetch step.
   if (!writes.empty()) {

@@ -53,6 +53,16 @@
 // step's updated Adam moments (written by the optimizer after the backward pass, off the
 // device during the forward pass's activation peak, beside the stored activations) bound it
 // this way: the write-back cannot start before the first optimizer step.
+// Cut: take a step s. Every value of P(s) (produced before s, read after s or returned, not
+// read at s) that is not resident during s was Detached before s, on the compute stream, after
+// its Store ended; every value of U'(s) not resident during s comes back by a device hop that
+// waits for the compute stream to pass s. At most B - floor(s) bytes of each set are resident
+// during s (each set apart). So the compute stream reaches s no earlier than
+// start(s) >= max(C(..s-1), (bytes(P(s)) - (B - floor(s))) / r_out), and the makespan is at
+// least start(s) + max(C(s..), C(s) + (bytes(U'(s)) - (B - floor(s))) / r_in), r_out and r_in
+// the device's links out and in together: a training step's forward pass stores its
+// activations before the turnaround and its backward pass brings them back after it, so the
+// two directions' times add up there instead of overlapping over the whole step.
 // Cost: O(nodes + values * route length + uses + steps * links), plus a sort of the in-place
 // writes at two steps (where the most stored or written bytes must be off the device,
 // and the late-fetch step). Limits: one step at a time
@@ -102,7 +112,16 @@ struct LowerBounds {
   // The largest write-back term (see above): the compute from `step` around the loop to the
   // first of the updates counted, then the bytes sent out over a device hop out of the device.
   TimedTransferTerm write_back;
-  int64_t makespan_ns = 0;  // max(compute_ns, transfer_ns, late_fetch.ns, write_back.ns)
+  // The largest cut term (see above): at `step`, store_bytes beyond the room out before it,
+  // then fetch_bytes beyond the room in after it.
+  struct Cut {
+    int64_t ns = 0;
+    Step step = -1;
+    int64_t store_bytes = 0;
+    int64_t fetch_bytes = 0;
+  } cut;
+  // max(compute_ns, transfer_ns, late_fetch.ns, write_back.ns, cut.ns)
+  int64_t makespan_ns = 0;
   // The order the bound was taken in, and per step of it the room the budget leaves beside
   // the floor, B - floor(s) (at least 0), for the host-aware bound's timed terms
   // (host_timed_terms.h).

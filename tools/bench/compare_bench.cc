@@ -69,8 +69,14 @@ std::string BoundTraffic(const HardwareProfile& profile, const contenders::Lower
     const Link& l = profile.links[link];
     return fmt::format("{}→{}", profile.tiers[l.from].name, profile.tiers[l.to].name);
   };
-  if (bound.makespan_ns > bound.compute_ns &&
-      bound.write_back.ns > std::max(bound.transfer_ns, bound.late_fetch.ns)) {
+  if (bound.makespan_ns > bound.compute_ns && bound.cut.ns == bound.makespan_ns &&
+      bound.cut.ns > std::max({bound.transfer_ns, bound.late_fetch.ns, bound.write_back.ns})) {
+    text += fmt::format(
+        "; bound by the cut at step {}: {} stored before it, then {} fetched after it, over "
+        "the device's links each way",
+        bound.cut.step, Gigabytes(bound.cut.store_bytes), Gigabytes(bound.cut.fetch_bytes));
+  } else if (bound.makespan_ns > bound.compute_ns &&
+             bound.write_back.ns > std::max(bound.transfer_ns, bound.late_fetch.ns)) {
     text += fmt::format(
         "; bound by {} sending out {} (stored before step {}, or updated in place since its "
         "last pass) in what {} of compute from step {} to the first update leaves",
@@ -176,7 +182,7 @@ std::string HostBoundRow(const std::string& budget, const HardwareProfile& profi
       fmt::format("{} parts{}, {}{}; at the relaxation's optimum {:.1f} on the host, {} freed",
                   host.part_count, host.attention_cores ? " (attention cores)" : "",
                   host.chain ? "a dependency chain" : "not a chain",
-                  host.relief_binds        ? " (a write-back or late-fetch term binds)"
+                  host.relief_binds        ? " (a write-back, late-fetch or cut term binds)"
                   : host.routed_lane_binds ? " (fetch after route on it binds)"
                                            : "",
                   host.host_parts, Gigabytes(host.freed_bytes));
