@@ -263,7 +263,29 @@ class OffloadSearch {
         outcome = planner::PlanToBudget(context, capacity_, baseline_);
       }
     }
-    Keep(planner::ReplanOnRunTimeline(context, std::move(outcome), budget_mode_, PlanOnAxis()));
+    Keep(ReplannedUnlessRouted(context, std::move(outcome)));
+  }
+
+  // Whether the route pass (expert_placement.h) rewrites `outcome`'s transfers once the search
+  // is done: then the timeline it ran on is not the one the returned plan runs on.
+  bool RoutedAfterward(const Outcome& outcome) const {
+    return planner::RewrittenAfterRoute(planned(), options_, outcome.plan);
+  }
+
+  // `outcome` replanned on the timeline it ran on (retime.h), unless the route pass rewrites
+  // it. The chain's premise is that the run's timeline is the one a plan will meet (its stalls
+  // tell the refiner when transfers must start); where the plan streams a MoE node's stacked
+  // experts whole, PlaceExpertsAfterRoute moves each such Prefetch after its router with the
+  // routed experts' bytes alone, so the returned plan runs on another timeline (DeepSeek-V3
+  // int4 on h100-sxm: whole expert Prefetches from NVMe run 12-17 s an iteration, the routed
+  // plan 0.5-0.6 s). The chain then tunes transfers to stalls the returned plan does not have,
+  // and its rounds were kept by that timeline: with them the preset planned 571 ms in 8.9 s of
+  // CPU, without them 523 ms in 1.2 s; the hf config 579 ms in 26 s, without 542 ms in 2.2 s.
+  // The rounds, deterministic either way, are skipped there (their plans are only candidates;
+  // the search's other plans and every later pass are unchanged).
+  Outcome ReplannedUnlessRouted(const PlanContext& context, Outcome outcome) {
+    if (RoutedAfterward(outcome)) return outcome;
+    return planner::ReplanOnRunTimeline(context, std::move(outcome), budget_mode_, PlanOnAxis());
   }
 
   // Each update right after its gradient (order.h): the state's write-back overlaps the
@@ -289,7 +311,7 @@ class OffloadSearch {
   // and then chained, the variant lost where links bind and cost a whole chain more.
   void PlanLateWriteBacksAtStart() {
     const PlanContext* winner = ContextWithOrder(contexts_, chosen_.plan.order);
-    if (chosen_.feasible && winner != nullptr &&
+    if (chosen_.feasible && winner != nullptr && !RoutedAfterward(chosen_) &&
         EndsOnWriteBackOf(chosen_, planner::LateWriteBackValues(*winner))) {
       Keep(planner::ReplanOnRunTimeline(planner::WithLateWriteBacksAtStart(*winner), chosen_,
                                         budget_mode_, PlanOnAxis(), planner::Seed::kOtherContext));
@@ -316,7 +338,7 @@ class OffloadSearch {
     const SimulationResult& ran = chosen_.evaluation.timeline;
     if (!budget_mode_ || !chosen_.feasible || winner == nullptr || ran.makespan_ns >= lead_ns_ ||
         winner->step_count() > planner::kSecondChoiceLimit || ran.makespan_ns <= ran.compute_ns ||
-        planner::LinkSaturated(profile(), chosen_)) {
+        RoutedAfterward(chosen_) || planner::LinkSaturated(profile(), chosen_)) {
       return;
     }
     PlanContext own_axis = planner::RetimedContext(*winner, ComputeStepStarts(chosen_.plan, ran));
@@ -356,8 +378,9 @@ class OffloadSearch {
     }
     const PlanContext own_half = planner::WithWrapHalvesRankedAlone(*winner);
     Outcome outcome = planner::PlanToBudget(own_half, *budget_, baseline_);
-    outcome = planner::ReplanOnRunTimeline(own_half, std::move(outcome), true, PlanOnAxis());
-    if (outcome.feasible && EndsOnWriteBackOf(outcome, planner::LateWriteBackValues(own_half))) {
+    outcome = ReplannedUnlessRouted(own_half, std::move(outcome));
+    if (outcome.feasible && !RoutedAfterward(outcome) &&
+        EndsOnWriteBackOf(outcome, planner::LateWriteBackValues(own_half))) {
       Outcome late =
           planner::ReplanOnRunTimeline(planner::WithLateWriteBacksAtStart(own_half), outcome, true,
                                        PlanOnAxis(), planner::Seed::kOtherContext);
