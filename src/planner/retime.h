@@ -13,6 +13,9 @@
 // hoisted as early as the device has room (PlanContext::hoist_prefetches), and the better
 // plan wins; the hoisted chain runs only up to kSecondChoiceLimit steps (modes.h), on a second
 // core when there is one (the plans are the same either way).
+// PlanOffload runs no chain from a plan the route pass rewrites (expert_placement.h
+// RewrittenAfterRoute: its whole expert Prefetches become routed ones, so the timeline it ran on
+// is not the returned plan's; planner.cc ReplannedUnlessRouted).
 // Cost: a plan per round (a refine and an assembly, or a budget mode's rounds), up to
 // kMaxRetimeRounds per chain. Limits: a fixed point of the axis ends the chain even where
 // another axis (a blend of the last two) might do better; blending lost on the training step.
