@@ -280,9 +280,10 @@ class OffloadSearch {
   // int4 on h100-sxm: whole expert Prefetches from NVMe run 12-17 s an iteration, the routed
   // plan 0.5-0.6 s). The chain then tunes transfers to stalls the returned plan does not have,
   // and its rounds were kept by that timeline: with them the preset planned 571 ms in 8.9 s of
-  // CPU, without them 523 ms in 1.2 s; the hf config 579 ms in 26 s, without 542 ms in 2.2 s.
-  // The rounds, deterministic either way, are skipped there (their plans are only candidates;
-  // the search's other plans and every later pass are unchanged).
+  // CPU, without them 523 ms in 1.0 s; the hf config 579 ms in 26 s, without 542 ms in 1.9 s
+  // (Mixtral on rtx-4090, 128 GB: 290.4 -> 289.3 ms; the bench's other rows unchanged). The
+  // rounds are skipped there (their plans were only candidates; the search's other plans and
+  // every later pass are unchanged).
   Outcome ReplannedUnlessRouted(const PlanContext& context, Outcome outcome) {
     if (RoutedAfterward(outcome)) return outcome;
     return planner::ReplanOnRunTimeline(context, std::move(outcome), budget_mode_, PlanOnAxis());
