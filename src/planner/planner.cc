@@ -272,21 +272,11 @@ class OffloadSearch {
     return planner::RewrittenAfterRoute(planned(), options_, outcome.plan);
   }
 
-  // `outcome` replanned on the timeline it ran on (retime.h), unless the route pass rewrites
-  // it. The chain's premise is that the run's timeline is the one a plan will meet (its stalls
-  // tell the refiner when transfers must start); where the plan streams a MoE node's stacked
-  // experts whole, PlaceExpertsAfterRoute moves each such Prefetch after its router with the
-  // routed experts' bytes alone, so the returned plan runs on another timeline (DeepSeek-V3
-  // int4 on h100-sxm: whole expert Prefetches from NVMe run 12-17 s an iteration, the routed
-  // plan 0.5-0.6 s). The chain then tunes transfers to stalls the returned plan does not have,
-  // and its rounds were kept by that timeline: with them the preset planned 571 ms in 8.9 s of
-  // CPU, without them 523 ms in 1.0 s; the hf config 579 ms in 26 s, without 542 ms in 1.9 s
-  // (Mixtral on rtx-4090, 128 GB: 290.4 -> 289.3 ms; the bench's other rows unchanged). The
-  // rounds are skipped there (their plans were only candidates; the search's other plans and
-  // every later pass are unchanged).
+  // `outcome` replanned on the timeline it ran on, unless the route pass rewrites it (retime.h
+  // ReplanUnlessRouted: that timeline is not the returned plan's).
   Outcome ReplannedUnlessRouted(const PlanContext& context, Outcome outcome) {
-    if (RoutedAfterward(outcome)) return outcome;
-    return planner::ReplanOnRunTimeline(context, std::move(outcome), budget_mode_, PlanOnAxis());
+    return planner::ReplanUnlessRouted(context, options_, std::move(outcome), budget_mode_,
+                                       PlanOnAxis());
   }
 
   // Each update right after its gradient (order.h): the state's write-back overlaps the
