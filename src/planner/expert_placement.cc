@@ -287,12 +287,17 @@ std::vector<std::vector<int32_t>> ChooseResident(const std::vector<StreamedOpera
   return resident;
 }
 
+bool RewrittenAfterRoute(const Graph& graph, const PlanOptions& options, const Plan& plan) {
+  return options.offload && options.route_fetch && !FindStreamedOperands(graph, plan).empty();
+}
+
 PlanResult PlaceExpertsAfterRoute(const Problem& problem, const PlanOptions& options,
                                   PlanResult planned) {
   const Graph& graph = *problem.graph;
   const HardwareProfile& profile = *problem.profile;
+  if (!options.offload || !options.route_fetch) return planned;
   const std::vector<StreamedOperand> streamed = FindStreamedOperands(graph, planned.plan);
-  if (!options.offload || !options.route_fetch || streamed.empty()) return planned;
+  if (streamed.empty()) return planned;
   const NoOffloadReference reference{planned.evaluation.summary.baseline_peak_bytes,
                                      planned.evaluation.summary.baseline_arena_bytes};
   const std::vector<std::vector<int32_t>> none(streamed.size());

@@ -263,7 +263,20 @@ class OffloadSearch {
         outcome = planner::PlanToBudget(context, capacity_, baseline_);
       }
     }
-    Keep(planner::ReplanOnRunTimeline(context, std::move(outcome), budget_mode_, PlanOnAxis()));
+    Keep(ReplannedUnlessRouted(context, std::move(outcome)));
+  }
+
+  // Whether the route pass (expert_placement.h) rewrites `outcome`'s transfers once the search
+  // is done: then the timeline it ran on is not the one the returned plan runs on.
+  bool RoutedAfterward(const Outcome& outcome) const {
+    return planner::RewrittenAfterRoute(planned(), options_, outcome.plan);
+  }
+
+  // `outcome` replanned on the timeline it ran on, unless the route pass rewrites it (retime.h
+  // ReplanUnlessRouted: that timeline is not the returned plan's).
+  Outcome ReplannedUnlessRouted(const PlanContext& context, Outcome outcome) {
+    return planner::ReplanUnlessRouted(context, options_, std::move(outcome), budget_mode_,
+                                       PlanOnAxis());
   }
 
   // Each update right after its gradient (order.h): the state's write-back overlaps the
@@ -289,7 +302,7 @@ class OffloadSearch {
   // and then chained, the variant lost where links bind and cost a whole chain more.
   void PlanLateWriteBacksAtStart() {
     const PlanContext* winner = ContextWithOrder(contexts_, chosen_.plan.order);
-    if (chosen_.feasible && winner != nullptr &&
+    if (chosen_.feasible && winner != nullptr && !RoutedAfterward(chosen_) &&
         EndsOnWriteBackOf(chosen_, planner::LateWriteBackValues(*winner))) {
       Keep(planner::ReplanOnRunTimeline(planner::WithLateWriteBacksAtStart(*winner), chosen_,
                                         budget_mode_, PlanOnAxis(), planner::Seed::kOtherContext));
@@ -316,7 +329,7 @@ class OffloadSearch {
     const SimulationResult& ran = chosen_.evaluation.timeline;
     if (!budget_mode_ || !chosen_.feasible || winner == nullptr || ran.makespan_ns >= lead_ns_ ||
         winner->step_count() > planner::kSecondChoiceLimit || ran.makespan_ns <= ran.compute_ns ||
-        planner::LinkSaturated(profile(), chosen_)) {
+        RoutedAfterward(chosen_) || planner::LinkSaturated(profile(), chosen_)) {
       return;
     }
     PlanContext own_axis = planner::RetimedContext(*winner, ComputeStepStarts(chosen_.plan, ran));
@@ -356,8 +369,9 @@ class OffloadSearch {
     }
     const PlanContext own_half = planner::WithWrapHalvesRankedAlone(*winner);
     Outcome outcome = planner::PlanToBudget(own_half, *budget_, baseline_);
-    outcome = planner::ReplanOnRunTimeline(own_half, std::move(outcome), true, PlanOnAxis());
-    if (outcome.feasible && EndsOnWriteBackOf(outcome, planner::LateWriteBackValues(own_half))) {
+    outcome = ReplannedUnlessRouted(own_half, std::move(outcome));
+    if (outcome.feasible && !RoutedAfterward(outcome) &&
+        EndsOnWriteBackOf(outcome, planner::LateWriteBackValues(own_half))) {
       Outcome late =
           planner::ReplanOnRunTimeline(planner::WithLateWriteBacksAtStart(own_half), outcome, true,
                                        PlanOnAxis(), planner::Seed::kOtherContext);

@@ -9,6 +9,7 @@
 
 #include "hyperplan/plan/bottleneck.h"
 #include "hyperplan/plan/simulate.h"
+#include "planner/expert_placement.h"
 
 namespace hyperplan::planner {
 namespace {
@@ -156,6 +157,12 @@ Outcome ReplanOnRunTimeline(const PlanContext& context, Outcome best, bool budge
   Outcome plain = RetimeRounds(context, best, budget_mode, false, plan_in, seed, first);
   Outcome hoisted = hoisted_rounds.get();
   return OutcomeBeats(hoisted, plain, budget_mode) ? std::move(hoisted) : std::move(plain);
+}
+
+Outcome ReplanUnlessRouted(const PlanContext& context, const PlanOptions& options, Outcome best,
+                           bool budget_mode, const PlanOnAxis& plan_in) {
+  if (RewrittenAfterRoute(*context.graph, options, best.plan)) return best;
+  return ReplanOnRunTimeline(context, std::move(best), budget_mode, plan_in);
 }
 
 }  // namespace hyperplan::planner

@@ -13,6 +13,7 @@
 // hoisted as early as the device has room (PlanContext::hoist_prefetches), and the better
 // plan wins; the hoisted chain runs only up to kSecondChoiceLimit steps (modes.h), on a second
 // core when there is one (the plans are the same either way).
+// No chain runs from a plan the route pass rewrites (ReplanUnlessRouted, below).
 // Cost: a plan per round (a refine and an assembly, or a budget mode's rounds), up to
 // kMaxRetimeRounds per chain. Limits: a fixed point of the axis ends the chain even where
 // another axis (a blend of the last two) might do better; blending lost on the training step.
@@ -24,6 +25,7 @@
 #include "hyperplan/hardware.h"
 #include "hyperplan/plan/evaluation.h"
 #include "hyperplan/plan/plan.h"
+#include "hyperplan/planner/options.h"
 #include "planner/context.h"
 #include "planner/modes.h"
 
@@ -61,5 +63,19 @@ enum class Seed : uint8_t { kThisContext, kOtherContext };
 // tried on every axis they have.
 Outcome ReplanOnRunTimeline(const PlanContext& context, Outcome best, bool budget_mode,
                             const PlanOnAxis& plan_in, Seed seed = Seed::kThisContext);
+
+// ReplanOnRunTimeline from `best` (in its own context), unless the route pass rewrites it under
+// `options` (expert_placement.h RewrittenAfterRoute): then `best` as it is. The chain's premise
+// is that the run's timeline is the one a plan will meet (its stalls tell the refiner when
+// transfers must start); where the plan streams a MoE node's stacked experts whole,
+// PlaceExpertsAfterRoute moves each such Prefetch after its router with the routed experts'
+// bytes alone, so the returned plan runs on another timeline (DeepSeek-V3 int4 on h100-sxm:
+// whole expert Prefetches from NVMe run 12-17 s an iteration, the routed plans 0.5-0.6 s). The
+// chain then tunes transfers to stalls the returned plan does not have, and keeps its rounds by
+// that timeline: with them PlanOffload planned the preset there at 571 ms in 8.9 s of CPU,
+// without them 523 ms in 1.0 s; the hf config 579 ms in 26 s, without 542 ms in 1.9 s (Mixtral
+// on rtx-4090 with 128 GB of DDR: 290.4 -> 289.3 ms; the bench's other rows unchanged).
+Outcome ReplanUnlessRouted(const PlanContext& context, const PlanOptions& options, Outcome best,
+                           bool budget_mode, const PlanOnAxis& plan_in);
 
 }  // namespace hyperplan::planner

@@ -134,6 +134,25 @@ TEST_CASE("without routed fetches allowed the plan keeps its whole Prefetch") {
   CHECK(kept.evaluation.timeline.makespan_ns == 20384);
 }
 
+TEST_CASE("a plan is rewritten after route only where it streams an expert operand whole") {
+  const RoutedMoe f;
+  PlanOptions options;
+  // The hand plan's step 0 Prefetches fc1 whole for moe, its only reader: the route pass
+  // would move it after the router.
+  const Plan whole = f.HandPlan(false, 16384, 16384);
+  CHECK(planner::RewrittenAfterRoute(f.graph, options, whole));
+  // Already routed (step 1 routed_by moe): nothing left to rewrite.
+  CHECK_FALSE(planner::RewrittenAfterRoute(f.graph, options, f.HandPlan(true, 4096, 4096)));
+  SECTION("not without routed fetches allowed") {
+    options.route_fetch = false;
+    CHECK_FALSE(planner::RewrittenAfterRoute(f.graph, options, whole));
+  }
+  SECTION("not with offloading off") {
+    options.offload = false;
+    CHECK_FALSE(planner::RewrittenAfterRoute(f.graph, options, whole));
+  }
+}
+
 TEST_CASE("the device room holds first the experts whose fetch crosses the most link time") {
   RoutedMoe f;
   // fc1 staged from NVMe (TwoHopPlan: 1 nvme -> ddr, 2 ddr -> hbm, both 1 B/ns); fc2 streamed

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "planner_support.h"
+#include "support/routed_moe.h"
 
 using namespace hyperplan;
 using namespace hyperplan::planner;
@@ -178,4 +179,37 @@ TEST_CASE("retime: both chains' round 0 replans in the shared context, each with
   const PlanContext fresh = RetimedContext(context, {0, 999, 1000});
   CHECK(candidates_by_hoist[false] == fresh.candidates.candidates.size());
   CHECK(candidates_by_hoist[true] == fresh.candidates.candidates.size());
+}
+
+// No chain from a plan the route pass rewrites (ReplanUnlessRouted): on support/routed_moe.h,
+// the hand plan streaming fc1 whole runs 1000 + 16384 + 3000 = 20384 ns against 8000 ns of
+// compute, its link busy 17384 ns (85%, not saturated), so a chain would replan it on its run's
+// axis {0, 17384, 20384} (moe waits for the fetch) instead of {0, 5000, 8000}; but routed, fc1
+// moves 4096 B after the router (13096 ns), another timeline. Each replan here returns the seed
+// again (no gain, and its axis repeats): one round where the chain runs, none where it does not.
+TEST_CASE("retime: no replanning round from a plan whose experts the route pass fetches") {
+  const testing::RoutedMoe f;
+  const PlanContext context =
+      BuildContext(f.graph, f.profile, ModelOrder(f.graph),
+                   {testing::RoutedMoe::kRouteNs, testing::RoutedMoe::kMoeNs}, {});
+  auto rounds_from = [&](const Plan& plan, const PlanOptions& options) {
+    Outcome seed;
+    static_cast<EvaluatedPlan&>(seed) = f.Finish(plan);
+    size_t rounds = 0;
+    const Outcome kept = ReplanUnlessRouted(context, options, seed, false, [&](const PlanContext&) {
+      ++rounds;
+      return seed;
+    });
+    CHECK(kept.evaluation.timeline.makespan_ns == seed.evaluation.timeline.makespan_ns);
+    return rounds;
+  };
+  const Plan whole = f.HandPlan(false, 16384, 16384);
+  REQUIRE(f.Finish(whole).evaluation.timeline.makespan_ns == 20384);
+  PlanOptions options;
+  CHECK(rounds_from(whole, options) == 0);
+  // Already routed: nothing to rewrite, the chain runs (route 5000, fetch 1000 + 4096, moe
+  // 3000: 13096 ns against 8000 of compute).
+  CHECK(rounds_from(f.HandPlan(true, 4096, 4096), options) == 1);
+  options.route_fetch = false;  // the whole Prefetch stays: its run's timeline is the plan's
+  CHECK(rounds_from(whole, options) == 1);
 }
