@@ -8,6 +8,7 @@
 // its assertion.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <string>
 #include <vector>
 
 #include "forward_backward.h"
@@ -21,6 +22,48 @@ using namespace hyperplan::planner_test;
 
 namespace {
 
+// Two layers' updates right after their gradients, the second gradient's Store queued behind the
+// first's: forward n0 (x, W1) -> a, n1 (a, W2) -> a2 (4 B, 10 FLOP each); n2 a2 -> g2 (W2's
+// gradient, 100 B, 100 FLOP); Adam on the host n3 (g2, M2) -> M2.updated, n4 (W2, M2.updated)
+// -> W2.updated; n5 a -> g1 (W1's gradient, 4 B, 10 FLOP); Adam n6, n7 for W1 likewise; the
+// rest of the backward pass on the device: n8 a2 -> b (4 B, 50 FLOP), n9 b -> c (4 B, 3000
+// FLOP), n10 c -> d (4 B, 3000 FLOP, an output). W and M: 200 B each (each Adam node 200 FLOP).
+struct QueuedGradients {
+  Graph graph;
+  ValueId g1, g2;
+  QueuedGradients() {
+    const ValueId x = Input(graph, "x", 4);
+    const ValueId w1 = Weight(graph, Layer(1), 200);
+    const ValueId w2 = Weight(graph, Layer(2), 200);
+    const ValueId m1 = Moment(1);
+    const ValueId m2 = Moment(2);
+    const ValueId a = Work(graph, "n0", {x, w1}, "a", 4, 10);
+    const ValueId a2 = Work(graph, "n1", {a, w2}, "a2", 4, 10);
+    g2 = Work(graph, "n2", {a2}, Layer(2) + ".grad", 100, 100);
+    Update(3, g2, m2, w2, 2);
+    g1 = Work(graph, "n5", {a}, Layer(1) + ".grad", 4, 10);
+    Update(6, g1, m1, w1, 1);
+    const ValueId b = Work(graph, "n8", {a2}, "b", 4, 50);
+    const ValueId c = Work(graph, "n9", {b}, "c", 4, 3000);
+    MarkOutput(graph, Work(graph, "n10", {c}, "d", 4, 3000));
+  }
+  static std::string Layer(int layer) { return "model.layers." + std::to_string(layer) + ".mlp.w"; }
+  ValueId Moment(int layer) {
+    const ValueId m = Input(graph, Layer(layer) + ".exp_avg", 200);
+    graph.values[m].value_class = ValueClass::kOptimizerState;
+    return m;
+  }
+  // Nodes n<first> (g, M) -> M.updated and n<first + 1> (W, M.updated) -> W.updated.
+  void Update(int first, ValueId g, ValueId m, ValueId w, int layer) {
+    const std::string name = Layer(layer);
+    const ValueId m_updated =
+        Work(graph, "n" + std::to_string(first), {g, m}, name + ".updated.exp_avg", 200, 200);
+    MarkOutput(graph, m_updated);
+    MarkOutput(graph, Work(graph, "n" + std::to_string(first + 1), {w, m_updated},
+                           name + ".updated", 200, 200));
+  }
+};
+
 // The index in plan.steps of `node`'s compute step.
 size_t ComputeOf(const Plan& plan, NodeId node) {
   for (size_t i = 0; i < plan.steps.size(); ++i) {
@@ -30,22 +73,31 @@ size_t ComputeOf(const Plan& plan, NodeId node) {
   return 0;
 }
 
-// `model` planned as the CLI plans it, with its Adam chain (n2, n3) on the host, verified.
-PlanResult PlanUpdateOnHost(const UpdateBesideBackward& model) {
+// `graph` planned as the CLI plans it, with its Adam chains (`updates`) on the host, verified.
+PlanResult PlanUpdatesOnHost(const Graph& graph, const std::vector<NodeId>& updates) {
   const HardwareProfile profile = HalfFlopHostProfile();
   PlanOptions options;
-  options.aliases = FindAliases(model.graph, {});
-  const Problem problem = BuildProblem(model.graph, profile, options);
+  options.aliases = FindAliases(graph, {});
+  const Problem problem = BuildProblem(graph, profile, options);
   const std::vector<HostPart> parts = FindHostParts(problem);
-  REQUIRE(parts.size() == 1);
-  REQUIRE(parts[0].nodes == std::vector<NodeId>{2, 3});
+  std::vector<NodeId> part_nodes;
+  for (const HostPart& part : parts) {
+    part_nodes.insert(part_nodes.end(), part.nodes.begin(), part.nodes.end());
+  }
+  std::sort(part_nodes.begin(), part_nodes.end());
+  REQUIRE(part_nodes == updates);
   PlanResult result = PlanOffload(PlaceUnits(problem, NodeUnitsOf(*problem.graph, parts)), options);
-  const VerifyResult verdict = VerifyPlan(model.graph, profile, result.plan, result.evaluation);
+  const VerifyResult verdict = VerifyPlan(graph, profile, result.plan, result.evaluation);
   INFO(verdict.message);
   REQUIRE(verdict.ok);
-  CHECK(result.plan.steps[ComputeOf(result.plan, 2)].unit == ComputeUnit::kHost);
-  CHECK(result.plan.steps[ComputeOf(result.plan, 3)].unit == ComputeUnit::kHost);
+  for (NodeId node : updates) {
+    CHECK(result.plan.steps[ComputeOf(result.plan, node)].unit == ComputeUnit::kHost);
+  }
   return result;
+}
+
+PlanResult PlanUpdateOnHost(const UpdateBesideBackward& model) {
+  return PlanUpdatesOnHost(model.graph, {2, 3});
 }
 
 // g's one crossing Detach, which waits for g's one Store.
@@ -103,4 +155,27 @@ TEST_CASE("crossing detach: stays where holding the value longer would raise the
   const std::vector<StepTiming>& timing = result.evaluation.timeline.steps;
   CHECK(timing[ComputeOf(plan, 4)].start_ns == 260);
   CHECK(result.evaluation.timeline.makespan_ns == 860);
+}
+
+TEST_CASE("crossing detach: a Store queued behind another's on its link", "[planner][host]") {
+  const QueuedGradients model;
+  const PlanResult result = PlanUpdatesOnHost(model.graph, {3, 4, 6, 7});
+  const Plan& plan = result.plan;
+  // The device's clock before each step (its compute, the host's steps 3, 4, 6, 7 none): step
+  // 2 at 20, 3-5 at 120, 6-8 at 130, 9 at 180, 10 at 3180. g2's Store (100 B) runs from its
+  // writer's end, 120, to 220; g1's (4 B), made by n5 (ending at 130), queues behind it: 220
+  // to 224. g2's Detach moves from boundary 4 (after n3) to the first boundary at or past
+  // 220, 10; g1's from 7 (after n6) to 10 too (at 9 the clock says 180 < 224; g1's own Store
+  // alone, 130 to 134, would have stopped it at 9, where the device would wait for the queue).
+  CHECK(DetachOfGradient(plan, model.g2).boundary == 10);
+  CHECK(DetachOfGradient(plan, model.g1).boundary == 10);
+  // Time: W1 fetched [0, 200]; n0 [200, 210]; W2 fetched once n0 and W1's Detach are done (a
+  // Prefetch waits for the device-stream step before it, whose memory it may reuse) [210,
+  // 410]; n1 [410, 420], n2 [420, 520]; g2 Stored [520, 620], g1 [620, 624]; the device runs
+  // on: n5 [520, 530], n8 [530, 580], n9 [580, 3580], the Detaches (their Stores ended), n10
+  // [3580, 6580]. The host's four Adam steps (200 FLOP at 0.5 FLOP/ns: 400 ns each) end at
+  // 620 + 1600 = 2220. With g1's Detach at 9 the device would wait there for 624: 6624.
+  const std::vector<StepTiming>& timing = result.evaluation.timeline.steps;
+  CHECK(timing[ComputeOf(plan, 9)].start_ns == 580);
+  CHECK(result.evaluation.timeline.makespan_ns == 6580);
 }
