@@ -9,6 +9,7 @@
 #include "hyperplan/cost.h"
 #include "hyperplan/error.h"
 #include "hyperplan/plan/evaluation.h"
+#include "planner/crossing_detaches.h"
 #include "planner/host_crossings.h"
 
 namespace hyperplan::planner {
@@ -112,19 +113,45 @@ class Assembler {
                                   selection.placements.size())),
         crossings_(context.crossings) {}
 
+  // `moved_detaches`: by ValueId, the boundary of each crossing Detach that moves
+  // (CrossingDetachBoundaries, crossing_detaches.h), -1 where it stays; empty: none moves.
+  Assembler(const PlanContext& context, const Selection& selection, const AssembleOptions& options,
+            std::vector<Step> moved_detaches)
+      : Assembler(context, selection, options) {
+    moved_detaches_ = std::move(moved_detaches);
+  }
+
   EvaluatedPlan Run() {
-    StartPlan();
-    Sequence();
-    GroupByValue();
-    AddResidency();
+    Build();
     AddWaits();
     AddDecisions();
     return FinishAssembledPlan(context_, options_, std::move(plan_));
   }
 
+  // Where the crossing Detaches move, from this plan's steps and residency (each Detach right
+  // after its value's last host read): a probe, Run is not called after it.
+  std::vector<Step> MovedCrossingDetaches() {
+    Build();
+    std::vector<CrossingDetach> detaches;
+    for (size_t id = 0; id < crossing_detach_index_.size(); ++id) {
+      if (crossing_detach_index_[id] < 0) continue;
+      detaches.push_back(
+          {static_cast<ValueId>(id), crossing_detach_index_[id], crossing_store_index_[id]});
+    }
+    return CrossingDetachBoundaries(context_, plan_, std::move(detaches));
+  }
+
  private:
   const Candidate& CandidateOf(int32_t placement) const {
     return candidates_[selection_.placements[placement].candidate];
+  }
+
+  // Sections 1-3: the steps in sequence order, the device residency and the tier copies.
+  void Build() {
+    StartPlan();
+    Sequence();
+    GroupByValue();
+    AddResidency();
   }
 
   void StartPlan() {
@@ -248,7 +275,9 @@ class Assembler {
       if (crossings_.store_boundary[id] >= 0) {
         PendCrossing(StepKind::kStore, value, crossings_.store_boundary[id], crossings_.store_link);
         if (EndsAtHostRead(value)) {
-          PendCrossingDetach(value, context_.lifetimes.lifetimes[id].baseline_last_step + 1);
+          const Step moved = moved_detaches_.empty() ? -1 : moved_detaches_[id];
+          PendCrossingDetach(
+              value, moved >= 0 ? moved : context_.lifetimes.lifetimes[id].baseline_last_step + 1);
         }
       }
       const Lifetime& lifetime = context_.lifetimes.lifetimes[id];
@@ -379,8 +408,10 @@ class Assembler {
       }
     }
     if (open) {
-      const Step last = lifetime.baseline_last_step;
       const int32_t crossing_detach = crossings_.empty() ? -1 : crossing_detach_index_[value];
+      // Open up to the crossing Detach (CrossingDetachBoundary), else to the last read.
+      const Step last = crossing_detach >= 0 ? plan_.steps[crossing_detach].boundary - 1
+                                             : lifetime.baseline_last_step;
       const int32_t closer = crossing_detach >= 0 ? crossing_detach : compute_index_[last];
       AddInterval(value, first, last, opened_by, to_run_end ? -1 : closer);
     }
@@ -687,13 +718,21 @@ class Assembler {
   std::vector<int32_t> crossing_store_index_;         // by ValueId; -1: none
   std::vector<int32_t> crossing_prefetch_index_;      // by ValueId; -1: none
   std::vector<int32_t> crossing_detach_index_;        // by ValueId; -1: none
+  std::vector<Step>
+      moved_detaches_;  // by ValueId: a crossing Detach's boundary; -1, empty: not moved
 };
 
 }  // namespace
 
 EvaluatedPlan AssemblePlan(const PlanContext& context, const Selection& selection,
                            const AssembleOptions& options) {
-  return Assembler(context, selection, options).Run();
+  // A crossing Detach that waits for its Store alone moves to where the Store has had its time
+  // (crossing_detaches.h): a probe's residency says how long the plan's values stay.
+  std::vector<Step> moved;
+  if (!context.crossings.empty() && !context.detach_waits_for_host) {
+    moved = Assembler(context, selection, options).MovedCrossingDetaches();
+  }
+  return Assembler(context, selection, options, std::move(moved)).Run();
 }
 
 }  // namespace hyperplan::planner

@@ -1,6 +1,8 @@
-// Test support: a training step whose weight the forward and the backward pass both read and
-// a host step updates in place (docs/design.md "Compute units"), for the planner's streaming
-// test (host_update_test.cc) and the executor's run of that plan (host_update_lane_test.cc).
+// Test support: training steps whose weights a host step updates in place (docs/design.md
+// "Compute units"): one whose weight the forward and the backward pass both read, for the
+// planner's streaming test (host_update_test.cc) and the executor's run of that plan
+// (host_update_lane_test.cc); one whose update runs right after its gradient, beside the rest
+// of the backward pass (crossing_detach_test.cc).
 #pragma once
 
 #include <string>
@@ -32,6 +34,31 @@ struct ForwardBackward {
     const ValueId m_updated = Work(graph, "n6", {g, m}, name + ".updated.exp_avg", 100, 100);
     MarkOutput(graph, m_updated);
     MarkOutput(graph, Work(graph, "n7", {w, m_updated}, name + ".updated", 100, 100));
+  }
+};
+
+// A training step whose update runs right after its gradient, as the eager-update order runs
+// it, and the backward pass goes on on the device: forward n0 (x, W) -> a (4 B, 10 FLOP);
+// n1 a -> g (W's gradient, in half W's precision: 50 B, 100 FLOP); Adam on the host: n2 (g, M)
+// -> M.updated, n3 (W, M.updated) -> W.updated (100 B, 100 FLOP each); the rest of the
+// backward pass on the device: n4 a -> b (`b_bytes`, 300 FLOP), n5 b -> c (4 B, 300 FLOP, an
+// output). W and M: 100 B each; x 4 B.
+struct UpdateBesideBackward {
+  Graph graph;
+  ValueId w, g, b;
+  explicit UpdateBesideBackward(int64_t b_bytes) {
+    const std::string name = "model.layers.0.mlp.w";
+    const ValueId x = Input(graph, "x", 4);
+    w = Weight(graph, name, 100);
+    const ValueId m = Input(graph, name + ".exp_avg", 100);
+    graph.values[m].value_class = ValueClass::kOptimizerState;
+    const ValueId a = Work(graph, "n0", {x, w}, "a", 4, 10);
+    g = Work(graph, "n1", {a}, name + ".grad", 50, 100);
+    const ValueId m_updated = Work(graph, "n2", {g, m}, name + ".updated.exp_avg", 100, 100);
+    MarkOutput(graph, m_updated);
+    MarkOutput(graph, Work(graph, "n3", {w, m_updated}, name + ".updated", 100, 100));
+    b = Work(graph, "n4", {a}, "b", b_bytes, 300);
+    MarkOutput(graph, Work(graph, "n5", {b}, "c", 4, 300));
   }
 };
 
