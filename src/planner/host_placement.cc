@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <set>
 #include <utility>
 #include <vector>
@@ -27,6 +28,11 @@ constexpr int kRefineRounds = 3;        // then halving around the best, up to 6
 // host no longer frees. Llama-3-70B int4 decode on rtx-4090 (best prefix 34 parts, gap 7): 1
 // fewer 236 ms, 2 fewer 230, 3 fewer 226, 4 fewer 237 (stalls 19.6 ms: the link saturates).
 constexpr size_t kFewerPartsTried[] = {2, 3};
+// Then these many halvings of the interleaved count, two plans each: on Llama-3-70B decode 32k
+// on gh200 (best prefix 25, 115.1 ms) the interleaved counts 11-23 ran 110.3, 108.9, 103.8,
+// 101.0, 99.1, 98.0, 95.5, 94.3, 96.5, 99.6, 102.7, 105.8 and 108.9 ms; from the balanced count
+// (15) the two rounds try 18, 16 and 20.
+constexpr int kInterleavedRounds = 2;
 
 // An MLP or a MoE layer's routed experts: what interleaving keeps on the device every few parts.
 bool StreamsBesideHost(const HostPart& part) {
@@ -187,13 +193,48 @@ int64_t MovedBytes(const PlanResult& result) {
   return result.evaluation.timeline.total_bytes_moved();
 }
 
-// Fits first, then the shorter iteration, then fewer bytes moved.
-bool Beats(const PlanResult& a, const PlanResult& b) {
-  if (a.evaluation.fits != b.evaluation.fits) return a.evaluation.fits;
-  const int64_t a_ns = a.evaluation.timeline.makespan_ns;
-  const int64_t b_ns = b.evaluation.timeline.makespan_ns;
-  if (a_ns != b_ns) return a_ns < b_ns;
-  return MovedBytes(a) < MovedBytes(b);
+// What the search compares plans by: fits first, then the shorter iteration, then fewer bytes
+// moved.
+struct PlanScore {
+  bool fits = false;
+  int64_t makespan_ns = 0;
+  int64_t moved_bytes = 0;
+
+  bool Beats(const PlanScore& other) const {
+    if (fits != other.fits) return fits;
+    if (makespan_ns != other.makespan_ns) return makespan_ns < other.makespan_ns;
+    return moved_bytes < other.moved_bytes;
+  }
+};
+
+PlanScore ScoreOf(const PlanResult& result) {
+  return {result.evaluation.fits, result.evaluation.timeline.makespan_ns, MovedBytes(result)};
+}
+
+// The fewest leading parts of `ranked` at which the lanes balance at their least: the device
+// time of every node plus what the parts add on the host (in a chain of layers the two units
+// take turns) reaches the link time of the bytes the device still lacks (`missing_bytes` less the
+// parts' device bytes, over the link from the host tier to the device). With fewer parts the
+// link is the longer lane even carrying only those bytes; a plan carries more (room for the
+// fetches in flight), so the best count lies at or above it: on Llama-3-70B decode 32k on gh200
+// it is 15 parts, and the best interleaved count 18, whose plan moves 37.4 GB where 31 GB are
+// missing. ranked.size() when the lanes never balance; 0 without a direct link.
+size_t BalancedCount(const Problem& problem, const std::vector<HostPart>& ranked,
+                     int64_t missing_bytes) {
+  const HardwareProfile& profile = *problem.profile;
+  const int32_t link = DirectLink(profile, profile.host_compute.memory_tier, profile.device_tier);
+  if (link < 0 || profile.links[link].bandwidth_bytes_per_s <= 0) return 0;
+  const long double ns_per_byte = 1e9L / profile.links[link].bandwidth_bytes_per_s;
+  long double chain_ns = 0;
+  for (NodeId node : problem.order) chain_ns += problem.node_time_ns[node];
+  long double lacking_bytes = static_cast<long double>(missing_bytes);
+  size_t count = 0;
+  while (count < ranked.size() && chain_ns < lacking_bytes * ns_per_byte) {
+    chain_ns += ranked[count].host_ns - ranked[count].device_ns;
+    lacking_bytes -= ranked[count].device_bytes();
+    ++count;
+  }
+  return count;
 }
 
 // The placements planned so far, over every ranking searched: the three rankings share many
@@ -233,20 +274,35 @@ class PrefixSearch {
       return;
     }
     tried_.push_back(count);
-    if (TryPlacement(std::vector<HostPart>(parts_.begin(), parts_.begin() + count), false)) {
-      best_count_ = count;
-    }
+    const PlanScore before = ScoreOf(best_);
+    const std::optional<PlanScore> score =
+        TryPlacement(std::vector<HostPart>(parts_.begin(), parts_.begin() + count), false);
+    if (score && score->Beats(before)) best_count_ = count;
   }
 
   // Fewer parts than the best prefix, interleaved (see PlaceOnHostWhereFaster), with the
-  // crossings' link time reserved (Problem::reserve_crossings).
-  void TryInterleaved(int gap) {
+  // crossings' link time reserved (Problem::reserve_crossings): kFewerPartsTried below the best
+  // prefix, then kInterleavedRounds halvings between the best interleaved count and its
+  // nearest tried neighbours, the balanced count (BalancedCount of `ranked`) standing for the
+  // lower end until a count below the best is tried.
+  void TryInterleaved(int gap, int64_t missing_bytes) {
     if (best_count_ == 0 || gap < 2) return;
     const std::vector<HostPart> ranked = Interleaved(parts_, gap);
+    InterleavedCounts counts;
     for (size_t fewer : kFewerPartsTried) {
-      if (fewer >= best_count_) continue;
-      const size_t count = best_count_ - fewer;
-      TryPlacement(std::vector<HostPart>(ranked.begin(), ranked.begin() + count), true);
+      if (fewer < best_count_) TryInterleavedCount(ranked, best_count_ - fewer, counts);
+    }
+    if (counts.tried.empty()) return;
+    const size_t balanced = BalancedCount(problem_, ranked, missing_bytes);
+    for (int round = 0; round < kInterleavedRounds; ++round) {
+      size_t below = std::min(balanced, counts.best);
+      size_t above = best_count_;
+      for (size_t count : counts.tried) {
+        if (count < counts.best) below = std::max(below, count);
+        if (count > counts.best) above = std::min(above, count);
+      }
+      TryInterleavedCount(ranked, (below + counts.best) / 2, counts);
+      TryInterleavedCount(ranked, (counts.best + above) / 2, counts);
     }
   }
 
@@ -265,16 +321,41 @@ class PrefixSearch {
   PlanResult TakeBest() { return std::move(best_); }
 
  private:
-  // Plans `placed` on the host; true when it beats the best so far (and is kept).
-  bool TryPlacement(const std::vector<HostPart>& placed, bool reserve_crossings) {
+  // The interleaved counts tried, and the best of them (by Beats) with its plan's score.
+  struct InterleavedCounts {
+    std::vector<size_t> tried;
+    size_t best = 0;
+    PlanScore best_score;
+  };
+
+  // Plans the leading `count` parts of `ranked` with the crossings reserved, once per count.
+  void TryInterleavedCount(const std::vector<HostPart>& ranked, size_t count,
+                           InterleavedCounts& counts) {
+    if (count == 0 || count > ranked.size() ||
+        std::find(counts.tried.begin(), counts.tried.end(), count) != counts.tried.end()) {
+      return;
+    }
+    counts.tried.push_back(count);
+    const std::optional<PlanScore> score =
+        TryPlacement(std::vector<HostPart>(ranked.begin(), ranked.begin() + count), true);
+    if (score && (counts.best == 0 || score->Beats(counts.best_score))) {
+      counts.best = count;
+      counts.best_score = *score;
+    }
+  }
+
+  // Plans `placed` on the host and keeps it when it beats the best so far; its score (none
+  // when the placement was planned before: it cannot beat the best).
+  std::optional<PlanScore> TryPlacement(const std::vector<HostPart>& placed,
+                                        bool reserve_crossings) {
     std::vector<ComputeUnit> node_unit = NodeUnitsOf(*problem_.graph, placed);
-    if (!planned_.Add(node_unit, reserve_crossings)) return false;  // cannot beat the best
+    if (!planned_.Add(node_unit, reserve_crossings)) return std::nullopt;
     Problem problem = PlaceUnits(problem_, std::move(node_unit));
     problem.reserve_crossings = reserve_crossings;
     PlanResult candidate = plan_(problem);
-    if (!Beats(candidate, best_)) return false;
-    best_ = std::move(candidate);
-    return true;
+    const PlanScore score = ScoreOf(candidate);
+    if (score.Beats(ScoreOf(best_))) best_ = std::move(candidate);
+    return score;
   }
 
   const Problem& problem_;
@@ -339,7 +420,7 @@ PlanResult SearchPrefixes(const Problem& problem, std::vector<HostPart> ranked, 
   PrefixSearch search(problem, std::move(ranked), std::move(best), plan, planned);
   for (size_t count : counts) search.Try(count);
   for (int round = 0; round < shape.refine_rounds; ++round) search.Refine();
-  search.TryInterleaved(shape.gap);
+  search.TryInterleaved(shape.gap, missing_bytes);
   return search.TakeBest();
 }
 
