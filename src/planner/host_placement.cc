@@ -211,32 +211,6 @@ PlanScore ScoreOf(const PlanResult& result) {
   return {result.evaluation.fits, result.evaluation.timeline.makespan_ns, MovedBytes(result)};
 }
 
-// The fewest leading parts of `ranked` at which the lanes balance at their least: the device
-// time of every node plus what the parts add on the host (in a chain of layers the two units
-// take turns) reaches the link time of the bytes the device still lacks (`missing_bytes` less the
-// parts' device bytes, over the link from the host tier to the device). With fewer parts the
-// link is the longer lane even carrying only those bytes; a plan carries more (room for the
-// fetches in flight), so the best count lies at or above it: on Llama-3-70B decode 32k on gh200
-// it is 15 parts, and the best interleaved count 18, whose plan moves 37.4 GB where 31 GB are
-// missing. ranked.size() when the lanes never balance; 0 without a direct link.
-size_t BalancedCount(const Problem& problem, const std::vector<HostPart>& ranked,
-                     int64_t missing_bytes) {
-  const HardwareProfile& profile = *problem.profile;
-  const int32_t link = DirectLink(profile, profile.host_compute.memory_tier, profile.device_tier);
-  if (link < 0 || profile.links[link].bandwidth_bytes_per_s <= 0) return 0;
-  const long double ns_per_byte = 1e9L / profile.links[link].bandwidth_bytes_per_s;
-  long double chain_ns = 0;
-  for (NodeId node : problem.order) chain_ns += problem.node_time_ns[node];
-  long double lacking_bytes = static_cast<long double>(missing_bytes);
-  size_t count = 0;
-  while (count < ranked.size() && chain_ns < lacking_bytes * ns_per_byte) {
-    chain_ns += ranked[count].host_ns - ranked[count].device_ns;
-    lacking_bytes -= ranked[count].device_bytes();
-    ++count;
-  }
-  return count;
-}
-
 // The placements planned so far, over every ranking searched: the three rankings share many
 // prefixes (the parts that update state rank last, so the search over every part retries the
 // first search's placements), and the same placement plans the same plan (planning is a
@@ -386,6 +360,24 @@ int InterleaveGap(const Problem& problem, const std::vector<HostPart>& parts) {
   }
   if (need_ns <= 0 || spare_ns <= 0) return 0;
   return 1 + static_cast<int>(std::ceil(need_ns / spare_ns));
+}
+
+size_t BalancedCount(const Problem& problem, const std::vector<HostPart>& ranked,
+                     int64_t missing_bytes) {
+  const HardwareProfile& profile = *problem.profile;
+  const int32_t link = DirectLink(profile, profile.host_compute.memory_tier, profile.device_tier);
+  if (link < 0 || profile.links[link].bandwidth_bytes_per_s <= 0) return 0;
+  const long double ns_per_byte = 1e9L / profile.links[link].bandwidth_bytes_per_s;
+  long double chain_ns = 0;
+  for (NodeId node : problem.order) chain_ns += problem.node_time_ns[node];
+  long double lacking_bytes = static_cast<long double>(missing_bytes);
+  size_t count = 0;
+  while (count < ranked.size() && chain_ns < lacking_bytes * ns_per_byte) {
+    chain_ns += ranked[count].host_ns - ranked[count].device_ns;
+    lacking_bytes -= ranked[count].device_bytes();
+    ++count;
+  }
+  return count;
 }
 
 std::vector<HostPart> Interleaved(const std::vector<HostPart>& ranked, int gap) {

@@ -22,7 +22,12 @@
 // busy 57%). With the best prefix found, the interleaved ranking is planned at 2 and 3 parts
 // fewer, with the crossings' link time reserved (Problem::reserve_crossings: a weight's
 // Prefetch queued ahead of a crossing on the FIFO channel would hold the chain back): 226 ms,
-// the link busy 90% (the bound with host compute: 210.3 ms).
+// the link busy 90% (the bound with host compute: 210.3 ms). Then two rounds of halvings
+// between the best interleaved count and its nearest tried neighbours, the count at which the
+// lanes balance (BalancedCount) standing for the lower end: where the host's layers are dear
+// the best interleaved count lies well below the best prefix (Llama-3-70B decode 32k on gh200:
+// best prefix 25 parts, 115.1 ms; 23 and 22 interleaved 108.9 and 105.8 ms; the halvings from
+// the balance at 15 try 18, 16 and 20: 94.3 ms at 18).
 // The parts that update persistent state in place (a layer's attention with its KV cache, a
 // layer's optimizer update) are left out of that search and searched after it, the same way
 // over every part, then in llama.cpp -ngl's order (the embedding, then each layer's MLP before
@@ -30,9 +35,9 @@
 // no-offload peak fits; each replaces the plan only when it beats it. So being offered them never
 // makes the plan worse: ranked with the MLPs from the start, they made Llama-3-70B int4 decode on
 // rtx-4090 292.7 ms against 226 ms without them.
-// Cost: up to thirteen more plannings of the problem (two on graphs above kSecondChoiceLimit
+// Cost: up to seventeen more plannings of the problem (two on graphs above kSecondChoiceLimit
 // steps: the whole gap and half of it, no halving, no interleaving), plus FindHostParts;
-// where parts updating state exist, up to fourteen more (three on large graphs) and a
+// where parts updating state exist, up to eighteen more (three on large graphs) and a
 // bisection of placements (no planning) for fit's count. A placement two rankings share is
 // planned once (the same placement plans the same plan).
 // Limits: prefixes of three rankings, not a search over subsets; parts only (host_parts.h);
@@ -58,6 +63,17 @@ using PlanProblem = std::function<PlanResult(const Problem&)>;
 // over the MLP parts, on the link from the host tier to the device. 0 (no interleaving) where
 // the host time leaves the link nothing.
 int InterleaveGap(const Problem& problem, const std::vector<HostPart>& parts);
+
+// The fewest leading parts of `ranked` at which the lanes balance at their least: the device
+// time of every node plus what the parts add on the host (in a chain of layers the two units
+// take turns) reaches the link time of the bytes the device still lacks (`missing_bytes` less
+// the parts' device bytes, over the link from the host tier to the device). With fewer parts
+// the link is the longer lane even carrying only those bytes; a plan carries more (room for the
+// fetches in flight), so the best count tends to lie above it: on Llama-3-70B decode 32k on
+// gh200 it is 15 parts and the best interleaved count 18, whose plan moves 37.4 GB where 31 GB
+// are missing. ranked.size() when the lanes never balance; 0 without a direct link.
+size_t BalancedCount(const Problem& problem, const std::vector<HostPart>& ranked,
+                     int64_t missing_bytes);
 
 // `ranked` with every `gap`-th MLP part (in its order) moved to the end: a prefix of it runs
 // gap - 1 of each `gap` consecutive MLPs on the host and keeps the last on the device.

@@ -267,6 +267,34 @@ TEST_CASE("interleaved host parts: every gap-th MLP stays on the device", "[plan
   CHECK(layers == std::vector<int>{0, 1, 2, 3});
 }
 
+TEST_CASE("balanced count: the host chain reaches the link time of what is still missing",
+          "[planner][host]") {
+  // Four layers, MLPs of 60 FLOP (as above): the device runs every node in 4 x (10 + 60) =
+  // 280 ns; an MLP on the host adds 120 - 60 = 60 ns and frees its 100 B weight, 100 ns of
+  // the 1 B/ns link from ddr.
+  const TwoLayers model(60, 4);
+  const HardwareProfile profile = HalfFlopHostProfile();
+  const Problem problem = BuildProblem(model.graph, profile, OneRun());
+  std::vector<HostPart> parts = FindHostParts(problem);
+  std::erase_if(parts, [](const HostPart& part) { return part.kind != HostPartKind::kMlp; });
+  REQUIRE(parts.size() == 4);
+  REQUIRE(parts[0].device_ns == 60);
+  REQUIRE(parts[0].host_ns == 120);
+  REQUIRE(parts[0].device_bytes() == 100);
+  int64_t device_ns = 0;
+  for (NodeId node : problem.order) device_ns += problem.node_time_ns[node];
+  REQUIRE(device_ns == 280);
+  // 200 B missing: 280 ns of chain already reach 200 ns of link: no part.
+  CHECK(planner::BalancedCount(problem, parts, 200) == 0);
+  // 400 B: 280 < 400; one part: 340 >= 300.
+  CHECK(planner::BalancedCount(problem, parts, 400) == 1);
+  // 500 B: 280 < 500, 340 < 400; two parts: 400 >= 300.
+  CHECK(planner::BalancedCount(problem, parts, 500) == 2);
+  // 1000 B: 280 < 1000, 340 < 900, 400 < 800, 460 < 700, and four parts 520 < 600: the lanes
+  // never balance, every part.
+  CHECK(planner::BalancedCount(problem, parts, 1000) == 4);
+}
+
 TEST_CASE("host search: a placement two rankings share is planned once", "[planner][host]") {
   // Decode on 150 B of device (as above): the device's plan streams an MLP weight and stalls,
   // so the search runs. Without attention parts it tries layer 0's MLP (the first quarter of
