@@ -31,7 +31,7 @@ constexpr size_t kFewerPartsTried[] = {2, 3};
 // Then these many halvings of the interleaved count, two plans each: on Llama-3-70B decode 32k
 // on gh200 (best prefix 25, 115.1 ms) the interleaved counts 11-23 ran 110.3, 108.9, 103.8,
 // 101.0, 99.1, 98.0, 95.5, 94.3, 96.5, 99.6, 102.7, 105.8 and 108.9 ms; from the balanced count
-// (15) the two rounds try 18, 16 and 20.
+// (15) the two rounds try 18 and 20, then 16 and 19.
 constexpr int kInterleavedRounds = 2;
 
 // An MLP or a MoE layer's routed experts: what interleaving keeps on the device every few parts.
@@ -257,8 +257,9 @@ class PrefixSearch {
   // Fewer parts than the best prefix, interleaved (see PlaceOnHostWhereFaster), with the
   // crossings' link time reserved (Problem::reserve_crossings): kFewerPartsTried below the best
   // prefix, then kInterleavedRounds halvings between the best interleaved count and its
-  // nearest tried neighbours, the balanced count (BalancedCount of `ranked`) standing for the
-  // lower end until a count below the best is tried.
+  // nearest tried neighbours (taken at the round's start; the second midpoint from the best as
+  // the first left it, as Refine does), the balanced count (BalancedCount of `ranked`) standing
+  // for the lower end until a count below the best is tried.
   void TryInterleaved(int gap, int64_t missing_bytes) {
     if (best_count_ == 0 || gap < 2) return;
     const std::vector<HostPart> ranked = Interleaved(parts_, gap);

@@ -27,7 +27,7 @@
 // lanes balance (BalancedCount) standing for the lower end: where the host's layers are dear
 // the best interleaved count lies well below the best prefix (Llama-3-70B decode 32k on gh200:
 // best prefix 25 parts, 115.1 ms; 23 and 22 interleaved 108.9 and 105.8 ms; the halvings from
-// the balance at 15 try 18, 16 and 20: 94.3 ms at 18).
+// the balance at 15 try 18 and 20, then 16 and 19: 94.3 ms at 18).
 // The parts that update persistent state in place (a layer's attention with its KV cache, a
 // layer's optimizer update) are left out of that search and searched after it, the same way
 // over every part, then in llama.cpp -ngl's order (the embedding, then each layer's MLP before

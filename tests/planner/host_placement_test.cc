@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <vector>
 
 #include "hyperplan/planner/host_parts.h"
@@ -327,4 +328,44 @@ TEST_CASE("host search: a placement two rankings share is planned once", "[plann
   CHECK(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end());
   // The search's result as PlanOffload's above: 10 + 4 + 40 + 4 + 10 + 20 = 88 ns.
   CHECK(best.evaluation.timeline.makespan_ns == 88);
+}
+
+TEST_CASE("host search: interleaved counts halved from the lanes' balance", "[planner][host]") {
+  // Eight layers, MLPs of 60 FLOP (as above): gap 2 (per MLP need 100 ns, spare 110 ns), so
+  // the interleaved ranking of the MLPs is layers 0, 2, 4, 6, 1, 3, 5, 7. A stand-in planner
+  // scores a placement by how many MLPs run on the host, n: a contiguous prefix 1000 - 10 n
+  // ns (the more the better), an interleaved one (crossings reserved) 500 + 20 |n - 3| ns.
+  const TwoLayers model(60, 8);
+  const HardwareProfile profile = HalfFlopHostProfile();
+  PlanOptions options = OneRun();
+  const Problem problem = BuildProblem(model.graph, profile, options);
+  // The device lacks 800 B: the quarters of it (host_placement.cc kQuartersTried 4, 2, 1, 3,
+  // 5) cover 8, 4, 2, 6 and 8 MLPs of 100 B; the halvings add 7; the best prefix is all 8.
+  options.budget_bytes = problem.lifetimes.timeline.peak_bytes - 800;
+  std::vector<int> interleaved_counts;
+  const planner::PlanProblem plan = [&](const Problem& placed) {
+    int on_host = 0;
+    for (ValueId weight : model.mlp_weight) {
+      const NodeId reader = model.graph.values[weight].consumers.front();
+      on_host += placed.units.node_unit[reader] == ComputeUnit::kHost ? 1 : 0;
+    }
+    PlanResult result;
+    result.evaluation.fits = true;
+    result.evaluation.timeline.makespan_ns =
+        placed.reserve_crossings ? 500 + 20 * std::abs(on_host - 3) : 1000 - 10 * on_host;
+    if (placed.reserve_crossings) interleaved_counts.push_back(on_host);
+    return result;
+  };
+  PlanResult device;
+  device.evaluation.fits = false;  // the search runs
+  const PlanResult best =
+      planner::PlaceOnHostWhereFaster(problem, options, std::move(device), plan);
+  // Interleaved: the best prefix less 2 and 3 (6: 560 ns, 5: 540 ns). The balance
+  // (BalancedCount): 8 x (10 + 60) = 560 ns of chain against 800 ns of link; one MLP 620
+  // against 700, two 680 against 600: 2. Round one, its neighbours taken at its start (2 and
+  // 6): (2 + 5) / 2 = 3 (500 ns, now the best), then (3 + 6) / 2 = 4 (520 ns). Round two:
+  // nothing tried below 3, so (2 + 3) / 2 = 2 (520 ns); (3 + 4) / 2 = 3, tried. No later
+  // search beats 500 ns (their contiguous prefixes score 920 ns or more), so none interleaves.
+  CHECK(interleaved_counts == std::vector<int>{6, 5, 3, 4, 2});
+  CHECK(best.evaluation.timeline.makespan_ns == 500);
 }
