@@ -72,14 +72,8 @@ class StoreWaits {
         relieved[last + 1] -= relief;
       });
     }
-    stored_bytes.assign(n, 0);
-    relieved_bytes.assign(n, 0);
-    int64_t stored_running = 0;
-    int64_t relieved_running = 0;
-    for (Step s = 0; s < n; ++s) {
-      stored_bytes[s] = stored_running += stored[s];
-      relieved_bytes[s] = relieved_running += relieved[s];
-    }
+    stored_bytes = RunningSums(stored, static_cast<size_t>(n));
+    relieved_bytes = RunningSums(relieved, static_cast<size_t>(n));
   }
 
   // bytes(P(s)); adds each part's relief at s to `relief` (by part).

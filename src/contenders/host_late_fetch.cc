@@ -164,14 +164,8 @@ void LateFetchWaits::PerStep(std::vector<int64_t>& wait_bytes,
                   relieved[last + 1] -= relief_bytes;
                 });
   }
-  wait_bytes.assign(n, 0);
-  relieved_bytes.assign(n, 0);
-  int64_t wait_running = 0;
-  int64_t relief_running = 0;
-  for (size_t s = 0; s < n; ++s) {
-    wait_bytes[s] = wait_running += waiting[s];
-    relieved_bytes[s] = relief_running += relieved[s];
-  }
+  wait_bytes = RunningSums(waiting, n);
+  relieved_bytes = RunningSums(relieved, n);
 }
 
 int64_t LateFetchWaits::At(Step s, std::vector<int64_t>& relief) const {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "contenders/relief_condition.h"
 #include "hyperplan/routes.h"
 
 namespace hyperplan::contenders {
@@ -76,10 +77,7 @@ std::vector<int64_t> UntouchedOffBytes(const Problem& problem, const LifetimeAna
       }
     }
   }
-  std::vector<int64_t> off(static_cast<size_t>(n), 0);
-  int64_t running = 0;
-  for (Step s = 0; s < n; ++s) off[s] = running += delta[s];
-  return off;
+  return RunningSums(delta, static_cast<size_t>(n));
 }
 
 int64_t TransferNs(int64_t bytes, int64_t bytes_per_s) {
