@@ -55,17 +55,28 @@ void LiveAndTop(const Plan& plan, Step step_count, std::vector<int64_t>& live,
 }
 
 // Each step where `plan`'s arena top overshoots the budget gets a target lower by the overshoot.
-void LowerOvershootingTargets(const Plan& plan, int64_t budget_bytes,
+// Returns whether any target changed. When none did, the next round would be this one again:
+// a round after the first is a function of the context, the request (choice, allowed, these
+// targets, free cuts on) alone, and a round resumed from round 0's checkpoint makes the
+// selection a fresh refine makes (refine.h ResumeRefine); so would every round after it, and
+// a repeat never replaces the best round (BetterRound is strict). Stopping there returns the
+// same best round. On hf-config DeepSeek-V3 int4 decode on h100-sxm every round after round 1
+// repeated it (the arena fit the budget; the tier buffers did not): 4 of each 10 rounds.
+bool LowerOvershootingTargets(const Plan& plan, int64_t budget_bytes,
                               std::vector<int64_t>& targets) {
   const auto step_count = static_cast<Step>(targets.size());
   std::vector<int64_t> live;
   std::vector<int64_t> top;
   LiveAndTop(plan, step_count, live, top);
+  bool lowered = false;
   for (Step k = 0; k < step_count; ++k) {
-    if (top[k] > budget_bytes) {
-      targets[k] = std::min(targets[k], live[k] - (top[k] - budget_bytes));
+    const int64_t target = live[k] - (top[k] - budget_bytes);
+    if (top[k] > budget_bytes && target < targets[k]) {
+      targets[k] = target;
+      lowered = true;
     }
   }
+  return lowered;
 }
 
 // What the budget loop reads of a round.
@@ -127,10 +138,10 @@ Outcome BudgetRounds(const PlanContext& context, int64_t budget_bytes, const Bas
     outcome.round = round == 0   ? BudgetRound::kLiveTarget
                     : round == 1 ? BudgetRound::kFreeCuts
                                  : BudgetRound::kStepTargets;
-    const bool last = outcome.feasible || !outcome.selection.reached_target;
+    bool last = outcome.feasible || !outcome.selection.reached_target;
     // Round 1 only adds stall-free cuts; after it, where the arena's top overshoots the budget,
     // that step must shed the overshoot (read before the round is moved into `best`).
-    if (!last && round > 0) LowerOvershootingTargets(outcome.plan, budget_bytes, targets);
+    if (!last && round > 0) last = !LowerOvershootingTargets(outcome.plan, budget_bytes, targets);
     if (round == 1 && FreeCutsSlowed(best, outcome)) {
       free_cuts_slowed = true;
       live_target = std::move(best);  // round 0's: the uniform retries start from it
