@@ -132,7 +132,9 @@ Outcome BudgetRounds(const PlanContext& context, int64_t budget_bytes, const Bas
   // Round 0's refine where it met its targets: round 1 has the same targets and only adds free
   // cuts after them, so it goes on from there (refine.h RefineCheckpoint).
   RefineCheckpoint at_target;
+  int rounds_planned = 0;
   for (int round = 0; round < kBudgetRounds; ++round) {
+    ++rounds_planned;
     outcome = PlanRound(context, budget_bytes, baseline, allowed, choice, targets, round > 0,
                         round <= 1 ? &at_target : nullptr);
     outcome.round = round == 0   ? BudgetRound::kLiveTarget
@@ -171,6 +173,7 @@ Outcome BudgetRounds(const PlanContext& context, int64_t budget_bytes, const Bas
           return tried;
         });
   }
+  best.budget_rounds = rounds_planned;
   return best;
 }
 

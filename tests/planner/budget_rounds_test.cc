@@ -66,6 +66,8 @@ TEST_CASE("the uniform retry fits where per-step targets chase the arena's top")
   const Outcome outcome = PlanToBudget(context, budget_bytes, baseline);
   CHECK(outcome.feasible);
   CHECK(outcome.round == BudgetRound::kUniformTarget);
+  // Rounds 0 and 1 (800 B arenas), then round 2 with step 3's target at 400, stuck: 3 rounds.
+  CHECK(outcome.budget_rounds == 3);
   CHECK(outcome.uniform_target_bytes == 500);
   CHECK(outcome.selection.live_peak_bytes == 500);  // step 2: z t y; step 3: w y out
   CHECK(outcome.plan.layout.arena_bytes == 700);
@@ -95,4 +97,27 @@ TEST_CASE("end to end, the uniform retry's plan is the start the run's timeline 
   const ResidentInterval* w = ResidencyOf(result.plan, chain.w);
   REQUIRE(w != nullptr);
   CHECK(w->first_step == 2);
+}
+
+TEST_CASE("the budget rounds stop once no step's target moves: the next would repeat the last") {
+  // n0 () -> out, 100 B, on a device whose arena is 256-byte aligned, to a 200 B budget. Round
+  // 0 meets the target with nothing to place (live 100 B), but out's block is padded to 256 B:
+  // a 256 B arena, 56 B over. The arena's top at step 0 is out's end unpadded, 0 + 100 = 100 B,
+  // within the budget, so no step's target is lowered after round 1 (free cuts: none here,
+  // the same plan), and rounds 2-5 would each plan round 1's request again. They are not run.
+  Graph graph;
+  MarkOutput(graph, Work(graph, "n0", {}, "out", 100, 1));
+  HardwareProfile profile = UnitProfile();
+  profile.tiers[0].alignment_bytes = 256;
+  const PlanContext context = BuildContext(graph, profile, ModelOrder(graph), {}, {});
+  Baseline baseline;
+  baseline.peak_bytes = context.lifetimes.timeline.peak_bytes;
+  const Outcome outcome = PlanToBudget(context, 200, baseline);
+  CHECK(outcome.budget_rounds == 2);
+  // The uniform retries (target min(200, 100) - 56 = 44 first) are below out's 100 B and never
+  // reach their target, so round 0's plan is kept (round 1's equal one does not replace it).
+  CHECK_FALSE(outcome.feasible);
+  CHECK(outcome.round == BudgetRound::kLiveTarget);
+  CHECK(outcome.selection.live_peak_bytes == 100);
+  CHECK(outcome.plan.layout.arena_bytes == 256);
 }
