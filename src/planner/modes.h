@@ -56,7 +56,8 @@ struct Outcome : EvaluatedPlan {
   bool feasible = true;
   BudgetRound round = BudgetRound::kLiveTarget;
   int64_t uniform_target_bytes = 0;  // kUniformTarget: the target every step had
-  int budget_rounds = 0;  // of the kBudgetRounds, how many its BudgetRounds planned (tests)
+  int budget_rounds = 0;    // of the kBudgetRounds, how many its BudgetRounds planned (tests)
+  int uniform_retries = 0;  // of the kUniformRetries, how many it planned (tests)
 };
 
 // `allowed` (per candidate, may be null) restricts the candidates, as the oracle does.
