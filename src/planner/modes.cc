@@ -188,6 +188,12 @@ Outcome BudgetRounds(const PlanContext& context, int64_t budget_bytes, const Bas
 
 }  // namespace
 
+bool LayoutMayBeWhatFails(const Outcome& outcome, int64_t limit_bytes) {
+  if (limit_bytes <= 0) return true;
+  return outcome.plan.layout.live_peak_bytes <= limit_bytes &&
+         outcome.plan.layout.arena_bytes > limit_bytes;
+}
+
 Outcome PlanToBudget(const PlanContext& context, int64_t budget_bytes, const Baseline& baseline,
                      const std::vector<uint8_t>* allowed) {
   Outcome least_stall = BudgetRounds(context, budget_bytes, baseline, allowed, Choice::kLeastStall);

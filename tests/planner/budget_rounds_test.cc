@@ -120,6 +120,12 @@ TEST_CASE("the budget rounds stop once no step's target moves: the next would re
   CHECK(outcome.round == BudgetRound::kLiveTarget);
   CHECK(outcome.selection.live_peak_bytes == 100);
   CHECK(outcome.plan.layout.arena_bytes == 256);
+  // Live 100 B within 200, arena 256 B over it: the layout may be what fails (bundling may
+  // help); with no limit (0), always.
+  CHECK(LayoutMayBeWhatFails(outcome, 200));
+  CHECK(LayoutMayBeWhatFails(outcome, 0));
+  // A limit of 99 B is below the live 100 B: bundled gaps would free no step they could not.
+  CHECK_FALSE(LayoutMayBeWhatFails(outcome, 99));
 }
 
 TEST_CASE("no uniform retry where the arena fits and a tier buffer does not") {
@@ -154,4 +160,6 @@ TEST_CASE("no uniform retry where the arena fits and a tier buffer does not") {
   CHECK(outcome.budget_rounds == 2);
   CHECK(outcome.uniform_retries == 0);
   CHECK(outcome.round == BudgetRound::kLiveTarget);
+  // The 120 B arena is within the 150 B budget: not the layout, so no bundled replanning.
+  CHECK_FALSE(LayoutMayBeWhatFails(outcome, 150));
 }
