@@ -55,17 +55,28 @@ void LiveAndTop(const Plan& plan, Step step_count, std::vector<int64_t>& live,
 }
 
 // Each step where `plan`'s arena top overshoots the budget gets a target lower by the overshoot.
-void LowerOvershootingTargets(const Plan& plan, int64_t budget_bytes,
+// Returns whether any target changed. When none did, the next round would be this one again:
+// a round after the first is a function of the context, the request (choice, allowed, these
+// targets, free cuts on) alone, and a round resumed from round 0's checkpoint makes the
+// selection a fresh refine makes (refine.h ResumeRefine); so would every round after it, and
+// a repeat never replaces the best round (BetterRound is strict). Stopping there returns the
+// same best round. On hf-config DeepSeek-V3 int4 decode on h100-sxm every round after round 1
+// repeated it (the arena fit the budget; the tier buffers did not): 4 of each 10 rounds.
+bool LowerOvershootingTargets(const Plan& plan, int64_t budget_bytes,
                               std::vector<int64_t>& targets) {
   const auto step_count = static_cast<Step>(targets.size());
   std::vector<int64_t> live;
   std::vector<int64_t> top;
   LiveAndTop(plan, step_count, live, top);
+  bool lowered = false;
   for (Step k = 0; k < step_count; ++k) {
-    if (top[k] > budget_bytes) {
-      targets[k] = std::min(targets[k], live[k] - (top[k] - budget_bytes));
+    const int64_t target = live[k] - (top[k] - budget_bytes);
+    if (top[k] > budget_bytes && target < targets[k]) {
+      targets[k] = target;
+      lowered = true;
     }
   }
+  return lowered;
 }
 
 // What the budget loop reads of a round.
@@ -121,16 +132,18 @@ Outcome BudgetRounds(const PlanContext& context, int64_t budget_bytes, const Bas
   // Round 0's refine where it met its targets: round 1 has the same targets and only adds free
   // cuts after them, so it goes on from there (refine.h RefineCheckpoint).
   RefineCheckpoint at_target;
+  int rounds_planned = 0;
   for (int round = 0; round < kBudgetRounds; ++round) {
+    ++rounds_planned;
     outcome = PlanRound(context, budget_bytes, baseline, allowed, choice, targets, round > 0,
                         round <= 1 ? &at_target : nullptr);
     outcome.round = round == 0   ? BudgetRound::kLiveTarget
                     : round == 1 ? BudgetRound::kFreeCuts
                                  : BudgetRound::kStepTargets;
-    const bool last = outcome.feasible || !outcome.selection.reached_target;
+    bool last = outcome.feasible || !outcome.selection.reached_target;
     // Round 1 only adds stall-free cuts; after it, where the arena's top overshoots the budget,
     // that step must shed the overshoot (read before the round is moved into `best`).
-    if (!last && round > 0) LowerOvershootingTargets(outcome.plan, budget_bytes, targets);
+    if (!last && round > 0) last = !LowerOvershootingTargets(outcome.plan, budget_bytes, targets);
     if (round == 1 && FreeCutsSlowed(best, outcome)) {
       free_cuts_slowed = true;
       live_target = std::move(best);  // round 0's: the uniform retries start from it
@@ -146,10 +159,18 @@ Outcome BudgetRounds(const PlanContext& context, int64_t budget_bytes, const Bas
   // Free cuts are stall-free only as placed: on a plan bound by a link their transfers take
   // the time later Prefetches needed, and the replay slows. Round 0 missed by its arena's
   // overshoot alone; lowering every target by that overshoot may fit at a lower cost.
-  if (best.selection.reached_target && (!best.feasible || free_cuts_slowed)) {
-    const Outcome& first = free_cuts_slowed ? live_target : best;
+  // Only where that round's arena overshoots the budget: within it, the round missed on the
+  // off-device tiers' buffers (evaluation.h TierBuffersFit), which a device target lowered by
+  // max(1, overshoot) = 1 byte does not address (keeping more off the device can only add
+  // tier copies). hf-config DeepSeek-V3 int4 decode on h100-sxm: 4 retries of each 6 rounds,
+  // lowering the target 1 byte at a time, each an unfit plan of the same makespan.
+  const Outcome& first = free_cuts_slowed ? live_target : best;
+  int retries_planned = 0;
+  if (best.selection.reached_target && (!best.feasible || free_cuts_slowed) &&
+      first.plan.layout.arena_bytes > budget_bytes) {
     LowerTargetUntilFit(
         budget_bytes, Measured(first), kUniformRetries, 1, [&](int64_t uniform_target) {
+          ++retries_planned;
           targets.assign(static_cast<size_t>(step_count), uniform_target);
           Outcome retry =
               PlanRound(context, budget_bytes, baseline, allowed, choice, targets, false);
@@ -160,10 +181,18 @@ Outcome BudgetRounds(const PlanContext& context, int64_t budget_bytes, const Bas
           return tried;
         });
   }
+  best.budget_rounds = rounds_planned;
+  best.uniform_retries = retries_planned;
   return best;
 }
 
 }  // namespace
+
+bool LayoutMayBeWhatFails(const Outcome& outcome, int64_t limit_bytes) {
+  if (limit_bytes <= 0) return true;
+  return outcome.plan.layout.live_peak_bytes <= limit_bytes &&
+         outcome.plan.layout.arena_bytes > limit_bytes;
+}
 
 Outcome PlanToBudget(const PlanContext& context, int64_t budget_bytes, const Baseline& baseline,
                      const std::vector<uint8_t>* allowed) {

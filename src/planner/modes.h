@@ -56,7 +56,21 @@ struct Outcome : EvaluatedPlan {
   bool feasible = true;
   BudgetRound round = BudgetRound::kLiveTarget;
   int64_t uniform_target_bytes = 0;  // kUniformTarget: the target every step had
+  int budget_rounds = 0;    // of the kBudgetRounds, how many its BudgetRounds planned (tests)
+  int uniform_retries = 0;  // of the kUniformRetries, how many it planned (tests)
 };
+
+// Whether bundling inner gaps to the wrap-around gap (PlanOffload's fallback for an outcome
+// that does not fit, context.h WithInnerGapsBundled) is worth a plan per order: it is meant
+// for wrapped blocks that fragment the arena past `limit_bytes` (0: none) while the live bytes
+// fit. Bundled, a value's gaps free no step it could not free alone, so a plan whose live bytes
+// are over the limit is left as it is (the 990k-node stacked decode: 3.3 TB live against an 80
+// GB device; the bundled plans took 15 of its 38 s of planning and 1 GB of peak RSS for
+// nothing). Nor is a plan whose arena is within the limit: its layout fits, what it missed is
+// the off-device tier buffers (evaluation.h), and bundling only keeps values off the device
+// longer (hf-config DeepSeek-V3 int4 decode on h100-sxm: a third of each host placement's
+// planning, for plans byte-identical on the MoE rows).
+bool LayoutMayBeWhatFails(const Outcome& outcome, int64_t limit_bytes);
 
 // `allowed` (per candidate, may be null) restricts the candidates, as the oracle does.
 Outcome PlanToBudget(const PlanContext& context, int64_t budget_bytes, const Baseline& baseline,

@@ -109,16 +109,6 @@ bool EndsOnWriteBackOf(const EvaluatedPlan& planned, const std::vector<uint8_t>&
   return false;
 }
 
-// Whether bundling inner gaps to the wrap-around gap (the fallback in PlanOffload) is worth a
-// plan per order: it is meant for wrapped blocks that fragment the arena past `limit_bytes`
-// while the live bytes fit. Bundled, a value's gaps free no step it could not free alone, so a
-// plan whose live bytes are over the limit is left as it is (the 990k-node stacked decode: 3.3
-// TB live against an 80 GB device; the bundled plans took 15 of its 38 s of planning and
-// 1 GB of peak RSS for nothing).
-bool LayoutMayBeWhatFails(const Outcome& outcome, int64_t limit_bytes) {
-  return limit_bytes <= 0 || outcome.plan.layout.live_peak_bytes <= limit_bytes;
-}
-
 const PlanContext* ContextWithOrder(const std::vector<PlanContext>& contexts,
                                     const std::vector<NodeId>& order) {
   for (const PlanContext& context : contexts) {
@@ -343,7 +333,8 @@ class OffloadSearch {
   // block fit (a weight read first and last, around the peak): then each order again with
   // its inner gaps bundled to the wrap-around gap.
   void PlanInnerGapsBundled() {
-    if (chosen_.feasible || !LayoutMayBeWhatFails(chosen_, budget_.value_or(capacity_))) return;
+    if (chosen_.feasible || !planner::LayoutMayBeWhatFails(chosen_, budget_.value_or(capacity_)))
+      return;
     std::vector<PlanContext> bundled;
     for (const PlanContext& context : contexts_) {
       if (planner::HasOwnInnerGaps(context)) {

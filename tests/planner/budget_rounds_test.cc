@@ -66,6 +66,8 @@ TEST_CASE("the uniform retry fits where per-step targets chase the arena's top")
   const Outcome outcome = PlanToBudget(context, budget_bytes, baseline);
   CHECK(outcome.feasible);
   CHECK(outcome.round == BudgetRound::kUniformTarget);
+  // Rounds 0 and 1 (800 B arenas), then round 2 with step 3's target at 400, stuck: 3 rounds.
+  CHECK(outcome.budget_rounds == 3);
   CHECK(outcome.uniform_target_bytes == 500);
   CHECK(outcome.selection.live_peak_bytes == 500);  // step 2: z t y; step 3: w y out
   CHECK(outcome.plan.layout.arena_bytes == 700);
@@ -95,4 +97,69 @@ TEST_CASE("end to end, the uniform retry's plan is the start the run's timeline 
   const ResidentInterval* w = ResidencyOf(result.plan, chain.w);
   REQUIRE(w != nullptr);
   CHECK(w->first_step == 2);
+}
+
+TEST_CASE("the budget rounds stop once no step's target moves: the next would repeat the last") {
+  // n0 () -> out, 100 B, on a device whose arena is 256-byte aligned, to a 200 B budget. Round
+  // 0 meets the target with nothing to place (live 100 B), but out's block is padded to 256 B:
+  // a 256 B arena, 56 B over. The arena's top at step 0 is out's end unpadded, 0 + 100 = 100 B,
+  // within the budget, so no step's target is lowered after round 1 (free cuts: none here,
+  // the same plan), and rounds 2-5 would each plan round 1's request again. They are not run.
+  Graph graph;
+  MarkOutput(graph, Work(graph, "n0", {}, "out", 100, 1));
+  HardwareProfile profile = UnitProfile();
+  profile.tiers[0].alignment_bytes = 256;
+  const PlanContext context = BuildContext(graph, profile, ModelOrder(graph), {}, {});
+  Baseline baseline;
+  baseline.peak_bytes = context.lifetimes.timeline.peak_bytes;
+  const Outcome outcome = PlanToBudget(context, 200, baseline);
+  CHECK(outcome.budget_rounds == 2);
+  // The uniform retries (target min(200, 100) - 56 = 44 first) are below out's 100 B and never
+  // reach their target, so round 0's plan is kept (round 1's equal one does not replace it).
+  CHECK_FALSE(outcome.feasible);
+  CHECK(outcome.round == BudgetRound::kLiveTarget);
+  CHECK(outcome.selection.live_peak_bytes == 100);
+  CHECK(outcome.plan.layout.arena_bytes == 256);
+  // Live 100 B within 200, arena 256 B over it: the layout may be what fails (bundling may
+  // help); with no limit (0), always.
+  CHECK(LayoutMayBeWhatFails(outcome, 200));
+  CHECK(LayoutMayBeWhatFails(outcome, 0));
+  // A limit of 99 B is below the live 100 B: bundled gaps would free no step they could not.
+  CHECK_FALSE(LayoutMayBeWhatFails(outcome, 99));
+}
+
+TEST_CASE("no uniform retry where the arena fits and a tier buffer does not") {
+  // n0 () -> x 100 B; n1 (x) -> t 10 B; n2 (t, w) -> out 10 B; w a 100 B weight. Live bytes:
+  // step 0 w x = 200, step 1 w x t = 210, step 2 w t out = 120. To a 150 B budget, w (read at
+  // step 2 alone) stays off the device over steps 0-1: 100, 110, 120 B. The sweep: x 0..100,
+  // t 100..110, then w into x's hole at 0..100 and out at 110..120: a 120 B arena, within the
+  // budget. w's home copy on ddr is 100 B padded to ddr's 256 B alignment, over its 200 B: the
+  // round misses on the tier buffer alone, which no lower device target can mend.
+  Graph graph;
+  const ValueId w = Weight(graph, "w", 100);
+  const ValueId x = Work(graph, "n0", {}, "x", 100, 1);
+  const ValueId t = Work(graph, "n1", {x}, "t", 10, 1);
+  MarkOutput(graph, Work(graph, "n2", {t, w}, "out", 10, 1));
+  HardwareProfile profile = UnitProfile();
+  profile.tiers[1].alignment_bytes = 256;
+  profile.tiers[1].capacity_bytes = 200;
+  PlanContext context = BuildContext(graph, profile, ModelOrder(graph), {}, {});
+  context.layout.greedy = false;
+  Baseline baseline;
+  baseline.peak_bytes = context.lifetimes.timeline.peak_bytes;
+  REQUIRE(baseline.peak_bytes == 210);
+  const Outcome outcome = PlanToBudget(context, 150, baseline);
+  CHECK_FALSE(outcome.feasible);
+  CHECK(outcome.selection.reached_target);
+  CHECK(outcome.selection.live_peak_bytes == 120);
+  CHECK(outcome.plan.layout.arena_bytes == 120);
+  REQUIRE(outcome.plan.tier_buffers.size() == 1);
+  CHECK(outcome.plan.tier_buffers[0].size_bytes == 256);
+  // Rounds 0 and 1 (no free cut left: the same plan), no target to lower, and no retry (which
+  // would ask every step for min(150, 120) - max(1, 120 - 150) = 119 B, 1 B less each time).
+  CHECK(outcome.budget_rounds == 2);
+  CHECK(outcome.uniform_retries == 0);
+  CHECK(outcome.round == BudgetRound::kLiveTarget);
+  // The 120 B arena is within the 150 B budget: not the layout, so no bundled replanning.
+  CHECK_FALSE(LayoutMayBeWhatFails(outcome, 150));
 }
