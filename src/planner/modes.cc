@@ -165,12 +165,10 @@ Outcome BudgetRounds(const PlanContext& context, int64_t budget_bytes, const Bas
   // tier copies). hf-config DeepSeek-V3 int4 decode on h100-sxm: 4 retries of each 6 rounds,
   // lowering the target 1 byte at a time, each an unfit plan of the same makespan.
   const Outcome& first = free_cuts_slowed ? live_target : best;
-  int retries_planned = 0;
   if (best.selection.reached_target && (!best.feasible || free_cuts_slowed) &&
       first.plan.layout.arena_bytes > budget_bytes) {
     LowerTargetUntilFit(
         budget_bytes, Measured(first), kUniformRetries, 1, [&](int64_t uniform_target) {
-          ++retries_planned;
           targets.assign(static_cast<size_t>(step_count), uniform_target);
           Outcome retry =
               PlanRound(context, budget_bytes, baseline, allowed, choice, targets, false);
@@ -182,7 +180,6 @@ Outcome BudgetRounds(const PlanContext& context, int64_t budget_bytes, const Bas
         });
   }
   best.budget_rounds = rounds_planned;
-  best.uniform_retries = retries_planned;
   return best;
 }
 

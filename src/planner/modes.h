@@ -56,8 +56,7 @@ struct Outcome : EvaluatedPlan {
   bool feasible = true;
   BudgetRound round = BudgetRound::kLiveTarget;
   int64_t uniform_target_bytes = 0;  // kUniformTarget: the target every step had
-  int budget_rounds = 0;    // of the kBudgetRounds, how many its BudgetRounds planned (tests)
-  int uniform_retries = 0;  // of the kUniformRetries, how many it planned (tests)
+  int budget_rounds = 0;  // of the kBudgetRounds, how many its BudgetRounds planned (tests)
 };
 
 // Whether bundling inner gaps to the wrap-around gap (PlanOffload's fallback for an outcome
