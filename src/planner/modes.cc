@@ -159,14 +159,8 @@ Outcome BudgetRounds(const PlanContext& context, int64_t budget_bytes, const Bas
   // Free cuts are stall-free only as placed: on a plan bound by a link their transfers take
   // the time later Prefetches needed, and the replay slows. Round 0 missed by its arena's
   // overshoot alone; lowering every target by that overshoot may fit at a lower cost.
-  // Only where that round's arena overshoots the budget: within it, the round missed on the
-  // off-device tiers' buffers (evaluation.h TierBuffersFit), which a device target lowered by
-  // max(1, overshoot) = 1 byte does not address (keeping more off the device can only add
-  // tier copies). hf-config DeepSeek-V3 int4 decode on h100-sxm: 4 retries of each 6 rounds,
-  // lowering the target 1 byte at a time, each an unfit plan of the same makespan.
-  const Outcome& first = free_cuts_slowed ? live_target : best;
-  if (best.selection.reached_target && (!best.feasible || free_cuts_slowed) &&
-      first.plan.layout.arena_bytes > budget_bytes) {
+  if (best.selection.reached_target && (!best.feasible || free_cuts_slowed)) {
+    const Outcome& first = free_cuts_slowed ? live_target : best;
     LowerTargetUntilFit(
         budget_bytes, Measured(first), kUniformRetries, 1, [&](int64_t uniform_target) {
           targets.assign(static_cast<size_t>(step_count), uniform_target);
