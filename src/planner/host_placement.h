@@ -35,11 +35,17 @@
 // no-offload peak fits; each replaces the plan only when it beats it. So being offered them never
 // makes the plan worse: ranked with the MLPs from the start, they made Llama-3-70B int4 decode on
 // rtx-4090 292.7 ms against 226 ms without them.
+// Last, the field's placements whole (FlexGen's CPU attention: every layer's attention core
+// on the host, a part kind the rankings never hold), each planned once and kept only when it
+// beats the best; tried also where no ranked part is eligible (the DeepSeek-V3-sized decode on
+// gh200: its weights spill to NVMe, so no MLP or whole attention may run on the host, but the
+// KV caches live in DDR: 58.2 s against 58.3 s).
 // Cost: up to seventeen more plannings of the problem (two on graphs above kSecondChoiceLimit
 // steps: the whole gap and half of it, no halving, no interleaving), plus FindHostParts;
 // where parts updating state exist, up to eighteen more (three on large graphs) and a
-// bisection of placements (no planning) for fit's count. A placement two rankings share is
-// planned once (the same placement plans the same plan).
+// bisection of placements (no planning) for fit's count; one more for the field's placements
+// where attention cores exist and could pay. A placement two rankings share is planned once
+// (the same placement plans the same plan).
 // Limits: prefixes of three rankings, not a search over subsets; parts only (host_parts.h);
 // one gap for every MLP (from their sums).
 #pragma once

@@ -15,6 +15,7 @@
 #include "hyperplan/loop.h"
 #include "hyperplan/planner/host_parts.h"
 #include "hyperplan/planner/problem.h"
+#include "planner/host_placement.h"
 #include "planner_support.h"
 
 using namespace hyperplan;
@@ -305,5 +306,49 @@ TEST_CASE("host update: a weight the host updates is streamed, dropped between i
       CHECK_THAT(rejected.message,
                  Catch::Contains("updates 'model.layers.0.mlp.w' in place while"));
     }
+  }
+}
+
+TEST_CASE("host search: every attention core on the host (FlexGen), tried whole",
+          "[planner][host]") {
+  // The search's rankings hold a layer's whole attention (n0-n2), never its core alone (n1):
+  // FlexGen's placement is tried after them, once. A stand-in planner scores a placement by
+  // what it puts on the host: the core alone `core_ns`, anything else 200 ns with 150 ns of
+  // stall (so moving the core could pay: it adds 40 - 20 = 20 ns on the host, the cheapest
+  // part, below the stall), every plan fitting. The device's plan does not fit, so the search
+  // runs; the budget leaves the device 40 B short of its no-offload peak.
+  const DecodeLayer model;
+  const HardwareProfile profile = HalfFlopHostProfile();
+  PlanOptions options = LoopOf(model.graph);
+  const Problem problem = BuildProblem(model.graph, profile, options);
+  options.budget_bytes = problem.lifetimes.timeline.peak_bytes - 40;
+  const std::vector<ComputeUnit> core_on_host = {ComputeUnit::kDevice, ComputeUnit::kHost,
+                                                 ComputeUnit::kDevice, ComputeUnit::kDevice};
+  auto search = [&](int64_t core_ns, std::vector<std::vector<ComputeUnit>>& asked) {
+    const planner::PlanProblem plan = [&](const Problem& placed) {
+      asked.push_back(placed.units.node_unit);
+      const bool core = placed.units.node_unit == core_on_host;
+      PlanResult result;
+      result.evaluation.fits = true;
+      result.evaluation.timeline.makespan_ns = core ? core_ns : 200;
+      result.evaluation.timeline.stall_ns = core ? 0 : 150;
+      return result;
+    };
+    PlanResult device;
+    device.evaluation.fits = false;
+    return planner::PlaceOnHostWhereFaster(problem, options, std::move(device), plan);
+  };
+  SECTION("faster: it wins") {
+    std::vector<std::vector<ComputeUnit>> asked;
+    const PlanResult best = search(100, asked);
+    CHECK(std::count(asked.begin(), asked.end(), core_on_host) == 1);
+    CHECK(asked.back() == core_on_host);  // after every ranked placement
+    CHECK(best.evaluation.timeline.makespan_ns == 100);
+  }
+  SECTION("as fast: the plan found before it is kept") {
+    std::vector<std::vector<ComputeUnit>> asked;
+    const PlanResult best = search(200, asked);
+    CHECK(asked.back() == core_on_host);
+    CHECK(best.evaluation.timeline.stall_ns == 150);  // a ranked placement's plan, not the core's
   }
 }
