@@ -436,9 +436,9 @@ SearchShape RankedShape(const Problem& problem, const std::vector<HostPart>& ran
 // `best` only when it beats it, so it never makes the plan worse. On the DeepSeek-V3-sized
 // decode on gh200 the weights spill to NVMe, so no ranked part is eligible and the search
 // planned nothing, while every core (the KV caches live in DDR) ran 58.2 s against the
-// device's 58.3 s. Gated like the rankings: only where the cheapest core's added host time is
-// below the best plan's stall (CouldPay). Cost: FindHostParts once more and, where attention
-// cores exist and could pay, one planning.
+// device's 58.3 s. Gated like the rankings (CouldPay): only where the best plan does not fit
+// or stalls longer than the cheapest core adds on the host. Cost: FindHostParts once more and,
+// where attention cores exist and could pay, one planning.
 PlanResult WithFieldPlacements(const Problem& problem, PlanResult best, const PlanProblem& plan,
                                PlannedPlacements& planned) {
   HostPartOptions cores_only;

@@ -309,6 +309,18 @@ TEST_CASE("host update: a weight the host updates is streamed, dropped between i
   }
 }
 
+// The plan a stand-in planner gives: every placement fits; `on_host` (the attention core
+// alone on the host) runs `core_ns` without stall, any other 200 ns with 150 ns of stall.
+PlanResult StandInPlan(const Problem& placed, const std::vector<ComputeUnit>& on_host,
+                       int64_t core_ns) {
+  const bool core = placed.units.node_unit == on_host;
+  PlanResult result;
+  result.evaluation.fits = true;
+  result.evaluation.timeline.makespan_ns = core ? core_ns : 200;
+  result.evaluation.timeline.stall_ns = core ? 0 : 150;
+  return result;
+}
+
 TEST_CASE("host search: every attention core on the host (FlexGen), tried whole",
           "[planner][host]") {
   // The search's rankings hold a layer's whole attention (n0-n2), never its core alone (n1):
@@ -327,12 +339,7 @@ TEST_CASE("host search: every attention core on the host (FlexGen), tried whole"
   auto search = [&](int64_t core_ns, std::vector<std::vector<ComputeUnit>>& asked) {
     const planner::PlanProblem plan = [&](const Problem& placed) {
       asked.push_back(placed.units.node_unit);
-      const bool core = placed.units.node_unit == core_on_host;
-      PlanResult result;
-      result.evaluation.fits = true;
-      result.evaluation.timeline.makespan_ns = core ? core_ns : 200;
-      result.evaluation.timeline.stall_ns = core ? 0 : 150;
-      return result;
+      return StandInPlan(placed, core_on_host, core_ns);
     };
     PlanResult device;
     device.evaluation.fits = false;
@@ -351,4 +358,35 @@ TEST_CASE("host search: every attention core on the host (FlexGen), tried whole"
     CHECK(asked.back() == core_on_host);
     CHECK(best.evaluation.timeline.stall_ns == 150);  // a ranked placement's plan, not the core's
   }
+}
+
+TEST_CASE("host search: the attention cores are tried where no ranked part may run on the host",
+          "[planner][host]") {
+  // The DeepSeek-V3-sized decode on gh200, reduced: the weights home on nvme (behind ddr), so
+  // the layer's whole attention (it reads Wq and Wo) may not run on the host and no ranked
+  // part is eligible, while the KV cache homes in ddr (the offload tier: its round trip is the
+  // cheapest), so the core alone may. The stand-in planner above: the core's placement 100 ns.
+  const DecodeLayer model;
+  HardwareProfile profile = HalfFlopHostProfile();
+  profile.tiers.push_back({"nvme", int64_t{1} << 42, false});
+  profile.links.push_back({1, 2, kOneBytePerNs, 0, 1});
+  profile.links.push_back({2, 1, kOneBytePerNs, 0, 1});
+  profile.weight_home_tier = 2;
+  PlanOptions options = LoopOf(model.graph);
+  const Problem problem = BuildProblem(model.graph, profile, options);
+  REQUIRE(FindHostParts(problem).empty());
+  options.budget_bytes = problem.lifetimes.timeline.peak_bytes - 40;
+  const std::vector<ComputeUnit> core_on_host = {ComputeUnit::kDevice, ComputeUnit::kHost,
+                                                 ComputeUnit::kDevice, ComputeUnit::kDevice};
+  std::vector<std::vector<ComputeUnit>> asked;
+  const planner::PlanProblem plan = [&](const Problem& placed) {
+    asked.push_back(placed.units.node_unit);
+    return StandInPlan(placed, core_on_host, 100);
+  };
+  PlanResult device;
+  device.evaluation.fits = false;
+  const PlanResult best =
+      planner::PlaceOnHostWhereFaster(problem, options, std::move(device), plan);
+  CHECK(asked == std::vector<std::vector<ComputeUnit>>{core_on_host});
+  CHECK(best.evaluation.timeline.makespan_ns == 100);
 }
