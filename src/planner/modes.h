@@ -4,7 +4,8 @@
 // fragmentation pushes it over, round 1 adds every stall-free cut it can, and later rounds give
 // each step where the arena's top overshoots the budget a target lower by the overshoot,
 // accepting stalls (kBudgetRounds in all); if live bytes fit but the arena still does not, up
-// to kUniformRetries rounds lower one target for every step by the last overshoot. The best
+// to kUniformRetries rounds lower one target for every step by the last overshoot, and once one
+// fits up to kRaiseProbes rounds bisect between it and the lowest target that missed. The best
 // round is kept (fits, then makespan; else the smaller arena). Unless that fits with no
 // slowdown (or fits and the graph is large), the same rounds run again choosing the largest
 // value at each step instead of the least stall, and the better plan is kept (fits, then
@@ -33,6 +34,11 @@ namespace hyperplan::planner {
 inline constexpr int kBudgetRounds = 6;
 // Rounds with one lowered target for every step, after those (BudgetRounds).
 inline constexpr int kUniformRetries = 4;
+// Then at most this many rounds raise it back (RaiseTargetWhileFits), while the bracket between
+// the highest target that fit and the lowest that missed is wider than the budget over
+// kRaiseResolution.
+inline constexpr int kRaiseProbes = 3;
+inline constexpr int64_t kRaiseResolution = 64;
 // Above this many steps a plan that fits with stalls is kept without trying the second choice
 // (it would double the planning time of the largest graphs for a small gain).
 inline constexpr Step kSecondChoiceLimit = 20'000;
