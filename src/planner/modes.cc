@@ -121,6 +121,31 @@ Outcome PlanRound(const PlanContext& context, int64_t budget_bytes, const Baseli
   return outcome;
 }
 
+// One target for every step: lowered by the last overshoot each time until a round fits
+// (LowerTargetUntilFit, the contenders' FitToBudget loop too), then raised back between the
+// highest that fit and the lowest that missed (RaiseTargetWhileFits; round 0, every target
+// the budget, is the first miss). `best` keeps the best round of all. `first`: round 0.
+void UniformRetries(const PlanContext& context, int64_t budget_bytes, const Baseline& baseline,
+                    const std::vector<uint8_t>* allowed, Choice choice, const Outcome& first,
+                    Outcome& best) {
+  std::vector<int64_t> targets;
+  TargetBracket bracket;
+  bracket.Record(budget_bytes, false);
+  auto retry = [&](int64_t uniform_target) {
+    targets.assign(static_cast<size_t>(context.step_count()), uniform_target);
+    Outcome outcome = PlanRound(context, budget_bytes, baseline, allowed, choice, targets, false);
+    outcome.round = BudgetRound::kUniformTarget;
+    outcome.uniform_target_bytes = uniform_target;
+    const TargetTry tried = Measured(outcome);
+    bracket.Record(uniform_target, tried.fits);
+    if (BetterRound(outcome, best)) best = std::move(outcome);
+    return tried;
+  };
+  LowerTargetUntilFit(budget_bytes, Measured(first), kUniformRetries, 1, retry);
+  RaiseTargetWhileFits(bracket, kRaiseProbes, budget_bytes / kRaiseResolution,
+                       [&](int64_t uniform_target) { return retry(uniform_target).fits; });
+}
+
 Outcome BudgetRounds(const PlanContext& context, int64_t budget_bytes, const Baseline& baseline,
                      const std::vector<uint8_t>* allowed, Choice choice) {
   const Step step_count = context.step_count();
@@ -154,24 +179,13 @@ Outcome BudgetRounds(const PlanContext& context, int64_t budget_bytes, const Bas
     if (last) break;
   }
   // Live bytes fit but the layout does not: the per-step repair can chase the arena's top to
-  // absurd targets. Lower one target for every step instead, by the last overshoot each time
-  // (LowerTargetUntilFit, the contenders' FitToBudget loop too), and keep the best round of all.
+  // absurd targets. Lower one target for every step instead (UniformRetries).
   // Free cuts are stall-free only as placed: on a plan bound by a link their transfers take
   // the time later Prefetches needed, and the replay slows. Round 0 missed by its arena's
   // overshoot alone; lowering every target by that overshoot may fit at a lower cost.
   if (best.selection.reached_target && (!best.feasible || free_cuts_slowed)) {
-    const Outcome& first = free_cuts_slowed ? live_target : best;
-    LowerTargetUntilFit(
-        budget_bytes, Measured(first), kUniformRetries, 1, [&](int64_t uniform_target) {
-          targets.assign(static_cast<size_t>(step_count), uniform_target);
-          Outcome retry =
-              PlanRound(context, budget_bytes, baseline, allowed, choice, targets, false);
-          retry.round = BudgetRound::kUniformTarget;
-          retry.uniform_target_bytes = uniform_target;
-          const TargetTry tried = Measured(retry);
-          if (BetterRound(retry, best)) best = std::move(retry);
-          return tried;
-        });
+    UniformRetries(context, budget_bytes, baseline, allowed, choice,
+                   free_cuts_slowed ? live_target : best, best);
   }
   best.budget_rounds = rounds_planned;
   return best;

@@ -4,7 +4,8 @@
 // fragmentation pushes it over, round 1 adds every stall-free cut it can, and later rounds give
 // each step where the arena's top overshoots the budget a target lower by the overshoot,
 // accepting stalls (kBudgetRounds in all); if live bytes fit but the arena still does not, up
-// to kUniformRetries rounds lower one target for every step by the last overshoot. The best
+// to kUniformRetries rounds lower one target for every step by the last overshoot, and once one
+// fits up to kRaiseProbes rounds bisect between it and the lowest target that missed. The best
 // round is kept (fits, then makespan; else the smaller arena). Unless that fits with no
 // slowdown (or fits and the graph is large), the same rounds run again choosing the largest
 // value at each step instead of the least stall, and the better plan is kept (fits, then
@@ -33,6 +34,14 @@ namespace hyperplan::planner {
 inline constexpr int kBudgetRounds = 6;
 // Rounds with one lowered target for every step, after those (BudgetRounds).
 inline constexpr int kUniformRetries = 4;
+// Then at most this many rounds raise it back (RaiseTargetWhileFits), while the bracket between
+// the highest target that fit and the lowest that missed is wider than the budget over
+// kRaiseResolution. The Llama-3-8B training step on rtx-4090-xeon-2s (main 9dfff53: 4.60 s,
+// 7.7 s of planning CPU): 3 probes 4.58 s (9.0 s CPU), 5 probes to 1/256 4.52 s (10.1 s); the
+// arena does not grow steadily with the target there (19.8 GiB live: 21.8 GiB arena; 20.0 GiB
+// live: 23.1), so the probes that fit are scattered.
+inline constexpr int kRaiseProbes = 5;
+inline constexpr int64_t kRaiseResolution = 256;
 // Above this many steps a plan that fits with stalls is kept without trying the second choice
 // (it would double the planning time of the largest graphs for a small gain).
 inline constexpr Step kSecondChoiceLimit = 20'000;

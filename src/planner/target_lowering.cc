@@ -22,4 +22,23 @@ void LowerTargetUntilFit(int64_t budget_bytes, const TargetTry& first, int max_r
   }
 }
 
+void TargetBracket::Record(int64_t target_bytes, bool fits) {
+  if (fits) {
+    fit_bytes = std::max(fit_bytes, target_bytes);
+  } else if (target_bytes > fit_bytes) {
+    miss_bytes = std::min(miss_bytes, target_bytes);
+  }
+}
+
+void RaiseTargetWhileFits(TargetBracket bracket, int max_probes, int64_t min_gap_bytes,
+                          const std::function<bool(int64_t target_bytes)>& probe) {
+  for (int probes = 0;
+       probes < max_probes && bracket.fit_bytes >= 0 && bracket.miss_bytes != kNoMiss &&
+       bracket.miss_bytes - bracket.fit_bytes > std::max<int64_t>(1, min_gap_bytes);
+       ++probes) {
+    const int64_t target_bytes = bracket.fit_bytes + (bracket.miss_bytes - bracket.fit_bytes) / 2;
+    bracket.Record(target_bytes, probe(target_bytes));
+  }
+}
+
 }  // namespace hyperplan::planner

@@ -45,3 +45,47 @@ TEST_CASE("the loop stops after its retries or under its least target") {
   LowerTargetUntilFit(1000, {1000, 1000, true}, 3, 0, never_fits);
   CHECK(targets.empty());  // the first try fits: no retry
 }
+
+TEST_CASE("the bracket keeps the highest fit and the lowest miss above it") {
+  TargetBracket bracket;
+  bracket.Record(1000, false);  // round 0 at the budget
+  bracket.Record(850, false);
+  CHECK(bracket.miss_bytes == 850);  // min(1000, 850)
+  CHECK(bracket.fit_bytes == -1);
+  bracket.Record(700, true);
+  bracket.Record(600, false);  // under the fit: says nothing of the targets above it
+  CHECK(bracket.fit_bytes == 700);
+  CHECK(bracket.miss_bytes == 850);
+}
+
+TEST_CASE("raising bisects between the fit and the miss") {
+  // Targets up to 780 fit; fit 700, miss 1000.
+  std::vector<int64_t> probed;
+  auto fits_to_780 = [&](int64_t target) {
+    probed.push_back(target);
+    return target <= 780;
+  };
+  RaiseTargetWhileFits({700, 1000}, 3, 0, fits_to_780);
+  // 700 + 300 / 2 = 850 misses; 700 + 150 / 2 = 775 fits; 775 + 75 / 2 = 812 misses.
+  CHECK(probed == std::vector<int64_t>{850, 775, 812});
+  probed.clear();
+  RaiseTargetWhileFits({700, 1000}, 5, 40, fits_to_780);
+  // 850, 775, then the bracket [775, 850) is 75 wide: 775 + 37 = 812 misses, [775, 812) is 37
+  // wide, under 40: stops after three of its five probes.
+  CHECK(probed == std::vector<int64_t>{850, 775, 812});
+}
+
+TEST_CASE("raising needs a fit and a miss above it") {
+  std::vector<int64_t> probed;
+  auto record = [&](int64_t target) {
+    probed.push_back(target);
+    return true;
+  };
+  RaiseTargetWhileFits({-1, 1000}, 3, 0, record);      // nothing fit
+  RaiseTargetWhileFits({700, kNoMiss}, 3, 0, record);  // nothing missed
+  RaiseTargetWhileFits({700, 701}, 3, 0, record);      // no target between them
+  CHECK(probed.empty());
+  RaiseTargetWhileFits({700, 1000}, 2, 0, record);
+  // Every probe fits: 850, then 850 + 150 / 2 = 925; two probes.
+  CHECK(probed == std::vector<int64_t>{850, 925});
+}
