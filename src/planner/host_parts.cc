@@ -11,6 +11,7 @@
 #include "hyperplan/attention_pattern.h"
 #include "hyperplan/host_cost.h"
 #include "hyperplan/layers.h"
+#include "planner/embedding_update.h"
 #include "planner/optimizer_nodes.h"
 
 namespace hyperplan {
@@ -310,6 +311,22 @@ std::optional<HostPart> AttentionPart(const Problem& problem, const StepParts& s
   return MakePart(problem, HostPartKind::kAttentionCore, layer, *nodes, cache->values);
 }
 
+// A layer's optimizer update, with the token embedding's lookup and gradient scatter where it
+// updates the table (embedding_update.h), or without them where the host cannot run those.
+std::optional<HostPart> OptimizerPart(const Problem& problem,
+                                      const std::vector<std::optional<int>>& updates, int layer,
+                                      const std::vector<NodeId>& nodes, const StateSet& state) {
+  std::vector<NodeId> wider = planner::EmbeddingReadersOfUpdate(problem, updates, nodes, state);
+  if (!wider.empty()) {
+    wider.insert(wider.end(), nodes.begin(), nodes.end());
+    std::sort(wider.begin(), wider.end(), [&](NodeId a, NodeId b) {
+      return problem.lifetimes.step_of_node[a] < problem.lifetimes.step_of_node[b];
+    });
+    if (auto part = MakePart(problem, HostPartKind::kOptimizer, layer, wider, state)) return part;
+  }
+  return MakePart(problem, HostPartKind::kOptimizer, layer, nodes, state);
+}
+
 // Each layer's optimizer update (optimizer_nodes.h), with the state it may touch: its
 // optimizer state and the weights it updates. None where the device reads an updated weight
 // after its update (the plan would need a second Prefetch; the planner brings it once, at the
@@ -341,7 +358,7 @@ std::vector<HostPart> OptimizerParts(const Problem& problem,
       }
     }
     if (read_after) continue;
-    if (auto part = MakePart(problem, HostPartKind::kOptimizer, layer, nodes, state)) {
+    if (auto part = OptimizerPart(problem, updates, layer, nodes, state)) {
       parts.push_back(std::move(*part));
     }
   }

@@ -33,6 +33,8 @@
 //   output feeds only the update and whose every input is a scalar, a constant or of its
 //   output's shape: the gradient's cast and scalings, not the backward MatMul that computes
 //   it). Found by the graph, not a span: a step order interleaves it with the backward pass.
+//   An update that writes a token table in place also takes the table's Gather and the scatter
+//   making its gradient (planner/embedding_update.h), so only the rows cross the link.
 // - kLmHead, kEmbedding: the "lm_head" node and the token embedding's Gather ("embed_tokens",
 //   "wte", "tok_embeddings"); one node each, so a tied embedding's Gather and LM head are two.
 // Constants of no layer (a Reshape's shape, rotary tables) may be read by any part. A part is

@@ -1,0 +1,97 @@
+// The token embedding's lookup and gradient scatter taken along by the update of the table
+// (planner/embedding_update.h): the host, which holds the table and updates it in place, also
+// reads its rows and scatters their gradient, so only the rows and their gradient cross. Unit
+// rates (planner_support.h): the links move 1 byte/ns each way. Every number is worked out
+// beside its assertion.
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "hyperplan/loop.h"
+#include "hyperplan/planner/host_parts.h"
+#include "hyperplan/planner/problem.h"
+#include "planner_support.h"
+
+using namespace hyperplan;
+using namespace hyperplan::planner_test;
+
+namespace {
+
+// A training step over a 1000 B token table E with Adam on its moment M (1000 B): n0 Gather (E,
+// ids) -> x (the rows, 10 B); n1 x -> y, n2 y -> dx (the rows' gradient, `dx_bytes`), 100
+// FLOP each; n3 () -> z (the zeros scattered into, 1000 B); n4 (z, ids, dx) -> E.grad (1000
+// B, the scatter); Adam on the host n5 (E.grad, M) -> M.updated, n6 (E, M.updated) ->
+// E.updated (1000 B each).
+struct EmbeddingStep {
+  Graph graph;
+  ValueId table;
+  explicit EmbeddingStep(int64_t dx_bytes) {
+    const std::string name = "model.embed_tokens.weight";
+    const ValueId ids = Input(graph, "input_ids", 4);
+    table = Weight(graph, name, 1000);
+    const ValueId m = Input(graph, name + ".exp_avg", 1000);
+    graph.values[m].value_class = ValueClass::kOptimizerState;
+    const ValueId x = Work(graph, "n0", {table, ids}, "x", 10, 10);
+    graph.nodes[0].op_type = "Gather";
+    const ValueId y = Work(graph, "n1", {x}, "y", 10, 100);
+    const ValueId dx = Work(graph, "n2", {y}, "dx", dx_bytes, 100);
+    const ValueId z = Work(graph, "n3", {}, "z", 1000, 10);
+    const ValueId g = Work(graph, "n4", {z, ids, dx}, name + ".grad", 1000, 10);
+    const ValueId m_updated = Work(graph, "n5", {g, m}, name + ".updated.exp_avg", 1000, 100);
+    MarkOutput(graph, m_updated);
+    MarkOutput(graph, Work(graph, "n6", {table, m_updated}, name + ".updated", 1000, 100));
+  }
+};
+
+Problem LoopProblem(const Graph& graph, PlanOptions& options) {
+  options.aliases = FindAliases(graph, {});
+  return BuildProblem(graph, HalfFlopHostProfile(), options);
+}
+
+std::vector<NodeId> OnlyPartNodes(const Problem& problem) {
+  const std::vector<HostPart> parts = FindHostParts(problem);
+  REQUIRE(parts.size() == 1);
+  CHECK(parts[0].kind == HostPartKind::kOptimizer);
+  return parts[0].nodes;
+}
+
+}  // namespace
+
+TEST_CASE("the table's update takes its lookup and the scatter of its gradient",
+          "[planner][host]") {
+  const EmbeddingStep step(10);
+  PlanOptions options;
+  const Problem problem = LoopProblem(step.graph, options);
+  // The update (n5, n6), the Gather of the table it writes (n0, E's one reader outside it), the
+  // scatter n4 (its computed input dx holds 10 B, fewer than E.grad's 1000 B) and the zeros n3
+  // (reads nothing, feeds n4 alone); not n1, n2 (they make the rows' gradient from the rows).
+  CHECK(OnlyPartNodes(problem) == std::vector<NodeId>{0, 3, 4, 5, 6});
+}
+
+TEST_CASE("a gradient made from as many bytes as it holds stays with the backward pass",
+          "[planner][host]") {
+  const EmbeddingStep step(1000);
+  PlanOptions options;
+  const Problem problem = LoopProblem(step.graph, options);
+  // dx holds 1000 B, E.grad 1000 B: carrying dx instead saves nothing, so n3 and n4 stay on
+  // the device; the Gather still goes with the update (the table then never crosses).
+  CHECK(OnlyPartNodes(problem) == std::vector<NodeId>{0, 5, 6});
+}
+
+TEST_CASE("with the table's lookup and scatter on the host only the rows cross",
+          "[planner][host]") {
+  const EmbeddingStep step(10);
+  PlanOptions options;
+  const Problem problem = LoopProblem(step.graph, options);
+  PlanResult result = PlanOffload(
+      PlaceUnits(problem, NodeUnitsOf(*problem.graph, FindHostParts(problem))), options);
+  const VerifyResult verdict =
+      VerifyPlan(step.graph, HalfFlopHostProfile(), result.plan, result.evaluation);
+  INFO(verdict.message);
+  REQUIRE(verdict.ok);
+  // The device runs n1 and n2 alone: x (10 B) comes in, dx (10 B) goes out; the table (1000 B)
+  // and its gradient (1000 B) never cross: 20 B moved, where the lookup and the scatter on the
+  // device moved the table in and its gradient out, 2000 B more.
+  CHECK(StepsOf(result.plan, StepKind::kPrefetch, step.table).empty());
+  CHECK(result.evaluation.timeline.total_bytes_moved() == 20);
+}
