@@ -24,10 +24,10 @@ namespace {
 // E.updated (1000 B each).
 struct EmbeddingStep {
   Graph graph;
-  ValueId table;
+  ValueId ids, table;
   explicit EmbeddingStep(int64_t dx_bytes) {
     const std::string name = "model.embed_tokens.weight";
-    const ValueId ids = Input(graph, "input_ids", 4);
+    ids = Input(graph, "input_ids", 4);
     table = Weight(graph, name, 1000);
     const ValueId m = Input(graph, name + ".exp_avg", 1000);
     graph.values[m].value_class = ValueClass::kOptimizerState;
@@ -43,9 +43,10 @@ struct EmbeddingStep {
   }
 };
 
-Problem LoopProblem(const Graph& graph, PlanOptions& options) {
+// The problem keeps pointers to `graph` and `profile`.
+Problem LoopProblem(const Graph& graph, const HardwareProfile& profile, PlanOptions& options) {
   options.aliases = FindAliases(graph, {});
-  return BuildProblem(graph, HalfFlopHostProfile(), options);
+  return BuildProblem(graph, profile, options);
 }
 
 std::vector<NodeId> OnlyPartNodes(const Problem& problem) {
@@ -60,8 +61,9 @@ std::vector<NodeId> OnlyPartNodes(const Problem& problem) {
 TEST_CASE("the table's update takes its lookup and the scatter of its gradient",
           "[planner][host]") {
   const EmbeddingStep step(10);
+  const HardwareProfile profile = HalfFlopHostProfile();
   PlanOptions options;
-  const Problem problem = LoopProblem(step.graph, options);
+  const Problem problem = LoopProblem(step.graph, profile, options);
   // The update (n5, n6), the Gather of the table it writes (n0, E's one reader outside it), the
   // scatter n4 (its computed input dx holds 10 B, fewer than E.grad's 1000 B) and the zeros n3
   // (reads nothing, feeds n4 alone); not n1, n2 (they make the rows' gradient from the rows).
@@ -71,8 +73,9 @@ TEST_CASE("the table's update takes its lookup and the scatter of its gradient",
 TEST_CASE("a gradient made from as many bytes as it holds stays with the backward pass",
           "[planner][host]") {
   const EmbeddingStep step(1000);
+  const HardwareProfile profile = HalfFlopHostProfile();
   PlanOptions options;
-  const Problem problem = LoopProblem(step.graph, options);
+  const Problem problem = LoopProblem(step.graph, profile, options);
   // dx holds 1000 B, E.grad 1000 B: carrying dx instead saves nothing, so n3 and n4 stay on
   // the device; the Gather still goes with the update (the table then never crosses).
   CHECK(OnlyPartNodes(problem) == std::vector<NodeId>{0, 5, 6});
@@ -81,17 +84,19 @@ TEST_CASE("a gradient made from as many bytes as it holds stays with the backwar
 TEST_CASE("with the table's lookup and scatter on the host only the rows cross",
           "[planner][host]") {
   const EmbeddingStep step(10);
+  const HardwareProfile profile = HalfFlopHostProfile();
   PlanOptions options;
-  const Problem problem = LoopProblem(step.graph, options);
+  const Problem problem = LoopProblem(step.graph, profile, options);
   PlanResult result = PlanOffload(
       PlaceUnits(problem, NodeUnitsOf(*problem.graph, FindHostParts(problem))), options);
-  const VerifyResult verdict =
-      VerifyPlan(step.graph, HalfFlopHostProfile(), result.plan, result.evaluation);
+  const VerifyResult verdict = VerifyPlan(step.graph, profile, result.plan, result.evaluation);
   INFO(verdict.message);
   REQUIRE(verdict.ok);
-  // The device runs n1 and n2 alone: x (10 B) comes in, dx (10 B) goes out; the table (1000 B)
-  // and its gradient (1000 B) never cross: 20 B moved, where the lookup and the scatter on the
-  // device moved the table in and its gradient out, 2000 B more.
+  // The device runs n1 and n2 alone: x (10 B) comes in, dx (10 B) goes out, and the token ids
+  // (4 B), fed to the device, go out once for the host's Gather and scatter; the table (1000
+  // B) and its gradient (1000 B) never cross: 24 B moved, where the lookup and the scatter on
+  // the device moved the table in and its gradient out, 2000 B more.
   CHECK(StepsOf(result.plan, StepKind::kPrefetch, step.table).empty());
-  CHECK(result.evaluation.timeline.total_bytes_moved() == 20);
+  CHECK(StepsOf(result.plan, StepKind::kStore, step.ids).size() == 1);
+  CHECK(result.evaluation.timeline.total_bytes_moved() == 10 + 10 + 4);
 }
