@@ -3,13 +3,9 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <iterator>
-#include <optional>
 #include <vector>
 
 #include "hyperplan/planner/host_parts.h"
-#include "planner/optimizer_nodes.h"
 
 namespace hyperplan::contenders {
 
@@ -19,16 +15,10 @@ PlacementResult ZeroOffloadPlan(const ContenderContext& context, std::optional<i
     out.note = "the profile has no host unit";
     return out;
   }
-  // The update's nodes alone: ZeRO-Offload runs the forward and backward passes on the GPU, so
-  // not the token embedding's lookup and gradient scatter a host part takes along
-  // (planner/embedding_update.h).
-  const std::vector<std::optional<int>> updates =
-      planner::OptimizerLayers(*context.graph, context.persistent);
   std::vector<NodeId> host_nodes;
   for (const HostPart& part : FindHostParts(context)) {
     if (part.kind != HostPartKind::kOptimizer) continue;
-    std::copy_if(part.nodes.begin(), part.nodes.end(), std::back_inserter(host_nodes),
-                 [&](NodeId node) { return updates[node].has_value(); });
+    host_nodes.insert(host_nodes.end(), part.nodes.begin(), part.nodes.end());
     ++out.pieces;
   }
   if (out.pieces == 0) {

@@ -49,8 +49,13 @@ Problem LoopProblem(const Graph& graph, const HardwareProfile& profile, PlanOpti
   return BuildProblem(graph, profile, options);
 }
 
-std::vector<NodeId> OnlyPartNodes(const Problem& problem) {
-  const std::vector<HostPart> parts = FindHostParts(problem);
+std::vector<HostPart> PartsWithReaders(const Problem& problem) {
+  HostPartOptions readers;
+  readers.embedding_readers = true;
+  return FindHostParts(problem, readers);
+}
+
+std::vector<NodeId> OnlyPartNodes(const std::vector<HostPart>& parts) {
   REQUIRE(parts.size() == 1);
   CHECK(parts[0].kind == HostPartKind::kOptimizer);
   return parts[0].nodes;
@@ -67,7 +72,9 @@ TEST_CASE("the table's update takes its lookup and the scatter of its gradient",
   // The update (n5, n6), the Gather of the table it writes (n0, E's one reader outside it), the
   // scatter n4 (its computed input dx holds 10 B, fewer than E.grad's 1000 B) and the zeros n3
   // (reads nothing, feeds n4 alone); not n1, n2 (they make the rows' gradient from the rows).
-  CHECK(OnlyPartNodes(problem) == std::vector<NodeId>{0, 3, 4, 5, 6});
+  CHECK(OnlyPartNodes(PartsWithReaders(problem)) == std::vector<NodeId>{0, 3, 4, 5, 6});
+  // Without embedding_readers (ZeRO-Offload's update, the placement search's parts): n5, n6.
+  CHECK(OnlyPartNodes(FindHostParts(problem)) == std::vector<NodeId>{5, 6});
 }
 
 TEST_CASE("a gradient made from as many bytes as it holds stays with the backward pass",
@@ -78,7 +85,7 @@ TEST_CASE("a gradient made from as many bytes as it holds stays with the backwar
   const Problem problem = LoopProblem(step.graph, profile, options);
   // dx holds 1000 B, E.grad 1000 B: carrying dx instead saves nothing, so n3 and n4 stay on
   // the device; the Gather still goes with the update (the table then never crosses).
-  CHECK(OnlyPartNodes(problem) == std::vector<NodeId>{0, 5, 6});
+  CHECK(OnlyPartNodes(PartsWithReaders(problem)) == std::vector<NodeId>{0, 5, 6});
 }
 
 TEST_CASE("with the table's lookup and scatter on the host only the rows cross",
@@ -88,7 +95,7 @@ TEST_CASE("with the table's lookup and scatter on the host only the rows cross",
   PlanOptions options;
   const Problem problem = LoopProblem(step.graph, profile, options);
   PlanResult result = PlanOffload(
-      PlaceUnits(problem, NodeUnitsOf(*problem.graph, FindHostParts(problem))), options);
+      PlaceUnits(problem, NodeUnitsOf(*problem.graph, PartsWithReaders(problem))), options);
   const VerifyResult verdict = VerifyPlan(step.graph, profile, result.plan, result.evaluation);
   INFO(verdict.message);
   REQUIRE(verdict.ok);
