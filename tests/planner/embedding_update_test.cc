@@ -10,38 +10,12 @@
 #include "hyperplan/loop.h"
 #include "hyperplan/planner/host_parts.h"
 #include "hyperplan/planner/problem.h"
-#include "planner_support.h"
+#include "planner/forward_backward.h"
 
 using namespace hyperplan;
 using namespace hyperplan::planner_test;
 
 namespace {
-
-// A training step over a 1000 B token table E with Adam on its moment M (1000 B): n0 Gather (E,
-// ids) -> x (the rows, 10 B); n1 x -> y, n2 y -> dx (the rows' gradient, `dx_bytes`), 100
-// FLOP each; n3 () -> z (the zeros scattered into, 1000 B); n4 (z, ids, dx) -> E.grad (1000
-// B, the scatter); Adam on the host n5 (E.grad, M) -> M.updated, n6 (E, M.updated) ->
-// E.updated (1000 B each).
-struct EmbeddingStep {
-  Graph graph;
-  ValueId ids, table;
-  explicit EmbeddingStep(int64_t dx_bytes) {
-    const std::string name = "model.embed_tokens.weight";
-    ids = Input(graph, "input_ids", 4);
-    table = Weight(graph, name, 1000);
-    const ValueId m = Input(graph, name + ".exp_avg", 1000);
-    graph.values[m].value_class = ValueClass::kOptimizerState;
-    const ValueId x = Work(graph, "n0", {table, ids}, "x", 10, 10);
-    graph.nodes[0].op_type = "Gather";
-    const ValueId y = Work(graph, "n1", {x}, "y", 10, 100);
-    const ValueId dx = Work(graph, "n2", {y}, "dx", dx_bytes, 100);
-    const ValueId z = Work(graph, "n3", {}, "z", 1000, 10);
-    const ValueId g = Work(graph, "n4", {z, ids, dx}, name + ".grad", 1000, 10);
-    const ValueId m_updated = Work(graph, "n5", {g, m}, name + ".updated.exp_avg", 1000, 100);
-    MarkOutput(graph, m_updated);
-    MarkOutput(graph, Work(graph, "n6", {table, m_updated}, name + ".updated", 1000, 100));
-  }
-};
 
 // The problem keeps pointers to `graph` and `profile`.
 Problem LoopProblem(const Graph& graph, const HardwareProfile& profile, PlanOptions& options) {

@@ -2,7 +2,8 @@
 // "Compute units"): one whose weight the forward and the backward pass both read, for the
 // planner's streaming test (host_update_test.cc) and the executor's run of that plan
 // (host_update_lane_test.cc); one whose update runs right after its gradient, beside the rest
-// of the backward pass (crossing_detach_test.cc).
+// of the backward pass (crossing_detach_test.cc); one whose update takes the token table's
+// lookup and gradient scatter along (embedding_update_test.cc, embedding_lane_test.cc).
 #pragma once
 
 #include <string>
@@ -59,6 +60,34 @@ struct UpdateBesideBackward {
     MarkOutput(graph, Work(graph, "n3", {w, m_updated}, name + ".updated", 100, 100));
     b = Work(graph, "n4", {a}, "b", b_bytes, 300);
     MarkOutput(graph, Work(graph, "n5", {b}, "c", 4, 300));
+  }
+};
+
+// A training step over a 1000 B token table E (its lookup and gradient scatter go with its
+// update on the host: planner/embedding_update.h; embedding_update_test.cc plans it,
+// embedding_lane_test.cc runs that plan) with Adam on its moment M (1000 B): n0 Gather (E,
+// ids) -> x (the rows, 10 B); n1 x -> y, n2 y -> dx (the rows' gradient, `dx_bytes`), 100
+// FLOP each; n3 () -> z (the zeros scattered into, 1000 B); n4 (z, ids, dx) -> E.grad (1000
+// B, the scatter); Adam on the host n5 (E.grad, M) -> M.updated, n6 (E, M.updated) ->
+// E.updated (1000 B each).
+struct EmbeddingStep {
+  Graph graph;
+  ValueId ids, table;
+  explicit EmbeddingStep(int64_t dx_bytes) {
+    const std::string name = "model.embed_tokens.weight";
+    ids = Input(graph, "input_ids", 4);
+    table = Weight(graph, name, 1000);
+    const ValueId m = Input(graph, name + ".exp_avg", 1000);
+    graph.values[m].value_class = ValueClass::kOptimizerState;
+    const ValueId x = Work(graph, "n0", {table, ids}, "x", 10, 10);
+    graph.nodes[0].op_type = "Gather";
+    const ValueId y = Work(graph, "n1", {x}, "y", 10, 100);
+    const ValueId dx = Work(graph, "n2", {y}, "dx", dx_bytes, 100);
+    const ValueId z = Work(graph, "n3", {}, "z", 1000, 10);
+    const ValueId g = Work(graph, "n4", {z, ids, dx}, name + ".grad", 1000, 10);
+    const ValueId m_updated = Work(graph, "n5", {g, m}, name + ".updated.exp_avg", 1000, 100);
+    MarkOutput(graph, m_updated);
+    MarkOutput(graph, Work(graph, "n6", {table, m_updated}, name + ".updated", 1000, 100));
   }
 };
 
