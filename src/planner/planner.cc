@@ -470,9 +470,8 @@ PlanResult WithEagerHostUpdates(const Problem& placed, const PlanOptions& option
 // Detach waiting for its Store alone (problem.h detach_waits_for_host) and, where reordering is
 // allowed, a weight's preparation moved into the device's wait for the host (PrepEarlyOrder,
 // prep_early_order.h), and the updates run eagerly (WithEagerHostUpdates, its host tail moved
-// early with `host_tail_early`). One or two more
-// plannings where the placement has host steps; each kept only when it beats the chosen plan,
-// so no plan gets worse.
+// early with `host_tail_early`). One or two more plannings where the placement has host steps;
+// each kept only when it beats the chosen plan, so no plan gets worse.
 PlanResult WithDeviceBesideHost(const Problem& problem, const PlanOptions& options,
                                 PlanResult chosen, int64_t& lead_ns, bool host_tail_early) {
   if (chosen.plan.reordered) return chosen;
