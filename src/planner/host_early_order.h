@@ -22,8 +22,9 @@
 // topological and every reader of an in-place-updated value before its writer. The moved
 // nodes keep their relative order.
 // Cost: O(nodes + uses). Limits: the moved outputs stay on the host's tier from the start
-// until their readers run (the token table's: 4.2 GB of DDR); planner.cc's
-// WithEagerHostUpdates composes it into the eager order, kept only where that plan wins.
+// until their readers run (the token table's: 4.2 GB of DDR); planner.cc composes it into the
+// eager order of every update on the host (WithEveryUpdateOnHost) alone, kept only where that
+// plan wins (on ZeRO-Offload's placement, without the table's lookup and scatter, it lost).
 #pragma once
 
 #include <vector>
