@@ -819,9 +819,29 @@ HostBoundInputs HostBoundInputsFor(const Problem& problem, const LowerBounds& de
   return inputs;
 }
 
+namespace {
+
+size_t PartNodeCount(const std::vector<HostPart>& parts) {
+  size_t count = 0;
+  for (const HostPart& part : parts) count += part.nodes.size();
+  return count;
+}
+
+}  // namespace
+
 HostAwareBound ComputeHostAwareBound(const Problem& problem, const LowerBounds& device,
                                      bool in_order) {
   HostAwareBound bound = SolveHostAwareBound(HostBoundInputsFor(problem, device, {}, in_order));
+  // The planner also places every update with the token table's lookup and gradient scatter
+  // (host_parts.h embedding_readers): those plans are bounded over those parts, and the least
+  // of the bounds holds for both kinds of plan.
+  HostPartOptions readers;
+  readers.embedding_readers = true;
+  if (PartNodeCount(FindHostParts(problem, readers)) != PartNodeCount(FindHostParts(problem))) {
+    const HostAwareBound with_readers =
+        SolveHostAwareBound(HostBoundInputsFor(problem, device, readers, in_order));
+    if (with_readers.makespan_ns < bound.makespan_ns) bound = with_readers;
+  }
   HostPartOptions cores;
   cores.attention_cores = true;
   const HostBoundInputs core_inputs = HostBoundInputsFor(problem, device, cores, in_order);

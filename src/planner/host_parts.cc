@@ -11,6 +11,7 @@
 #include "hyperplan/attention_pattern.h"
 #include "hyperplan/host_cost.h"
 #include "hyperplan/layers.h"
+#include "planner/embedding_update.h"
 #include "planner/optimizer_nodes.h"
 
 namespace hyperplan {
@@ -310,12 +311,34 @@ std::optional<HostPart> AttentionPart(const Problem& problem, const StepParts& s
   return MakePart(problem, HostPartKind::kAttentionCore, layer, *nodes, cache->values);
 }
 
+// A layer's optimizer update, with the token embedding's lookup and gradient scatter where it
+// updates the table and `embedding_readers` asks for them (embedding_update.h), or without them
+// where the host cannot run those.
+std::optional<HostPart> OptimizerPart(const Problem& problem,
+                                      const std::vector<std::optional<int>>& updates, int layer,
+                                      const std::vector<NodeId>& nodes, const StateSet& state,
+                                      bool embedding_readers) {
+  std::vector<NodeId> wider;
+  if (embedding_readers) {
+    wider = planner::EmbeddingReadersOfUpdate(problem, updates, nodes, state);
+  }
+  if (!wider.empty()) {
+    wider.insert(wider.end(), nodes.begin(), nodes.end());
+    std::sort(wider.begin(), wider.end(), [&](NodeId a, NodeId b) {
+      return problem.lifetimes.step_of_node[a] < problem.lifetimes.step_of_node[b];
+    });
+    if (auto part = MakePart(problem, HostPartKind::kOptimizer, layer, wider, state)) return part;
+  }
+  return MakePart(problem, HostPartKind::kOptimizer, layer, nodes, state);
+}
+
 // Each layer's optimizer update (optimizer_nodes.h), with the state it may touch: its
 // optimizer state and the weights it updates. None where the device reads an updated weight
 // after its update (the plan would need a second Prefetch; the planner brings it once, at the
 // iteration's start).
 std::vector<HostPart> OptimizerParts(const Problem& problem,
-                                     const std::vector<std::optional<int>>& updates) {
+                                     const std::vector<std::optional<int>>& updates,
+                                     bool embedding_readers) {
   const Graph& graph = *problem.graph;
   std::map<int, std::vector<NodeId>> nodes_of_layer;
   for (Step k = 0; k < problem.step_count(); ++k) {
@@ -341,7 +364,7 @@ std::vector<HostPart> OptimizerParts(const Problem& problem,
       }
     }
     if (read_after) continue;
-    if (auto part = MakePart(problem, HostPartKind::kOptimizer, layer, nodes, state)) {
+    if (auto part = OptimizerPart(problem, updates, layer, nodes, state, embedding_readers)) {
       parts.push_back(std::move(*part));
     }
   }
@@ -405,7 +428,9 @@ std::vector<HostPart> FindHostParts(const Problem& problem, const HostPartOption
       parts.push_back(std::move(*part));
     }
   }
-  for (HostPart& part : OptimizerParts(problem, updates)) parts.push_back(std::move(part));
+  for (HostPart& part : OptimizerParts(problem, updates, options.embedding_readers)) {
+    parts.push_back(std::move(part));
+  }
   std::stable_sort(parts.begin(), parts.end(), [](const HostPart& a, const HostPart& b) {
     return a.first_step < b.first_step;
   });

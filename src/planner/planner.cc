@@ -18,6 +18,7 @@
 #include "planner/context.h"
 #include "planner/expert_placement.h"
 #include "planner/explain.h"
+#include "planner/host_early_order.h"
 #include "planner/host_placement.h"
 #include "planner/modes.h"
 #include "planner/order.h"
@@ -438,16 +439,26 @@ PlanResult PlanPlacedInOrder(Problem placed, std::vector<NodeId> order, const Pl
 // there, so the device then waits on the out-link for every Detach behind it while the host
 // has not started. Llama-3-8B training on rtx-4090-xeon-2s: the device sat idle 0.50 s
 // behind 11 GiB of gradient Stores issued after the backward pass, and the host ran its
-// 1.78 s of updates from 4.87 s to 6.75 s of a 6.80 s iteration. Kept only when it beats
-// `chosen`.
+// 1.78 s of updates from 4.87 s to 6.75 s of a 6.80 s iteration. With `host_tail_early`
+// (WithEveryUpdateOnHost's placement) the host's tail, its nodes after the order's last device
+// node, has the nodes that read nothing computed moved to the order's start (HostEarlyOrder,
+// host_early_order.h): there the token table's update runs after the device's last step, and
+// its moments' decays and the zeros its gradient is scattered into run in the forward pass,
+// where the host idles (4.57 -> 4.56 s). Composed into this one planning, and only there: on
+// ZeRO-Offload's placement of the same row (the table's update without its lookup and
+// scatter) the move made 4.60 -> 4.63 s, and planning both orders cost 26-34% more CPU (the
+// second cut short by the first's lead). Kept only when it beats `chosen`.
 PlanResult WithEagerHostUpdates(const Problem& placed, const PlanOptions& options,
-                                PlanResult chosen, int64_t& lead_ns) {
+                                PlanResult chosen, int64_t& lead_ns, bool host_tail_early) {
   if (!options.allow_reorder || placed.aliases.empty()) return chosen;
   std::vector<NodeId> eager = planner::EagerUpdateOrder(*placed.model, placed.aliases);
   if (eager == placed.order || !AliasesHoldIn(*placed.model, placed.aliases, eager)) {
     return chosen;
   }
   std::vector<NodeId> order = planner::PrepEarlyOrder(*placed.graph, eager, placed.units.node_unit);
+  if (host_tail_early) {
+    order = planner::HostEarlyOrder(*placed.graph, order, placed.units.node_unit);
+  }
   PlanResult eager_plan = PlanPlacedInOrder(placed, std::move(order), options, lead_ns);
   if (!PlanBeats(eager_plan, chosen)) return chosen;
   eager_plan.plan.reordered = true;
@@ -458,11 +469,11 @@ PlanResult WithEagerHostUpdates(const Problem& placed, const PlanOptions& option
 // The chosen unit placement again with the device running beside the host: each crossing
 // Detach waiting for its Store alone (problem.h detach_waits_for_host) and, where reordering is
 // allowed, a weight's preparation moved into the device's wait for the host (PrepEarlyOrder,
-// prep_early_order.h), and the updates run eagerly (WithEagerHostUpdates). One or two more
-// plannings where the placement has host steps; each kept only when it beats the chosen plan,
-// so no plan gets worse.
+// prep_early_order.h), and the updates run eagerly (WithEagerHostUpdates, its host tail moved
+// early with `host_tail_early`). One or two more plannings where the placement has host steps;
+// each kept only when it beats the chosen plan, so no plan gets worse.
 PlanResult WithDeviceBesideHost(const Problem& problem, const PlanOptions& options,
-                                PlanResult chosen, int64_t& lead_ns) {
+                                PlanResult chosen, int64_t& lead_ns, bool host_tail_early) {
   if (chosen.plan.reordered) return chosen;
   std::vector<ComputeUnit> units = UnitsOf(chosen.plan, problem.graph->nodes.size());
   if (units.empty()) return chosen;
@@ -480,7 +491,7 @@ PlanResult WithDeviceBesideHost(const Problem& problem, const PlanOptions& optio
     }
     chosen = std::move(beside);
   }
-  return WithEagerHostUpdates(placed, options, std::move(chosen), lead_ns);
+  return WithEagerHostUpdates(placed, options, std::move(chosen), lead_ns, host_tail_early);
 }
 
 // ZeRO-Offload's placement, every optimizer update on the host, through the same variants
@@ -498,7 +509,13 @@ PlanResult WithEveryUpdateOnHost(const Problem& problem, const PlanOptions& opti
     return chosen;
   }
   std::vector<ComputeUnit> chosen_units = UnitsOf(chosen.plan, problem.graph->nodes.size());
-  std::vector<HostPart> updates = FindHostParts(problem);
+  // With the token table's lookup and gradient scatter (host_parts.h embedding_readers): with
+  // every update on the host, the table's home copy is the host's, so only the rows cross (on
+  // the training step on rtx-4090-xeon-2s the 1.05 GB table no longer comes in whole before the
+  // forward pass, nor its gradient out after the backward pass: 4.60 -> 4.57 s).
+  HostPartOptions readers;
+  readers.embedding_readers = true;
+  std::vector<HostPart> updates = FindHostParts(problem, readers);
   std::erase_if(updates,
                 [](const HostPart& part) { return part.kind != HostPartKind::kOptimizer; });
   if (updates.empty()) return chosen;
@@ -508,7 +525,8 @@ PlanResult WithEveryUpdateOnHost(const Problem& problem, const PlanOptions& opti
   // trails the lead, which would skip the last round that the eager order wins by.
   int64_t own_lead_ns = std::numeric_limits<int64_t>::max();
   PlanResult every = PlanPlacement(PlaceUnits(problem, std::move(units)), options, own_lead_ns);
-  every = WithDeviceBesideHost(problem, options, std::move(every), own_lead_ns);
+  every = WithDeviceBesideHost(problem, options, std::move(every), own_lead_ns,
+                               /*host_tail_early=*/true);
   return PlanBeats(every, chosen) ? every : chosen;
 }
 
@@ -536,7 +554,8 @@ PlanResult PlanOffload(const Problem& problem, const PlanOptions& options) {
       problem, options, std::move(device), [&options, &lead_ns](const Problem& placed) {
         return PlanPlacement(placed, options, lead_ns);
       });
-  chosen = WithDeviceBesideHost(problem, options, std::move(chosen), lead_ns);
+  chosen = WithDeviceBesideHost(problem, options, std::move(chosen), lead_ns,
+                                /*host_tail_early=*/false);
   return VerifyChosen(problem, WithEveryUpdateOnHost(problem, options, std::move(chosen)));
 }
 

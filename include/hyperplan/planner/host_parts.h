@@ -33,6 +33,9 @@
 //   output feeds only the update and whose every input is a scalar, a constant or of its
 //   output's shape: the gradient's cast and scalings, not the backward MatMul that computes
 //   it). Found by the graph, not a span: a step order interleaves it with the backward pass.
+//   With HostPartOptions::embedding_readers, an update that writes a token table in place also
+//   takes the table's Gather and the scatter making its gradient (planner/embedding_update.h),
+//   so only the rows cross the link.
 // - kLmHead, kEmbedding: the "lm_head" node and the token embedding's Gather ("embed_tokens",
 //   "wte", "tok_embeddings"); one node each, so a tied embedding's Gather and LM head are two.
 // Constants of no layer (a Reshape's shape, rotary tables) may be read by any part. A part is
@@ -78,6 +81,11 @@ std::string_view HostPartKindName(HostPartKind kind);
 // for kAttentionCore.
 struct HostPartOptions {
   bool attention_cores = false;
+  // The optimizer update of a token table with the table's lookup and gradient scatter
+  // (planner/embedding_update.h). Off by default: ZeRO-Offload's GPU runs those, and the
+  // placement search ranks the updates as they are (on a100-pcie4 its winner, the updates of
+  // layers 21-31 and outside them, was not found with the wider part: 2.74 -> 3.43 s).
+  bool embedding_readers = false;
 };
 
 struct HostPart {
