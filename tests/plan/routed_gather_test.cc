@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include "hyperplan/cost.h"
+#include "hyperplan/plan/expert_residency.h"
 #include "hyperplan/plan/routing_spread.h"
 #include "hyperplan/plan/verify.h"
 #include "hyperplan/routed_fetch.h"
@@ -134,6 +135,51 @@ TEST_CASE("a routed Prefetch of an expert Gather's table verifies and stalls for
     CHECK(spread.failed_sample == -1);
     CHECK(spread.mean_distinct_experts == 2.0);
   }
+}
+
+TEST_CASE("an expert Gather costs the sampled routing's slices of its table") {
+  const RoutedGather f;
+  // At the expectation (2 experts of one token): 4096 B of the table + 4096 B written + 16 B
+  // of indices = 8208 B, 8208 ns at 1 B/ns (a Gather has no FLOPs).
+  CHECK(EstimateNodeCost(f.graph, f.graph.nodes[f.gather], f.profile).time_ns == 8208);
+  // A routing touching 3 experts (as 2 tokens could): 6144 + 4096 + 16 = 10256 B.
+  CHECK(MoeNodeCostOn(ComputeUnit::kDevice, f.graph, f.gather, f.profile, 3.0).time_ns == 10256);
+}
+
+TEST_CASE("the residency line counts a router's expert Gathers as one layer") {
+  RoutedGather f;
+  const ValueId up = testing::Tensor(f.graph, "up", {8, 32, 16});
+  f.graph.values[up].is_initializer = true;
+  const ValueId up_picked = testing::Tensor(f.graph, "up_picked", {1, 1, 2, 32, 16});
+  const NodeId up_gather =
+      testing::Op(f.graph, "up_gather", "Gather", {up, f.indices}, {up_picked});
+  // Both tables routed to the device after route; the gate table holds experts 1 and 3, the up
+  // table expert 1: only expert 1 is resident in both, so 1 of 8 for the layer.
+  Plan plan;
+  plan.order = {f.route, f.gather, up_gather};
+  for (NodeId node : plan.order) {
+    PlanStep run;
+    run.node = node;
+    plan.steps.push_back(run);
+  }
+  for (ValueId table : {f.table, up}) {
+    PlanStep fetch = f.FetchTable(true, 4096, 4096);
+    fetch.value = table;
+    fetch.routed_by = table == up ? up_gather : f.gather;
+    plan.steps.push_back(fetch);
+  }
+  ResidentInterval gate_held{f.table, kNoNode, 0, 2, 4096, -1, -1};
+  gate_held.experts = {1, 3};
+  ResidentInterval up_held{up, kNoNode, 0, 2, 2048, -1, -1};
+  up_held.experts = {1};
+  plan.residency = {gate_held, up_held};
+  const std::vector<MoeLayerExperts> layers = FindResidentExperts(f.graph, f.profile, plan);
+  REQUIRE(layers.size() == 1);
+  CHECK(layers[0].node == f.gather);
+  CHECK(layers[0].experts == 8);
+  CHECK(layers[0].resident == 1);
+  CHECK(DescribeResidentExperts(layers) ==
+        "experts: 1 of 8 resident in 1 MoE node without a layer, the rest fetched after route");
 }
 
 // RoutedGather(4) with the table resident and a node `use` reading the picked slices and a
