@@ -1,6 +1,8 @@
 // Fetch-after-route (issue 31): what a routed Prefetch of a stacked [E, ...] expert operand of
-// a com.microsoft MoE/QMoE node moves, in expectation and at worst, when some of the operand's
-// experts stay resident on the device (plan.h PlanStep::routed_by, ResidentInterval::experts).
+// a com.microsoft MoE/QMoE node, or of the table an expert Gather of the gather form picks
+// slices from (routing_samples.h), moves, in expectation and at worst, when some of the
+// operand's experts stay resident on the device (plan.h PlanStep::routed_by,
+// ResidentInterval::experts).
 //
 // Once the router has run, a runtime knows which experts the node's T tokens picked (top k of E
 // each) and copies only those not already resident: slices of bytes / E each. Expected moved
@@ -8,9 +10,11 @@
 // per-token selection probability, k/E uniform); the worst case, which the device must reserve
 // so that the plan holds for every routing: min(E - h, k * T) slices for h resident experts.
 // Under uniform routing of one token (decode, batch 1), E = 8, k = 2, no resident expert: 2
-// slices expected and reserved; with 2 resident: 2 * 6/8 = 1.5 expected, 2 reserved.
-// Cost: O(E) per call. Limits: tokens routed independently (routing.h's approximation);
-// MoE/QMoE nodes only (the gather form reads its slices through Gathers, not planned here).
+// slices expected and reserved; with 2 resident: 2 * 6/8 = 1.5 expected, 2 reserved. An
+// expert Gather's E is its table's first axis, k its indices' last, T their other elements;
+// the router is the indices' producer (DeepSeek-V3's fp8 gather form: E = 256, k = 8, T = 1
+// at decode, each layer's gate, up and down codes and block scales six routed tables).
+// Cost: O(E) per call. Limits: tokens routed independently (routing.h's approximation).
 #pragma once
 
 #include <cstdint>
@@ -22,7 +26,8 @@
 
 namespace hyperplan {
 
-// A stacked expert operand of a MoE node and the routing that picks its slices.
+// A stacked expert operand of a routed node (MoE/QMoE or expert Gather) and the routing that
+// picks its slices.
 struct RoutedOperand {
   MoeRouting routing;
   ValueId value = kNoValue;
@@ -30,8 +35,9 @@ struct RoutedOperand {
   NodeId router = kNoNode;  // producer of the node's routing input; kNoNode: a graph input
 };
 
-// `value` as an operand of MoE node `node` whose first axis is its E experts (input 2 on,
-// bytes a multiple of E, read by no other node); nullopt otherwise.
+// `value` as an operand of routed node `node` whose first axis is its E experts (a MoE/QMoE
+// node's input 2 on, an expert Gather's table; bytes a multiple of E, read by no other node);
+// nullopt otherwise.
 std::optional<RoutedOperand> RoutedOperandOf(const Graph& graph, NodeId node, ValueId value);
 
 // By expert: 1 - (1 - p_e)^T, the chance the node's tokens touch it in one iteration.

@@ -1,5 +1,6 @@
 // Sampled routings of a mixture-of-experts model (issue 31): how many distinct experts each
-// com.microsoft MoE/QMoE node reads in one drawn iteration, and what that node then costs.
+// com.microsoft MoE/QMoE node or expert Gather of the gather form reads in one drawn
+// iteration, and what that node then costs.
 //
 // routing.h gives the expectation; a runtime meets one routing per iteration, and the spread
 // over them (a p99 iteration) is what a serving budget is set against. One routing draws, for
@@ -16,9 +17,10 @@
 //   coupling (at that many tokens nearly every likely expert is touched anyway).
 // The generator is splitmix64 seeded by (seed, routing index, node), and uniform numbers are
 // built from its bits, so a routing is the same on every machine and standard library.
-// Cost: O(min(T * E, kTokenDrawLimit) + E) per node per routing. Limits: only com.microsoft
-// MoE/QMoE nodes (the dense and gather forms read what their nodes name); the cost of a node
-// under a routing is its roofline with the routed bytes replaced (cost.h, host_cost.h).
+// The Gathers of one router draw together (MoeRouting::draw): one generator per router.
+// Cost: O(min(T * E, kTokenDrawLimit) + E) per node per routing. Limits: com.microsoft MoE/QMoE
+// nodes and expert Gathers (the dense form reads what its nodes name); the cost of a node under
+// a routing is its roofline with the routed bytes replaced (cost.h, host_cost.h).
 #pragma once
 
 #include <cstdint>
@@ -42,15 +44,27 @@ struct MoeRouting {
   int64_t tokens = 0;             // T
   // Per-token selection probability per expert (sum k); empty: uniform k/E.
   std::vector<double> selection_probability;
+  // The node whose draw this routing is: `node` for a MoE/QMoE node; for an expert Gather the
+  // producer of its indices (the router), so that a layer's Gathers of one TopK (gate, up,
+  // down, their scales) meet the same experts in every sampled routing, as they do at run
+  // time. kNoNode: `node`.
+  NodeId draw = kNoNode;
 };
 
-// The graph's com.microsoft MoE/QMoE nodes whose shapes are known, in node order, with the
-// graph's routing profile (Graph::expert_selection) where it covers every expert.
+// The graph's routed nodes whose shapes are known, in node order: com.microsoft MoE/QMoE
+// nodes, with the graph's routing profile (Graph::expert_selection) where it covers every
+// expert, and the gather form's expert Gathers (src/core/expert_gather.h: a Gather along axis
+// 0 of a stored [E, ...] table by [..., k] indices; uniform routing, the profile names MoE
+// nodes only).
 std::vector<MoeRouting> FindMoeRoutings(const Graph& graph);
 
-// The routing of MoE/QMoE node `node` as FindMoeRoutings gives it; nullopt for any other node
+// The routing of routed node `node` as FindMoeRoutings gives it; nullopt for any other node
 // or unknown shapes.
 std::optional<MoeRouting> MoeRoutingOf(const Graph& graph, NodeId node);
+
+// The routing input of routed node `node`: a MoE/QMoE node's router_probs, an expert Gather's
+// indices (input 1 of both). kNoValue for any other node.
+ValueId RoutingInputOf(const Graph& graph, NodeId node);
 
 // Per-token selection probability per expert: k/E each under uniform routing, else the
 // profile's frequencies scaled to sum k, each clamped to [0, 1].

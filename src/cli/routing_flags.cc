@@ -2,10 +2,15 @@
 #include "routing_flags.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <optional>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "hyperplan/error.h"
+#include "hyperplan/routing_samples.h"
 #include "run_summary.h"
 
 namespace hyperplan::cli {
@@ -28,21 +33,32 @@ void AddRoutingFlags(CLI::App& command, RoutingFlags& flags) {
 namespace {
 
 // "  experts: 174 stacked tensors fetched after route (58 MoE nodes), 12 experts resident\n",
-// or "" when the plan has no routed Prefetch to the device.
-std::string DescribeRoutedFetches(const HardwareProfile& profile, const Plan& plan) {
-  std::set<NodeId> nodes;
+// the gather form's "(348 expert Gathers of 58 routers)", or "" when the plan has no routed
+// Prefetch to the device.
+std::string DescribeRoutedFetches(const Graph& graph, const HardwareProfile& profile,
+                                  const Plan& plan) {
+  std::set<NodeId> moe_nodes, gathers, routers;
   int64_t fetched = 0;
   for (const PlanStep& step : plan.steps) {
     if (step.routed_by == kNoNode || step.dst_tier != profile.device_tier) continue;
-    nodes.insert(step.routed_by);
+    const std::optional<MoeRouting> routing = MoeRoutingOf(graph, step.routed_by);
+    const bool gather = graph.nodes[step.routed_by].op_type == "Gather";
+    (gather ? gathers : moe_nodes).insert(step.routed_by);
+    if (gather && routing) routers.insert(routing->draw);
     ++fetched;
   }
   if (fetched == 0) return "";
+  std::vector<std::string> readers;
+  if (!moe_nodes.empty()) readers.push_back(fmt::format("{} MoE nodes", moe_nodes.size()));
+  if (!gathers.empty()) {
+    readers.push_back(
+        fmt::format("{} expert Gathers of {} routers", gathers.size(), routers.size()));
+  }
   size_t resident = 0;
   for (const ResidentInterval& block : plan.residency) resident += block.experts.size();
   return fmt::format(
-      "  experts: {} stacked tensors fetched after route ({} MoE nodes), {} experts resident\n",
-      fetched, nodes.size(), resident);
+      "  experts: {} stacked tensors fetched after route ({}), {} experts resident\n", fetched,
+      fmt::join(readers, ", "), resident);
 }
 
 }  // namespace
@@ -50,7 +66,7 @@ std::string DescribeRoutedFetches(const HardwareProfile& profile, const Plan& pl
 std::string SampleRoutings(const RoutingFlags& flags, const std::string& model_path,
                            const Graph& graph, const HardwareProfile& profile,
                            const EvaluatedPlan& planned, plan::v1::RunSummary& summary) {
-  const std::string fetches = DescribeRoutedFetches(profile, planned.plan);
+  const std::string fetches = DescribeRoutedFetches(graph, profile, planned.plan);
   RecordResidentExperts(graph, profile, planned.plan, summary);
   const PlanSummary& numbers = planned.evaluation.summary;
   const NoOffloadReference reference{numbers.baseline_peak_bytes, numbers.baseline_arena_bytes};

@@ -19,11 +19,13 @@
 #include "contenders/routed_lane_bound.h"
 #include "contenders/spill_lane_bound.h"
 #include "contenders/whole_parts.h"
+#include "core/expert_gather.h"
 #include "core/moe_shape.h"
 #include "hyperplan/cost.h"
 #include "hyperplan/host_cost.h"
 #include "hyperplan/routed_fetch.h"
 #include "hyperplan/routes.h"
+#include "hyperplan/routing.h"
 
 namespace hyperplan::contenders {
 namespace {
@@ -517,32 +519,47 @@ int64_t MostTransientBytes(const Problem& problem, const std::vector<HostPart>& 
   return most;
 }
 
-// The bytes of a com.microsoft MoE/QMoE node's stacked experts its tokens do not route to
-// (NodeBytes reads the routed ones: routing.h), 0 for any other node.
-int64_t UnroutedBytes(const Graph& graph, const Node& node) {
-  if (!cost_rules::IsMoeOp(node)) return 0;
-  const std::optional<cost_rules::MoeShape> shape = cost_rules::DescribeMoe(graph, node);
-  if (!shape) return 0;
-  return std::max<int64_t>(0,
-                           shape->expert_bytes + shape->activation_bytes - NodeBytes(graph, node));
+// A routed node's stacked experts: all their bytes, and those its tokens do not route to
+// (NodeBytes reads the routed ones: routing.h). A com.microsoft MoE/QMoE node's stacked
+// operands, or an expert Gather's table (the gather form, core/expert_gather.h: its byte rule
+// reads RoutedBytes of the table, a routed Prefetch of it moves that many in expectation);
+// zeros for any other node.
+struct StackedExperts {
+  int64_t bytes = 0;
+  int64_t unrouted_bytes = 0;
+};
+
+StackedExperts StackedExpertsOf(const Graph& graph, const Node& node) {
+  if (const auto shape = cost_rules::DescribeMoe(graph, node)) {
+    return {shape->expert_bytes,
+            std::max<int64_t>(
+                0, shape->expert_bytes + shape->activation_bytes - NodeBytes(graph, node))};
+  }
+  const std::optional<cost_rules::ExpertGatherShape> gather =
+      cost_rules::DescribeExpertGather(graph, node);
+  if (!gather || gather->tokens <= 0) return {};
+  const int64_t table_bytes = graph.values[gather->table].bytes;
+  const double distinct =
+      ExpectedDistinctExperts(gather->experts, gather->experts_per_token, gather->tokens);
+  return {table_bytes,
+          std::max<int64_t>(0, table_bytes - RoutedBytes(table_bytes, gather->experts, distinct))};
 }
 
 // Sparsity (see the header): each forced transfer (M, r) becomes (M - Z, r) and
-// (M, r / (1 - rho)), with Z every MoE node's unrouted bytes and 1 - rho the least chance any
-// expert of a MoE node is touched (a byte of it fetched after route costs at least that much
-// transfer, whichever experts stay resident).
+// (M, r / (1 - rho)), with Z every routed node's unrouted bytes and 1 - rho the least chance
+// any expert of a routed node is touched (a byte of it fetched after route costs at least that
+// much transfer, whichever experts stay resident).
 void AddSparseTerms(const Graph& graph, HostBoundInputs& inputs) {
   long double unrouted_bytes = 0;
   long double rho = 0;
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
-    const int64_t unrouted = UnroutedBytes(graph, graph.nodes[n]);
-    if (unrouted == 0) continue;
-    unrouted_bytes += unrouted;
+    const StackedExperts stacked = StackedExpertsOf(graph, graph.nodes[n]);
+    if (stacked.unrouted_bytes == 0) continue;
+    unrouted_bytes += stacked.unrouted_bytes;
     // Uniform routing touches every expert alike: the unrouted share itself (exact in bytes).
-    const auto shape = cost_rules::DescribeMoe(graph, graph.nodes[n]);
     const std::optional<MoeRouting> routing = MoeRoutingOf(graph, static_cast<NodeId>(n));
     if (!routing || routing->selection_probability.empty()) {
-      rho = std::max(rho, static_cast<long double>(unrouted) / shape->expert_bytes);
+      rho = std::max(rho, static_cast<long double>(stacked.unrouted_bytes) / stacked.bytes);
       continue;
     }
     const std::vector<double> touch = TouchProbabilities(*routing);

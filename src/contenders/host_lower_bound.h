@@ -70,18 +70,19 @@
 //   whose compute steps follow O; a plan in another order gets the bound for its own. The
 //   transient bytes (above, "Link") likewise live within their part's first and last steps
 //   in O.
-// - Sparsity (issue 31): a com.microsoft MoE/QMoE node reads only the experts its tokens
-//   route to (routing.h: k of E for one token, E(1-(1-k/E)^T) for T in expectation), so its
-//   node time on either unit is over those bytes (node_bytes.cc), and the bound is taken over
+// - Sparsity (issue 31): a com.microsoft MoE/QMoE node, or an expert Gather of the gather form
+//   (its table: core/expert_gather.h), reads only the experts its tokens route to (routing.h:
+//   k of E for one token, E(1-(1-k/E)^T) for T in expectation), so its node time on either
+//   unit is over those bytes (node_bytes.cc), and the bound is taken over
 //   a larger space: plans that, for a stacked operand of W bytes not wholly resident, bring to
 //   the device each iteration only the experts the router picks among those not resident
 //   (fetch after route with hot experts resident: planner/expert_placement.h); plans that
 //   move whole tensors are in it too. At the term's step, bytes(N) >= M_t - F(x) of U(s) are
 //   off the device for the placement x; a byte of N costs one byte of transfer, or at least
 //   t_min >= 1 - rho of one when it belongs to a stacked operand's expert e, touched with
-//   probability t_e = 1 - (1 - p_e)^T (rho: the largest 1 - min_e t_e of a MoE node; under
+//   probability t_e = 1 - (1 - p_e)^T (rho: the largest 1 - min_e t_e of a routed node; under
 //   uniform routing the unrouted share (W - R) / W); and N's stacked bytes save at most Z (the
-//   sum of W - R over every MoE node: keeping h experts resident saves their h slices of
+//   sum of W - R over every routed node: keeping h experts resident saves their h slices of
 //   transfer share only, sum of t_e <= h). So T >= (M_t - F(x) - Z) / r_t and T >= (1 -
 //   rho)(M_t - F(x)) / r_t, the second a transfer term at rate r_t / (1 - rho): both join the
 //   terms.

@@ -136,7 +136,7 @@ LruExpertsResult LruExpertCachePlan(const ContenderContext& context,
   const int64_t budget_bytes = context.EffectiveBudget(budget);
   const ExpertSlices slices = AllSlices(*context.graph);
   if (slices.slice_bytes <= 0) {
-    out.note = "not built: no stacked expert tensor of a com.microsoft MoE/QMoE node";
+    out.note = "not built: no stacked expert tensor of a MoE/QMoE node or expert Gather";
     return out;
   }
   // The most slots that fit (bisection over 1..E - 1; the room for one slot per layer must

@@ -25,8 +25,9 @@
 // runtime's cache contents change with the routing, so sampled-routing replays of this plan
 // (routing_spread.h) count misses against those fixed experts, not the LRU.
 // Cost: per C tried (about log2(E), bisection), one PlanOffload, one FinishPlan and
-// (kLruWarmup + kLruIterations) routings per MoE node. Limits: com.microsoft MoE/QMoE nodes only
-// (the gather form is not converted), one hop (routed_fetch.h).
+// (kLruWarmup + kLruIterations) routings per MoE node. Limits: the routed nodes of
+// routed_fetch.h (MoE/QMoE nodes, the gather form's expert Gathers, each Gather its own cache
+// of C slots though a layer's Gathers replay the same routing), one hop.
 #pragma once
 
 #include <cstdint>

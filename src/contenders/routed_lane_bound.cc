@@ -46,6 +46,15 @@ std::optional<RoutedNode> RoutedNodeOf(const Graph& graph, NodeId node) {
   return routed;
 }
 
+// Whether a plan may fetch one of the node's operands after route (a MoE/QMoE node or an
+// expert Gather: routed_fetch.h).
+bool HasRoutedOperand(const Graph& graph, NodeId node) {
+  for (ValueId value : graph.nodes[node].inputs) {
+    if (RoutedOperandOf(graph, node, value)) return true;
+  }
+  return false;
+}
+
 // Every node reached from `start` along consumers (or producers) within steps [first, last].
 std::set<NodeId> WalkSteps(const Problem& problem, NodeId start, Step first, Step last,
                            bool forward) {
@@ -133,9 +142,11 @@ void AddRoutedFetchOptions(const Problem& problem, const std::vector<HostPart>& 
     inputs.parts[p].overlap_ns = OverlapNs(problem, *routed, BlockFirstStep(parts, parts[p]));
     ++covered;
   }
+  // Every node a plan may fetch after route counts, the gather form's expert Gathers too
+  // (routed_fetch.h): parts are MoE nodes only, so a Gather leaves the condition off.
   int routed_nodes = 0;
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
-    routed_nodes += RoutedNodeOf(graph, static_cast<NodeId>(n)).has_value();
+    routed_nodes += HasRoutedOperand(graph, static_cast<NodeId>(n));
   }
   inputs.into_device_bytes_per_s = SumDeviceLinkRates(*problem.profile).into_device_bytes_per_s;
   inputs.routed_lane = routed_nodes > 0 && covered == routed_nodes && inputs.chain &&

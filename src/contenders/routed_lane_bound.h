@@ -2,8 +2,8 @@
 // that an expert fetched after its router crosses while the chain waits.
 //
 // A plan must hold for every routing, so a byte of a stacked expert operand of a device MoE
-// node N (a com.microsoft MoE/QMoE node; only those can be fetched after route,
-// routed_fetch.h) is, through the steps from its router R to N, either resident throughout
+// node N (a com.microsoft MoE/QMoE node; the gather form's Gathers turn the condition off,
+// below) is, through the steps from its router R to N, either resident throughout
 // (brought before R: "dense", whatever the routing) or not, and then, when the tokens touch its
 // expert, it crosses into the device after R has run (the plan format starts a device hop only
 // once the compute stream reaches its boundary) and before N starts. Let a_l be the bytes of
@@ -33,11 +33,12 @@
 // a necessary condition, checked beside the others (host_lower_bound.h Feasible).
 // Sound only when every MoE node with a stacked operand is the one MoE node of a routed-experts
 // part with a router on the chain (else a node could be fetched after route at no lane cost):
-// otherwise the condition is off. Overlaps allowed that only lower it: a layer on the host
-// still subtracts its between-nodes time; after route and on the host both relax fractionally.
-// Cost: O(parts log parts) per bound, plus walks between each router and its MoE node. Limits:
-// latency ignored; t is the least over a node's experts (hot experts kept resident cost more);
-// expectations over routings (as the node times and routed Prefetches are).
+// otherwise the condition is off, as it is on the gather form (its expert Gathers are fetched
+// after route too, routed_fetch.h, and are no part's one MoE node). Overlaps allowed that only
+// lower it: a layer on the host still subtracts its between-nodes time; after route and on the host
+// both relax fractionally. Cost: O(parts log parts) per bound, plus walks between each router and
+// its MoE node. Limits: latency ignored; t is the least over a node's experts (hot experts kept
+// resident cost more); expectations over routings (as the node times and routed Prefetches are).
 #pragma once
 
 #include <cstdint>

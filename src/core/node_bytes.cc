@@ -9,6 +9,7 @@
 
 #include "attention_shape.h"
 #include "cost_rules.h"
+#include "expert_gather.h"
 #include "hyperplan/cost.h"
 #include "hyperplan/routing.h"
 #include "moe_shape.h"
@@ -75,23 +76,16 @@ int64_t Tokens(const Value& x) {
   return 1;
 }
 
-// A Gather along axis 0 of a stored table stacking experts ([E, ...], rank 3 or more) by the
-// router's [..., k] indices (the gather form of an MoE layer): T tokens of k picks each read
-// the distinct experts they touch (routing.h: k for one token, towards E), not T * k slices.
+// An expert Gather of the gather form (expert_gather.h): T tokens of k picks each read the
+// distinct experts they touch (routing.h: k for one token, towards E), not T * k slices.
 // Returns -1 when the node is not one.
 int64_t ExpertGatherReadBytes(const Graph& graph, const Node& node) {
-  const Value* table = InputValue(graph, node, 0);
-  const Value* indices = InputValue(graph, node, 1);
-  const auto axis = node.int_attributes.find("axis");
-  if (node.op_type != "Gather" || table == nullptr || indices == nullptr ||
-      (axis != node.int_attributes.end() && axis->second != 0) || table->producer != kNoNode ||
-      table->shape.size() < 3 || indices->shape.size() < 2 || table->shape[0] < 1)
-    return -1;
-  const int64_t picks = indices->shape.back();
-  const int64_t lookups = Elements(*indices);
-  if (picks < 1 || lookups < picks) return -1;
-  const double distinct = ExpectedDistinctExperts(table->shape[0], picks, lookups / picks);
-  return RoutedBytes(table->bytes, table->shape[0], distinct);
+  const std::optional<cost_rules::ExpertGatherShape> shape =
+      cost_rules::DescribeExpertGather(graph, node);
+  if (!shape) return -1;
+  const double distinct =
+      ExpectedDistinctExperts(shape->experts, shape->experts_per_token, shape->tokens);
+  return RoutedBytes(graph.values[shape->table].bytes, shape->experts, distinct);
 }
 
 // Gather, GatherElements, GatherND: the rows gathered are read from the table (as many bytes

@@ -4,11 +4,23 @@
 #include <algorithm>
 #include <cmath>
 
+#include "moe_shape.h"
+
 namespace hyperplan {
 
 namespace {
 
 constexpr size_t kFirstExpertOperand = 2;  // MoE/QMoE: input, router_probs, then the experts
+
+// Where `value` must sit among `node`'s inputs to be routed: a MoE/QMoE node's from its
+// first expert operand on, an expert Gather's table only (input 0).
+bool RoutedPosition(const Graph& graph, NodeId node, ValueId value) {
+  const Node& reader = graph.nodes[node];
+  const auto position = std::find(reader.inputs.begin(), reader.inputs.end(), value);
+  if (position == reader.inputs.end()) return false;
+  const auto index = static_cast<size_t>(position - reader.inputs.begin());
+  return cost_rules::IsMoeOp(reader) ? index >= kFirstExpertOperand : index == 0;
+}
 
 }  // namespace
 
@@ -17,20 +29,16 @@ std::optional<RoutedOperand> RoutedOperandOf(const Graph& graph, NodeId node, Va
   if (!routing || value < 0 || static_cast<size_t>(value) >= graph.values.size()) {
     return std::nullopt;
   }
-  const Node& moe = graph.nodes[node];
   const Value& operand = graph.values[value];
-  const auto position = std::find(moe.inputs.begin(), moe.inputs.end(), value);
-  if (position == moe.inputs.end() ||
-      static_cast<size_t>(position - moe.inputs.begin()) < kFirstExpertOperand ||
-      !operand.size_known || operand.shape.empty() || operand.shape[0] != routing->experts ||
-      operand.bytes <= 0 || operand.bytes % routing->experts != 0 ||
-      operand.consumers != std::vector<NodeId>{node}) {
+  if (!RoutedPosition(graph, node, value) || !operand.size_known || operand.shape.empty() ||
+      operand.shape[0] != routing->experts || operand.bytes <= 0 ||
+      operand.bytes % routing->experts != 0 || operand.consumers != std::vector<NodeId>{node}) {
     return std::nullopt;
   }
   RoutedOperand routed;
   routed.slice_bytes = operand.bytes / routing->experts;
   routed.value = value;
-  routed.router = graph.values[moe.inputs[1]].producer;
+  routed.router = graph.values[RoutingInputOf(graph, node)].producer;
   routed.routing = std::move(*routing);
   return routed;
 }

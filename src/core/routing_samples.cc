@@ -5,7 +5,9 @@
 #include <cmath>
 #include <numeric>
 
+#include "expert_gather.h"
 #include "hyperplan/host_cost.h"
+#include "hyperplan/routing.h"
 #include "moe_shape.h"
 
 namespace hyperplan {
@@ -65,20 +67,52 @@ void DrawExperts(const std::vector<double>& p, int64_t tokens, SplitMix64& rng,
   }
 }
 
+// An expert Gather's routing: uniform (Graph::expert_selection names MoE nodes), drawn with
+// the other Gathers of its router.
+std::optional<MoeRouting> ExpertGatherRouting(const Graph& graph, NodeId node) {
+  const std::optional<cost_rules::ExpertGatherShape> shape =
+      cost_rules::DescribeExpertGather(graph, graph.nodes[node]);
+  if (!shape || shape->tokens <= 0) return std::nullopt;
+  const NodeId router = graph.values[shape->indices].producer;
+  return MoeRouting{node,
+                    shape->experts,
+                    shape->experts_per_token,
+                    shape->tokens,
+                    {},
+                    router != kNoNode ? router : node};
+}
+
+// An expert Gather's bytes when its tokens touch `distinct` experts: its byte rule's, with
+// the table's expected read (routing.h's expectation, what NodeBytes charges) replaced.
+int64_t ExpertGatherBytes(const Graph& graph, const Node& node,
+                          const cost_rules::ExpertGatherShape& shape, double distinct) {
+  const int64_t table_bytes = graph.values[shape.table].bytes;
+  const double expected =
+      ExpectedDistinctExperts(shape.experts, shape.experts_per_token, shape.tokens);
+  return NodeBytes(graph, node) - RoutedBytes(table_bytes, shape.experts, expected) +
+         RoutedBytes(table_bytes, shape.experts, distinct);
+}
+
 }  // namespace
 
 std::optional<MoeRouting> MoeRoutingOf(const Graph& graph, NodeId node) {
   if (node < 0 || static_cast<size_t>(node) >= graph.nodes.size()) return std::nullopt;
   const Node& moe = graph.nodes[node];
   const std::optional<cost_rules::MoeShape> shape = cost_rules::DescribeMoe(graph, moe);
-  if (!shape || shape->tokens <= 0) return std::nullopt;
-  MoeRouting routing{node, shape->experts, shape->experts_per_token, shape->tokens, {}};
+  if (!shape) return ExpertGatherRouting(graph, node);
+  if (shape->tokens <= 0) return std::nullopt;
+  MoeRouting routing{node, shape->experts, shape->experts_per_token, shape->tokens, {}, node};
   const auto measured = graph.expert_selection.find(moe.name);
   if (measured != graph.expert_selection.end() &&
       static_cast<int64_t>(measured->second.size()) == shape->experts) {
     routing.selection_probability = measured->second;
   }
   return routing;
+}
+
+ValueId RoutingInputOf(const Graph& graph, NodeId node) {
+  if (!MoeRoutingOf(graph, node)) return kNoValue;
+  return graph.nodes[node].inputs[1];
 }
 
 std::vector<MoeRouting> FindMoeRoutings(const Graph& graph) {
@@ -104,7 +138,7 @@ std::vector<double> SelectionProbabilities(const MoeRouting& routing) {
 std::vector<char> SampleTouchedExperts(const MoeRouting& routing, uint64_t seed, int64_t index) {
   if (routing.experts <= 0 || routing.tokens <= 0) return {};
   const std::vector<double> p = SelectionProbabilities(routing);
-  SplitMix64 rng = GeneratorFor(seed, index, routing.node);
+  SplitMix64 rng = GeneratorFor(seed, index, routing.draw != kNoNode ? routing.draw : routing.node);
   std::vector<char> touched(routing.experts, 0);
   if (routing.tokens > kTokenDrawLimit / routing.experts) {
     DrawExperts(p, routing.tokens, rng, touched);
@@ -125,8 +159,14 @@ NodeCost MoeNodeCostOn(ComputeUnit unit, const Graph& graph, NodeId node,
                        const HardwareProfile& profile, double distinct) {
   const Node& moe = graph.nodes[node];
   const std::optional<cost_rules::MoeShape> shape = cost_rules::DescribeMoe(graph, moe);
-  if (!shape) return EstimateNodeCostOn(unit, graph, moe, profile);
-  const int64_t bytes = cost_rules::RoutedMoeBytes(*shape, distinct);
+  int64_t bytes = 0;
+  if (shape) {
+    bytes = cost_rules::RoutedMoeBytes(*shape, distinct);
+  } else if (const auto gather = cost_rules::DescribeExpertGather(graph, moe)) {
+    bytes = ExpertGatherBytes(graph, moe, *gather, distinct);
+  } else {
+    return EstimateNodeCostOn(unit, graph, moe, profile);
+  }
   const DType dtype = ComputeDType(graph, moe);
   const int64_t flops = NodeFlops(graph, moe);
   return unit == ComputeUnit::kHost ? HostRooflineCost(profile.host_compute, dtype, flops, bytes)

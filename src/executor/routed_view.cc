@@ -44,7 +44,7 @@ std::optional<RoutedHop> HopOf(const Graph& loop, const Plan& plan, const PlanVi
   hop.slice_bytes = operand->slice_bytes;
   hop.resident.assign(operand->routing.experts, 0);
   hop.routing = std::move(operand->routing);
-  hop.router_value = loop.nodes[hop.node].inputs[1];
+  hop.router_value = RoutingInputOf(loop, hop.node);  // router_probs, or a Gather's indices
   hop.router_block = RouterBlockAt(plan, view, hop.router_value, step);
   for (size_t r = 0; r < plan.residency.size(); ++r) {
     const ResidentInterval& interval = plan.residency[r];

@@ -3,11 +3,13 @@
 
 #include <fmt/format.h>
 
+#include <map>
 #include <optional>
 #include <set>
 
 #include "hyperplan/layers.h"
 #include "hyperplan/routed_fetch.h"
+#include "hyperplan/routing_samples.h"
 
 namespace hyperplan {
 namespace {
@@ -31,39 +33,39 @@ DeviceFetches FindDeviceFetches(const HardwareProfile& profile, const Plan& plan
   return fetches;
 }
 
-// By expert: how many of the node's stacked tensors hold it the whole iteration.
-std::optional<MoeLayerExperts> NodeExperts(const Graph& graph, const Plan& plan,
-                                           const DeviceFetches& fetches, const WeightLayers& layers,
-                                           NodeId node) {
-  std::vector<int64_t> held;
+// A routed layer being counted: the stacked tensors of one MoE node, or of the expert Gathers
+// of one router (gate, up, down and their scales pick the same experts).
+struct RouterTally {
+  MoeLayerExperts entry;
+  std::vector<int64_t> held;  // by expert: how many of the tensors hold it the whole iteration
   int64_t tensors = 0;
   bool routed = false;
-  MoeLayerExperts entry;
-  entry.node = node;
+};
+
+// Adds `node`'s stacked expert tensors to `tally`.
+void CountNodeExperts(const Graph& graph, const Plan& plan, const DeviceFetches& fetches,
+                      const WeightLayers& layers, NodeId node, RouterTally& tally) {
   for (ValueId input : graph.nodes[node].inputs) {
     const std::optional<RoutedOperand> operand = RoutedOperandOf(graph, node, input);
     if (!operand) continue;
-    held.resize(operand->routing.experts, 0);
-    entry.experts = operand->routing.experts;
-    ++tensors;
-    if (layers.rank_of_value[input] >= 0) {
-      entry.layer = layers.number_of_rank[layers.rank_of_value[input]];
+    tally.held.resize(operand->routing.experts, 0);
+    tally.entry.experts = operand->routing.experts;
+    ++tally.tensors;
+    if (layers.rank_of_value[input] >= 0 && tally.entry.layer < 0) {
+      tally.entry.layer = layers.number_of_rank[layers.rank_of_value[input]];
     }
-    routed = routed || fetches.routed.count(input) > 0;
+    tally.routed = tally.routed || fetches.routed.count(input) > 0;
     if (fetches.routed.count(input) == 0 && fetches.whole.count(input) == 0) {
-      for (int64_t& count : held) ++count;  // whole resident
+      for (int64_t& count : tally.held) ++count;  // whole resident
       continue;
     }
     for (const ResidentInterval& block : plan.residency) {
       if (block.value != input) continue;
       for (int32_t e : block.experts) {
-        if (e >= 0 && e < entry.experts) ++held[e];
+        if (e >= 0 && e < tally.entry.experts) ++tally.held[e];
       }
     }
   }
-  if (!routed) return std::nullopt;
-  for (int64_t count : held) entry.resident += count == tensors ? 1 : 0;
-  return entry;
 }
 
 // "3 of 8 resident in MoE layers 1-2" for a run of layers with the same count.
@@ -87,12 +89,23 @@ std::vector<MoeLayerExperts> FindResidentExperts(const Graph& graph, const Hardw
                                                  const Plan& plan) {
   const DeviceFetches fetches = FindDeviceFetches(profile, plan);
   const WeightLayers layers = FindWeightLayers(graph, plan.order);
-  std::vector<MoeLayerExperts> found;
+  std::vector<RouterTally> tallies;
+  std::map<NodeId, size_t> tally_of_draw;
   for (NodeId node : plan.order) {
-    if (fetches.on_host.count(node) > 0) continue;
-    if (std::optional<MoeLayerExperts> entry = NodeExperts(graph, plan, fetches, layers, node)) {
-      found.push_back(*entry);
+    const std::optional<MoeRouting> routing = MoeRoutingOf(graph, node);
+    if (!routing || fetches.on_host.count(node) > 0) continue;
+    const auto [at, added] = tally_of_draw.emplace(routing->draw, tallies.size());
+    if (added) {
+      tallies.emplace_back();
+      tallies.back().entry.node = node;
     }
+    CountNodeExperts(graph, plan, fetches, layers, node, tallies[at->second]);
+  }
+  std::vector<MoeLayerExperts> found;
+  for (RouterTally& tally : tallies) {
+    if (!tally.routed) continue;
+    for (int64_t count : tally.held) tally.entry.resident += count == tally.tensors ? 1 : 0;
+    found.push_back(tally.entry);
   }
   return found;
 }

@@ -5,8 +5,9 @@
 //
 // Rules, each failure naming the step and the numbers:
 // - a routed step is a Prefetch (towards the device) of a stacked expert operand of its MoE node
-//   (routed_fetch.h RoutedOperandOf) that waits for the router's compute step (the producer of
-//   the node's routing input) directly, so a runtime has the routing when it starts;
+//   or the table of its expert Gather (routed_fetch.h RoutedOperandOf) that waits for the
+//   router's compute step (the producer of the node's routing input: router_probs, or the
+//   Gather's indices) directly, so a runtime has the routing when it starts;
 // - to the device, it opens one residency, of exactly `reserved_bytes`, which ends at the MoE
 //   node's step (the node is its only reader); a hop before it (NVMe -> DDR) writes a staging
 //   copy of exactly `reserved_bytes` that the next routed hop of the value frees; and

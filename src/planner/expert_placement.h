@@ -1,7 +1,8 @@
 // Experts placed one by one (issue 31): a plan's Prefetches of stacked [E, ...] expert operands
-// of com.microsoft MoE/QMoE nodes turned into fetches after route (routed Prefetches: only the
-// experts the router picks move, routed_fetch.h), and the hottest experts kept resident on the
-// device in the room the budget leaves.
+// of com.microsoft MoE/QMoE nodes, and of the tables the gather form's expert Gathers pick from
+// (routed_fetch.h), turned into fetches after route (routed Prefetches: only the experts the
+// router picks move), and the hottest experts kept resident on the device in the room the
+// budget leaves.
 //
 // For each device MoE node N and each stacked operand V of N (read by N alone) whose block
 // covering N is opened by a Prefetch in the iteration (a streamed operand: "whole Prefetch"),

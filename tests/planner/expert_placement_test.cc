@@ -8,6 +8,7 @@
 
 #include "hyperplan/plan/verify.h"
 #include "hyperplan/planner/problem.h"
+#include "support/routed_gather.h"
 #include "support/routed_moe.h"
 
 namespace hyperplan {
@@ -187,6 +188,39 @@ TEST_CASE("the device room holds first the experts whose fetch crosses the most 
   const auto same = planner::ChooseResident(streamed, {1.0, 1.0}, 7000);
   CHECK(same[0] == std::vector<int32_t>{0, 1, 2});
   CHECK(same[1].empty());
+}
+
+TEST_CASE("an expert Gather's table streamed whole is fetched after its router") {
+  const testing::RoutedGather f;
+  PlanOptions options;
+  options.single_run = true;
+  options.node_time_ns = {testing::RoutedGather::kRouteNs, testing::RoutedGather::kGatherNs};
+  const Problem problem = BuildProblem(f.graph, f.profile, options);
+  Plan whole = f.HandPlan(false, 16384, 16384);
+  // Routed, the live peak is 16 + 4096 + 4096 = 8208 B (at gather); 8208 + 2000 leaves no
+  // room for a 2048 B expert.
+  whole.budget_bytes = 8208 + 2000;
+  CHECK(planner::RewrittenAfterRoute(f.graph, options, whole));
+  const std::vector<planner::StreamedOperand> streamed =
+      planner::FindStreamedOperands(f.graph, whole);
+  REQUIRE(streamed.size() == 1);
+  CHECK(streamed[0].operand.value == f.table);
+  CHECK(streamed[0].boundary == 1);  // right after the router at step 0 of the order
+  PlanResult planned;
+  static_cast<EvaluatedPlan&>(planned) = f.Finish(std::move(whole));
+  const PlanResult placed = planner::PlaceExpertsAfterRoute(problem, options, std::move(planned));
+  REQUIRE(placed.evaluation.fits);
+  const PlanStep& fetch = placed.plan.steps[1];
+  CHECK(fetch.routed_by == f.gather);
+  CHECK(fetch.waits_for == std::vector<int32_t>{0});
+  // Top 2 of 8, one token: 2 slices of 2048 B expected and reserved.
+  CHECK(fetch.bytes == 4096);
+  CHECK(fetch.reserved_bytes == 4096);
+  // route 5000, fetch 1000 + 4096, gather 3000: 13096 (whole: 1000 + 16384 + 3000 = 20384).
+  CHECK(placed.evaluation.timeline.makespan_ns == 13096);
+  const VerifyResult verdict = VerifyPlan(f.graph, f.profile, placed.plan, placed.evaluation);
+  INFO(verdict.message);
+  CHECK(verdict.ok);
 }
 
 }  // namespace

@@ -8,8 +8,10 @@
 //
 // An expert counts as resident when every stacked expert tensor of its node holds it on the
 // device the whole iteration: a partial residency listing it (ResidentInterval::experts), or a
-// tensor no Prefetch brings (whole resident). A node none of whose tensors is routed is left
-// out (the layer line already says resident or streamed), as is a node on the host.
+// tensor no Prefetch brings (whole resident). The gather form's expert Gathers of one router
+// (routing_samples.h MoeRouting::draw: gate, up, down, their scales) count as one node, the
+// first of them. A node none of whose tensors is routed is left out (the layer line already
+// says resident or streamed), as is a node on the host.
 // Cost: O(steps + residencies + MoE nodes x E). Limits: layers by weight name (layers.h); a
 // node whose tensors have no layer name is counted apart ("in 2 MoE nodes without a layer").
 #pragma once
@@ -31,7 +33,8 @@ struct MoeLayerExperts {
   int64_t resident = 0;  // experts held on the device the whole iteration
 };
 
-// Each device MoE/QMoE node with a routed Prefetch, in plan order.
+// Each device MoE/QMoE node (or router of expert Gathers) with a routed Prefetch, in plan
+// order.
 std::vector<MoeLayerExperts> FindResidentExperts(const Graph& graph, const HardwareProfile& profile,
                                                  const Plan& plan);
 

@@ -13,8 +13,9 @@
 // (a tier's simulated peak, an arena block still live), which the per-sample verification
 // catches. The p99 is the nearest-rank 99th percentile of the samples' iteration times.
 // Cost: per sample one Simulate, one EvaluatePlan and one VerifyPlan, plus the draws
-// (routing_samples.h). Limits: com.microsoft MoE/QMoE nodes only; the gather form's reads and
-// any stacked tensor moved whole do not depend on the routing.
+// (routing_samples.h). Limits: com.microsoft MoE/QMoE nodes and the gather form's expert
+// Gathers (a layer's Gathers of one router draw the same experts); a stacked tensor moved
+// whole does not depend on the routing.
 #pragma once
 
 #include <cstdint>
