@@ -8,6 +8,7 @@
 
 #include "hyperplan/plan/evaluation.h"
 #include "hyperplan/plan/plan.h"
+#include "support/routed_prefetch.h"
 #include "support/tiny_graph.h"
 
 namespace hyperplan::testing {
@@ -45,21 +46,7 @@ struct RoutedGather {
   // The table's Prefetch ddr -> hbm: whole at boundary 0 with no waits, or routed at boundary
   // 1 waiting for route (step 0), moving `bytes` and reserving `reserved_bytes`.
   PlanStep FetchTable(bool routed, int64_t bytes, int64_t reserved_bytes) const {
-    PlanStep fetch;
-    fetch.kind = StepKind::kPrefetch;
-    fetch.value = table;
-    fetch.src_tier = 1;
-    fetch.dst_tier = 0;
-    fetch.link = 1;
-    fetch.channel = 0;
-    fetch.bytes = bytes;
-    if (routed) {
-      fetch.boundary = 1;
-      fetch.waits_for = {0};
-      fetch.routed_by = gather;
-      fetch.reserved_bytes = reserved_bytes;
-    }
-    return fetch;
+    return StackedPrefetch(table, gather, routed, bytes, reserved_bytes);
   }
 
   // Steps: whole: 0 Prefetch table, 1 route, 2 gather (waits 0); routed: 0 route, 1 Prefetch

@@ -7,6 +7,7 @@
 
 #include "hyperplan/plan/evaluation.h"
 #include "hyperplan/plan/plan.h"
+#include "support/routed_prefetch.h"
 #include "support/tiny_graph.h"
 
 namespace hyperplan::testing {
@@ -51,21 +52,7 @@ struct RoutedMoe {
   // The fc1 Prefetch ddr -> hbm: whole at boundary 0 with no waits, or routed at boundary 1
   // waiting for route (step 0), moving `bytes` and reserving `reserved_bytes`.
   PlanStep FetchFc1(bool routed, int64_t bytes, int64_t reserved_bytes) const {
-    PlanStep fetch;
-    fetch.kind = StepKind::kPrefetch;
-    fetch.value = fc1;
-    fetch.src_tier = 1;
-    fetch.dst_tier = 0;
-    fetch.link = 1;
-    fetch.channel = 0;
-    fetch.bytes = bytes;
-    if (routed) {
-      fetch.boundary = 1;
-      fetch.waits_for = {0};
-      fetch.routed_by = moe;
-      fetch.reserved_bytes = reserved_bytes;
-    }
-    return fetch;
+    return StackedPrefetch(fc1, moe, routed, bytes, reserved_bytes);
   }
 
   // Steps: whole: 0 Prefetch fc1, 1 route, 2 moe (waits 0); routed: 0 route, 1 Prefetch fc1
