@@ -176,7 +176,9 @@ std::optional<RoutedPart> PartRouted(const Graph& graph, const HostPart& part) {
 }
 
 // Adds a part's segments: its lower hull of (0, 0), after route and on the host (counting
-// `host_parts` parts there).
+// `host_parts` parts there). After route the layer's link grows by what of its fetch the nodes
+// beside it (overlap_ns) do not cover: the span holds max(fetch, those nodes) where the chain
+// counts the nodes alone, so the fetch less the overlap, never below 0, is a lower bound.
 void AddPartSegments(const HostBoundPart& part, long double host_cost_ns,
                      long double into_bytes_per_ns, long double host_parts,
                      RoutedLaneRelaxation& relaxed) {
@@ -185,7 +187,8 @@ void AddPartSegments(const HostBoundPart& part, long double host_cost_ns,
   // The routed Prefetch's expected bytes are rounded to the byte: one byte less, to stay below.
   const long double routed_moved =
       std::max<long double>(0, static_cast<long double>(part.touch) * part.routed_bytes - 1);
-  const long double routed_cost_ns = routed_moved / into_bytes_per_ns;
+  const long double routed_cost_ns =
+      std::max<long double>(0, routed_moved / into_bytes_per_ns - part.overlap_ns);
   if (routed_freed > 0 && routed_freed < host_freed &&
       routed_cost_ns * host_freed < host_cost_ns * routed_freed) {
     relaxed.segments.push_back({routed_cost_ns, routed_freed, 0});
@@ -239,7 +242,7 @@ RoutedLaneRelaxation RelaxRoutedLane(const HostBoundInputs& inputs, long double 
   for (const HostBoundPart& part : inputs.parts) {
     const int64_t device_ns = part.chain_device_ns >= 0 ? part.chain_device_ns : part.device_ns;
     const int64_t host_ns = part.chain_host_ns >= 0 ? part.chain_host_ns : part.host_ns;
-    relaxed.base_ns += device_ns - part.overlap_ns;
+    relaxed.base_ns += device_ns;
     const bool counted = split_class < 0 || part.split_class == split_class;
     const long double cost_ns = host_ns - device_ns + (counted ? host_part_ns : 0);
     if (cost_ns <= 0) {  // on the host for free: frees its bytes, after route's too

@@ -19,15 +19,15 @@
 //   whole costs more).
 // - Chain: layer l's block is one link of the chain (host_lower_bound.h), whose span holds R,
 //   then the fetch, then N: so t a_l over the device's summed in-rate r_in adds to L(x), less
-//   what may run beside the fetch: the block's nodes N depends on and R does not (R's
-//   descendants before N, and any beside R), counted at the larger of their device and host
+//   what may run beside the fetch (never below 0): the block's nodes N depends on and R does not
+//   (R's descendants before N, and any beside R), counted at the larger of their device and host
 //   times.
 // So with every per-layer option, the LP relaxation is a multiple-choice fractional knapsack:
 // per layer, its parts as before (x_p on the host: frees f_p at lane cost c_p = h_p - d_p)
 // and, for the routed-experts part e of a MoE layer, after route (frees (1 - t) W_e of the
-// link terms' bytes at lane cost t W_e / r_in, W_e its stacked bytes), with x_e + y_e <= 1 (a
-// layer's experts run on one unit; after route only on the device). The least lane time that
-// frees G link bytes is convex in G: per layer the options' lower hull ((0, 0), after route,
+// link terms' bytes at lane cost max(0, t W_e / r_in - overlap), W_e its stacked bytes), with x_e +
+// y_e <= 1 (a layer's experts run on one unit; after route only on the device). The least lane time
+// that frees G link bytes is convex in G: per layer the options' lower hull ((0, 0), after route,
 // host), its segments sorted by lane ns per byte across layers. T is feasible when the lane
 // that frees max_t (M_t - T r_t) is within T. A plan meets it with its own x and y, so it is
 // a necessary condition, checked beside the others (host_lower_bound.h Feasible).
@@ -48,8 +48,10 @@
 // Sound only when every node with a stacked operand (a MoE node or an expert Gather) belongs to
 // a routed-experts part whose routed nodes are its one MoE node or Gathers of one router on the
 // chain (else a node could be fetched after route at no lane cost): otherwise the condition is
-// off (a Gather outside such a part). Overlaps allowed that only lower it: a layer on the host
-// still subtracts its between-nodes time; after route and on the host both relax fractionally.
+// off (a Gather outside such a part). The overlap counts only after route: a layer fetched
+// after route adds max(0, t a_l / r_in - overlap) to L (the span holds the larger of the fetch
+// and the nodes beside it, which L counts once), resident or on the host none; after route and
+// on the host both relax fractionally.
 // Cost: O(parts log parts) per bound, plus walks between each router and its MoE node (the gather
 // form: one forward walk from each Gather over its block). Limits: latency ignored; t is the least
 // over a node's experts (hot experts kept resident cost more); expectations over routings (as the
