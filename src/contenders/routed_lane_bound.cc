@@ -101,20 +101,23 @@ int64_t OverlapNs(const Problem& problem, const RoutedNode& routed, Step first) 
 // the router ends and before that Gather starts, so all cross before the last Gather to start
 // (whichever it is); a node may run beside them unless it is the router or one of its
 // ancestors (ended before) or descends from every Gather (starts after the last one). Of the
-// block's nodes the chain counts (the experts' and the rest's before them: SetRestChainTimes
+// block's nodes the chain counts (the experts', the rest's before and after them: SetRestChainTimes
 // in host_lower_bound.cc), those: the experts' at their device time (after route they run on
 // the device), the rest's at the larger of their device and host times.
 int64_t GatherOverlapNs(const Problem& problem, const RoutedPart& routed, const HostPart& experts,
                         const HostPart* rest) {
   const Graph& graph = *problem.graph;
   std::set<NodeId> block(experts.nodes.begin(), experts.nodes.end());
-  std::set<NodeId> rest_before;
+  std::set<NodeId> rest_counted;
   if (rest != nullptr) {
     const std::set<NodeId> rest_nodes(rest->nodes.begin(), rest->nodes.end());
     block.insert(rest->nodes.begin(), rest->nodes.end());
     auto in_block = [&](NodeId node) { return block.count(node) > 0; };
     for (NodeId node : ReachableWithin(graph, experts.nodes.front(), false, in_block)) {
-      if (rest_nodes.count(node) > 0) rest_before.insert(node);
+      if (rest_nodes.count(node) > 0) rest_counted.insert(node);
+    }
+    for (NodeId node : ReachableWithin(graph, experts.nodes.back(), true, in_block)) {
+      if (rest_nodes.count(node) > 0) rest_counted.insert(node);
     }
   }
   auto in_block = [&](NodeId node) { return block.count(node) > 0; };
@@ -134,7 +137,7 @@ int64_t GatherOverlapNs(const Problem& problem, const RoutedPart& routed, const 
     ns += expert ? problem.node_time_ns[node] : MostNodeNs(problem, node);
   };
   for (NodeId node : experts.nodes) add(node, true);
-  for (NodeId node : rest_before) add(node, false);
+  for (NodeId node : rest_counted) add(node, false);
   return ns;
 }
 
