@@ -137,8 +137,7 @@
 // on the host, which binds); crossing transfers and their latency are not counted; the fresh
 // fetches of values the host updates in place are not counted; parts only (a placement that is
 // no union of one family's parts is outside the space); with T > 1 tokens the routed bytes are
-// an expectation (as the node times are), so it bounds the mean routing; the gather form's
-// stacked experts (read by Gather) keep their whole bytes.
+// an expectation (as the node times are), so it bounds the mean routing.
 #pragma once
 
 #include <cstdint>

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -29,9 +30,18 @@ struct RoutedNode {
   double touch = 1;
 };
 
+// A routed-experts part's routed nodes: its one MoE node, or its expert Gathers (the gather
+// form) of one router; their stacked bytes summed, the least touch chance over them.
+struct RoutedPart {
+  std::vector<NodeId> nodes;
+  NodeId router = kNoNode;
+  int64_t bytes = 0;
+  double touch = 1;
+  bool gathers = false;  // the nodes are expert Gathers
+};
+
 // The node's stacked expert operands (routed_fetch.h RoutedOperandOf); nullopt when it has none.
 std::optional<RoutedNode> RoutedNodeOf(const Graph& graph, NodeId node) {
-  if (!cost_rules::IsMoeOp(graph.nodes[node])) return std::nullopt;
   RoutedNode routed;
   routed.node = node;
   for (ValueId value : graph.nodes[node].inputs) {
@@ -64,6 +74,13 @@ std::set<NodeId> WalkSteps(const Problem& problem, NodeId start, Step first, Ste
   });
 }
 
+// A node's time on whichever unit runs it slower: what it may take beside a fetch.
+int64_t MostNodeNs(const Problem& problem, NodeId node) {
+  const int64_t host_ns =
+      EstimateHostNodeCost(*problem.graph, problem.graph->nodes[node], *problem.profile).time_ns;
+  return std::max(problem.node_time_ns[node], host_ns);
+}
+
 // The nodes that may run beside the fetch: those of the block (from step `first`) that the MoE
 // node depends on and the router does not (its descendants, and any beside it), each at the
 // larger of its device and host times.
@@ -75,39 +92,96 @@ int64_t OverlapNs(const Problem& problem, const RoutedNode& routed, Step first) 
   int64_t ns = 0;
   for (NodeId node : feeding) {
     if (node == routed.node || routing.count(node) > 0) continue;
-    const int64_t host_ns =
-        EstimateHostNodeCost(*problem.graph, problem.graph->nodes[node], *problem.profile).time_ns;
-    ns += std::max(problem.node_time_ns[node], host_ns);
+    ns += MostNodeNs(problem, node);
   }
   return ns;
 }
 
-// The first step of layer `layer`'s MoE block: its routed experts' part and its rest's.
-Step BlockFirstStep(const std::vector<HostPart>& parts, const HostPart& experts) {
-  Step first = experts.first_step;
-  for (const HostPart& part : parts) {
-    if (part.kind == HostPartKind::kMlp && part.layer == experts.layer) {
-      first = std::min(first, part.first_step);
+// The gather form's nodes that may run beside its fetches: each Gather's table crosses after
+// the router ends and before that Gather starts, so all cross before the last Gather to start
+// (whichever it is); a node may run beside them unless it is the router or one of its
+// ancestors (ended before) or descends from every Gather (starts after the last one). Of the
+// block's nodes the chain counts (the experts', the rest's before and after them: SetRestChainTimes
+// in host_lower_bound.cc), those: the experts' at their device time (after route they run on
+// the device), the rest's at the larger of their device and host times.
+int64_t GatherOverlapNs(const Problem& problem, const RoutedPart& routed, const HostPart& experts,
+                        const HostPart* rest) {
+  const Graph& graph = *problem.graph;
+  std::set<NodeId> block(experts.nodes.begin(), experts.nodes.end());
+  std::set<NodeId> rest_counted;
+  if (rest != nullptr) {
+    const std::set<NodeId> rest_nodes(rest->nodes.begin(), rest->nodes.end());
+    block.insert(rest->nodes.begin(), rest->nodes.end());
+    auto in_block = [&](NodeId node) { return block.count(node) > 0; };
+    for (NodeId node : ReachableWithin(graph, experts.nodes.front(), false, in_block)) {
+      if (rest_nodes.count(node) > 0) rest_counted.insert(node);
+    }
+    for (NodeId node : ReachableWithin(graph, experts.nodes.back(), true, in_block)) {
+      if (rest_nodes.count(node) > 0) rest_counted.insert(node);
     }
   }
-  return first;
+  auto in_block = [&](NodeId node) { return block.count(node) > 0; };
+  std::set<NodeId> routing = ReachableWithin(graph, routed.router, false, in_block);
+  routing.insert(routed.router);
+  std::map<NodeId, size_t> after_gathers;  // by node: how many Gathers it descends from
+  for (NodeId gather : routed.nodes) {
+    for (NodeId node : ReachableWithin(graph, gather, true, in_block)) {
+      if (node != gather) ++after_gathers[node];
+    }
+  }
+  int64_t ns = 0;
+  auto add = [&](NodeId node, bool expert) {
+    if (routing.count(node) > 0) return;
+    const auto after = after_gathers.find(node);
+    if (after != after_gathers.end() && after->second == routed.nodes.size()) return;
+    ns += expert ? problem.node_time_ns[node] : MostNodeNs(problem, node);
+  };
+  for (NodeId node : experts.nodes) add(node, true);
+  for (NodeId node : rest_counted) add(node, false);
+  return ns;
 }
 
-// The routed-experts part's one MoE node with stacked operands; nullopt when it has none or
-// more than one.
-std::optional<RoutedNode> PartNode(const Graph& graph, const HostPart& part) {
-  std::optional<RoutedNode> found;
-  for (NodeId node : part.nodes) {
-    std::optional<RoutedNode> routed = RoutedNodeOf(graph, node);
-    if (!routed) continue;
-    if (found) return std::nullopt;
-    found = routed;
+// The rest part of the routed-experts part `experts`' MoE block (kMlp of its layer); nullptr
+// when it has none.
+const HostPart* RestOf(const std::vector<HostPart>& parts, const HostPart& experts) {
+  for (const HostPart& part : parts) {
+    if (part.kind == HostPartKind::kMlp && part.layer == experts.layer) return &part;
   }
+  return nullptr;
+}
+
+// The first step of layer `layer`'s MoE block: its routed experts' part and its rest's.
+Step BlockFirstStep(const std::vector<HostPart>& parts, const HostPart& experts) {
+  const HostPart* rest = RestOf(parts, experts);
+  return rest == nullptr ? experts.first_step : std::min(experts.first_step, rest->first_step);
+}
+
+// The routed-experts part's routed nodes: its one MoE node with stacked operands, or its expert
+// Gathers when they all share one router (the gather form); nullopt otherwise (none, more than
+// one MoE node, a MoE node beside Gathers, Gathers of several routers).
+std::optional<RoutedPart> PartRouted(const Graph& graph, const HostPart& part) {
+  RoutedPart found;
+  int moe_nodes = 0;
+  for (NodeId node : part.nodes) {
+    const std::optional<RoutedNode> routed = RoutedNodeOf(graph, node);
+    if (!routed) continue;
+    const bool moe = cost_rules::IsMoeOp(graph.nodes[node]);
+    moe_nodes += moe ? 1 : 0;
+    if (!found.nodes.empty() && found.router != routed->router) return std::nullopt;
+    found.nodes.push_back(node);
+    found.router = routed->router;
+    found.bytes += routed->bytes;
+    found.touch = std::min(found.touch, routed->touch);
+  }
+  if (found.nodes.empty() || (moe_nodes > 0 && found.nodes.size() > 1)) return std::nullopt;
+  found.gathers = moe_nodes == 0;
   return found;
 }
 
 // Adds a part's segments: its lower hull of (0, 0), after route and on the host (counting
-// `host_parts` parts there).
+// `host_parts` parts there). After route the layer's link grows by what of its fetch the nodes
+// beside it (overlap_ns) do not cover: the span holds max(fetch, those nodes) where the chain
+// counts the nodes alone, so the fetch less the overlap, never below 0, is a lower bound.
 void AddPartSegments(const HostBoundPart& part, long double host_cost_ns,
                      long double into_bytes_per_ns, long double host_parts,
                      RoutedLaneRelaxation& relaxed) {
@@ -116,7 +190,8 @@ void AddPartSegments(const HostBoundPart& part, long double host_cost_ns,
   // The routed Prefetch's expected bytes are rounded to the byte: one byte less, to stay below.
   const long double routed_moved =
       std::max<long double>(0, static_cast<long double>(part.touch) * part.routed_bytes - 1);
-  const long double routed_cost_ns = routed_moved / into_bytes_per_ns;
+  const long double routed_cost_ns =
+      std::max<long double>(0, routed_moved / into_bytes_per_ns - part.overlap_ns);
   if (routed_freed > 0 && routed_freed < host_freed &&
       routed_cost_ns * host_freed < host_cost_ns * routed_freed) {
     relaxed.segments.push_back({routed_cost_ns, routed_freed, 0});
@@ -135,15 +210,21 @@ void AddRoutedFetchOptions(const Problem& problem, const std::vector<HostPart>& 
   int covered = 0;
   for (size_t p = 0; p < parts.size(); ++p) {
     if (parts[p].kind != HostPartKind::kRoutedExperts) continue;
-    const std::optional<RoutedNode> routed = PartNode(graph, parts[p]);
+    const std::optional<RoutedPart> routed = PartRouted(graph, parts[p]);
     if (!routed || routed->router == kNoNode) continue;
     inputs.parts[p].routed_bytes = routed->bytes;
     inputs.parts[p].touch = routed->touch;
-    inputs.parts[p].overlap_ns = OverlapNs(problem, *routed, BlockFirstStep(parts, parts[p]));
-    ++covered;
+    if (routed->gathers) {
+      inputs.parts[p].overlap_ns =
+          GatherOverlapNs(problem, *routed, parts[p], RestOf(parts, parts[p]));
+    } else {
+      const RoutedNode node{routed->nodes.front(), routed->router, routed->bytes, routed->touch};
+      inputs.parts[p].overlap_ns = OverlapNs(problem, node, BlockFirstStep(parts, parts[p]));
+    }
+    covered += static_cast<int>(routed->nodes.size());
   }
   // Every node a plan may fetch after route counts, the gather form's expert Gathers too
-  // (routed_fetch.h): parts are MoE nodes only, so a Gather leaves the condition off.
+  // (routed_fetch.h): one outside a routed-experts part leaves the condition off.
   int routed_nodes = 0;
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     routed_nodes += HasRoutedOperand(graph, static_cast<NodeId>(n));
@@ -164,7 +245,7 @@ RoutedLaneRelaxation RelaxRoutedLane(const HostBoundInputs& inputs, long double 
   for (const HostBoundPart& part : inputs.parts) {
     const int64_t device_ns = part.chain_device_ns >= 0 ? part.chain_device_ns : part.device_ns;
     const int64_t host_ns = part.chain_host_ns >= 0 ? part.chain_host_ns : part.host_ns;
-    relaxed.base_ns += device_ns - part.overlap_ns;
+    relaxed.base_ns += device_ns;
     const bool counted = split_class < 0 || part.split_class == split_class;
     const long double cost_ns = host_ns - device_ns + (counted ? host_part_ns : 0);
     if (cost_ns <= 0) {  // on the host for free: frees its bytes, after route's too

@@ -2,8 +2,8 @@
 // that an expert fetched after its router crosses while the chain waits.
 //
 // A plan must hold for every routing, so a byte of a stacked expert operand of a device MoE
-// node N (a com.microsoft MoE/QMoE node; the gather form's Gathers turn the condition off,
-// below) is, through the steps from its router R to N, either resident throughout
+// node N (a com.microsoft MoE/QMoE node, or an expert Gather of the gather form: below) is,
+// through the steps from its router R to N, either resident throughout
 // (brought before R: "dense", whatever the routing) or not, and then, when the tokens touch its
 // expert, it crosses into the device after R has run (the plan format starts a device hop only
 // once the compute stream reaches its boundary) and before N starts. Let a_l be the bytes of
@@ -19,26 +19,43 @@
 //   whole costs more).
 // - Chain: layer l's block is one link of the chain (host_lower_bound.h), whose span holds R,
 //   then the fetch, then N: so t a_l over the device's summed in-rate r_in adds to L(x), less
-//   what may run beside the fetch: the block's nodes N depends on and R does not (R's
-//   descendants before N, and any beside R), counted at the larger of their device and host
+//   what may run beside the fetch (never below 0): the block's nodes N depends on and R does not
+//   (R's descendants before N, and any beside R), counted at the larger of their device and host
 //   times.
 // So with every per-layer option, the LP relaxation is a multiple-choice fractional knapsack:
 // per layer, its parts as before (x_p on the host: frees f_p at lane cost c_p = h_p - d_p)
 // and, for the routed-experts part e of a MoE layer, after route (frees (1 - t) W_e of the
-// link terms' bytes at lane cost t W_e / r_in, W_e its stacked bytes), with x_e + y_e <= 1 (a
-// layer's experts run on one unit; after route only on the device). The least lane time that
-// frees G link bytes is convex in G: per layer the options' lower hull ((0, 0), after route,
+// link terms' bytes at lane cost max(0, t W_e / r_in - overlap), W_e its stacked bytes), with x_e +
+// y_e <= 1 (a layer's experts run on one unit; after route only on the device). The least lane time
+// that frees G link bytes is convex in G: per layer the options' lower hull ((0, 0), after route,
 // host), its segments sorted by lane ns per byte across layers. T is feasible when the lane
 // that frees max_t (M_t - T r_t) is within T. A plan meets it with its own x and y, so it is
 // a necessary condition, checked beside the others (host_lower_bound.h Feasible).
-// Sound only when every MoE node with a stacked operand is the one MoE node of a routed-experts
-// part with a router on the chain (else a node could be fetched after route at no lane cost):
-// otherwise the condition is off, as it is on the gather form (its expert Gathers are fetched
-// after route too, routed_fetch.h, and are no part's one MoE node). Overlaps allowed that only
-// lower it: a layer on the host still subtracts its between-nodes time; after route and on the host
-// both relax fractionally. Cost: O(parts log parts) per bound, plus walks between each router and
-// its MoE node. Limits: latency ignored; t is the least over a node's experts (hot experts kept
-// resident cost more); expectations over routings (as the node times and routed Prefetches are).
+// The gather form (core/expert_gather.h): a layer's routed-experts part holds several expert
+// Gathers of one router (gate, up, down tables, their scales or biases), each table crossing
+// after R and before its own Gather; all of them cross before the last Gather to start,
+// whichever it is, so the layer's fetch t a_l (a_l: the Gathers' tables not resident) is one
+// more stretch of its link as a MoE node's is. What may run beside it differs: a Gather of down
+// weights reads only the router's indices, so the gate and up MatMuls (no ancestors of it) may
+// run while it lands: the overlap is every node of the block the chain counts that is neither
+// R nor an ancestor of R (ended before the fetch starts) nor a descendant of every Gather
+// (starts after the last one starts), the experts' at their device time (after route they run
+// there), the rest's at the larger of their two times. A Gather's bytes, like a MoE node's,
+// cross once after R at t of one at least, or whole before it (the link terms), or stay
+// resident, or go with their part to the host; whole parts, resident hot experts (t is the
+// least over a node's experts) and the planner's fetch after route (the route pass, routed_fetch.h)
+// are all such plans, and the contenders' (whole tensors, experts on the host by layer) too.
+// Sound only when every node with a stacked operand (a MoE node or an expert Gather) belongs to
+// a routed-experts part whose routed nodes are its one MoE node or Gathers of one router on the
+// chain (else a node could be fetched after route at no lane cost): otherwise the condition is
+// off (a Gather outside such a part). The overlap counts only after route: a layer fetched
+// after route adds max(0, t a_l / r_in - overlap) to L (the span holds the larger of the fetch
+// and the nodes beside it, which L counts once), resident or on the host none; after route and
+// on the host both relax fractionally.
+// Cost: O(parts log parts) per bound, plus walks between each router and its MoE node (the gather
+// form: one forward walk from each Gather over its block). Limits: latency ignored; t is the least
+// over a node's experts (hot experts kept resident cost more); expectations over routings (as the
+// node times and routed Prefetches are).
 #pragma once
 
 #include <cstdint>

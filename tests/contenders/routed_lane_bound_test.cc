@@ -79,6 +79,20 @@ TEST_CASE("fetch after route: the routed bytes cross on the chain, after the rou
   CHECK(SolveHostAwareBound(inputs).makespan_ns == 335);
 }
 
+TEST_CASE("fetch after route: nodes beside the fetch shorten only a layer that fetches") {
+  // 300 ns may run beside the fetch (199 ns): after route the link grows by max(0, 199 - 300)
+  // = 0, while resident or on the host it is not shortened (the chain counts those nodes
+  // once either way). The hull: after route frees 600 B for 0 ns, then the host the other
+  // 400 B for 1000 ns (2.5 ns/B). Need G = 1000 - T > 600: 10 + 2.5 (400 - T) = T, T* = 1010 /
+  // 3.5 = 288.57, so 289 (without the condition 205, above). Were the 300 ns taken off every
+  // placement's lane, it would be 10 - 300 + 199 + 2.0025 (400 - T) = T, 237.
+  HostBoundInputs inputs = OneMoeLayer(1010);
+  inputs.parts[0].overlap_ns = 300;
+  const auto bound = SolveHostAwareBound(inputs);
+  CHECK(bound.makespan_ns == 289);
+  CHECK(bound.routed_lane_binds);
+}
+
 TEST_CASE("fetch after route: off the chain the condition does not apply") {
   // Without a chain no span orders the router, the fetch and the MoE node: the host lane H
   // alone, 1010 x, with F >= 400 - T: 1010 (400 - T) / 1000 = T, T* = 404 / 2.01 = 200.99,
