@@ -25,7 +25,6 @@
 #include "hyperplan/host_cost.h"
 #include "hyperplan/routed_fetch.h"
 #include "hyperplan/routes.h"
-#include "hyperplan/routing.h"
 
 namespace hyperplan::contenders {
 namespace {
@@ -539,10 +538,8 @@ StackedExperts StackedExpertsOf(const Graph& graph, const Node& node) {
       cost_rules::DescribeExpertGather(graph, node);
   if (!gather || gather->tokens <= 0) return {};
   const int64_t table_bytes = graph.values[gather->table].bytes;
-  const double distinct =
-      ExpectedDistinctExperts(gather->experts, gather->experts_per_token, gather->tokens);
   return {table_bytes,
-          std::max<int64_t>(0, table_bytes - RoutedBytes(table_bytes, gather->experts, distinct))};
+          std::max<int64_t>(0, table_bytes - cost_rules::ExpectedTableReadBytes(graph, *gather))};
 }
 
 // Sparsity (see the header): each forced transfer (M, r) becomes (M - Z, r) and

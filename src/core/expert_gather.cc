@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "cost_rules.h"
+#include "hyperplan/routing.h"
 
 namespace hyperplan::cost_rules {
 
@@ -27,6 +28,12 @@ std::optional<ExpertGatherShape> DescribeExpertGather(const Graph& graph, const 
   shape.table = node.inputs[0];
   shape.indices = node.inputs[1];
   return shape;
+}
+
+int64_t ExpectedTableReadBytes(const Graph& graph, const ExpertGatherShape& shape) {
+  const double distinct =
+      ExpectedDistinctExperts(shape.experts, shape.experts_per_token, shape.tokens);
+  return RoutedBytes(graph.values[shape.table].bytes, shape.experts, distinct);
 }
 
 }  // namespace hyperplan::cost_rules

@@ -27,4 +27,9 @@ struct ExpertGatherShape {
 // The node's shape when it is an expert Gather (see above), else nullopt.
 std::optional<ExpertGatherShape> DescribeExpertGather(const Graph& graph, const Node& node);
 
+// The table bytes its T tokens read in expectation: RoutedBytes (routing.h) of the distinct
+// experts they are expected to touch. What the byte rule charges the Gather, and what a routed
+// Prefetch of the table moves with no expert resident.
+int64_t ExpectedTableReadBytes(const Graph& graph, const ExpertGatherShape& shape);
+
 }  // namespace hyperplan::cost_rules

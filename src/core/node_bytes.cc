@@ -83,9 +83,7 @@ int64_t ExpertGatherReadBytes(const Graph& graph, const Node& node) {
   const std::optional<cost_rules::ExpertGatherShape> shape =
       cost_rules::DescribeExpertGather(graph, node);
   if (!shape) return -1;
-  const double distinct =
-      ExpectedDistinctExperts(shape->experts, shape->experts_per_token, shape->tokens);
-  return RoutedBytes(graph.values[shape->table].bytes, shape->experts, distinct);
+  return cost_rules::ExpectedTableReadBytes(graph, *shape);
 }
 
 // Gather, GatherElements, GatherND: the rows gathered are read from the table (as many bytes

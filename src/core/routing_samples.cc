@@ -86,11 +86,8 @@ std::optional<MoeRouting> ExpertGatherRouting(const Graph& graph, NodeId node) {
 // the table's expected read (routing.h's expectation, what NodeBytes charges) replaced.
 int64_t ExpertGatherBytes(const Graph& graph, const Node& node,
                           const cost_rules::ExpertGatherShape& shape, double distinct) {
-  const int64_t table_bytes = graph.values[shape.table].bytes;
-  const double expected =
-      ExpectedDistinctExperts(shape.experts, shape.experts_per_token, shape.tokens);
-  return NodeBytes(graph, node) - RoutedBytes(table_bytes, shape.experts, expected) +
-         RoutedBytes(table_bytes, shape.experts, distinct);
+  return NodeBytes(graph, node) - cost_rules::ExpectedTableReadBytes(graph, shape) +
+         RoutedBytes(graph.values[shape.table].bytes, shape.experts, distinct);
 }
 
 }  // namespace
