@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "contenders/context.h"
+#include "contenders/host_lower_bound.h"
+#include "contenders/lower_bounds.h"
 #include "hyperplan/plan/verify.h"
 #include "support/tiny_graph.h"
 
@@ -23,6 +25,18 @@ using testing::MarkOutput;
 using testing::Op;
 using testing::UnitProfile;
 using testing::Weight;
+
+// The in-order host-aware bound a plan run in `order` must meet: `bound_ns`, taken in the
+// context's order, or for another order the bound taken in that one (a plan meets the in-order
+// bound of its own order).
+inline int64_t OwnOrderHostBound(const contenders::ContenderContext& context,
+                                 const HardwareProfile& profile, int64_t budget,
+                                 const std::vector<NodeId>& order, int64_t bound_ns) {
+  if (order == context.order) return bound_ns;
+  const contenders::LowerBounds own = contenders::ComputeLowerBounds(
+      *context.graph, profile, order, context.node_time_ns, budget, context.persistent);
+  return contenders::ComputeHostAwareBound(context, own, /*in_order=*/true).makespan_ns;
+}
 
 // Two layers: x (10 B) -> n0(x, layers.0.w 100 B) -> a (10 B) -> n1(a, layers.1.w 100 B) -> b
 // (10 B, output). Times: n0 = n1 = `node_ns`.

@@ -95,15 +95,8 @@ TEST_CASE("fetch after route: on the gather form no plan beats the bound it bind
     INFO(name);
     RequireVerified(graph, profile, result.plan, result.evaluation);
     if (!result.evaluation.fits) return;
-    int64_t plan_bound_ns = bound.makespan_ns;  // in order: a plan meets its own order's bound
-    if (result.plan.order != context.order) {
-      const auto own =
-          contenders::ComputeLowerBounds(*context.graph, profile, result.plan.order,
-                                         context.node_time_ns, budget, context.persistent);
-      plan_bound_ns =
-          contenders::ComputeHostAwareBound(context, own, /*in_order=*/true).makespan_ns;
-    }
-    CHECK(result.evaluation.timeline.makespan_ns >= plan_bound_ns);
+    CHECK(result.evaluation.timeline.makespan_ns >=
+          OwnOrderHostBound(context, profile, budget, result.plan.order, bound.makespan_ns));
     ++checked;
   };
   PlanOptions options;

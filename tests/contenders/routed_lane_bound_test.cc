@@ -155,15 +155,8 @@ TEST_CASE(
       INFO(name);
       RequireVerified(graph, profile, result.plan, result.evaluation);
       if (!result.evaluation.fits) return;
-      int64_t plan_bound_ns = bound_ns;
-      if (result.plan.order != context.order) {
-        const auto own =
-            contenders::ComputeLowerBounds(*context.graph, profile, result.plan.order,
-                                           context.node_time_ns, budget, context.persistent);
-        plan_bound_ns =
-            contenders::ComputeHostAwareBound(context, own, /*in_order=*/true).makespan_ns;
-      }
-      CHECK(result.evaluation.timeline.makespan_ns >= plan_bound_ns);
+      CHECK(result.evaluation.timeline.makespan_ns >=
+            OwnOrderHostBound(context, profile, budget, result.plan.order, bound_ns));
       ++checked;
     };
     PlanOptions options;
