@@ -101,8 +101,10 @@ struct Graph {
   std::vector<std::string> external_data_files;
   // In order of discovery; their values have size_known == false.
   std::vector<UnboundDim> unbound_dims;
-  // A measured routing profile (--expert-stats): per MoE/QMoE node name, each expert's
-  // per-token selection probability (routing.h). Nodes not named here route uniformly.
+  // A measured routing profile (--expert-stats): per routed node name, each expert's per-token
+  // selection probability (routing.h): a com.microsoft MoE/QMoE node's name, or, in the gather
+  // form, the name of each expert Gather of the layer (its gate/up/down tables and their
+  // scales all hold the layer's one list, so they agree). Nodes not named here route uniformly.
   std::map<std::string, std::vector<double>, std::less<>> expert_selection;
 
   // Linear scan; for tests and error messages, not hot paths.

@@ -26,6 +26,12 @@ double ExpectedDistinctExperts(int64_t experts, int64_t experts_per_token, int64
 // sum_e 1 - (1 - p_e)^T over per-token selection probabilities (each clamped to [0, 1]).
 double ExpectedDistinctExperts(const std::vector<double>& selection_probability, int64_t tokens);
 
+// A profile's frequencies scaled to sum `experts_per_token` (k), each clamped to [0, 1]: the
+// per-token selection probabilities of a file whose fractions sum to k within rounding
+// (`--expert-stats` accepts 1%); all zeros when they sum to 0. O(E).
+std::vector<double> ScaledSelection(const std::vector<double>& frequency,
+                                    int64_t experts_per_token);
+
 // Bytes read of a tensor of `total_bytes` that stacks `experts` experts when `distinct` of them
 // are read: total_bytes * distinct / experts rounded to the nearest byte (so k whole experts
 // cost exactly k experts' bytes despite the last bit of a double), within [0, total_bytes].

@@ -52,10 +52,9 @@ struct MoeRouting {
 };
 
 // The graph's routed nodes whose shapes are known, in node order: com.microsoft MoE/QMoE
-// nodes, with the graph's routing profile (Graph::expert_selection) where it covers every
-// expert, and the gather form's expert Gathers (src/core/expert_gather.h: a Gather along axis
-// 0 of a stored [E, ...] table by [..., k] indices; uniform routing, the profile names MoE
-// nodes only).
+// nodes and the gather form's expert Gathers (src/core/expert_gather.h: a Gather along axis 0
+// of a stored [E, ...] table by [..., k] indices), each with the graph's routing profile
+// (Graph::expert_selection under its node name) where it covers every expert, else uniform.
 std::vector<MoeRouting> FindMoeRoutings(const Graph& graph);
 
 // The routing of routed node `node` as FindMoeRoutings gives it; nullopt for any other node

@@ -27,12 +27,20 @@ std::optional<ExpertGatherShape> DescribeExpertGather(const Graph& graph, const 
   shape.tokens = lookups / picks;
   shape.table = node.inputs[0];
   shape.indices = node.inputs[1];
+  const auto measured = graph.expert_selection.find(node.name);
+  if (measured != graph.expert_selection.end() &&
+      static_cast<int64_t>(measured->second.size()) == shape.experts) {
+    shape.selection = &measured->second;
+  }
   return shape;
 }
 
 int64_t ExpectedTableReadBytes(const Graph& graph, const ExpertGatherShape& shape) {
   const double distinct =
-      ExpectedDistinctExperts(shape.experts, shape.experts_per_token, shape.tokens);
+      shape.selection == nullptr
+          ? ExpectedDistinctExperts(shape.experts, shape.experts_per_token, shape.tokens)
+          : ExpectedDistinctExperts(ScaledSelection(*shape.selection, shape.experts_per_token),
+                                    shape.tokens);
   return RoutedBytes(graph.values[shape.table].bytes, shape.experts, distinct);
 }
 

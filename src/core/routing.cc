@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 namespace hyperplan {
 
@@ -29,6 +30,15 @@ double ExpectedDistinctExperts(const std::vector<double>& selection_probability,
   double distinct = 0.0;
   for (double p : selection_probability) distinct += TouchedProbability(p, tokens);
   return distinct;
+}
+
+std::vector<double> ScaledSelection(const std::vector<double>& frequency,
+                                    int64_t experts_per_token) {
+  const double k = static_cast<double>(experts_per_token);
+  const double sum = std::accumulate(frequency.begin(), frequency.end(), 0.0);
+  std::vector<double> p = frequency;
+  for (double& x : p) x = sum > 0 ? std::clamp(x * k / sum, 0.0, 1.0) : 0.0;
+  return p;
 }
 
 int64_t RoutedBytes(int64_t total_bytes, int64_t experts, double distinct) {

@@ -67,19 +67,21 @@ void DrawExperts(const std::vector<double>& p, int64_t tokens, SplitMix64& rng,
   }
 }
 
-// An expert Gather's routing: uniform (Graph::expert_selection names MoE nodes), drawn with
-// the other Gathers of its router.
+// An expert Gather's routing: the profile its layer's Gathers share (expert_gather.h), else
+// uniform, drawn with the other Gathers of its router.
 std::optional<MoeRouting> ExpertGatherRouting(const Graph& graph, NodeId node) {
   const std::optional<cost_rules::ExpertGatherShape> shape =
       cost_rules::DescribeExpertGather(graph, graph.nodes[node]);
   if (!shape || shape->tokens <= 0) return std::nullopt;
   const NodeId router = graph.values[shape->indices].producer;
-  return MoeRouting{node,
-                    shape->experts,
-                    shape->experts_per_token,
-                    shape->tokens,
-                    {},
-                    router != kNoNode ? router : node};
+  MoeRouting routing{node,
+                     shape->experts,
+                     shape->experts_per_token,
+                     shape->tokens,
+                     {},
+                     router != kNoNode ? router : node};
+  if (shape->selection != nullptr) routing.selection_probability = *shape->selection;
+  return routing;
 }
 
 // An expert Gather's bytes when its tokens touch `distinct` experts: its byte rule's, with
@@ -126,10 +128,7 @@ std::vector<double> SelectionProbabilities(const MoeRouting& routing) {
   if (routing.selection_probability.empty()) {
     return std::vector<double>(routing.experts, k / static_cast<double>(routing.experts));
   }
-  std::vector<double> p = routing.selection_probability;
-  const double sum = std::accumulate(p.begin(), p.end(), 0.0);
-  for (double& x : p) x = sum > 0 ? std::clamp(x * k / sum, 0.0, 1.0) : 0.0;
-  return p;
+  return ScaledSelection(routing.selection_probability, routing.experts_per_token);
 }
 
 std::vector<char> SampleTouchedExperts(const MoeRouting& routing, uint64_t seed, int64_t index) {
