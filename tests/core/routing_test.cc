@@ -138,6 +138,32 @@ TEST_CASE("the gather form reads the distinct experts its tokens route to") {
   CHECK(NodeBytes(prefill, prefill.nodes[0]) == 279552);
 }
 
+TEST_CASE("a routing profile keyed by an expert Gather's name lowers the table it reads") {
+  Graph two = ExpertGather(2);
+  // Uniform, 2 tokens: 15392 B (the case above).
+  REQUIRE(NodeBytes(two, two.nodes[0]) == 15392);
+  // Skewed (sums to k = 2): per expert 1 - (1 - p)^2 = p (2 - p): 0.9 * 1.1 = 0.99,
+  // 0.5 * 1.5 = 0.75, 0.2 * 1.8 = 0.36, 3 * 0.1 * 1.9 = 0.57, 2 * 0.05 * 1.95 = 0.195:
+  // 2.865 experts, 2048 * 2.865 = 5867.52 -> 5868 B of the table (uniform: 3.5, 7168 B);
+  // the 8192 B written and 32 B of indices stay: 14092 B.
+  two.expert_selection["gather"] = {0.9, 0.5, 0.2, 0.1, 0.1, 0.1, 0.05, 0.05};
+  CHECK(NodeBytes(two, two.nodes[0]) == 14092);
+  // A file's fractions may sum to k within 1%: scaled to k = 2 first (each doubled from a
+  // sum of 1.0 here), so the same 14092 B.
+  two.expert_selection["gather"] = {0.45, 0.25, 0.1, 0.05, 0.05, 0.05, 0.025, 0.025};
+  CHECK(NodeBytes(two, two.nodes[0]) == 14092);
+  // One token reads k = 2 experts whatever the skew: sum_e p_e = 2, 4096 B: 8208 B.
+  Graph one = ExpertGather(1);
+  one.expert_selection["gather"] = {0.9, 0.5, 0.2, 0.1, 0.1, 0.1, 0.05, 0.05};
+  CHECK(NodeBytes(one, one.nodes[0]) == 8208);
+  // A profile of another length, or under another node's name, leaves it uniform.
+  two.expert_selection["gather"] = {1.0, 1.0};
+  CHECK(NodeBytes(two, two.nodes[0]) == 15392);
+  two.expert_selection.clear();
+  two.expert_selection["other"] = {0.9, 0.5, 0.2, 0.1, 0.1, 0.1, 0.05, 0.05};
+  CHECK(NodeBytes(two, two.nodes[0]) == 15392);
+}
+
 // fp8 codes decoded for a MatMul as a graph spells it: codes uint8 [32, 16] (512 B), Cast to
 // float32 (2048 B), times a float32 scale (4 B), read as B by x [1, 32] (128 B) -> y [1, 16]
 // (64 B).
