@@ -102,6 +102,40 @@ TEST_CASE("the Gathers of one router draw the same experts in every sampled rout
   }
 }
 
+TEST_CASE("a layer's expert Gathers under one routing profile draw the same skewed experts") {
+  RoutedGather f(3);
+  const ValueId up = testing::Tensor(f.graph, "up", {8, 32, 16});
+  f.graph.values[up].is_initializer = true;
+  const ValueId up_picked = testing::Tensor(f.graph, "up_picked", {1, 3, 2, 32, 16});
+  const NodeId up_gather =
+      testing::Op(f.graph, "up_gather", "Gather", {up, f.indices}, {up_picked});
+  // What --expert-stats writes for the layer: the one list under each Gather's name. Expert 0
+  // is in every token's top 2 (p = 1), experts 1 and 2 share the other pick, 3..7 never.
+  const std::vector<double> profile = {1.0, 0.5, 0.5, 0, 0, 0, 0, 0};
+  f.graph.expert_selection["gather"] = profile;
+  f.graph.expert_selection["up_gather"] = profile;
+  const std::optional<MoeRouting> gate = MoeRoutingOf(f.graph, f.gather);
+  const std::optional<MoeRouting> up_routing = MoeRoutingOf(f.graph, up_gather);
+  REQUIRE(gate);
+  REQUIRE(up_routing);
+  CHECK(gate->selection_probability == profile);
+  CHECK(up_routing->selection_probability == profile);
+  for (int64_t index = 0; index < 16; ++index) {
+    const std::vector<char> touched = SampleTouchedExperts(*gate, 7, index);
+    CHECK(touched == SampleTouchedExperts(*up_routing, 7, index));
+    // Systematic sampling picks a p = 1 expert always and a p = 0 one never: expert 0 and
+    // one or both of experts 1 and 2 (3 tokens), nothing else.
+    CHECK(touched[0] == 1);
+    CHECK(touched[1] + touched[2] >= 1);
+    CHECK(std::count(touched.begin() + 3, touched.end(), 1) == 0);
+  }
+  // The routed fetch of the table expects 2048 * sum_e 1 - (1 - p_e)^3 = 2048 * (1 + 2 *
+  // 0.875) = 5632 B (uniform: 8 * (1 - 0.75^3) = 4.625 experts, 9472 B).
+  const std::optional<RoutedOperand> table = RoutedOperandOf(f.graph, f.gather, f.table);
+  REQUIRE(table);
+  CHECK(ExpectedRoutedBytes(*table, {}) == 5632);
+}
+
 TEST_CASE("a routed Prefetch of an expert Gather's table verifies and stalls for two slices") {
   const RoutedGather f;
   const EvaluatedPlan routed = f.Finish(f.HandPlan(true, 4096, 4096));
