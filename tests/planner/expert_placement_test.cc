@@ -223,5 +223,53 @@ TEST_CASE("an expert Gather's table streamed whole is fetched after its router")
   CHECK(verdict.ok);
 }
 
+// The routed gather hand plan placed under `budget_bytes` (room beyond the routed peak of
+// 16 + 4096 + 4096 = 8208 B, the case above, for at most one 2048 B expert at + 3000).
+PlanResult PlacedGather(const testing::RoutedGather& f, int64_t budget_bytes) {
+  PlanOptions options;
+  options.single_run = true;
+  options.node_time_ns = {testing::RoutedGather::kRouteNs, testing::RoutedGather::kGatherNs};
+  const Problem problem = BuildProblem(f.graph, f.profile, options);
+  Plan whole = f.HandPlan(false, 16384, 16384);
+  whole.budget_bytes = budget_bytes;
+  PlanResult planned;
+  static_cast<EvaluatedPlan&>(planned) = f.Finish(std::move(whole));
+  return planner::PlaceExpertsAfterRoute(problem, options, std::move(planned));
+}
+
+TEST_CASE("a routing profile keeps an expert Gather's hot expert resident") {
+  testing::RoutedGather f;
+  SECTION("uniform: every expert alike, the first by index stays") {
+    const PlanResult placed = PlacedGather(f, 8208 + 3000);
+    REQUIRE(placed.evaluation.fits);
+    const ResidentInterval& held = placed.plan.residency.back();
+    CHECK(held.value == f.table);
+    CHECK(held.experts == std::vector<int32_t>{0});
+    // The other 7 at 1 - 0.75 = 0.25 each: 2048 * 1.75 = 3584 B expected; route 5000, fetch
+    // 1000 + 3584, gather 3000: 12584.
+    CHECK(placed.plan.steps[1].bytes == 3584);
+    CHECK(placed.evaluation.timeline.makespan_ns == 12584);
+  }
+  SECTION("skewed: the profile's hottest (expert 6, p = 0.9) stays") {
+    // As --expert-stats fills it for a gather-form layer: under the Gather's node name.
+    f.graph.expert_selection["gather"] = {0.05, 0.1, 0.2, 0.1, 0.1, 0.05, 0.9, 0.5};
+    const PlanResult placed = PlacedGather(f, 8208 + 3000);
+    REQUIRE(placed.evaluation.fits);
+    const ResidentInterval& held = placed.plan.residency.back();
+    CHECK(held.value == f.table);
+    CHECK(held.experts == std::vector<int32_t>{6});
+    // The others: 2048 * (2 - 0.9) = 2252.8 -> 2253 B expected, 2 of 7 reserved (4096 B);
+    // route 5000, fetch 1000 + 2253, gather 3000: 11253.
+    const PlanStep& fetch = placed.plan.steps[1];
+    CHECK(fetch.routed_by == f.gather);
+    CHECK(fetch.bytes == 2253);
+    CHECK(fetch.reserved_bytes == 4096);
+    CHECK(placed.evaluation.timeline.makespan_ns == 11253);
+    const VerifyResult verdict = VerifyPlan(f.graph, f.profile, placed.plan, placed.evaluation);
+    INFO(verdict.message);
+    CHECK(verdict.ok);
+  }
+}
+
 }  // namespace
 }  // namespace hyperplan
