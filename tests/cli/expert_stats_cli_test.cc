@@ -1,7 +1,9 @@
 // End-to-end: `--expert-stats FILE` (src/cli/expert_stats_flag.h) on the generator's tiny MoE
 // in its ort form (one com.microsoft MoE node per MoE layer, stacked experts): a skewed
 // routing profile makes a prefill's MoE nodes read fewer experts than uniform routing, and a
-// file that does not fit the model is refused in one line naming the file and the field.
+// file that does not fit the model is refused in one line naming the file and the field; and
+// in its gather form (each MoE layer's gate, up and down tables picked by expert Gathers of
+// one TopK), where the profile applies to every expert Gather of the layer.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <fstream>
@@ -159,4 +161,69 @@ TEST_CASE("sampled routings: one token reads k experts in every routing; more to
   const nlohmann::json none = PlanSummary("sequence=8", {"--routing-samples", "0"});
   CHECK(none.at("routing_samples") == 0);
   CHECK(Field(none, "routing_p99_ns") == 0);
+}
+
+namespace {
+
+// tiny-moe prefill, gather form: layers 1 and 2 each have three expert Gathers (gate, up, down
+// tables of 8 experts) fed by one TopK (top 2).
+const std::string& GatherModel() {
+  static const std::string path = [] {
+    const std::string model = Scratch().File("tiny-moe-gather.onnx");
+    const CommandResult made = RunCommand(
+        {kGen, "--preset", "tiny-moe", "--form", "prefill", "--moe-form", "gather", "-o", model});
+    REQUIRE(made.exit_code == 0);
+    return model;
+  }();
+  return path;
+}
+
+CommandResult PlanGather(const std::vector<std::string>& extra, const std::string& out) {
+  std::vector<std::string> args = {kCli,    "plan",       GatherModel(),  "--dim", "batch=1",
+                                   "--dim", "sequence=8", "--no-offload", "-q",    "-o",
+                                   out};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return RunCommand(args);
+}
+
+}  // namespace
+
+TEST_CASE("a routing profile applies to every expert Gather of a gather-form layer") {
+  const std::string uniform = Scratch().File("gather-uniform.json");
+  const std::string skewed = Scratch().File("gather-skewed.json");
+  REQUIRE(PlanGather({}, uniform).exit_code == 0);
+  REQUIRE(PlanGather({"--expert-stats", kZipf}, skewed).exit_code == 0);
+  // As the MoE node above: 7.20 experts of each table read under uniform routing, 5.78 under
+  // the Zipf file, in all three Gathers of both MoE layers.
+  for (const char* layer : {"1", "2"}) {
+    for (const char* table : {"gate_proj", "up_proj", "down_proj"}) {
+      const std::string node =
+          std::string("/model/layers.") + layer + "/mlp/experts/" + table + "/Gather";
+      INFO(node);
+      CHECK(NodeTime(skewed, node) < NodeTime(uniform, node));
+    }
+  }
+  // The dense layer 0 has no expert Gather and keeps its time.
+  CHECK(NodeTime(skewed, "/model/layers.0/mlp/down_proj/MatMul") ==
+        NodeTime(uniform, "/model/layers.0/mlp/down_proj/MatMul"));
+}
+
+TEST_CASE("a gather-form profile with the wrong expert count is refused, naming the field") {
+  const std::string out = Scratch().File("gather-refused.json");
+  const std::string short_file = Write(
+      "gather-short.json", R"({"source": "t", "layers": [{"layer": 2, "frequency": [1, 1]}]})");
+  const CommandResult result = PlanGather({"--expert-stats", short_file}, out);
+  CHECK(result.exit_code == 3);
+  CHECK(result.stderr_text.find(short_file + ": field 'layers[0].frequency': 2 values, but layer "
+                                             "2's expert Gathers pick from 8 experts") !=
+        std::string::npos);
+  CHECK(std::count(result.stderr_text.begin(), result.stderr_text.end(), '\n') == 1);
+  // Layer 0 is dense: neither a MoE node nor an expert Gather.
+  const std::string dense = Write(
+      "gather-dense.json",
+      R"({"source": "t", "layers": [{"layer": 0, "frequency": [0.25,0.25,0.25,0.25,0.25,0.25,0.25,0.25]}]})");
+  const CommandResult refused = PlanGather({"--expert-stats", dense}, out);
+  CHECK(refused.exit_code == 3);
+  CHECK(refused.stderr_text.find("field 'layers[0].layer': layer 0 has 0 com.microsoft MoE/QMoE "
+                                 "nodes and 0 expert Gathers") != std::string::npos);
 }
