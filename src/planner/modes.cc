@@ -8,6 +8,7 @@
 #include "hyperplan/layout/plan_layout.h"
 #include "planner/assemble.h"
 #include "planner/target_lowering.h"
+#include "planner/uniform_checkpoints.h"
 
 namespace hyperplan::planner {
 namespace {
@@ -121,23 +122,53 @@ Outcome PlanRound(const PlanContext& context, int64_t budget_bytes, const Baseli
   return outcome;
 }
 
+// A uniform retry's refine and plan: resumed from `from` (may be null: from the start), its
+// state where it meets its target recorded in `record`.
+Outcome PlanUniformRound(const PlanContext& context, int64_t budget_bytes, const Baseline& baseline,
+                         const std::vector<uint8_t>* allowed, Choice choice,
+                         const std::vector<int64_t>& targets, const RefineCheckpoint* from,
+                         RefineCheckpoint* record) {
+  RefineRequest request;
+  request.choice = choice;
+  request.step_targets = &targets;
+  request.allowed = allowed;
+  Outcome outcome;
+  outcome.selection = from != nullptr ? ResumeRefineLowered(request, *from, record)
+                                      : Refine(context, request, record);
+  Planned(outcome) =
+      AssemblePlan(context, outcome.selection,
+                   Assembly(outcome.selection.placements.size(), budget_bytes, baseline));
+  outcome.feasible = outcome.selection.reached_target && outcome.evaluation.fits;
+  return outcome;
+}
+
 // One target for every step: lowered by the last overshoot each time until a round fits
 // (LowerTargetUntilFit, the contenders' FitToBudget loop too), then raised back between the
 // highest that fit and the lowest that missed (RaiseTargetWhileFits; round 0, every target
 // the budget, is the first miss). `best` keeps the best round of all. `first`: round 0.
+// Each refine goes on from the nearest state an earlier one met its target in (round 0's,
+// `at_budget`, may be empty), not from the start (uniform_checkpoints.h): the same selections.
 void UniformRetries(const PlanContext& context, int64_t budget_bytes, const Baseline& baseline,
                     const std::vector<uint8_t>* allowed, Choice choice, const Outcome& first,
-                    Outcome& best) {
+                    Outcome& best, RefineCheckpoint at_budget) {
   std::vector<int64_t> targets;
   TargetBracket bracket;
   bracket.Record(budget_bytes, false);
+  UniformCheckpoints checkpoints;
+  if (at_budget.state != nullptr && at_budget.uniform_target_bytes == budget_bytes) {
+    checkpoints.Add(budget_bytes, std::move(at_budget));
+  }
   auto retry = [&](int64_t uniform_target) {
     targets.assign(static_cast<size_t>(context.step_count()), uniform_target);
-    Outcome outcome = PlanRound(context, budget_bytes, baseline, allowed, choice, targets, false);
+    RefineCheckpoint record;
+    Outcome outcome = PlanUniformRound(context, budget_bytes, baseline, allowed, choice, targets,
+                                       checkpoints.From(uniform_target), &record);
     outcome.round = BudgetRound::kUniformTarget;
     outcome.uniform_target_bytes = uniform_target;
     const TargetTry tried = Measured(outcome);
     bracket.Record(uniform_target, tried.fits);
+    if (record.state != nullptr) checkpoints.Add(uniform_target, std::move(record));
+    checkpoints.KeepWithin(bracket);
     if (BetterRound(outcome, best)) best = std::move(outcome);
     return tried;
   };
@@ -160,8 +191,12 @@ Outcome BudgetRounds(const PlanContext& context, int64_t budget_bytes, const Bas
   int rounds_planned = 0;
   for (int round = 0; round < kBudgetRounds; ++round) {
     ++rounds_planned;
+    // Round 1 resumes from a copy: the uniform retries go on from round 0's state too.
+    RefineCheckpoint round_one = round == 1 ? at_target.Copied() : RefineCheckpoint();
     outcome = PlanRound(context, budget_bytes, baseline, allowed, choice, targets, round > 0,
-                        round <= 1 ? &at_target : nullptr);
+                        round == 0   ? &at_target
+                        : round == 1 ? &round_one
+                                     : nullptr);
     outcome.round = round == 0   ? BudgetRound::kLiveTarget
                     : round == 1 ? BudgetRound::kFreeCuts
                                  : BudgetRound::kStepTargets;
@@ -185,7 +220,7 @@ Outcome BudgetRounds(const PlanContext& context, int64_t budget_bytes, const Bas
   // overshoot alone; lowering every target by that overshoot may fit at a lower cost.
   if (best.selection.reached_target && (!best.feasible || free_cuts_slowed)) {
     UniformRetries(context, budget_bytes, baseline, allowed, choice,
-                   free_cuts_slowed ? live_target : best, best);
+                   free_cuts_slowed ? live_target : best, best, std::move(at_target));
   }
   best.budget_rounds = rounds_planned;
   return best;
