@@ -100,26 +100,43 @@ bool FreeCutsSlowed(const Outcome& live_target, const Outcome& free_cuts) {
          free_cuts.evaluation.timeline.makespan_ns > live_target.evaluation.timeline.makespan_ns;
 }
 
-// A round's refine and plan. `checkpoint` (may be null): recorded where the round's refine
-// meets its targets, or, holding a record and with free cuts asked, resumed from.
-Outcome PlanRound(const PlanContext& context, int64_t budget_bytes, const Baseline& baseline,
-                  const std::vector<uint8_t>* allowed, Choice choice,
-                  const std::vector<int64_t>& targets, bool free_cuts,
-                  RefineCheckpoint* checkpoint = nullptr) {
+// A round's refine. `checkpoint` (may be null): recorded where the round's refine meets its
+// targets, or, holding a record and with free cuts asked, resumed from.
+Selection RefineRound(const PlanContext& context, const std::vector<uint8_t>* allowed,
+                      Choice choice, const std::vector<int64_t>& targets, bool free_cuts,
+                      RefineCheckpoint* checkpoint) {
   RefineRequest request;
   request.choice = choice;
   request.step_targets = &targets;
   request.free_cuts_after_target = free_cuts;
   request.allowed = allowed;
+  return free_cuts && checkpoint != nullptr && checkpoint->state != nullptr
+             ? ResumeRefine(request, std::move(*checkpoint))
+             : Refine(context, request, checkpoint);
+}
+
+// A round's plan from its refine's selection.
+Outcome AssembledRound(const PlanContext& context, Selection selection, int64_t budget_bytes,
+                       const Baseline& baseline) {
   Outcome outcome;
-  outcome.selection = free_cuts && checkpoint != nullptr && checkpoint->state != nullptr
-                          ? ResumeRefine(request, std::move(*checkpoint))
-                          : Refine(context, request, checkpoint);
+  outcome.selection = std::move(selection);
   Planned(outcome) =
       AssemblePlan(context, outcome.selection,
                    Assembly(outcome.selection.placements.size(), budget_bytes, baseline));
   outcome.feasible = outcome.selection.reached_target && outcome.evaluation.fits;
   return outcome;
+}
+
+// Whether round 1's refine (`free_cuts`) took no free cut after round 0's (`live_target`): a
+// free cut only adds a placement, so its placements are then round 0's, made from the same
+// state by the same passes after the loop (refine.h RefineCheckpoint), and so are its plan's
+// steps, residency, layout and replay, all assembled from the placements alone; only its
+// decisions' reasons may differ (the cuts it turned down). Such a round beats nothing
+// (BetterRound, FreeCutsSlowed: the same fit, makespan and arena) and lowers the targets as
+// round 0's plan does, so it needs no plan of its own. Every round 1 of the DeepSeek-V3-sized
+// decode on rtx-4090 took none (an assembly of ~89 k placements each).
+bool NoFreeCutTaken(const Selection& free_cuts, const Outcome& live_target) {
+  return free_cuts.placements.size() == live_target.selection.placements.size();
 }
 
 // A uniform retry's refine and plan: resumed from `from` (may be null: from the start), its
@@ -132,14 +149,10 @@ Outcome PlanUniformRound(const PlanContext& context, int64_t budget_bytes, const
   request.choice = choice;
   request.step_targets = &targets;
   request.allowed = allowed;
-  Outcome outcome;
-  outcome.selection = from != nullptr ? ResumeRefineLowered(request, *from, record)
-                                      : Refine(context, request, record);
-  Planned(outcome) =
-      AssemblePlan(context, outcome.selection,
-                   Assembly(outcome.selection.placements.size(), budget_bytes, baseline));
-  outcome.feasible = outcome.selection.reached_target && outcome.evaluation.fits;
-  return outcome;
+  return AssembledRound(context,
+                        from != nullptr ? ResumeRefineLowered(request, *from, record)
+                                        : Refine(context, request, record),
+                        budget_bytes, baseline);
 }
 
 // One target for every step: lowered by the last overshoot each time until a round fits
@@ -193,10 +206,15 @@ Outcome BudgetRounds(const PlanContext& context, int64_t budget_bytes, const Bas
     ++rounds_planned;
     // Round 1 resumes from a copy: the uniform retries go on from round 0's state too.
     RefineCheckpoint round_one = round == 1 ? at_target.Copied() : RefineCheckpoint();
-    outcome = PlanRound(context, budget_bytes, baseline, allowed, choice, targets, round > 0,
-                        round == 0   ? &at_target
-                        : round == 1 ? &round_one
-                                     : nullptr);
+    Selection selection = RefineRound(context, allowed, choice, targets, round > 0,
+                                      round == 0   ? &at_target
+                                      : round == 1 ? &round_one
+                                                   : nullptr);
+    if (round == 1 && NoFreeCutTaken(selection, best)) {
+      if (!LowerOvershootingTargets(best.plan, budget_bytes, targets)) break;
+      continue;
+    }
+    outcome = AssembledRound(context, std::move(selection), budget_bytes, baseline);
     outcome.round = round == 0   ? BudgetRound::kLiveTarget
                     : round == 1 ? BudgetRound::kFreeCuts
                                  : BudgetRound::kStepTargets;
