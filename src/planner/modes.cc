@@ -174,6 +174,7 @@ void UniformRetries(const PlanContext& context, int64_t budget_bytes, const Base
   auto retry = [&](int64_t uniform_target) {
     targets.assign(static_cast<size_t>(context.step_count()), uniform_target);
     RefineCheckpoint record;
+    record.without_cache = true;  // it resumes for a few rounds, if at all
     Outcome outcome = PlanUniformRound(context, budget_bytes, baseline, allowed, choice, targets,
                                        checkpoints.From(uniform_target), &record);
     outcome.round = BudgetRound::kUniformTarget;
@@ -201,15 +202,14 @@ Outcome BudgetRounds(const PlanContext& context, int64_t budget_bytes, const Bas
   // Round 0's refine where it met its targets: round 1 has the same targets and only adds free
   // cuts after them, so it goes on from there (refine.h RefineCheckpoint).
   RefineCheckpoint at_target;
+  RefineCheckpoint at_budget;  // round 0's state again, for the uniform retries
   int rounds_planned = 0;
   for (int round = 0; round < kBudgetRounds; ++round) {
     ++rounds_planned;
-    // Round 1 resumes from a copy: the uniform retries go on from round 0's state too.
-    RefineCheckpoint round_one = round == 1 ? at_target.Copied() : RefineCheckpoint();
+    // Round 1 goes on from round 0's state, and so do the uniform retries, from a copy.
+    if (round == 1) at_budget = at_target.CopiedWithoutCache();
     Selection selection = RefineRound(context, allowed, choice, targets, round > 0,
-                                      round == 0   ? &at_target
-                                      : round == 1 ? &round_one
-                                                   : nullptr);
+                                      round <= 1 ? &at_target : nullptr);
     if (round == 1 && NoFreeCutTaken(selection, best)) {
       if (!LowerOvershootingTargets(best.plan, budget_bytes, targets)) break;
       continue;
@@ -238,7 +238,7 @@ Outcome BudgetRounds(const PlanContext& context, int64_t budget_bytes, const Bas
   // overshoot alone; lowering every target by that overshoot may fit at a lower cost.
   if (best.selection.reached_target && (!best.feasible || free_cuts_slowed)) {
     UniformRetries(context, budget_bytes, baseline, allowed, choice,
-                   free_cuts_slowed ? live_target : best, best, std::move(at_target));
+                   free_cuts_slowed ? live_target : best, best, std::move(at_budget));
   }
   best.budget_rounds = rounds_planned;
   return best;

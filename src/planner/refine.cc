@@ -139,7 +139,12 @@ class Refiner {
     if (checkpoint_ == nullptr || checkpoint_->state != nullptr) return;
     RefineCheckpoint* const checkpoint = checkpoint_;
     checkpoint_ = nullptr;  // the copy records nothing
+    PlacementCache<Attempt> evaluated;
+    if (checkpoint->without_cache) {
+      evaluated = std::exchange(evaluated_, PlacementCache<Attempt>(candidates_.size()));
+    }
     checkpoint->state = std::make_shared<RefineCheckpoint::State>(*this, round);
+    if (checkpoint->without_cache) evaluated_ = std::move(evaluated);
     checkpoint->uniform_target_bytes = UniformTarget();
     checkpoint_ = checkpoint;
   }
@@ -1261,6 +1266,16 @@ class Refiner {
 struct RefineCheckpoint::State {
   State(const Refiner& at_target, const Refiner::Round& its_round)
       : refiner(at_target), round(its_round) {}
+
+  // A copy without the placements the refiner keeps for later rounds (placement_cache.h).
+  std::shared_ptr<State> CopiedWithoutCache() {
+    using Cache = PlacementCache<Refiner::Attempt>;
+    Cache evaluated = std::exchange(refiner.evaluated_, Cache(refiner.candidates_.size()));
+    std::shared_ptr<State> copy = std::make_shared<State>(*this);
+    refiner.evaluated_ = std::move(evaluated);
+    return copy;
+  }
+
   Refiner refiner;
   Refiner::Round round;
 };
@@ -1274,10 +1289,11 @@ Selection Refiner::Resume(const RefineRequest& request, RefineCheckpoint::State&
 
 }  // namespace
 
-RefineCheckpoint RefineCheckpoint::Copied() const {
+RefineCheckpoint RefineCheckpoint::CopiedWithoutCache() const {
   RefineCheckpoint copy;
-  if (state != nullptr) copy.state = std::make_shared<State>(*state);
+  if (state != nullptr) copy.state = state->CopiedWithoutCache();
   copy.uniform_target_bytes = uniform_target_bytes;
+  copy.without_cache = true;
   return copy;
 }
 

@@ -168,9 +168,14 @@ struct RefineCheckpoint {
   std::shared_ptr<State> state;  // null: nothing recorded
   // Set when the recording refine had one target for every step: that target.
   std::optional<int64_t> uniform_target_bytes;
+  // Asked of the recording refine: record the state without the placements it evaluated and
+  // keeps for later rounds (placement_cache.h), which a resumed refine then places afresh; the
+  // same selection (the cache's oracle), a smaller state for one that resumes for a few rounds.
+  bool without_cache = false;
 
-  // A copy of the state (O(n + p)) that a resume may change while this one stays as it is.
-  RefineCheckpoint Copied() const;
+  // A copy of the state (O(n + p)) that a resume may change while this one stays as it is,
+  // without the placements kept for later rounds (as `without_cache` records).
+  RefineCheckpoint CopiedWithoutCache() const;
 };
 
 // With `checkpoint` (empty), a refine that meets its target records its state there.

@@ -122,12 +122,16 @@ Lowered PlanLowered(const PlanContext& context, const std::vector<int64_t>& unif
   Lowered lowered;
   RefineCheckpoint from;
   size_t from_placements = 0;
-  for (int64_t target : uniform_targets) {
+  for (size_t t = 0; t < uniform_targets.size(); ++t) {
+    const int64_t target = uniform_targets[t];
     const std::vector<int64_t> targets(static_cast<size_t>(context.step_count()), target);
     RefineRequest request;
     request.choice = choice;
     request.step_targets = &targets;
     RefineCheckpoint record;
+    // Every other state recorded without the placements kept for later rounds: the refine
+    // resumed from it places them afresh, to the same selection.
+    record.without_cache = t % 2 == 1;
     const Selection fresh = Refine(context, request);
     if (from.state != nullptr) {
       const Selection resumed = ResumeRefineLowered(request, from, &record);
@@ -140,7 +144,8 @@ Lowered PlanLowered(const PlanContext& context, const std::vector<int64_t>& unif
     if (record.state == nullptr) break;  // this target was not met: nor is a lower one
     CHECK(record.uniform_target_bytes == target);
     from_placements = fresh.placements.size();
-    from = std::move(record);
+    // The first state as the budget rounds keep it for their retries: a copy without the cache.
+    from = t == 0 ? record.CopiedWithoutCache() : std::move(record);
   }
   return lowered;
 }
