@@ -8,6 +8,7 @@
 #include "hyperplan/layout/plan_layout.h"
 #include "planner/assemble.h"
 #include "planner/target_lowering.h"
+#include "planner/uniform_checkpoints.h"
 
 namespace hyperplan::planner {
 namespace {
@@ -99,21 +100,26 @@ bool FreeCutsSlowed(const Outcome& live_target, const Outcome& free_cuts) {
          free_cuts.evaluation.timeline.makespan_ns > live_target.evaluation.timeline.makespan_ns;
 }
 
-// A round's refine and plan. `checkpoint` (may be null): recorded where the round's refine
-// meets its targets, or, holding a record and with free cuts asked, resumed from.
-Outcome PlanRound(const PlanContext& context, int64_t budget_bytes, const Baseline& baseline,
-                  const std::vector<uint8_t>* allowed, Choice choice,
-                  const std::vector<int64_t>& targets, bool free_cuts,
-                  RefineCheckpoint* checkpoint = nullptr) {
+// A round's refine. `checkpoint` (may be null): recorded where the round's refine meets its
+// targets, or, holding a record and with free cuts asked, resumed from.
+Selection RefineRound(const PlanContext& context, const std::vector<uint8_t>* allowed,
+                      Choice choice, const std::vector<int64_t>& targets, bool free_cuts,
+                      RefineCheckpoint* checkpoint) {
   RefineRequest request;
   request.choice = choice;
   request.step_targets = &targets;
   request.free_cuts_after_target = free_cuts;
   request.allowed = allowed;
+  return free_cuts && checkpoint != nullptr && checkpoint->state != nullptr
+             ? ResumeRefine(request, std::move(*checkpoint))
+             : Refine(context, request, checkpoint);
+}
+
+// A round's plan from its refine's selection.
+Outcome AssembledRound(const PlanContext& context, Selection selection, int64_t budget_bytes,
+                       const Baseline& baseline) {
   Outcome outcome;
-  outcome.selection = free_cuts && checkpoint != nullptr && checkpoint->state != nullptr
-                          ? ResumeRefine(request, std::move(*checkpoint))
-                          : Refine(context, request, checkpoint);
+  outcome.selection = std::move(selection);
   Planned(outcome) =
       AssemblePlan(context, outcome.selection,
                    Assembly(outcome.selection.placements.size(), budget_bytes, baseline));
@@ -121,23 +127,62 @@ Outcome PlanRound(const PlanContext& context, int64_t budget_bytes, const Baseli
   return outcome;
 }
 
+// Whether round 1's refine (`free_cuts`) took no free cut after round 0's (`live_target`): a
+// free cut only adds a placement, so its placements are then round 0's, made from the same
+// state by the same passes after the loop (refine.h RefineCheckpoint), and so are its plan's
+// steps, residency, layout and replay, all assembled from the placements alone; only its
+// decisions' reasons may differ (the cuts it turned down). Such a round beats nothing
+// (BetterRound, FreeCutsSlowed: the same fit, makespan and arena) and lowers the targets as
+// round 0's plan does, so it needs no plan of its own. Every round 1 of the DeepSeek-V3-sized
+// decode on rtx-4090 took none (an assembly of ~89 k placements each).
+bool NoFreeCutTaken(const Selection& free_cuts, const Outcome& live_target) {
+  return free_cuts.placements.size() == live_target.selection.placements.size();
+}
+
+// A uniform retry's refine and plan: resumed from `from` (may be null: from the start), its
+// state where it meets its target recorded in `record`.
+Outcome PlanUniformRound(const PlanContext& context, int64_t budget_bytes, const Baseline& baseline,
+                         const std::vector<uint8_t>* allowed, Choice choice,
+                         const std::vector<int64_t>& targets, const RefineCheckpoint* from,
+                         RefineCheckpoint* record) {
+  RefineRequest request;
+  request.choice = choice;
+  request.step_targets = &targets;
+  request.allowed = allowed;
+  return AssembledRound(context,
+                        from != nullptr ? ResumeRefineLowered(request, *from, record)
+                                        : Refine(context, request, record),
+                        budget_bytes, baseline);
+}
+
 // One target for every step: lowered by the last overshoot each time until a round fits
 // (LowerTargetUntilFit, the contenders' FitToBudget loop too), then raised back between the
 // highest that fit and the lowest that missed (RaiseTargetWhileFits; round 0, every target
 // the budget, is the first miss). `best` keeps the best round of all. `first`: round 0.
+// Each refine goes on from the nearest state an earlier one met its target in (round 0's,
+// `at_budget`, may be empty), not from the start (uniform_checkpoints.h): the same selections.
 void UniformRetries(const PlanContext& context, int64_t budget_bytes, const Baseline& baseline,
                     const std::vector<uint8_t>* allowed, Choice choice, const Outcome& first,
-                    Outcome& best) {
+                    Outcome& best, RefineCheckpoint at_budget) {
   std::vector<int64_t> targets;
   TargetBracket bracket;
   bracket.Record(budget_bytes, false);
+  UniformCheckpoints checkpoints;
+  if (at_budget.state != nullptr && at_budget.uniform_target_bytes == budget_bytes) {
+    checkpoints.Add(budget_bytes, std::move(at_budget));
+  }
   auto retry = [&](int64_t uniform_target) {
     targets.assign(static_cast<size_t>(context.step_count()), uniform_target);
-    Outcome outcome = PlanRound(context, budget_bytes, baseline, allowed, choice, targets, false);
+    RefineCheckpoint record;
+    record.without_cache = true;  // it resumes for a few rounds, if at all
+    Outcome outcome = PlanUniformRound(context, budget_bytes, baseline, allowed, choice, targets,
+                                       checkpoints.From(uniform_target), &record);
     outcome.round = BudgetRound::kUniformTarget;
     outcome.uniform_target_bytes = uniform_target;
     const TargetTry tried = Measured(outcome);
     bracket.Record(uniform_target, tried.fits);
+    if (record.state != nullptr) checkpoints.Add(uniform_target, std::move(record));
+    checkpoints.KeepWithin(bracket);
     if (BetterRound(outcome, best)) best = std::move(outcome);
     return tried;
   };
@@ -157,11 +202,19 @@ Outcome BudgetRounds(const PlanContext& context, int64_t budget_bytes, const Bas
   // Round 0's refine where it met its targets: round 1 has the same targets and only adds free
   // cuts after them, so it goes on from there (refine.h RefineCheckpoint).
   RefineCheckpoint at_target;
+  RefineCheckpoint at_budget;  // round 0's state again, for the uniform retries
   int rounds_planned = 0;
   for (int round = 0; round < kBudgetRounds; ++round) {
     ++rounds_planned;
-    outcome = PlanRound(context, budget_bytes, baseline, allowed, choice, targets, round > 0,
-                        round <= 1 ? &at_target : nullptr);
+    // Round 1 goes on from round 0's state, and so do the uniform retries, from a copy.
+    if (round == 1) at_budget = at_target.CopiedWithoutCache();
+    Selection selection = RefineRound(context, allowed, choice, targets, round > 0,
+                                      round <= 1 ? &at_target : nullptr);
+    if (round == 1 && NoFreeCutTaken(selection, best)) {
+      if (!LowerOvershootingTargets(best.plan, budget_bytes, targets)) break;
+      continue;
+    }
+    outcome = AssembledRound(context, std::move(selection), budget_bytes, baseline);
     outcome.round = round == 0   ? BudgetRound::kLiveTarget
                     : round == 1 ? BudgetRound::kFreeCuts
                                  : BudgetRound::kStepTargets;
@@ -185,7 +238,7 @@ Outcome BudgetRounds(const PlanContext& context, int64_t budget_bytes, const Bas
   // overshoot alone; lowering every target by that overshoot may fit at a lower cost.
   if (best.selection.reached_target && (!best.feasible || free_cuts_slowed)) {
     UniformRetries(context, budget_bytes, baseline, allowed, choice,
-                   free_cuts_slowed ? live_target : best, best);
+                   free_cuts_slowed ? live_target : best, best, std::move(at_budget));
   }
   best.budget_rounds = rounds_planned;
   return best;

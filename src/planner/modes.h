@@ -17,7 +17,9 @@
 // bytes off the device), so no plan within the allowance fits; that plan is returned and the
 // caller plans to the capacity instead.
 // Cost: a refine and an assembly (layout and replay) per round or probe; round 1 resumes round
-// 0's refine where it met its targets (refine.h RefineCheckpoint) instead of cutting to them again.
+// 0's refine where it met its targets (refine.h RefineCheckpoint) instead of cutting to them again,
+// and each uniform retry the refine of the nearest higher uniform target, round 0's included
+// (refine.h ResumeRefineLowered, uniform_checkpoints.h): a copy of the refiner's state each.
 #pragma once
 
 #include <cstdint>

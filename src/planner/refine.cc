@@ -2,6 +2,7 @@
 #include "planner/refine.h"
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -110,6 +111,17 @@ class Refiner {
   // The refine of `request` from `checkpoint`'s state on (see ResumeRefine).
   static Selection Resume(const RefineRequest& request, RefineCheckpoint::State& checkpoint);
 
+  // The refine of `request` at one lower target for every step, `to_bytes`, from a state
+  // recorded at one target for every step, `from_bytes` (see ResumeRefineLowered).
+  Selection ContinueLowered(const RefineRequest& request, int64_t from_bytes, int64_t to_bytes,
+                            RefineCheckpoint* record, Round& round) {
+    request_ = &request;
+    excess_.Add(0, step_count_ - 1, from_bytes - to_bytes);
+    hoist_margin_bytes_ = std::max<int64_t>(0, to_bytes / kHoistMarginDivisor);
+    checkpoint_ = record;
+    return Continue(round);
+  }
+
  private:
   friend struct RefineCheckpoint::State;
 
@@ -127,8 +139,25 @@ class Refiner {
     if (checkpoint_ == nullptr || checkpoint_->state != nullptr) return;
     RefineCheckpoint* const checkpoint = checkpoint_;
     checkpoint_ = nullptr;  // the copy records nothing
+    PlacementCache<Attempt> evaluated;
+    if (checkpoint->without_cache) {
+      evaluated = std::exchange(evaluated_, PlacementCache<Attempt>(candidates_.size()));
+    }
     checkpoint->state = std::make_shared<RefineCheckpoint::State>(*this, round);
+    if (checkpoint->without_cache) evaluated_ = std::move(evaluated);
+    checkpoint->uniform_target_bytes = UniformTarget();
     checkpoint_ = checkpoint;
+  }
+
+  // The request's target when every step has the same one.
+  std::optional<int64_t> UniformTarget() const {
+    if (request_->step_targets == nullptr) return request_->target_live_bytes;
+    const std::vector<int64_t>& targets = *request_->step_targets;
+    if (targets.empty() || std::adjacent_find(targets.begin(), targets.end(),
+                                              std::not_equal_to<>()) != targets.end()) {
+      return std::nullopt;
+    }
+    return targets.front();
   }
 
   // The placements a round evaluated, held in `evaluated_` (each candidate's entry stays as it
@@ -1237,6 +1266,16 @@ class Refiner {
 struct RefineCheckpoint::State {
   State(const Refiner& at_target, const Refiner::Round& its_round)
       : refiner(at_target), round(its_round) {}
+
+  // A copy without the placements the refiner keeps for later rounds (placement_cache.h).
+  std::shared_ptr<State> CopiedWithoutCache() {
+    using Cache = PlacementCache<Refiner::Attempt>;
+    Cache evaluated = std::exchange(refiner.evaluated_, Cache(refiner.candidates_.size()));
+    std::shared_ptr<State> copy = std::make_shared<State>(*this);
+    refiner.evaluated_ = std::move(evaluated);
+    return copy;
+  }
+
   Refiner refiner;
   Refiner::Round round;
 };
@@ -1250,6 +1289,14 @@ Selection Refiner::Resume(const RefineRequest& request, RefineCheckpoint::State&
 
 }  // namespace
 
+RefineCheckpoint RefineCheckpoint::CopiedWithoutCache() const {
+  RefineCheckpoint copy;
+  if (state != nullptr) copy.state = state->CopiedWithoutCache();
+  copy.uniform_target_bytes = uniform_target_bytes;
+  copy.without_cache = true;
+  return copy;
+}
+
 Selection Refine(const PlanContext& context, const RefineRequest& request,
                  RefineCheckpoint* checkpoint) {
   return Refiner(context, request).Run(checkpoint);
@@ -1257,6 +1304,14 @@ Selection Refine(const PlanContext& context, const RefineRequest& request,
 
 Selection ResumeRefine(const RefineRequest& request, RefineCheckpoint checkpoint) {
   return Refiner::Resume(request, *checkpoint.state);
+}
+
+Selection ResumeRefineLowered(const RefineRequest& request, const RefineCheckpoint& checkpoint,
+                              RefineCheckpoint* record) {
+  const std::vector<int64_t>& targets = *request.step_targets;
+  RefineCheckpoint::State state = *checkpoint.state;
+  return state.refiner.ContinueLowered(request, *checkpoint.uniform_target_bytes, targets.front(),
+                                       record, state.round);
 }
 
 }  // namespace hyperplan::planner

@@ -166,6 +166,16 @@ struct Selection {
 struct RefineCheckpoint {
   struct State;                  // refine.cc
   std::shared_ptr<State> state;  // null: nothing recorded
+  // Set when the recording refine had one target for every step: that target.
+  std::optional<int64_t> uniform_target_bytes;
+  // Asked of the recording refine: record the state without the placements it evaluated and
+  // keeps for later rounds (placement_cache.h), which a resumed refine then places afresh; the
+  // same selection (the cache's oracle), a smaller state for one that resumes for a few rounds.
+  bool without_cache = false;
+
+  // A copy of the state (O(n + p)) that a resume may change while this one stays as it is,
+  // without the placements kept for later rounds (as `without_cache` records).
+  RefineCheckpoint CopiedWithoutCache() const;
 };
 
 // With `checkpoint` (empty), a refine that meets its target records its state there.
@@ -176,5 +186,18 @@ Selection Refine(const PlanContext& context, const RefineRequest& request,
 // a refine of the same context and request but for free_cuts_after_target; the same selection
 // as Refine(context, request).
 Selection ResumeRefine(const RefineRequest& request, RefineCheckpoint checkpoint);
+
+// The refine of `request`, one target for every step and no free cuts, resumed from a copy of
+// `checkpoint`, recorded by a refine of the same context and request but for a uniform target
+// at least as high; records its own state where it meets its target in `record` (may be null).
+// The same selection as Refine(context, request, record): with one target T for every step, the
+// excess over it is the device bytes less T, so each round frees the same step whatever T is,
+// and T decides only where the rounds stop (the first whose live peak is at most T) and the
+// hoisting margin after them (T / 64), which is set anew here. A lower target's refine is the
+// higher one's rounds and then more, from where the higher one met its target. The budget
+// rounds' uniform retries (modes.h) lower the target a byte below the last live peak each time:
+// each placed ~89 k placements again from the start for two more on the DeepSeek-V3-sized decode.
+Selection ResumeRefineLowered(const RefineRequest& request, const RefineCheckpoint& checkpoint,
+                              RefineCheckpoint* record);
 
 }  // namespace hyperplan::planner

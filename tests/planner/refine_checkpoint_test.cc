@@ -105,3 +105,85 @@ TEST_CASE("refine checkpoint: random DAGs, resumed round 1 equals round 1 from t
   CHECK(recorded >= 10);
   CHECK(with_cuts_before_target >= 10);
 }
+
+namespace {
+
+// Refines at `targets` (one uniform target each, descending), each resumed from the state the
+// one before met its target in (ResumeRefineLowered), against each from the start: how many
+// resumed, and whether every resumed selection was the fresh one's.
+struct Lowered {
+  int resumed = 0;
+  int with_cuts_between = 0;  // resumed refines that placed more than the state they went on from
+  bool same = true;
+};
+
+Lowered PlanLowered(const PlanContext& context, const std::vector<int64_t>& uniform_targets,
+                    Choice choice) {
+  Lowered lowered;
+  RefineCheckpoint from;
+  size_t from_placements = 0;
+  for (size_t t = 0; t < uniform_targets.size(); ++t) {
+    const int64_t target = uniform_targets[t];
+    const std::vector<int64_t> targets(static_cast<size_t>(context.step_count()), target);
+    RefineRequest request;
+    request.choice = choice;
+    request.step_targets = &targets;
+    RefineCheckpoint record;
+    // Every other state recorded without the placements kept for later rounds: the refine
+    // resumed from it places them afresh, to the same selection.
+    record.without_cache = t % 2 == 1;
+    const Selection fresh = Refine(context, request);
+    if (from.state != nullptr) {
+      const Selection resumed = ResumeRefineLowered(request, from, &record);
+      ++lowered.resumed;
+      if (resumed.placements.size() > from_placements) ++lowered.with_cuts_between;
+      lowered.same = lowered.same && DumpSelection(resumed) == DumpSelection(fresh);
+    } else {
+      CHECK(DumpSelection(Refine(context, request, &record)) == DumpSelection(fresh));
+    }
+    if (record.state == nullptr) break;  // this target was not met: nor is a lower one
+    CHECK(record.uniform_target_bytes == target);
+    from_placements = fresh.placements.size();
+    // The first state as the budget rounds keep it for their retries: a copy without the cache.
+    from = t == 0 ? record.CopiedWithoutCache() : std::move(record);
+  }
+  return lowered;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "refine checkpoint: random DAGs, a lower uniform target resumed equals it from the start") {
+  RandomGraphShape shape;
+  shape.nodes = 24;
+  shape.weight_percent = 50;
+  int resumed = 0;
+  int with_cuts_between = 0;
+  for (uint32_t seed = 1; seed <= 6; ++seed) {
+    const Graph graph = RandomDag(seed, shape);
+    for (int64_t device_bytes : {int64_t{1} << 40, int64_t{600}}) {
+      const HardwareProfile profile = UnitProfile(device_bytes, 2);
+      for (bool hoist : {false, true}) {
+        PlanContext context = BuildContext(graph, profile, ModelOrder(graph), {}, {});
+        context.hoist_prefetches = hoist;  // its margin is the target's: set anew on resuming
+        const int64_t peak_bytes = context.lifetimes.timeline.peak_bytes;
+        // 90%, 75%, 60% and 45% of the peak: each lower target cuts on from the last one's.
+        const std::vector<int64_t> targets = {peak_bytes * 9 / 10, peak_bytes * 3 / 4,
+                                              peak_bytes * 6 / 10, peak_bytes * 45 / 100};
+        for (Choice choice : {Choice::kLeastStall, Choice::kMostBytes}) {
+          INFO("seed " << seed << ", device " << device_bytes << " B, hoist " << hoist
+                       << ", choice " << static_cast<int>(choice));
+          const Lowered lowered = PlanLowered(context, targets, choice);
+          CHECK(lowered.same);
+          resumed += lowered.resumed;
+          with_cuts_between += lowered.with_cuts_between;
+        }
+      }
+    }
+  }
+  // Not vacuous: some lower targets were resumed, and some of those placed more on the way.
+  // Of the 48 chains of four targets (6 seeds, 2 devices, hoisted or not, 2 choices), at most
+  // 144 refines resume (the first of each chain cannot).
+  CHECK(resumed >= 60);
+  CHECK(with_cuts_between >= 30);
+}
