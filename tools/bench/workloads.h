@@ -31,6 +31,9 @@ struct Workload {
   std::string moe_form = {};
   std::string tier = {};
   int64_t tier_capacity_bytes = 0;
+  // Training steps: --train-attention (empty: the generator's default, recompute, as PyTorch
+  // SDPA and FlashAttention train; "stash": eager attention keeping the probabilities).
+  std::string train_attention = {};
 };
 
 // Real-scale models from the foundation issue: Llama-3 8B/70B/405B and the DeepSeek-V3-sized
@@ -45,7 +48,8 @@ std::vector<Workload> ScaleSeriesWorkloads();
 // Llama-3-8B training step; the host-compute rows (issue 30): Llama-3-70B int4 decode with
 // a 4k KV cache at batch 1 on rtx-4090, and bf16 on rtx-4090-xeon-2s; on rtx-4090-xeon-2s,
 // Llama-3-8B decode with a 32k KV cache at batch 8 (FlexGen's case) and the Llama-3-8B
-// training step (ZeRO-Offload's); and the MoE rows (issue 31): DeepSeek-V3 int4 (QMoE) decode
+// training step (ZeRO-Offload's), also with the attention probabilities stashed (eager); and
+// the MoE rows (issue 31): DeepSeek-V3 int4 (QMoE) decode
 // on rtx-4090-xeon-2s and h100-sxm, DeepSeek-V3 fp8 and Qwen3-235B-A22B int4 on
 // rtx-4090-xeon-2s, Mixtral-8x7B bf16 and GPT-OSS-120B MXFP4 on rtx-4090 with 128 GB of DDR.
 // `quick`: the two smallest.

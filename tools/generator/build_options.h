@@ -1,4 +1,5 @@
-// How one model is written, beyond its dimensions: prefill, decode or training form; attention
+// How one model is written, beyond its dimensions: prefill, decode or training form (and whether
+// the training step stashes or recomputes attention probabilities); attention
 // fused (ONNX Runtime's GroupQueryAttention) or unfused (standard ops); the stored weight format
 // (plain, MatMulNBits 4/8-bit blocks, or float8 codes with 2-D block scales); which logits are
 // emitted; norms as standard ops or ONNX Runtime's contrib norms; the weight seed and where weight
@@ -56,6 +57,12 @@ enum class KvScales { kPerTensor, kPerChannel };
 // Phi-3.5-MoE; kGather: TopK, then the picked experts' weights gathered by index from stacked
 // [E, ...] tensors (a static stand-in for a torch export's per-expert dispatch).
 enum class MoeForm { kDense, kOrt, kGather };
+// The training step's attention backward (train_backward.h). kRecompute: the backward
+// recomputes the attention probabilities from the stashed queries and keys, as PyTorch SDPA,
+// FlashAttention and torch.utils.checkpoint'd eager attention do; kStash: the forward's
+// [batch, heads, sequence, sequence] probabilities stay live until the backward reads them
+// (eager attention without checkpointing).
+enum class TrainAttention { kRecompute, kStash };
 
 struct BuildOptions {
   Form form = Form::kPrefill;
@@ -83,6 +90,7 @@ struct BuildOptions {
   int64_t fp8_block_rows = 128;   // kFp8 block along K (DeepSeek-V3's weight_block_size)
   int64_t fp8_block_cols = 128;   // kFp8 block along N
   MoeForm moe_form = MoeForm::kDense;
+  TrainAttention train_attention = TrainAttention::kRecompute;
 };
 
 }  // namespace hyperplan::gen

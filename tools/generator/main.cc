@@ -116,6 +116,7 @@ struct Flags {
   std::vector<std::string> check_dims;
   std::string loop_form;
   std::string moe_form;
+  std::string train_attention;  // empty: recompute (--form train only)
 };
 
 void AddModelFlags(CLI::App& app, Flags& f) {
@@ -199,6 +200,12 @@ void AddFormFlags(CLI::App& app, Flags& f) {
                  "QMoE with --weights int4|int8, as ONNX Runtime GenAI exports Mixtral); gather "
                  "(TopK, then the picked experts' stacked weights gathered by index)")
       ->check(CLI::IsMember({"dense", "ort", "gather"}));
+  app.add_option("--train-attention", f.train_attention,
+                 "--form train: recompute (default: the backward recomputes the attention "
+                 "probabilities from the stashed queries and keys, as PyTorch SDPA and "
+                 "FlashAttention do) or stash (the forward's [batch, heads, sequence, sequence] "
+                 "probabilities stay live until the backward, eager attention)")
+      ->check(CLI::IsMember({"recompute", "stash"}));
   app.add_flag("--fake-quant", f.fake_quant,
                "Plain weights: round projection weights to the 4-bit grid --weights int4 "
                "stores, so both forms compute the same function");
@@ -302,6 +309,10 @@ BuildOptions ResolveOptions(const Flags& f, const ModelConfig& config,
   if (train && o.last_logits_only)
     throw std::invalid_argument("--logits last: the training step's loss reads every position");
   ResolveKvCache(f, config, o);
+  if (!train && !f.train_attention.empty())
+    throw std::invalid_argument("--train-attention: applies to --form train");
+  o.train_attention = f.train_attention == "stash" ? hyperplan::gen::TrainAttention::kStash
+                                                   : hyperplan::gen::TrainAttention::kRecompute;
   o.seed = f.seed;
   o.moe_form = f.moe_form == "ort"      ? hyperplan::gen::MoeForm::kOrt
                : f.moe_form == "gather" ? hyperplan::gen::MoeForm::kGather

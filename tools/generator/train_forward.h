@@ -2,10 +2,12 @@
 // grouped-query attention with RoPE and an eager causal softmax, SwiGLU, residual Adds, on
 // standard ops), built so that every tensor the backward pass reads is named in a "stash".
 // Those stashed activations are what a training step keeps alive from forward to backward:
-// the large offload candidates (the [heads, sequence, sequence] attention probabilities above
-// all).
-// Cost: about 45 nodes per layer. Limits: no dropout, no activation checkpointing (every
-// stashed tensor is kept), no fused attention.
+// the large offload candidates. The [batch, heads, sequence, sequence] attention probabilities
+// are among them only with --train-attention stash (eager attention); by default the backward
+// recomputes them (train_backward.h) and the forward's Softmax output is read by the forward's
+// probs x values MatMul alone.
+// Cost: about 45 nodes per layer. Limits: no dropout; no activation checkpointing beyond the
+// attention probabilities (every other stashed tensor is kept); no fused attention.
 #pragma once
 
 #include <cstdint>
@@ -21,7 +23,8 @@ struct NormStash {
 
 struct AttentionStash {
   std::string x;  // the normed input the projections read
-  std::string q_rotated, keys_t, values_r, probs, merged;
+  std::string q_rotated, keys_t, values_r, merged;
+  std::string probs;  // the forward's Softmax output; the backward reads it in the stash form only
   std::string wq, wk, wv, wo;
 };
 

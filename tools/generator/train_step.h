@@ -9,7 +9,9 @@
 // optimizer /optimizer/<param>/...
 // Cost: about 180 nodes and 9 parameters per layer plus 14 nodes per parameter for Adam;
 // O(nodes) to build. Limits: dense models only (MoE presets are refused), standard ops only;
-// no activation checkpointing, so every stashed activation stays live until its backward use.
+// no activation checkpointing beyond the attention probabilities (recomputed by default,
+// stashed with --train-attention stash), so every other stashed activation stays live until
+// its backward use.
 #pragma once
 
 #include <onnx/onnx_pb.h>
