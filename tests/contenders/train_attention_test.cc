@@ -12,6 +12,7 @@
 #include "hyperplan/adapters/onnx_import.h"
 #include "hyperplan/graph.h"
 #include "support/run_command.h"
+#include "support/scratch_dir.h"
 
 namespace hyperplan::contenders_test {
 namespace {
@@ -19,9 +20,9 @@ namespace {
 constexpr int kLayers = 4;  // the tiny preset (tools/generator/model_config.cc)
 
 Graph GenerateTinyTrain(const std::string& train_attention) {
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("hyperplan-tiny-train-" + train_attention + ".onnx"))
-                               .string();
+  // Per process: ctest runs each case as its own process, several at once.
+  static const testing::ScratchDir scratch("train-attention");
+  const std::string path = scratch.File("tiny-train-" + train_attention + ".onnx");
   const auto generated =
       testing::RunCommand({HYPERPLAN_GEN_PATH, "--preset", "tiny", "--form", "train",
                            "--train-attention", train_attention, "-o", path, "--check"});
