@@ -32,19 +32,6 @@ std::string MlpBackward(TrainContext& t, const MlpStash& s, const std::string& d
   return g.Op("Add", {from_gate, from_up}, p + "/input_grad/Add");
 }
 
-// The attention probabilities again, from the stashed rotated queries and repeated keys, by
-// the forward's own ops in its order (MatMul q k^T, Mul by the scale, Add the causal mask,
-// Softmax along -1): the same ops on the same inputs, so the same values and gradients as the
-// stash form.
-std::string RecomputeProbs(TrainContext& t, const AttentionStash& s, const std::string& p) {
-  GraphBuilder& g = t.graph;
-  const std::string scores = g.Op("MatMul", {s.q_rotated, s.keys_t}, p + "/qk/MatMul");
-  const float scale = 1.0f / std::sqrt(static_cast<float>(t.config.head_dim));
-  const std::string scaled = g.Op("Mul", {scores, g.FloatScalar(scale, g.dtype())}, p + "/qk/Mul");
-  const std::string masked = g.Op("Add", {scaled, t.ctx.causal_mask}, p + "/qk/Add");
-  return g.Op("Softmax", {masked}, p + "/Softmax", {AttrInt("axis", -1)});
-}
-
 std::string AttentionBackward(TrainContext& t, const AttentionStash& s, const std::string& dy,
                               const std::string& p) {
   GraphBuilder& g = t.graph;
@@ -56,7 +43,7 @@ std::string AttentionBackward(TrainContext& t, const AttentionStash& s, const st
   const std::string d_context = SplitHeadsGrad(t, d_merged, p + "/merge_grad");
   const std::string probs = t.ctx.options.train_attention == TrainAttention::kStash
                                 ? s.probs
-                                : RecomputeProbs(t, s, p + "/recompute");
+                                : AttentionProbs(t, s.q_rotated, s.keys_t, p + "/recompute");
   const std::string values_t =
       g.Op("Transpose", {s.values_r}, p + "/pv_grad/Transpose", {AttrInts("perm", {0, 1, 3, 2})});
   const std::string d_probs = g.Op("MatMul", {d_context, values_t}, p + "/pv_grad/MatMul");

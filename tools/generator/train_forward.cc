@@ -45,11 +45,7 @@ std::string AttentionForward(TrainContext& t, int64_t layer, const std::string& 
   const std::string values = SplitHeads(g, v, c.kv_heads, c.head_dim, p + "/v");
   s->keys_t = RepeatKv(t.ctx, keys, true, p + "/repeat_k");
   s->values_r = RepeatKv(t.ctx, values, false, p + "/repeat_v");
-  const std::string scores = g.Op("MatMul", {s->q_rotated, s->keys_t}, p + "/qk/MatMul");
-  const float scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
-  const std::string scaled = g.Op("Mul", {scores, g.FloatScalar(scale, g.dtype())}, p + "/qk/Mul");
-  const std::string masked = g.Op("Add", {scaled, t.ctx.causal_mask}, p + "/qk/Add");
-  s->probs = g.Op("Softmax", {masked}, p + "/Softmax", {AttrInt("axis", -1)});
+  s->probs = AttentionProbs(t, s->q_rotated, s->keys_t, p);
   const std::string context = g.Op("MatMul", {s->probs, s->values_r}, p + "/pv/MatMul");
   const std::string by_token =
       g.Op("Transpose", {context}, p + "/pv/Transpose", {AttrInts("perm", {0, 2, 1, 3})});
@@ -78,6 +74,16 @@ std::string MlpForward(TrainContext& t, int64_t layer, const std::string& x, Mlp
 }
 
 }  // namespace
+
+std::string AttentionProbs(TrainContext& t, const std::string& q_rotated, const std::string& keys_t,
+                           const std::string& p) {
+  GraphBuilder& g = t.graph;
+  const std::string scores = g.Op("MatMul", {q_rotated, keys_t}, p + "/qk/MatMul");
+  const float scale = 1.0f / std::sqrt(static_cast<float>(t.config.head_dim));
+  const std::string scaled = g.Op("Mul", {scores, g.FloatScalar(scale, g.dtype())}, p + "/qk/Mul");
+  const std::string masked = g.Op("Add", {scaled, t.ctx.causal_mask}, p + "/qk/Add");
+  return g.Op("Softmax", {masked}, p + "/Softmax", {AttrInt("axis", -1)});
+}
 
 NormStash TrainRmsNorm(TrainContext& t, const std::string& x, const std::string& weight_name,
                        const std::string& p) {

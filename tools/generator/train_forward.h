@@ -44,6 +44,13 @@ struct LayerStash {
 NormStash TrainRmsNorm(TrainContext& t, const std::string& x, const std::string& weight_name,
                        const std::string& p);
 
+// A layer's attention probabilities from its rotated queries and repeated, transposed keys:
+// MatMul q k^T, Mul by 1/sqrt(head_dim), Add the causal mask, Softmax along -1, named under
+// `p` (p/qk/MatMul ... p/Softmax). The forward's, and the backward's recompute (train_backward.h)
+// with the same ops on the same inputs, so the same values.
+std::string AttentionProbs(TrainContext& t, const std::string& q_rotated, const std::string& keys_t,
+                           const std::string& p);
+
 // One layer over `hidden` ([batch, sequence, hidden]); returns the layer's output.
 std::string TrainLayerForward(TrainContext& t, int64_t layer, const std::string& hidden,
                               LayerStash* stash);
