@@ -127,16 +127,17 @@ Outcome AssembledRound(const PlanContext& context, Selection selection, int64_t 
   return outcome;
 }
 
-// Whether round 1's refine (`free_cuts`) took no free cut after round 0's (`live_target`): a
-// free cut only adds a placement, so its placements are then round 0's, made from the same
-// state by the same passes after the loop (refine.h RefineCheckpoint), and so are its plan's
-// steps, residency, layout and replay, all assembled from the placements alone; only its
-// decisions' reasons may differ (the cuts it turned down). Such a round beats nothing
+// Whether round 1's refine (`free_cuts`) took no free cut after round 0's (`round0`, the best
+// round so far when round 1 runs): a free cut only adds a placement, so its placements are then
+// round 0's, made from the same state by the same passes after the loop (refine.h
+// RefineCheckpoint), and so are its plan's steps, residency, layout and replay, all assembled
+// from the placements alone; only its decisions' reasons may differ (the cuts it turned down).
+// Such a round beats nothing
 // (BetterRound, FreeCutsSlowed: the same fit, makespan and arena) and lowers the targets as
 // round 0's plan does, so it needs no plan of its own. Every round 1 of the DeepSeek-V3-sized
 // decode on rtx-4090 took none (an assembly of ~89 k placements each).
-bool NoFreeCutTaken(const Selection& free_cuts, const Outcome& live_target) {
-  return free_cuts.placements.size() == live_target.selection.placements.size();
+bool NoFreeCutTaken(const Selection& free_cuts, const Outcome& round0) {
+  return free_cuts.placements.size() == round0.selection.placements.size();
 }
 
 // A uniform retry's refine and plan: resumed from `from` (may be null: from the start), its

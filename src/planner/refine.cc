@@ -7,6 +7,7 @@
 #include <optional>
 #include <utility>
 
+#include "hyperplan/error.h"
 #include "hyperplan/plan/simulate.h"
 #include "hyperplan/planner/segment_tree.h"
 #include "hyperplan/planner/stabbing_index.h"
@@ -139,14 +140,22 @@ class Refiner {
     if (checkpoint_ == nullptr || checkpoint_->state != nullptr) return;
     RefineCheckpoint* const checkpoint = checkpoint_;
     checkpoint_ = nullptr;  // the copy records nothing
-    PlacementCache<Attempt> evaluated;
-    if (checkpoint->without_cache) {
-      evaluated = std::exchange(evaluated_, PlacementCache<Attempt>(candidates_.size()));
-    }
-    checkpoint->state = std::make_shared<RefineCheckpoint::State>(*this, round);
-    if (checkpoint->without_cache) evaluated_ = std::move(evaluated);
+    checkpoint->state = Snapshot(round, !checkpoint->without_cache);
     checkpoint->uniform_target_bytes = UniformTarget();
     checkpoint_ = checkpoint;
+  }
+
+  // A copy of this refiner and `round`, with or without the placements it keeps for later
+  // rounds (placement_cache.h: a copy without them places those afresh, the same selection).
+  // Left as it was; not thread-safe (the cache is moved out and back around the copy).
+  std::shared_ptr<RefineCheckpoint::State> Snapshot(const Round& round, bool with_cache) {
+    if (with_cache) return std::make_shared<RefineCheckpoint::State>(*this, round);
+    PlacementCache<Attempt> evaluated =
+        std::exchange(evaluated_, PlacementCache<Attempt>(candidates_.size()));
+    std::shared_ptr<RefineCheckpoint::State> copy =
+        std::make_shared<RefineCheckpoint::State>(*this, round);
+    evaluated_ = std::move(evaluated);
+    return copy;
   }
 
   // The request's target when every step has the same one.
@@ -1268,13 +1277,7 @@ struct RefineCheckpoint::State {
       : refiner(at_target), round(its_round) {}
 
   // A copy without the placements the refiner keeps for later rounds (placement_cache.h).
-  std::shared_ptr<State> CopiedWithoutCache() {
-    using Cache = PlacementCache<Refiner::Attempt>;
-    Cache evaluated = std::exchange(refiner.evaluated_, Cache(refiner.candidates_.size()));
-    std::shared_ptr<State> copy = std::make_shared<State>(*this);
-    refiner.evaluated_ = std::move(evaluated);
-    return copy;
-  }
+  std::shared_ptr<State> CopiedWithoutCache() { return refiner.Snapshot(round, false); }
 
   Refiner refiner;
   Refiner::Round round;
@@ -1308,6 +1311,16 @@ Selection ResumeRefine(const RefineRequest& request, RefineCheckpoint checkpoint
 
 Selection ResumeRefineLowered(const RefineRequest& request, const RefineCheckpoint& checkpoint,
                               RefineCheckpoint* record) {
+  // The preconditions refine.h states; another request would resume into another selection.
+  if (checkpoint.state == nullptr || !checkpoint.uniform_target_bytes ||
+      request.step_targets == nullptr || request.step_targets->empty() ||
+      request.free_cuts_after_target ||
+      std::adjacent_find(request.step_targets->begin(), request.step_targets->end(),
+                         std::not_equal_to<>()) != request.step_targets->end() ||
+      request.step_targets->front() > *checkpoint.uniform_target_bytes) {
+    throw Error(ErrorKind::kInternal,
+                "ResumeRefineLowered: not a lower uniform target of the checkpoint's");
+  }
   const std::vector<int64_t>& targets = *request.step_targets;
   RefineCheckpoint::State state = *checkpoint.state;
   return state.refiner.ContinueLowered(request, *checkpoint.uniform_target_bytes, targets.front(),

@@ -161,8 +161,10 @@ struct Selection {
 // whether or not it asks for free cuts after the target (nothing before reads
 // free_cuts_after_target), so a refine that differs from the recorded one in that alone
 // resumes from here instead of cutting to the target again: the budget rounds' second round
-// (modes.h) is the first with free cuts, with the first round's targets. Copying the state
-// costs O(n + p) for n steps and p placements, against a refine's placing.
+// (modes.h) is the first with free cuts, with the first round's targets. A state recorded at
+// one target for every step also serves a refine at any lower such target (ResumeRefineLowered,
+// the budget rounds' uniform retries). Copying the state costs O(n + p) for n steps and p
+// placements, against a refine's placing.
 struct RefineCheckpoint {
   struct State;                  // refine.cc
   std::shared_ptr<State> state;  // null: nothing recorded
