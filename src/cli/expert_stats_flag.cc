@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/expert_gather.h"
+#include "hyperplan/adapters/onnx_import.h"
 #include "hyperplan/error.h"
 #include "hyperplan/layers.h"
 #include "hyperplan/text_file.h"
@@ -115,17 +116,23 @@ pb::ExpertStats ReadStats(const std::string& path) {
 // The nodes `layers[index]` applies to: the layer's one MoE/QMoE node (as before the gather
 // form was matched, whatever Gathers sit beside it), else every expert Gather of the layer,
 // these picking from tables of one expert count by one k.
+// An expert Gather is recognised by its indices' size (expert_gather.h), so in a model whose
+// dims are unbound (inspect without --dim) no Gather is found: a refusal says so.
 LayerTarget TargetOf(const std::string& path, int index, const pb::LayerStats& layer,
-                     const RoutedLayer* found) {
+                     const RoutedLayer* found, const Graph& graph) {
   const std::string field = fmt::format("layers[{}].layer", index);
   const size_t moe = found == nullptr ? 0 : found->moe_nodes.size();
   const size_t gathers = found == nullptr ? 0 : found->gathers.size();
+  const std::string unbound =
+      graph.unbound_dims.empty() ? ""
+                                 : "; expert Gathers are found only with the model's dims bound: " +
+                                       UnboundDimsProblem(graph.unbound_dims);
   if (moe != 1 && !(moe == 0 && gathers > 0))
     Fail(path, fmt::format("field '{}': layer {} has {} and {} (expert stats apply to one "
                            "fused MoE node per layer, or to the expert Gathers of the gather "
-                           "form)",
+                           "form){}",
                            field, layer.layer(), Count(moe, "com.microsoft MoE/QMoE node"),
-                           Count(gathers, "expert Gather")));
+                           Count(gathers, "expert Gather"), unbound));
   if (moe == 1) {
     return {&found->moe_nodes, found->moe_experts, found->moe_experts_per_token, "MoE node stacks"};
   }
@@ -180,7 +187,7 @@ int ApplyExpertStats(const std::string& path, Graph& graph) {
     const pb::LayerStats& layer = stats.layers(i);
     const auto found = layers.find(layer.layer());
     const LayerTarget target =
-        TargetOf(path, i, layer, found == layers.end() ? nullptr : &found->second);
+        TargetOf(path, i, layer, found == layers.end() ? nullptr : &found->second, graph);
     CheckLayer(path, i, layer, target);
     if (graph.expert_selection.count(graph.nodes[target.nodes->front()].name) != 0)
       Fail(path,

@@ -129,7 +129,6 @@ Graph FitEvaluator::ImportAt(int64_t value, Dims& dims) {
   // a misspelt --grow leaves the real dim unbound, and the misspelling is the news.
   options.allow_unbound_dims = true;
   Graph graph = settings_.model->Import(options);
-  ApplyExpertStats(settings_.expert_stats_path, graph);
   const bool first = !first_sizes_;
   CheckMovedDim(graph, value);
   if (!graph.unbound_dims.empty()) {
@@ -139,6 +138,8 @@ Graph FitEvaluator::ImportAt(int64_t value, Dims& dims) {
                             settings_.model_path, UnboundDimsProblem(graph.unbound_dims),
                             settings_.dim, name));
   }
+  // After the dims: an expert Gather is recognised by its indices' size.
+  ApplyExpertStats(settings_.expert_stats_path, graph);
   LogNewDiagnostics(graph, first);
   return graph;
 }

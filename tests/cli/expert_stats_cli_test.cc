@@ -227,3 +227,15 @@ TEST_CASE("a gather-form profile with the wrong expert count is refused, naming 
   CHECK(refused.stderr_text.find("field 'layers[0].layer': layer 0 has 0 com.microsoft MoE/QMoE "
                                  "nodes and 0 expert Gathers") != std::string::npos);
 }
+
+TEST_CASE("a gather-form profile on a model with unbound dims says the dims are why") {
+  // inspect takes a model with its dims unbound; an expert Gather is recognised by its indices'
+  // size, so none is found and the refusal names the unbound dims, not only "0 expert Gathers".
+  const CommandResult result =
+      RunCommand({kCli, "inspect", GatherModel(), "--expert-stats", kZipf});
+  CHECK(result.exit_code == 3);
+  CHECK(result.stderr_text.find("expert Gathers are found only with the model's dims bound") !=
+        std::string::npos);
+  CHECK(result.stderr_text.find("sequence") != std::string::npos);
+  CHECK(std::count(result.stderr_text.begin(), result.stderr_text.end(), '\n') == 1);
+}
