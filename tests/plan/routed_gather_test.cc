@@ -80,14 +80,18 @@ TEST_CASE("a Gather that is not an expert pick has no routed operand") {
   }
 }
 
-TEST_CASE("the Gathers of one router draw the same experts in every sampled routing") {
-  RoutedGather f(3);
-  // A second table (a layer's up projection beside its gate) picked by the same indices.
+// A second table of `f`'s 3-token fixture (a layer's up projection beside its gate), picked
+// by the same indices; its Gather.
+NodeId AddUpGather(RoutedGather& f) {
   const ValueId up = testing::Tensor(f.graph, "up", {8, 32, 16});
   f.graph.values[up].is_initializer = true;
   const ValueId up_picked = testing::Tensor(f.graph, "up_picked", {1, 3, 2, 32, 16});
-  const NodeId up_gather =
-      testing::Op(f.graph, "up_gather", "Gather", {up, f.indices}, {up_picked});
+  return testing::Op(f.graph, "up_gather", "Gather", {up, f.indices}, {up_picked});
+}
+
+TEST_CASE("the Gathers of one router draw the same experts in every sampled routing") {
+  RoutedGather f(3);
+  const NodeId up_gather = AddUpGather(f);
   const std::optional<MoeRouting> gate = MoeRoutingOf(f.graph, f.gather);
   const std::optional<MoeRouting> up_routing = MoeRoutingOf(f.graph, up_gather);
   REQUIRE(gate);
@@ -104,11 +108,7 @@ TEST_CASE("the Gathers of one router draw the same experts in every sampled rout
 
 TEST_CASE("a layer's expert Gathers under one routing profile draw the same skewed experts") {
   RoutedGather f(3);
-  const ValueId up = testing::Tensor(f.graph, "up", {8, 32, 16});
-  f.graph.values[up].is_initializer = true;
-  const ValueId up_picked = testing::Tensor(f.graph, "up_picked", {1, 3, 2, 32, 16});
-  const NodeId up_gather =
-      testing::Op(f.graph, "up_gather", "Gather", {up, f.indices}, {up_picked});
+  const NodeId up_gather = AddUpGather(f);
   // What --expert-stats writes for the layer: the one list under each Gather's name. Expert 0
   // is in every token's top 2 (p = 1), experts 1 and 2 share the other pick, 3..7 never.
   const std::vector<double> profile = {1.0, 0.5, 0.5, 0, 0, 0, 0, 0};

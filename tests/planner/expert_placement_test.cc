@@ -18,16 +18,22 @@ using testing::RoutedMoe;
 
 // The hand plan with fc1 whole as the planner's plan of `f`'s one-shot problem, under
 // `budget_bytes`.
-PlanResult Placed(const RoutedMoe& f, int64_t budget_bytes) {
+// (Either routed fixture: RoutedMoe's router and MoE node, or RoutedGather's router and Gather.)
+template <typename Fixture>
+PlanResult PlacedUnder(const Fixture& f, std::vector<int64_t> node_time_ns, int64_t budget_bytes) {
   PlanOptions options;
   options.single_run = true;
-  options.node_time_ns = {RoutedMoe::kRouteNs, RoutedMoe::kMoeNs};
+  options.node_time_ns = std::move(node_time_ns);
   const Problem problem = BuildProblem(f.graph, f.profile, options);
   Plan whole = f.HandPlan(false, 16384, 16384);
   whole.budget_bytes = budget_bytes;
   PlanResult planned;
   static_cast<EvaluatedPlan&>(planned) = f.Finish(std::move(whole));
   return planner::PlaceExpertsAfterRoute(problem, options, std::move(planned));
+}
+
+PlanResult Placed(const RoutedMoe& f, int64_t budget_bytes) {
+  return PlacedUnder(f, {RoutedMoe::kRouteNs, RoutedMoe::kMoeNs}, budget_bytes);
 }
 
 TEST_CASE("a streamed expert operand is fetched after route, its hot expert kept resident") {
@@ -226,15 +232,8 @@ TEST_CASE("an expert Gather's table streamed whole is fetched after its router")
 // The routed gather hand plan placed under `budget_bytes` (room beyond the routed peak of
 // 16 + 4096 + 4096 = 8208 B, the case above, for at most one 2048 B expert at + 3000).
 PlanResult PlacedGather(const testing::RoutedGather& f, int64_t budget_bytes) {
-  PlanOptions options;
-  options.single_run = true;
-  options.node_time_ns = {testing::RoutedGather::kRouteNs, testing::RoutedGather::kGatherNs};
-  const Problem problem = BuildProblem(f.graph, f.profile, options);
-  Plan whole = f.HandPlan(false, 16384, 16384);
-  whole.budget_bytes = budget_bytes;
-  PlanResult planned;
-  static_cast<EvaluatedPlan&>(planned) = f.Finish(std::move(whole));
-  return planner::PlaceExpertsAfterRoute(problem, options, std::move(planned));
+  return PlacedUnder(f, {testing::RoutedGather::kRouteNs, testing::RoutedGather::kGatherNs},
+                     budget_bytes);
 }
 
 TEST_CASE("a routing profile keeps an expert Gather's hot expert resident") {
