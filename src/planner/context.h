@@ -46,6 +46,10 @@ struct PlanContext {
   // compute-only axis than on the axis it plans on (pre_peak_stores.h); the planner's last
   // chain plans without that rule where it left a retimed round stuck (planner.cc).
   bool reject_stores_late_on_compute_axis = true;
+  // Test-only: false plans every uniform retry of the budget rounds from the start instead of
+  // resuming the nearest recorded refine (modes.cc UniformRetries): the oracle the tests hold
+  // the resumed retries to (the same plans).
+  bool resume_uniform_retries = true;
 
   Step step_count() const { return static_cast<Step>(order.size()); }
   const std::vector<int64_t>& base_live_bytes() const {

@@ -169,15 +169,19 @@ void UniformRetries(const PlanContext& context, int64_t budget_bytes, const Base
   TargetBracket bracket;
   bracket.Record(budget_bytes, false);
   UniformCheckpoints checkpoints;
-  if (at_budget.state != nullptr && at_budget.uniform_target_bytes == budget_bytes) {
+  int resumed = 0;
+  if (context.resume_uniform_retries && at_budget.state != nullptr &&
+      at_budget.uniform_target_bytes == budget_bytes) {
     checkpoints.Add(budget_bytes, std::move(at_budget));
   }
   auto retry = [&](int64_t uniform_target) {
     targets.assign(static_cast<size_t>(context.step_count()), uniform_target);
     RefineCheckpoint record;
     record.without_cache = true;  // it resumes for a few rounds, if at all
+    const RefineCheckpoint* from = checkpoints.From(uniform_target);
+    if (from != nullptr) ++resumed;
     Outcome outcome = PlanUniformRound(context, budget_bytes, baseline, allowed, choice, targets,
-                                       checkpoints.From(uniform_target), &record);
+                                       from, context.resume_uniform_retries ? &record : nullptr);
     outcome.round = BudgetRound::kUniformTarget;
     outcome.uniform_target_bytes = uniform_target;
     const TargetTry tried = Measured(outcome);
@@ -190,6 +194,7 @@ void UniformRetries(const PlanContext& context, int64_t budget_bytes, const Base
   LowerTargetUntilFit(budget_bytes, Measured(first), kUniformRetries, 1, retry);
   RaiseTargetWhileFits(bracket, kRaiseProbes, budget_bytes / kRaiseResolution,
                        [&](int64_t uniform_target) { return retry(uniform_target).fits; });
+  best.uniform_retries_resumed = resumed;
 }
 
 Outcome BudgetRounds(const PlanContext& context, int64_t budget_bytes, const Baseline& baseline,

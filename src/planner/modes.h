@@ -68,6 +68,8 @@ struct Outcome : EvaluatedPlan {
   BudgetRound round = BudgetRound::kLiveTarget;
   int64_t uniform_target_bytes = 0;  // kUniformTarget: the target every step had
   int budget_rounds = 0;  // of the kBudgetRounds, how many its BudgetRounds planned (tests)
+  // Of its BudgetRounds' uniform retries, how many resumed an earlier refine (tests).
+  int uniform_retries_resumed = 0;
 };
 
 // Whether bundling inner gaps to the wrap-around gap (PlanOffload's fallback for an outcome
