@@ -382,6 +382,45 @@ TEST_CASE("layout: an arena laid out again answers for its own inputs, not the l
   CHECK(LayoutArena(cd, 4, 1).offset_bytes == std::vector<int64_t>{4, 0});
 }
 
+TEST_CASE("layout: arenas laid out in turn each answer for their own inputs") {
+  // A thread keeps its recent arenas (layout.cc RecentArenas, up to 32): interleaved, each
+  // must still get its own layout, whether it comes back one arena later or after many.
+  // a 4 B over steps 0..1, b 2 B over 1..2 (they meet at step 1): a at 0, b at 4, arena 6.
+  std::vector<ResidentInterval> small_b(2);
+  small_b[0] = {0, kNoNode, 0, 1, 4, -1, -1};
+  small_b[1] = {1, kNoNode, 1, 2, 2, -1, -1};
+  // b 5 B: the larger, placed first at 0, a on top at 5: arena 9.
+  std::vector<ResidentInterval> big_b = small_b;
+  big_b[1].bytes = 5;
+  // Filler arenas, each with its own size (c over steps 0..1, d at step 2: never meet, both
+  // at 0; arena max(c, d) = 10 + k): they push the two above back in the recent list, past
+  // its 32 entries from k = 31 on.
+  auto filler = [](int64_t k) {
+    std::vector<ResidentInterval> residency(2);
+    residency[0] = {0, kNoNode, 0, 1, 10 + k, -1, -1};
+    residency[1] = {1, kNoNode, 2, 2, 3, -1, -1};
+    return residency;
+  };
+  for (int64_t round = 0; round < 2; ++round) {
+    CHECK(LayoutArena(small_b, 3, 1).offset_bytes == std::vector<int64_t>{0, 4});
+    CHECK(LayoutArena(big_b, 3, 1).offset_bytes == std::vector<int64_t>{5, 0});
+    for (int64_t k = 0; k < 40; ++k) {
+      const ArenaLayout layout = LayoutArena(filler(k), 3, 1);
+      CHECK(layout.arena_bytes == 10 + k);
+      CHECK(layout.offset_bytes == std::vector<int64_t>{0, 0});
+      // Every few fillers the two again, at various depths of the recent list.
+      if (k % 7 == 0) {
+        CHECK(LayoutArena(small_b, 3, 1).arena_bytes == 6);
+        CHECK(LayoutArena(big_b, 3, 1).arena_bytes == 9);
+        CHECK(LayoutArena(big_b, 3, 8).arena_bytes == 16);  // aligned to 8: a at 0, b at 8
+      }
+    }
+    // A filler again, now deep in the list or dropped from it: its own size either way.
+    CHECK(LayoutArena(filler(3), 3, 1).arena_bytes == 13);
+    CHECK(LayoutArena(filler(39), 3, 1).arena_bytes == 49);
+  }
+}
+
 TEST_CASE("layout: a loop's block kept across the boundary gets one offset at both ends") {
   // Over 5 steps: w at step 0 (opened at the run's start, closed by step 9) and again over
   // steps 3..4 (opened by step 7, open at the run's end), 100 B; p 100 B over steps 2..4.
