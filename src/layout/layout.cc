@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <limits>
 #include <map>
 #include <string>
 #include <utility>
@@ -57,8 +58,10 @@ void Keep(std::vector<int64_t>& offsets, int64_t size_bytes, std::string algorit
 
 // The greedy orders after TFLite's (placed first, see LayoutPartialBlocks), each kept only when
 // it does strictly better than what is kept.
+// `size_order`: PlacementOrder by size, computed once for every pass that uses it.
 void TryOtherGreedyOrders(const std::vector<LayoutBlock>& blocks,
-                          const std::vector<int64_t>& padded, const LayoutOptions& options,
+                          const std::vector<int64_t>& padded,
+                          const std::vector<int32_t>& size_order, const LayoutOptions& options,
                           planner::OccupancyTree& occupied, BlockLayout& layout) {
   if (blocks.size() > options.all_orders_limit) return;
   for (const bool best_fit : {true, false}) {
@@ -66,8 +69,10 @@ void TryOtherGreedyOrders(const std::vector<LayoutBlock>& blocks,
       if (best_fit && order == GreedyOrder::kSize) continue;
       std::vector<int64_t> offsets(blocks.size(), 0);
       // Kept only when strictly smaller: placing stops once it is not.
-      const int64_t size_bytes = PlaceGreedy(blocks, padded, PlacementOrder(blocks, padded, order),
-                                             best_fit, occupied, offsets, layout.size_bytes);
+      const int64_t size_bytes = PlaceGreedy(
+          blocks, padded,
+          order == GreedyOrder::kSize ? size_order : PlacementOrder(blocks, padded, order),
+          best_fit, occupied, offsets, layout.size_bytes);
       Keep(offsets, size_bytes,
            std::string(GreedyOrderName(order)) + (best_fit ? "" : "_first_fit"), layout);
     }
@@ -116,23 +121,26 @@ BlockLayout LayoutPartialBlocks(const std::vector<LayoutBlock>& blocks,
   BlockLayout layout;
   const int64_t padded_peak_bytes = PaddedPeak(blocks, padded, positions);
   planner::OccupancyTree occupied(options.greedy ? positions : 0);
+  const std::vector<int32_t> size_order = PlacementOrder(blocks, padded, GreedyOrder::kSize);
   if (options.greedy) {
     layout.offset_bytes.assign(blocks.size(), 0);
-    layout.size_bytes =
-        PlaceGreedy(blocks, padded, PlacementOrder(blocks, padded, GreedyOrder::kSize),
-                    /*best_fit=*/true, occupied, layout.offset_bytes);
+    layout.size_bytes = PlaceGreedy(blocks, padded, size_order,
+                                    /*best_fit=*/true, occupied, layout.offset_bytes);
     layout.algorithm = GreedyOrderName(GreedyOrder::kSize);
     if (layout.size_bytes <= padded_peak_bytes) return layout;
   }
+  // After greedy the sweep is kept only when strictly smaller: it stops once it is not.
   std::vector<int64_t> sweep_offsets(blocks.size(), 0);
-  const int64_t sweep_bytes = planner::PlaceSweepBestFit(blocks, padded, positions, sweep_offsets);
+  const int64_t sweep_bytes = planner::PlaceSweepBestFit(
+      blocks, padded, positions, size_order, sweep_offsets,
+      options.greedy ? layout.size_bytes : std::numeric_limits<int64_t>::max());
   if (!options.greedy || sweep_bytes < layout.size_bytes) {
     layout.offset_bytes = std::move(sweep_offsets);
     layout.size_bytes = sweep_bytes;
     layout.algorithm = "sweep_best_fit";
   }
   if (options.greedy) {
-    TryOtherGreedyOrders(blocks, padded, options, occupied, layout);
+    TryOtherGreedyOrders(blocks, padded, size_order, options, occupied, layout);
     TryShakenOrders(blocks, padded, padded_peak_bytes, options, occupied, layout);
   }
   return layout;

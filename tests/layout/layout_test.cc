@@ -2,6 +2,7 @@
 // overlap index behind it, against hand arithmetic and brute force.
 #include "hyperplan/layout/layout.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <random>
@@ -441,6 +442,30 @@ TEST_CASE("layout: a loop's block kept across the boundary gets one offset at bo
   const ArenaLayout once = LayoutArena(residency, 5, 1, {}, /*periodic=*/false);
   CHECK(once.offset_bytes == std::vector<int64_t>{0, 100, 0});
   CHECK(once.arena_bytes == 200);
+}
+
+TEST_CASE("layout: a sweep that cannot beat a kept size stops where it reaches it") {
+  // The blocks of "greedy by size is tighter than the sweep": A (2 B, step 0), B (1 B, steps
+  // 0..2), C (3 B, steps 1..2). The full sweep: A at 0, B at 2 (top 3), then C at 3: 6.
+  const std::vector<LayoutBlock> blocks = {{0, 0, 2}, {0, 2, 1}, {1, 2, 3}};
+  const std::vector<int64_t> padded = {2, 1, 3};
+  const std::vector<int32_t> order =
+      planner::PlacementOrder(blocks, padded, planner::GreedyOrder::kSize);
+  // Above the full size: nothing stops it, the same offsets as without a stop.
+  std::vector<int64_t> offsets(3, -1);
+  CHECK(planner::PlaceSweepBestFit(blocks, padded, 3, order, offsets, 7) == 6);
+  CHECK(offsets == std::vector<int64_t>{0, 2, 3});
+  // Stop at 6 (greedy's 4 would be kept over it): C's placement reaches 6 and it returns 6,
+  // not less, so the caller's strict test still rejects it.
+  CHECK(planner::PlaceSweepBestFit(blocks, padded, 3, order, offsets, 6) == 6);
+  // Stop at 3: B takes the top to 3 at step 0, so C is never placed (its offset stays -1).
+  std::fill(offsets.begin(), offsets.end(), -1);
+  CHECK(planner::PlaceSweepBestFit(blocks, padded, 3, order, offsets, 3) == 3);
+  CHECK(offsets == std::vector<int64_t>{0, 2, -1});
+  // LayoutBlocks, where greedy's 4 is kept and the sweep stops, still lays out as greedy.
+  const BlockLayout layout = LayoutBlocks(blocks, 4, 1);
+  CHECK(layout.size_bytes == 4);
+  CHECK(layout.offset_bytes == std::vector<int64_t>{0, 3, 0});
 }
 
 TEST_CASE("layout: the sweep holds a wrapped block from the first position to its end") {
