@@ -3,9 +3,12 @@
 #include "hyperplan/layout/layout.h"
 
 #include <algorithm>
+#include <cstddef>
+#include <limits>
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "hyperplan/error.h"
 #include "layout/greedy_layout.h"
@@ -55,8 +58,10 @@ void Keep(std::vector<int64_t>& offsets, int64_t size_bytes, std::string algorit
 
 // The greedy orders after TFLite's (placed first, see LayoutPartialBlocks), each kept only when
 // it does strictly better than what is kept.
+// `size_order`: PlacementOrder by size, computed once for every pass that uses it.
 void TryOtherGreedyOrders(const std::vector<LayoutBlock>& blocks,
-                          const std::vector<int64_t>& padded, const LayoutOptions& options,
+                          const std::vector<int64_t>& padded,
+                          const std::vector<int32_t>& size_order, const LayoutOptions& options,
                           planner::OccupancyTree& occupied, BlockLayout& layout) {
   if (blocks.size() > options.all_orders_limit) return;
   for (const bool best_fit : {true, false}) {
@@ -64,8 +69,10 @@ void TryOtherGreedyOrders(const std::vector<LayoutBlock>& blocks,
       if (best_fit && order == GreedyOrder::kSize) continue;
       std::vector<int64_t> offsets(blocks.size(), 0);
       // Kept only when strictly smaller: placing stops once it is not.
-      const int64_t size_bytes = PlaceGreedy(blocks, padded, PlacementOrder(blocks, padded, order),
-                                             best_fit, occupied, offsets, layout.size_bytes);
+      const int64_t size_bytes = PlaceGreedy(
+          blocks, padded,
+          order == GreedyOrder::kSize ? size_order : PlacementOrder(blocks, padded, order),
+          best_fit, occupied, offsets, layout.size_bytes);
       Keep(offsets, size_bytes,
            std::string(GreedyOrderName(order)) + (best_fit ? "" : "_first_fit"), layout);
     }
@@ -114,23 +121,26 @@ BlockLayout LayoutPartialBlocks(const std::vector<LayoutBlock>& blocks,
   BlockLayout layout;
   const int64_t padded_peak_bytes = PaddedPeak(blocks, padded, positions);
   planner::OccupancyTree occupied(options.greedy ? positions : 0);
+  const std::vector<int32_t> size_order = PlacementOrder(blocks, padded, GreedyOrder::kSize);
   if (options.greedy) {
     layout.offset_bytes.assign(blocks.size(), 0);
-    layout.size_bytes =
-        PlaceGreedy(blocks, padded, PlacementOrder(blocks, padded, GreedyOrder::kSize),
-                    /*best_fit=*/true, occupied, layout.offset_bytes);
+    layout.size_bytes = PlaceGreedy(blocks, padded, size_order,
+                                    /*best_fit=*/true, occupied, layout.offset_bytes);
     layout.algorithm = GreedyOrderName(GreedyOrder::kSize);
     if (layout.size_bytes <= padded_peak_bytes) return layout;
   }
+  // After greedy the sweep is kept only when strictly smaller: it stops once it is not.
   std::vector<int64_t> sweep_offsets(blocks.size(), 0);
-  const int64_t sweep_bytes = planner::PlaceSweepBestFit(blocks, padded, positions, sweep_offsets);
+  const int64_t sweep_bytes = planner::PlaceSweepBestFit(
+      blocks, padded, positions, size_order, sweep_offsets,
+      options.greedy ? layout.size_bytes : std::numeric_limits<int64_t>::max());
   if (!options.greedy || sweep_bytes < layout.size_bytes) {
     layout.offset_bytes = std::move(sweep_offsets);
     layout.size_bytes = sweep_bytes;
     layout.algorithm = "sweep_best_fit";
   }
   if (options.greedy) {
-    TryOtherGreedyOrders(blocks, padded, options, occupied, layout);
+    TryOtherGreedyOrders(blocks, padded, size_order, options, occupied, layout);
     TryShakenOrders(blocks, padded, padded_peak_bytes, options, occupied, layout);
   }
   return layout;
@@ -234,42 +244,82 @@ std::vector<std::pair<size_t, size_t>> WrappedPairs(const std::vector<ResidentIn
   return pairs;
 }
 
-// The last arena laid out on this thread: its blocks, positions, alignment and options, and
-// the layout they gave. The planner often assembles plans with the same residency one after
-// the other (the budget rounds and their retries reach the same selection). On the DeepSeek-V3
-// hf-config int4 decode on h100-sxm a quarter of the blocks laid out (1.8 of 7.2 million, 272 of
-// 1080 arenas) repeated an earlier arena, 176 of those arenas the one just before on the log.
-// Layout is a pure function of these inputs, so an exact match returns the same layout without
-// placing a block. Per thread, since the planner lays out on several; one entry, compared in full
-// (no hash), so a hit is always right and a miss costs one compare and one copy of the blocks.
-struct LastArena {
-  bool valid = false;
+// The arenas last laid out on this thread: their blocks, positions, alignment and options, and
+// the layouts they gave. The planner often assembles plans with the same residency (the budget
+// rounds and their retries reach the same selection). On the DeepSeek-V3 hf-config int4 decode
+// on h100-sxm a quarter of the blocks laid out (1.8 of 7.2 million, 272 of 1080 arenas)
+// repeated an earlier arena, 176 of those arenas the one just before on the log. On the
+// recomputing 8B training step on rtx-4090-xeon-2s (606 arenas of ~8.5 k blocks, 113 of them
+// repeats), replaying its log, the thread's last arena caught 10, its last 8 48 and its last 32
+// 101: a retime chain's round plans a selection an earlier round's retries had planned 20-30
+// arenas before (16.1 s of CPU against 17.4 s, every plan the same). Layout is a pure function of
+// these inputs, so an exact match returns the same layout without placing a block. Per thread,
+// since the planner lays out on several; compared in full (no hash), so a hit is always right and a
+// miss costs a compare per entry (the sizes first; unequal blocks differ early) and one copy of the
+// blocks. Bounded in entries and in blocks held (kRecentBlocks: ~32 B each, blocks and offsets, so
+// ~32 MB a thread at most; +12 MB RSS on that row), the least recently used dropped first.
+struct RecentArena {
   std::vector<LayoutBlock> blocks;
   int32_t positions = 0;
   int64_t alignment_bytes = 0;
   LayoutOptions options;
   BlockLayout layout;
 };
+constexpr size_t kRecentArenas = 32;
+constexpr size_t kRecentBlocks = size_t{1} << 20;
 
-bool SameArena(const LastArena& last, const std::vector<LayoutBlock>& blocks, int32_t positions,
+bool SameArena(const RecentArena& recent, const std::vector<LayoutBlock>& blocks, int32_t positions,
                int64_t alignment_bytes, const LayoutOptions& options) {
-  return last.valid && last.positions == positions && last.alignment_bytes == alignment_bytes &&
-         last.options == options && last.blocks == blocks;
+  return recent.positions == positions && recent.alignment_bytes == alignment_bytes &&
+         recent.blocks.size() == blocks.size() && recent.options == options &&
+         recent.blocks == blocks;
 }
 
-// LayoutBlocks, reusing this thread's last layout when its inputs were the same.
-BlockLayout LayoutBlocksOrLast(const std::vector<LayoutBlock>& blocks, int32_t positions,
-                               int64_t alignment_bytes, const LayoutOptions& options) {
-  thread_local LastArena last;
-  if (SameArena(last, blocks, positions, alignment_bytes, options)) return last.layout;
-  last.valid = false;  // a throw below leaves nothing half recorded
-  last.layout = LayoutBlocks(blocks, positions, alignment_bytes, options);
-  last.blocks = blocks;
-  last.positions = positions;
-  last.alignment_bytes = alignment_bytes;
-  last.options = options;
-  last.valid = true;
-  return last.layout;
+// This thread's recent arenas, the most recently used last, and the blocks they hold.
+struct RecentArenas {
+  std::vector<RecentArena> arenas;
+  size_t blocks_held = 0;
+
+  // The entry for these inputs moved to the back, or null.
+  const RecentArena* Find(const std::vector<LayoutBlock>& blocks, int32_t positions,
+                          int64_t alignment_bytes, const LayoutOptions& options) {
+    for (size_t k = arenas.size(); k-- > 0;) {
+      if (!SameArena(arenas[k], blocks, positions, alignment_bytes, options)) continue;
+      std::rotate(arenas.begin() + static_cast<std::ptrdiff_t>(k),
+                  arenas.begin() + static_cast<std::ptrdiff_t>(k) + 1, arenas.end());
+      return &arenas.back();
+    }
+    return nullptr;
+  }
+
+  // Records `arena`, dropping the least recently used entries past either bound (an arena
+  // larger than kRecentBlocks alone is not kept).
+  void Add(RecentArena arena) {
+    if (arena.blocks.size() > kRecentBlocks) return;
+    blocks_held += arena.blocks.size();
+    arenas.push_back(std::move(arena));
+    size_t dropped = 0;
+    while (arenas.size() - dropped > kRecentArenas || blocks_held > kRecentBlocks) {
+      blocks_held -= arenas[dropped].blocks.size();
+      ++dropped;
+    }
+    arenas.erase(arenas.begin(), arenas.begin() + static_cast<std::ptrdiff_t>(dropped));
+  }
+};
+
+// LayoutBlocks, reusing one of this thread's recent layouts when its inputs were the same.
+BlockLayout LayoutBlocksOrRecent(const std::vector<LayoutBlock>& blocks, int32_t positions,
+                                 int64_t alignment_bytes, const LayoutOptions& options) {
+  thread_local RecentArenas recent;
+  if (const RecentArena* hit = recent.Find(blocks, positions, alignment_bytes, options)) {
+    return hit->layout;
+  }
+  // Recorded only once laid out: a throw leaves nothing half recorded.
+  RecentArena arena{blocks, positions, alignment_bytes, options,
+                    LayoutBlocks(blocks, positions, alignment_bytes, options)};
+  BlockLayout layout = arena.layout;
+  recent.Add(std::move(arena));
+  return layout;
 }
 
 }  // namespace
@@ -316,7 +366,7 @@ ArenaLayout LayoutArena(const std::vector<ResidentInterval>& residency, Step ste
     blocks[tail].head_last = residency[head].last_step;
     blocks[head].bytes = 0;
   }
-  BlockLayout placed = LayoutBlocksOrLast(blocks, step_count, alignment_bytes, options);
+  BlockLayout placed = LayoutBlocksOrRecent(blocks, step_count, alignment_bytes, options);
   for (const auto& [head, tail] : wrapped) placed.offset_bytes[head] = placed.offset_bytes[tail];
   ArenaLayout layout;
   layout.offset_bytes = std::move(placed.offset_bytes);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <functional>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <set>
 #include <utility>
@@ -90,7 +91,15 @@ struct Buckets {
 int64_t PlaceSweepBestFit(const std::vector<LayoutBlock>& blocks,
                           const std::vector<int64_t>& padded_bytes, int32_t positions,
                           std::vector<int64_t>& offsets) {
-  const std::vector<int32_t> order = PlacementOrder(blocks, padded_bytes, GreedyOrder::kSize);
+  return PlaceSweepBestFit(blocks, padded_bytes, positions,
+                           PlacementOrder(blocks, padded_bytes, GreedyOrder::kSize), offsets,
+                           std::numeric_limits<int64_t>::max());
+}
+
+int64_t PlaceSweepBestFit(const std::vector<LayoutBlock>& blocks,
+                          const std::vector<int64_t>& padded_bytes, int32_t positions,
+                          const std::vector<int32_t>& order, std::vector<int64_t>& offsets,
+                          int64_t stop_at_bytes) {
   // A wrapped block is held from position 0 to its end: an allocator replay cannot promise the
   // offset is free again when its tail begins.
   const Buckets starting(order, positions,
@@ -100,6 +109,7 @@ int64_t PlaceSweepBestFit(const std::vector<LayoutBlock>& blocks,
   int64_t top = 0;
   for (int32_t position = 0; position < positions; ++position) {
     starting.ForEach(position, [&](int32_t b) {
+      if (top >= stop_at_bytes) return;  // lost: the rest of this position is skipped too
       const int64_t bytes = padded_bytes[b];
       const auto [offset, size] = free.TakeBestFit(bytes);
       if (offset >= 0) {
@@ -112,6 +122,7 @@ int64_t PlaceSweepBestFit(const std::vector<LayoutBlock>& blocks,
       offsets[b] = below_top >= 0 ? below_top : top;
       top = offsets[b] + bytes;
     });
+    if (top >= stop_at_bytes) return top;
     ending.ForEach(position, [&](int32_t b) { free.Give(offsets[b], padded_bytes[b]); });
   }
   return top;

@@ -2,6 +2,7 @@
 // overlap index behind it, against hand arithmetic and brute force.
 #include "hyperplan/layout/layout.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <random>
@@ -382,6 +383,45 @@ TEST_CASE("layout: an arena laid out again answers for its own inputs, not the l
   CHECK(LayoutArena(cd, 4, 1).offset_bytes == std::vector<int64_t>{4, 0});
 }
 
+TEST_CASE("layout: arenas laid out in turn each answer for their own inputs") {
+  // A thread keeps its recent arenas (layout.cc RecentArenas, up to 32): interleaved, each
+  // must still get its own layout, whether it comes back one arena later or after many.
+  // a 4 B over steps 0..1, b 2 B over 1..2 (they meet at step 1): a at 0, b at 4, arena 6.
+  std::vector<ResidentInterval> small_b(2);
+  small_b[0] = {0, kNoNode, 0, 1, 4, -1, -1};
+  small_b[1] = {1, kNoNode, 1, 2, 2, -1, -1};
+  // b 5 B: the larger, placed first at 0, a on top at 5: arena 9.
+  std::vector<ResidentInterval> big_b = small_b;
+  big_b[1].bytes = 5;
+  // Filler arenas, each with its own size (c over steps 0..1, d at step 2: never meet, both
+  // at 0; arena max(c, d) = 10 + k): they push the two above back in the recent list, past
+  // its 32 entries from k = 31 on.
+  auto filler = [](int64_t k) {
+    std::vector<ResidentInterval> residency(2);
+    residency[0] = {0, kNoNode, 0, 1, 10 + k, -1, -1};
+    residency[1] = {1, kNoNode, 2, 2, 3, -1, -1};
+    return residency;
+  };
+  for (int64_t round = 0; round < 2; ++round) {
+    CHECK(LayoutArena(small_b, 3, 1).offset_bytes == std::vector<int64_t>{0, 4});
+    CHECK(LayoutArena(big_b, 3, 1).offset_bytes == std::vector<int64_t>{5, 0});
+    for (int64_t k = 0; k < 40; ++k) {
+      const ArenaLayout layout = LayoutArena(filler(k), 3, 1);
+      CHECK(layout.arena_bytes == 10 + k);
+      CHECK(layout.offset_bytes == std::vector<int64_t>{0, 0});
+      // Every few fillers the two again, at various depths of the recent list.
+      if (k % 7 == 0) {
+        CHECK(LayoutArena(small_b, 3, 1).arena_bytes == 6);
+        CHECK(LayoutArena(big_b, 3, 1).arena_bytes == 9);
+        CHECK(LayoutArena(big_b, 3, 8).arena_bytes == 16);  // aligned to 8: a at 0, b at 8
+      }
+    }
+    // A filler again, now deep in the list or dropped from it: its own size either way.
+    CHECK(LayoutArena(filler(3), 3, 1).arena_bytes == 13);
+    CHECK(LayoutArena(filler(39), 3, 1).arena_bytes == 49);
+  }
+}
+
 TEST_CASE("layout: a loop's block kept across the boundary gets one offset at both ends") {
   // Over 5 steps: w at step 0 (opened at the run's start, closed by step 9) and again over
   // steps 3..4 (opened by step 7, open at the run's end), 100 B; p 100 B over steps 2..4.
@@ -402,6 +442,30 @@ TEST_CASE("layout: a loop's block kept across the boundary gets one offset at bo
   const ArenaLayout once = LayoutArena(residency, 5, 1, {}, /*periodic=*/false);
   CHECK(once.offset_bytes == std::vector<int64_t>{0, 100, 0});
   CHECK(once.arena_bytes == 200);
+}
+
+TEST_CASE("layout: a sweep that cannot beat a kept size stops where it reaches it") {
+  // The blocks of "greedy by size is tighter than the sweep": A (2 B, step 0), B (1 B, steps
+  // 0..2), C (3 B, steps 1..2). The full sweep: A at 0, B at 2 (top 3), then C at 3: 6.
+  const std::vector<LayoutBlock> blocks = {{0, 0, 2}, {0, 2, 1}, {1, 2, 3}};
+  const std::vector<int64_t> padded = {2, 1, 3};
+  const std::vector<int32_t> order =
+      planner::PlacementOrder(blocks, padded, planner::GreedyOrder::kSize);
+  // Above the full size: nothing stops it, the same offsets as without a stop.
+  std::vector<int64_t> offsets(3, -1);
+  CHECK(planner::PlaceSweepBestFit(blocks, padded, 3, order, offsets, 7) == 6);
+  CHECK(offsets == std::vector<int64_t>{0, 2, 3});
+  // Stop at 6 (greedy's 4 would be kept over it): C's placement reaches 6 and it returns 6,
+  // not less, so the caller's strict test still rejects it.
+  CHECK(planner::PlaceSweepBestFit(blocks, padded, 3, order, offsets, 6) == 6);
+  // Stop at 3: B takes the top to 3 at step 0, so C is never placed (its offset stays -1).
+  std::fill(offsets.begin(), offsets.end(), -1);
+  CHECK(planner::PlaceSweepBestFit(blocks, padded, 3, order, offsets, 3) == 3);
+  CHECK(offsets == std::vector<int64_t>{0, 2, -1});
+  // LayoutBlocks, where greedy's 4 is kept and the sweep stops, still lays out as greedy.
+  const BlockLayout layout = LayoutBlocks(blocks, 4, 1);
+  CHECK(layout.size_bytes == 4);
+  CHECK(layout.offset_bytes == std::vector<int64_t>{0, 3, 0});
 }
 
 TEST_CASE("layout: the sweep holds a wrapped block from the first position to its end") {
