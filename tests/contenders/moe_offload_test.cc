@@ -32,6 +32,23 @@ ComputeUnit UnitOf(const Graph& graph, const Plan& plan, const std::string& name
 
 constexpr int64_t kBigDevice = int64_t{1} << 40;
 
+// The host-aware bound's forced transfers of `graph` on a big host-unit profile, where one
+// token routes to 2 of 8 experts (rho = 3/4) and `unrouted_bytes` (Z) of the stacked experts
+// are never read: each device-only term (M, r) becomes (M - Z, r) and (M, 4 r).
+void CheckForcedTransfersLessUnrouted(const Graph& graph, int64_t unrouted_bytes) {
+  const HardwareProfile profile = HostUnitProfile(kBigDevice);
+  const auto context = contenders::BuildContenderContext(graph, profile);
+  const auto device = contenders::ComputeLowerBounds(*context.graph, profile, context.order,
+                                                     context.node_time_ns, 0, context.persistent);
+  const auto inputs = contenders::HostBoundInputsFor(context, device);
+  const size_t terms = 2 + device.must_move_bytes_per_link.size();
+  REQUIRE(inputs.transfers.size() == 2 * terms);
+  CHECK(inputs.transfers[0].bytes ==
+        std::max<int64_t>(0, device.must_fetch_bytes - unrouted_bytes));
+  CHECK(inputs.transfers[1].bytes == device.must_fetch_bytes);
+  CHECK(inputs.transfers[1].bytes_per_s == 4 * inputs.transfers[0].bytes_per_s);
+}
+
 TEST_CASE("MoE contenders: the routed experts are each MoE layer's com.microsoft MoE node") {
   const Graph graph = TinyMoeDecode();
   const HardwareProfile profile = HostUnitProfile(kBigDevice);  // the context keeps a reference
@@ -89,41 +106,23 @@ TEST_CASE("llama.cpp --n-cpu-moe and --fit: a device that holds everything keeps
 
 TEST_CASE("host-aware bound: a MoE node's unrouted experts leave the forced transfers") {
   const Graph graph = TinyMoeDecode();
-  const HardwareProfile profile = HostUnitProfile(kBigDevice);
-  const auto context = contenders::BuildContenderContext(graph, profile);
-  const auto device = contenders::ComputeLowerBounds(*context.graph, profile, context.order,
-                                                     context.node_time_ns, 0, context.persistent);
-  const auto inputs = contenders::HostBoundInputsFor(context, device);
   // Per MoE layer, float32: fc1 [8, 128, 64] = 262144 B and fc2 [8, 64, 64] = 131072 B, W =
   // 393216 B; one token routes to 2 of 8 experts, R = W / 4 = 98304 B, so W - R = 294912 B
   // and rho = 3/4. Z over the two layers = 589824 B. Each device-only term (M, r) becomes
   // (M - Z, r) and (M, 4 r).
-  const size_t terms = 2 + device.must_move_bytes_per_link.size();
-  REQUIRE(inputs.transfers.size() == 2 * terms);
-  CHECK(inputs.transfers[0].bytes == std::max<int64_t>(0, device.must_fetch_bytes - 589824));
-  CHECK(inputs.transfers[1].bytes == device.must_fetch_bytes);
-  CHECK(inputs.transfers[1].bytes_per_s == 4 * inputs.transfers[0].bytes_per_s);
+  CheckForcedTransfersLessUnrouted(graph, 589824);
 }
 
 TEST_CASE("host-aware bound: the gather form's unrouted table bytes leave the forced transfers") {
   const Graph graph =
       testing::GeneratedGraph({"--preset", "tiny-moe", "--form", "decode", "--moe-form", "gather"},
                               {{"batch", 1}, {"sequence", 1}, {"past_sequence", 4}});
-  const HardwareProfile profile = HostUnitProfile(kBigDevice);
-  const auto context = contenders::BuildContenderContext(graph, profile);
-  const auto device = contenders::ComputeLowerBounds(*context.graph, profile, context.order,
-                                                     context.node_time_ns, 0, context.persistent);
-  const auto inputs = contenders::HostBoundInputsFor(context, device);
   // Per MoE layer, float32 tables each Gathered by the router's [1, 1, 2] indices: gate and up
   // [8, 64, 64] and down [8, 64, 64], 131072 B each, W = 393216 B; one token picks 2 of 8, so
   // each Gather reads R = W / 4 in all, W - R = 294912 B and rho = 3/4, as the ORT form's MoE
   // node. Z over the two layers = 589824 B: each device-only term (M, r) becomes (M - Z, r)
   // and (M, 4 r).
-  const size_t terms = 2 + device.must_move_bytes_per_link.size();
-  REQUIRE(inputs.transfers.size() == 2 * terms);
-  CHECK(inputs.transfers[0].bytes == std::max<int64_t>(0, device.must_fetch_bytes - 589824));
-  CHECK(inputs.transfers[1].bytes == device.must_fetch_bytes);
-  CHECK(inputs.transfers[1].bytes_per_s == 4 * inputs.transfers[0].bytes_per_s);
+  CheckForcedTransfersLessUnrouted(graph, 589824);
 }
 
 TEST_CASE("host-aware bound: a MoE block's two parts join one link of the decoder's chain") {

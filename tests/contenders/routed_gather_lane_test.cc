@@ -8,11 +8,9 @@
 #include "contender_support.h"
 #include "contenders/host_lower_bound.h"
 #include "contenders/lower_bounds.h"
-#include "contenders/lru_experts.h"
-#include "contenders/moe_offload.h"
 #include "contenders/routed_lane_bound.h"
 #include "host_decoder.h"
-#include "hyperplan/planner/planner.h"
+#include "moe_plans_over_bound.h"
 #include "support/generated_graph.h"
 
 namespace hyperplan::contenders_test {
@@ -90,27 +88,8 @@ TEST_CASE("fetch after route: on the gather form no plan beats the bound it bind
       *context.graph, profile, context.order, context.node_time_ns, budget, context.persistent);
   const auto bound = contenders::ComputeHostAwareBound(context, device, /*in_order=*/true);
   CHECK(bound.routed_lane_binds);  // so the plans below are checked against the new condition
-  int checked = 0;
-  auto check_plan = [&](const std::string& name, const auto& result) {
-    INFO(name);
-    RequireVerified(graph, profile, result.plan, result.evaluation);
-    if (!result.evaluation.fits) return;
-    CHECK(result.evaluation.timeline.makespan_ns >=
-          OwnOrderHostBound(context, profile, budget, result.plan.order, bound.makespan_ns));
-    ++checked;
-  };
-  PlanOptions options;
-  options.budget_bytes = budget;
-  options.aliases = context.aliases;
-  check_plan("planner", PlanOffload(graph, profile, options));
-  for (auto placement :
-       {contenders::MoePlacement::kKTransformers, contenders::MoePlacement::kGpuExpertsFirst,
-        contenders::MoePlacement::kLlamaCppNCpuMoe}) {
-    const auto moe = contenders::MoeOffloadPlan(context, budget, placement);
-    if (moe.built) check_plan(moe.note, moe.result);
-  }
-  const auto lru = contenders::LruExpertCachePlan(context, budget);
-  if (lru.built) check_plan(lru.note, lru.result);
+  const int checked = CheckMoePlansMeetBound(graph, profile, context, budget, bound.makespan_ns,
+                                             /*with_layer_streaming=*/false);
   CHECK(checked >= 3);  // the planner, KTransformers, the llama.cpp rules
 }
 

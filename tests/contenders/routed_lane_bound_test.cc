@@ -7,13 +7,10 @@
 
 #include "contender_support.h"
 #include "contenders/host_lower_bound.h"
-#include "contenders/layer_streaming.h"
 #include "contenders/lower_bounds.h"
-#include "contenders/lru_experts.h"
-#include "contenders/moe_offload.h"
 #include "host_decoder.h"
 #include "hyperplan/adapters/onnx_import.h"
-#include "hyperplan/planner/planner.h"
+#include "moe_plans_over_bound.h"
 #include "support/generated_graph.h"
 
 namespace hyperplan::contenders_test {
@@ -151,29 +148,8 @@ TEST_CASE(
     CHECK(bound.routed_lane_binds);  // so the plans below are checked against the new condition
     const int64_t bound_ns = bound.makespan_ns;
     // A plan meets the in-order bound for its own order (the model's, or another).
-    auto check_plan = [&](const std::string& name, const auto& result) {
-      INFO(name);
-      RequireVerified(graph, profile, result.plan, result.evaluation);
-      if (!result.evaluation.fits) return;
-      CHECK(result.evaluation.timeline.makespan_ns >=
-            OwnOrderHostBound(context, profile, budget, result.plan.order, bound_ns));
-      ++checked;
-    };
-    PlanOptions options;
-    options.budget_bytes = budget;
-    options.aliases = context.aliases;
-    const PlanResult planned = PlanOffload(graph, profile, options);
-    check_plan("planner", planned);
-    for (auto placement :
-         {contenders::MoePlacement::kKTransformers, contenders::MoePlacement::kGpuExpertsFirst,
-          contenders::MoePlacement::kLlamaCppNCpuMoe}) {
-      const auto moe = contenders::MoeOffloadPlan(context, budget, placement);
-      if (moe.built) check_plan(moe.note, moe.result);
-    }
-    const auto lru = contenders::LruExpertCachePlan(context, budget);
-    if (lru.built) check_plan(lru.note, lru.result);
-    const auto streaming = contenders::LayerStreamingPlan(context, budget, {});
-    if (streaming.layer_count > 0) check_plan("layer streaming", streaming);
+    checked += CheckMoePlansMeetBound(graph, profile, context, budget, bound_ns,
+                                      /*with_layer_streaming=*/true);
   }
   CHECK(checked >= 4);  // the planner, KTransformers, the llama.cpp rules, the LRU cache
 }
